@@ -1,0 +1,63 @@
+// Ingestor: writes observations into a store, validated and deduplicated.
+// Each batch is written in transactions of at most IngestOptions::batch_size
+// records; a bad record is kept in the rejects table with its reason and never
+// stops the good ones beside it. An Ingestor uses its Store's connection: one
+// thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwrec/observation.h"
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+class Store;
+
+struct IngestOptions {
+  std::string source = "api";   // recorded with rejects: a file name, "-", "api"
+  std::size_t batch_size = 10000;  // records per transaction
+};
+
+struct IngestReject {
+  std::int64_t line = 0;      // 1-based line (JSON lines) or position in the batch
+  std::string execution_id;   // empty when the record had none readable
+  std::string field;          // e.g. "gpu_compute_fraction", "json" for malformed lines
+  std::string reason;
+};
+
+struct IngestSummary {
+  std::int64_t accepted = 0;    // new observations stored
+  std::int64_t duplicates = 0;  // identical re-sends, counted once
+  std::int64_t conflicts = 0;   // same execution_id, different content: first kept
+  std::int64_t rejected = 0;    // invalid records, kept in ingest_rejects
+  std::int64_t profile_id_mismatches = 0;  // sent hardware_profile_id ≠ recomputed
+  std::vector<IngestReject> rejects;
+  std::vector<std::string> conflict_execution_ids;
+
+  IngestSummary& operator+=(const IngestSummary& other);
+};
+
+class Ingestor {
+ public:
+  // The store must be writable and at the latest schema (Store::CheckWritable).
+  explicit Ingestor(Store& store, IngestOptions options = {});
+  Ingestor(const Ingestor&) = delete;
+  Ingestor& operator=(const Ingestor&) = delete;
+  ~Ingestor();
+
+  // Ingests observations built in C++; reject lines are 1-based positions.
+  Result<IngestSummary> Ingest(const std::vector<Observation>& observations);
+  // Ingests JSON lines from `in` (blank lines skipped).
+  Result<IngestSummary> IngestJsonLines(std::istream& in);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hwrec

@@ -1,0 +1,83 @@
+// Observation: what one finished execution used, as the Runner reports it.
+// Parsing turns a JSON object into an Observation or a FieldError naming the
+// offending field; no store is involved. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "hwrec/hardware_profile.h"
+
+namespace hwrec {
+
+enum class ExecutionStatus { kSuccess, kOom, kGpuOom, kFailed, kCancelled };
+
+std::string_view ToString(ExecutionStatus status);
+std::optional<ExecutionStatus> ParseExecutionStatus(std::string_view text);
+
+// Where an observation's gpu_compute_fraction came from.
+enum class FractionSource {
+  kNone,     // no GPU share: CPU-only, or GPU mode unknown
+  kStamped,  // sent by the Runner after placement
+  kCatalog,  // derived from gpu_mode and the card's compute slices in the catalog
+  kAssumed,  // derived from gpu_mode and the configured total_compute_slices
+};
+
+std::string_view ToString(FractionSource source);
+
+// What the execution was given.
+struct RequestedResources {
+  std::optional<std::int64_t> cpu_millicores;
+  std::optional<std::int64_t> memory_bytes;
+  std::optional<double> gpu_memory_gb;
+  std::optional<double> gpu_compute_fraction;
+
+  bool operator==(const RequestedResources& other) const;
+};
+
+struct Observation {
+  std::string execution_id;   // required, unique
+  std::string action_image;   // required: the workload
+  double finished_at = 0;     // required: epoch seconds (UTC)
+  std::optional<std::string> site_id;
+  std::optional<std::string> node_pool_id;
+  ExecutionStatus status = ExecutionStatus::kSuccess;
+  std::optional<double> duration_s;
+  HardwareProfile hardware;  // missing parts are resolved from the node pool
+  std::optional<std::string> hardware_profile_id;  // as sent: hp:v1:… or hp:v2:…
+  std::optional<double> gpu_compute_fraction;      // share of one card, (0, 1]
+  std::optional<double> gpu_utilization;           // busy share of what it had, [0, 1]
+  std::optional<double> gpu_memory_peak_gb;
+  std::optional<double> cpu_millicores_avg;
+  std::optional<double> cpu_millicores_p95;
+  std::optional<double> cpu_millicores_max;
+  std::optional<std::int64_t> memory_peak_bytes;
+  RequestedResources requested;
+
+  bool operator==(const Observation& other) const;
+};
+
+// A rejected field: `field` is the JSON path ("hardware.gpu_count",
+// "requested.memory_bytes"), `reason` says what was wrong and what is expected.
+struct FieldError {
+  std::string field;
+  std::string reason;
+};
+
+// Parses one JSON object (DESIGN §5). `finished_at` accepts RFC 3339 or epoch
+// seconds. Checks types, required fields, signs, NaN and ranges; unknown
+// top-level keys are rejected so that typos are not silently dropped.
+std::variant<Observation, FieldError> ParseObservationJson(std::string_view json);
+
+// Checks an Observation built in C++ the way ParseObservationJson checks JSON.
+std::optional<FieldError> ValidateObservation(const Observation& observation);
+
+// Parses "2026-11-29T16:02:37Z", "2026-11-29T17:02:37.5+01:00" (RFC 3339).
+std::optional<double> ParseRfc3339(std::string_view text);
+// Formats epoch seconds as RFC 3339 UTC with a trailing Z.
+std::string FormatRfc3339(double epoch_seconds);
+
+}  // namespace hwrec

@@ -1,0 +1,93 @@
+// Store: one hwrec database file (SQLite in WAL mode) and its schema.
+// Opening applies and checks the connection settings; a brand-new file is
+// created at the latest schema. An existing store is never migrated as a side
+// effect of opening: call Migrate() (or `hwrec migrate`) explicitly.
+// A Store is one connection: use it from one thread at a time. Open one Store
+// per thread; SQLite's busy timeout arbitrates writers across processes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+namespace internal {
+struct StoreAccess;
+}
+
+struct StoreOptions {
+  bool read_only = false;          // open with SQLITE_OPEN_READONLY; writes fail
+  bool create_if_missing = true;   // ignored when read_only
+  int busy_timeout_ms = 5000;      // how long a writer waits for another
+};
+
+// One migration as this build knows it, and whether the store has it.
+struct MigrationInfo {
+  int version = 0;
+  std::string name;      // e.g. "hardware_keyed"
+  std::string checksum;  // SHA-256 hex of the migration's SQL
+  bool applied = false;
+  std::string applied_at;  // RFC 3339, empty when not applied
+};
+
+struct TableCount {
+  std::string table;
+  std::int64_t rows = 0;
+};
+
+// What `hwrec status` shows.
+struct StoreStatus {
+  std::string path;
+  int schema_version = 0;      // PRAGMA user_version
+  int latest_schema_version = 0;
+  std::string hp_version;      // "hp:v2" when hardware-keyed, "hp:v1" for a legacy store
+  std::string journal_mode;    // "wal" unless read-only on a rollback-journal file
+  std::int64_t file_size_bytes = 0;
+  std::int64_t wal_size_bytes = 0;
+  std::vector<TableCount> tables;
+};
+
+class Store {
+ public:
+  // Opens (or creates) the store at `path`. Fails with kSchemaMismatch when the
+  // store is newer than this build or an applied migration was altered.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path,
+                                             const StoreOptions& options = {});
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  const std::string& path() const;
+  bool read_only() const;
+
+  int schema_version() const;
+  static int LatestSchemaVersion();
+  // Every migration this build knows, marked applied or pending.
+  Result<std::vector<MigrationInfo>> Migrations() const;
+  // Applies pending migrations in order, each in its own transaction with its
+  // schema_migrations row and user_version. Returns the versions applied.
+  Result<std::vector<int>> Migrate();
+  // OK when the store is at the latest schema and writable; otherwise a
+  // Status saying what to do (`hwrec migrate`, or open read-write).
+  Status CheckWritable() const;
+
+  Result<StoreStatus> GetStatus() const;
+
+  // The full schema as `schema/schema.sql` holds it: every table, index,
+  // view and trigger, ordered by type and name.
+  Result<std::string> DumpSchema() const;
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  friend struct internal::StoreAccess;
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hwrec

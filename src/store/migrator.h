@@ -1,0 +1,41 @@
+// The migrations engine: applies NNNN_name.sql files in order, each in one
+// BEGIN IMMEDIATE transaction together with its schema_migrations row and
+// PRAGMA user_version, and refuses stores that are newer or were altered.
+// Throws SQLite::Exception on database errors; returns Status for refusals.
+#pragma once
+
+#include <vector>
+
+#include "hwrec/status.h"
+#include "hwrec/store.h"
+#include "store/migration.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace hwrec::internal {
+
+class Migrator {
+ public:
+  Migrator(SQLite::Database& db, const std::vector<Migration>& migrations);
+
+  // Creates schema_migrations when missing (in its own transaction).
+  void EnsureBookkeeping();
+  // kSchemaMismatch when the store has a version this build does not know, or
+  // an applied migration whose checksum differs from this build's.
+  Status Check() const;
+  int CurrentVersion() const;
+  int LatestVersion() const;
+  std::vector<MigrationInfo> List() const;
+  // Applies every pending migration; each one commits or changes nothing.
+  Result<std::vector<int>> ApplyPending();
+
+ private:
+  SQLite::Database& db_;
+  const std::vector<Migration>& migrations_;
+};
+
+std::string MigrationChecksum(const Migration& migration);
+
+}  // namespace hwrec::internal

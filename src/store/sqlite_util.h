@@ -1,0 +1,73 @@
+// Private SQLite plumbing shared by every part of src/: the one way to reach a
+// Store's connection, the one way to write (BEGIN IMMEDIATE), and the mapping
+// from SQLiteCpp exceptions to the public Status.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "hwrec/status.h"
+#include "hwrec/store.h"
+
+namespace hwrec::internal {
+
+struct StoreAccess {
+  static SQLite::Database& Db(Store& store);
+  static SQLite::Database& Db(const Store& store);  // read paths only
+};
+
+// The one way to write: an IMMEDIATE transaction that rolls back unless committed.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(SQLite::Database& db)
+      : tx_(db, SQLite::TransactionBehavior::IMMEDIATE) {}
+  void Commit() { tx_.commit(); }
+
+ private:
+  SQLite::Transaction tx_;
+};
+
+// Runs `fn` (returning Status or Result<T>) and turns SQLite and standard
+// exceptions into an kIoError / kInternal Status that names `what`.
+template <typename Fn>
+auto Guarded(const std::string& what, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const SQLite::Exception& e) {
+    return Status::IoError(what + ": " + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(what + ": " + e.what());
+  }
+}
+
+// Binds an optional value: NULL when absent.
+template <typename T>
+void BindOptional(SQLite::Statement& statement, int index, const std::optional<T>& value) {
+  if (value.has_value()) {
+    statement.bind(index, *value);
+  } else {
+    statement.bind(index);
+  }
+}
+
+inline void BindOptional(SQLite::Statement& statement, int index,
+                         const std::optional<std::string>& value) {
+  if (value.has_value()) {
+    statement.bind(index, *value);  // SQLiteCpp copies std::string (SQLITE_TRANSIENT)
+  } else {
+    statement.bind(index);
+  }
+}
+
+std::optional<std::string> ColumnOptionalText(const SQLite::Column& column);
+std::optional<long long> ColumnOptionalInt64(const SQLite::Column& column);
+std::optional<double> ColumnOptionalDouble(const SQLite::Column& column);
+
+// Seconds since the epoch, now.
+double NowEpochSeconds();
+
+}  // namespace hwrec::internal

@@ -1,0 +1,203 @@
+#include "hwrec/store.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "store/migrator.h"
+#include "store/sqlite_util.h"
+
+namespace hwrec {
+
+struct Store::Impl {
+  Impl(const std::string& p, int flags, const StoreOptions& o)
+      : path(p), options(o), db(p, flags, o.busy_timeout_ms) {}
+
+  std::string path;
+  StoreOptions options;
+  SQLite::Database db;
+};
+
+namespace internal {
+SQLite::Database& StoreAccess::Db(Store& store) { return store.impl_->db; }
+SQLite::Database& StoreAccess::Db(const Store& store) { return store.impl_->db; }
+}  // namespace internal
+
+namespace {
+
+using internal::EmbeddedMigrations;
+using internal::Migrator;
+
+std::string QuoteIdentifier(const std::string& name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+bool IsEmptyDatabase(SQLite::Database& db) {
+  return db.execAndGet("SELECT count(*) FROM sqlite_master").getInt() == 0 &&
+         db.execAndGet("PRAGMA user_version").getInt() == 0;
+}
+
+Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bool read_only) {
+  db.exec("PRAGMA foreign_keys = ON");
+  if (read_only) return Status::Ok();
+  const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+  const bool in_memory = path == ":memory:" && mode == "memory";  // tests and previews
+  if (mode != "wal" && !in_memory) {
+    return Status::IoError(fmt::format(
+        "{}: SQLite refused WAL journaling (journal_mode is '{}'): put the store on a local "
+        "file system that supports shared memory",
+        path, mode));
+  }
+  db.exec("PRAGMA synchronous = NORMAL");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  return internal::Guarded(path, [&]() -> Result<std::unique_ptr<Store>> {
+    std::error_code ec;
+    const bool exists = path == ":memory:" || std::filesystem::exists(path, ec);
+    if (!exists && (options.read_only || !options.create_if_missing)) {
+      return Status::NotFound(fmt::format(
+          "{}: no such store: create it with `hwrec init {}`", path, path));
+    }
+    const int flags = options.read_only ? SQLite::OPEN_READONLY
+                                        : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+    auto impl = std::make_unique<Impl>(path, flags, options);
+    SQLite::Database& db = impl->db;
+    if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
+
+    Migrator migrator(db, EmbeddedMigrations());
+    if (IsEmptyDatabase(db)) {
+      if (options.read_only) {
+        return Status::NotFound(fmt::format(
+            "{}: the file holds no hwrec store: create it with `hwrec init {}`", path, path));
+      }
+      auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
+      if (!applied.ok()) return applied.status();
+    }
+    if (Status s = migrator.Check(); !s.ok()) return Status::SchemaMismatch(path + ": " + s.message());
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+  });
+}
+
+const std::string& Store::path() const { return impl_->path; }
+bool Store::read_only() const { return impl_->options.read_only; }
+
+int Store::schema_version() const {
+  return impl_->db.execAndGet("PRAGMA user_version").getInt();
+}
+
+int Store::LatestSchemaVersion() {
+  const auto& migrations = EmbeddedMigrations();
+  return migrations.empty() ? 0 : migrations.back().version;
+}
+
+Result<std::vector<MigrationInfo>> Store::Migrations() const {
+  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<MigrationInfo>> {
+    return Migrator(impl_->db, EmbeddedMigrations()).List();
+  });
+}
+
+Status Store::CheckWritable() const {
+  if (read_only()) {
+    return Status::ReadOnly(fmt::format("{}: the store was opened read-only: open it read-write "
+                                        "to change it",
+                                        impl_->path));
+  }
+  return internal::Guarded(impl_->path, [&]() -> Status {
+    const int current = schema_version();
+    const int latest = LatestSchemaVersion();
+    if (current < latest) {
+      return Status::SchemaMismatch(fmt::format(
+          "{}: store is at schema {} but this build writes schema {}: preview with "
+          "`hwrec migrate {} --dry-run`, then run `hwrec migrate {}`",
+          impl_->path, current, latest, impl_->path, impl_->path));
+    }
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<int>> Store::Migrate() {
+  if (read_only()) {
+    return Status::ReadOnly(fmt::format(
+        "{}: the store was opened read-only: open it read-write to migrate it", impl_->path));
+  }
+  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<int>> {
+    SQLite::Database& db = impl_->db;
+    if (schema_version() == 1 &&
+        db.execAndGet("SELECT EXISTS (SELECT 1 FROM site_observations)").getInt() != 0) {
+      return Status::SchemaMismatch(fmt::format(
+          "{}: the store holds legacy site-keyed history with hp:v1 ids; moving it to hardware "
+          "keys (hp:v2) re-keys that history and needs an explicit decision, which this build "
+          "cannot make yet: keep the store at schema 1 and open it read-only",
+          impl_->path));
+    }
+    Migrator migrator(db, EmbeddedMigrations());
+    auto applied = migrator.ApplyPending();
+    if (!applied.ok()) return Status(applied.status());
+    return applied;
+  });
+}
+
+Result<StoreStatus> Store::GetStatus() const {
+  return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
+    SQLite::Database& db = impl_->db;
+    StoreStatus status;
+    status.path = impl_->path;
+    status.schema_version = schema_version();
+    status.latest_schema_version = LatestSchemaVersion();
+    status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
+    status.journal_mode = db.execAndGet("PRAGMA journal_mode").getString();
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(impl_->path, ec);
+    status.file_size_bytes = ec ? 0 : static_cast<std::int64_t>(size);
+    const auto wal_size = std::filesystem::file_size(impl_->path + "-wal", ec);
+    status.wal_size_bytes = ec ? 0 : static_cast<std::int64_t>(wal_size);
+
+    std::vector<std::string> tables;
+    SQLite::Statement list(db,
+                           "SELECT name FROM sqlite_master WHERE type = 'table' "
+                           "AND name NOT LIKE 'sqlite_%' ORDER BY name");
+    while (list.executeStep()) tables.push_back(list.getColumn(0).getString());
+    for (const std::string& table : tables) {
+      // Identifiers cannot be bound; the names come from sqlite_master, quoted.
+      const auto rows = db.execAndGet("SELECT count(*) FROM " + QuoteIdentifier(table)).getInt64();
+      status.tables.push_back({table, rows});
+    }
+    return status;
+  });
+}
+
+Result<std::string> Store::DumpSchema() const {
+  return internal::Guarded(impl_->path, [&]() -> Result<std::string> {
+    std::string out = fmt::format(
+        "-- hwrec schema {}: generated from migrations/ by the `schema` build target.\n"
+        "-- Do not edit; change migrations/ and rebuild.\n\n",
+        schema_version());
+    SQLite::Statement query(impl_->db,
+                            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
+                            "AND name NOT LIKE 'sqlite_%' ORDER BY CASE type "
+                            "WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 "
+                            "ELSE 3 END, name");
+    while (query.executeStep()) {
+      out += query.getColumn(0).getString();
+      out += ";\n\n";
+    }
+    out.pop_back();
+    return out;
+  });
+}
+
+}  // namespace hwrec

@@ -1,0 +1,54 @@
+// Typed, validating reads of JSON object fields for the record parsers
+// (observations, node pools, hardware profiles). Every failure is a FieldError
+// that names the field by its path and says what was expected.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "hwrec/observation.h"  // FieldError
+
+namespace hwrec::internal {
+
+// Parses one JSON text. Bare NaN / Infinity tokens (as some JSON writers emit)
+// are not JSON; they are read as a marker so that the field holding one is
+// rejected by name ("is NaN") instead of the whole line as malformed.
+std::variant<nlohmann::json, FieldError> ParseJsonRecord(std::string_view text);
+
+enum class Sign { kAny, kNonNegative, kPositive };
+
+class JsonFields {
+ public:
+  // `prefix` is prepended to field names in errors: "hardware." for nested objects.
+  JsonFields(const nlohmann::json& object, std::string prefix = "");
+
+  bool Has(std::string_view key) const;  // present and not null
+  // First key of the object not in `known`, as an error, or nullopt.
+  std::optional<FieldError> RejectUnknown(std::initializer_list<std::string_view> known) const;
+
+  // Each reader leaves `out` untouched when the field is absent or null and
+  // returns an error when it is present with the wrong type or value.
+  std::optional<FieldError> String(std::string_view key, std::optional<std::string>* out,
+                                   bool allow_empty = false) const;
+  std::optional<FieldError> Int64(std::string_view key, std::optional<std::int64_t>* out,
+                                  Sign sign = Sign::kNonNegative) const;
+  std::optional<FieldError> Double(std::string_view key, std::optional<double>* out,
+                                   Sign sign = Sign::kNonNegative) const;
+  // Requires presence: "is missing" when absent or null.
+  std::optional<FieldError> Required(std::string_view key) const;
+
+  std::string Path(std::string_view key) const { return prefix_ + std::string(key); }
+  const nlohmann::json* Get(std::string_view key) const;
+
+ private:
+  const nlohmann::json& object_;
+  std::string prefix_;
+};
+
+}  // namespace hwrec::internal

@@ -1,0 +1,7 @@
+#include "hwrec/version.h"
+
+namespace hwrec {
+
+const char* Version() { return HWREC_VERSION; }
+
+}  // namespace hwrec

@@ -1,0 +1,90 @@
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace hwrec::test {
+
+TempDir::TempDir() {
+  std::random_device rd;
+  const auto base = std::filesystem::temp_directory_path();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto candidate = base / ("hwrec-test-" + std::to_string(rd()));
+    if (std::filesystem::create_directory(candidate)) {
+      path_ = candidate;
+      return;
+    }
+  }
+  throw std::runtime_error("could not create a temporary directory");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptions& options) {
+  auto store = Store::Open(path, options);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  REQUIRE(out.good());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string ShellQuote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+CommandResult RunShell(const std::string& command_line, const std::string& stdin_text) {
+  TempDir dir;
+  const std::string in = dir.File("stdin");
+  const std::string out = dir.File("stdout");
+  const std::string err = dir.File("stderr");
+  WriteFile(in, stdin_text);
+  const std::string full = command_line + " <" + ShellQuote(in) + " >" + ShellQuote(out) +
+                           " 2>" + ShellQuote(err);
+  const int status = std::system(full.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(out);
+  result.err = ReadFile(err);
+  return result;
+}
+
+CommandResult RunCli(const std::string& args, const std::string& stdin_text) {
+  return RunShell(ShellQuote(HWREC_CLI_PATH) + " " + args, stdin_text);
+}
+
+std::string TestDataPath(const std::string& name) {
+  return std::string(HWREC_TEST_DATA_DIR) + "/" + name;
+}
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(HWREC_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace hwrec::test

@@ -1,0 +1,49 @@
+// Helpers for hwrec tests: temporary directories, fixture paths, running the CLI.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "hwrec/store.h"
+
+namespace hwrec::test {
+
+// A fresh directory removed at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Opens (creating) a store at `path`; fails the test when it cannot.
+std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptions& options = {});
+
+void WriteFile(const std::string& path, const std::string& content);
+std::string ReadFile(const std::string& path);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the hwrec CLI with `args` (shell-quoted by the caller), optional stdin text.
+CommandResult RunCli(const std::string& args, const std::string& stdin_text = "");
+// Runs any shell command line.
+CommandResult RunShell(const std::string& command_line, const std::string& stdin_text = "");
+
+// Quotes one argument for /bin/sh.
+std::string ShellQuote(const std::string& arg);
+
+std::string TestDataPath(const std::string& name);  // tests/data/<name>
+std::string SourcePath(const std::string& relative);  // <repo>/<relative>
+
+}  // namespace hwrec::test

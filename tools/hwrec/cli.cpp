@@ -1,0 +1,115 @@
+#include "cli.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace hwrec::cli {
+
+void AddFormatOption(po::options_description& options, std::string* format_text) {
+  options.add_options()("format", po::value<std::string>(format_text)->default_value("table"),
+                        "output format: table or json");
+}
+
+Format ParseFormat(const std::string& text) {
+  if (text == "table") return Format::kTable;
+  if (text == "json") return Format::kJson;
+  throw UsageError(fmt::format("--format must be table or json, not '{}'", text));
+}
+
+bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
+               const po::options_description& options,
+               const po::positional_options_description& positional, po::variables_map* vm) {
+  po::options_description all = options;
+  all.add_options()("help,h", "show this help");
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), *vm);
+  if (vm->count("help") != 0) {
+    std::cout << "Usage: " << usage << "\n\n" << all << "\n";
+    return false;
+  }
+  po::notify(*vm);
+  return true;
+}
+
+int Fail(const Status& status) {
+  std::cerr << "hwrec: " << status.message() << "\n";
+  return kExitError;
+}
+
+std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& options) {
+  auto store = Store::Open(path, options);
+  if (!store.ok()) {
+    Fail(store.status());
+    return nullptr;
+  }
+  return std::move(store).value();
+}
+
+std::unique_ptr<Store> OpenWritableStore(const std::string& path) {
+  StoreOptions options;
+  options.create_if_missing = false;
+  auto store = OpenStore(path, options);
+  if (!store) return nullptr;
+  if (Status writable = store->CheckWritable(); !writable.ok()) {
+    Fail(writable);
+    return nullptr;
+  }
+  return store;
+}
+
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+
+void Table::AddRow(std::vector<std::string> cells) {
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+void Table::Print(std::ostream& out) const {
+  std::vector<std::size_t> widths(headers_.size());
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    widths[c] = headers_[c].size();
+    for (const auto& row : rows_) widths[c] = std::max(widths[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += cells[c];
+      if (c + 1 < cells.size()) line.append(widths[c] - cells[c].size(), ' ');
+    }
+    out << line << "\n";
+  };
+  print_row(headers_);
+  std::vector<std::string> rule;
+  for (std::size_t w : widths) rule.emplace_back(w, '-');
+  print_row(rule);
+  for (const auto& row : rows_) print_row(row);
+}
+
+std::string ReadInput(const std::string& path) {
+  std::ostringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file for reading", path));
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string HumanBytes(std::int64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+}  // namespace hwrec::cli

@@ -1,0 +1,77 @@
+// Shared plumbing of the hwrec CLI: commands, exit codes, output formats and
+// the mapping from library Status to messages on stderr.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hwrec/status.h"
+#include "hwrec/store.h"
+
+namespace hwrec::cli {
+
+namespace po = boost::program_options;
+
+// Documented in `hwrec --help`.
+enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitPartial = 3 };
+
+// A usage mistake: printed with a hint to --help, exit 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;
+  // args excludes "hwrec" and the command name.
+  int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Command>& Commands();  // defined in main.cpp
+
+enum class Format { kTable, kJson };
+
+// Adds --format table|json to `options`, storing into `*format_text`.
+void AddFormatOption(po::options_description& options, std::string* format_text);
+Format ParseFormat(const std::string& text);  // throws UsageError
+
+// Parses `args` against `options` (+ positionals). Returns false when --help was
+// asked (after printing `usage` and options to stdout); throws UsageError.
+bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
+               const po::options_description& options,
+               const po::positional_options_description& positional, po::variables_map* vm);
+
+// Prints "hwrec: <message>" to stderr and returns kExitError.
+int Fail(const Status& status);
+
+// Opens a store or returns nullptr after printing why.
+std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& options = {});
+// Same, and also requires a writable store at the latest schema.
+std::unique_ptr<Store> OpenWritableStore(const std::string& path);
+
+// A plain text table with left-aligned columns, headers underlined.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers);
+  void AddRow(std::vector<std::string> cells);
+  void Print(std::ostream& out) const;
+  std::size_t rows() const { return rows_.size(); }
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
+std::string ReadInput(const std::string& path);
+
+// "1.5 GiB", "812 KiB"
+std::string HumanBytes(std::int64_t bytes);
+
+}  // namespace hwrec::cli

@@ -1,0 +1,5 @@
+#include "commands.h"
+#include "cli.h"
+namespace hwrec::cli {
+int RunIngest(const std::vector<std::string>&) { return Fail(Status::Internal("not built yet")); }
+}  // namespace hwrec::cli

@@ -1,0 +1,18 @@
+// Entry points of the hwrec CLI commands; each takes the arguments after its name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hwrec::cli {
+
+int RunInit(const std::vector<std::string>& args);
+int RunStatus(const std::vector<std::string>& args);
+int RunMigrate(const std::vector<std::string>& args);
+int RunSchema(const std::vector<std::string>& args);
+int RunHardwareId(const std::vector<std::string>& args);
+int RunCatalog(const std::vector<std::string>& args);
+int RunPools(const std::vector<std::string>& args);
+int RunIngest(const std::vector<std::string>& args);
+
+}  // namespace hwrec::cli

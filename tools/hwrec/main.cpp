@@ -1,0 +1,91 @@
+// hwrec: the command-line tool for hwrec stores. Parses the command name, then
+// hands the rest of the arguments to that command.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+#include "hwrec/version.h"
+
+namespace hwrec::cli {
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"init", "create a store at the latest schema", RunInit},
+      {"status", "schema version, hp version, row counts and file size", RunStatus},
+      {"migrate", "apply pending schema migrations (--dry-run to preview)", RunMigrate},
+      {"ingest", "ingest execution observations from JSON lines", RunIngest},
+      {"catalog", "list, search and extend the GPU catalog", RunCatalog},
+      {"pools", "register and list node pools", RunPools},
+      {"hardware-id", "print the hp:v1 and hp:v2 ids of a hardware profile", RunHardwareId},
+      {"schema", "print the full current schema (what schema/schema.sql holds)", RunSchema},
+  };
+  return kCommands;
+}
+
+namespace {
+
+void PrintHelp(std::ostream& out) {
+  out << "hwrec " << Version()
+      << ": hardware-keyed resource recommendations for GPU and CPU workloads\n\n"
+         "Usage: hwrec <command> [options]\n"
+         "       hwrec <command> --help\n\n"
+         "Commands:\n";
+  for (const Command& command : Commands()) {
+    out << fmt::format("  {:<13} {}\n", command.name, command.summary);
+  }
+  out << "\nOptions:\n"
+         "  -h [ --help ]   show this help\n"
+         "  --version       print the version\n\n"
+         "Exit codes:\n"
+         "  0  success\n"
+         "  1  error: nothing or not everything was done; the message says why and the fix\n"
+         "  2  usage: the command line is wrong; see the command's --help\n"
+         "  3  partial: done, but some records were rejected (ingest, imports)\n";
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintHelp(std::cerr);
+    return kExitUsage;
+  }
+  const std::string& name = args.front();
+  if (name == "-h" || name == "--help" || name == "help") {
+    PrintHelp(std::cout);
+    return kExitOk;
+  }
+  if (name == "--version" || name == "-V") {
+    std::cout << "hwrec " << Version() << "\n";
+    return kExitOk;
+  }
+  for (const Command& command : Commands()) {
+    if (name != command.name) continue;
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    try {
+      return command.run(rest);
+    } catch (const UsageError& e) {
+      std::cerr << "hwrec " << name << ": " << e.what() << "\n"
+                << "Try `hwrec " << name << " --help`.\n";
+      return kExitUsage;
+    } catch (const po::error& e) {
+      std::cerr << "hwrec " << name << ": " << e.what() << "\n"
+                << "Try `hwrec " << name << " --help`.\n";
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      std::cerr << "hwrec " << name << ": " << e.what() << "\n";
+      return kExitError;
+    }
+  }
+  std::cerr << "hwrec: unknown command '" << name << "'. Try `hwrec --help`.\n";
+  return kExitUsage;
+}
+
+}  // namespace hwrec::cli
+
+int main(int argc, char** argv) { return hwrec::cli::Main(argc, argv); }
