@@ -1,1 +1,150 @@
-// placeholder
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <catch2/catch.hpp>
+
+#include "store/migration.h"
+#include "store/migrator.h"
+#include "test_support.h"
+
+using hwrec::Store;
+using hwrec::StoreOptions;
+using hwrec::test::TempDir;
+
+namespace {
+
+// Writes a store that has only the legacy schema-1 migration applied.
+void MakeLegacyStore(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec("PRAGMA journal_mode = WAL");
+  const std::vector<hwrec::internal::Migration> first = {
+      hwrec::internal::EmbeddedMigrations().front()};
+  hwrec::internal::Migrator migrator(db, first);
+  REQUIRE(migrator.ApplyPending().ok());
+}
+
+}  // namespace
+
+TEST_CASE("store: a new store is created at the latest schema", "[store]") {
+  TempDir dir;
+  auto store = hwrec::test::OpenStoreOrFail(dir.File("new.db"));
+  CHECK(store->schema_version() == Store::LatestSchemaVersion());
+  CHECK(store->CheckWritable().ok());
+  auto migrations = store->Migrations();
+  REQUIRE(migrations.ok());
+  for (const auto& m : *migrations) CHECK(m.applied);
+}
+
+TEST_CASE("store: WAL journaling, foreign keys and NORMAL sync are on after open", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("wal.db");
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  auto status = store->GetStatus();
+  REQUIRE(status.ok());
+  CHECK(status->journal_mode == "wal");
+  CHECK(status->hp_version == "hp:v2");
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
+}
+
+TEST_CASE("store: a read-only open refuses writes and a missing file", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("ro.db");
+  hwrec::test::OpenStoreOrFail(path);
+  StoreOptions options;
+  options.read_only = true;
+  auto store = hwrec::test::OpenStoreOrFail(path, options);
+  CHECK(store->read_only());
+  const hwrec::Status writable = store->CheckWritable();
+  CHECK(writable.code() == hwrec::StatusCode::kReadOnly);
+  CHECK(store->Migrate().status().code() == hwrec::StatusCode::kReadOnly);
+
+  auto missing = Store::Open(dir.File("absent.db"), options);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == hwrec::StatusCode::kNotFound);
+  CHECK_THAT(missing.status().message(), Catch::Contains("hwrec init"));
+}
+
+TEST_CASE("store: a store newer than this build is refused with both versions", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("newer.db");
+  hwrec::test::OpenStoreOrFail(path);
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec("PRAGMA user_version = 99");
+  }
+  auto store = Store::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == hwrec::StatusCode::kSchemaMismatch);
+  const std::string& message = store.status().message();
+  CHECK_THAT(message, Catch::Contains("schema 99"));
+  CHECK_THAT(message, Catch::Contains(std::to_string(Store::LatestSchemaVersion())));
+  CHECK_THAT(message, Catch::Contains("upgrade hwrec"));
+}
+
+TEST_CASE("store: a store whose applied migration changed is refused", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("altered.db");
+  hwrec::test::OpenStoreOrFail(path);
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE schema_migrations SET checksum = 'deadbeef' WHERE version = 2");
+  }
+  auto store = Store::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == hwrec::StatusCode::kSchemaMismatch);
+  CHECK_THAT(store.status().message(), Catch::Contains("0002_hardware_keyed"));
+  CHECK_THAT(store.status().message(), Catch::Contains("checksum"));
+}
+
+TEST_CASE("store: an older store opens but refuses writes until migrated", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("legacy.db");
+  MakeLegacyStore(path);
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  CHECK(store->schema_version() == 1);
+  auto status = store->GetStatus();
+  REQUIRE(status.ok());
+  CHECK(status->hp_version == "hp:v1");
+  const hwrec::Status writable = store->CheckWritable();
+  CHECK(writable.code() == hwrec::StatusCode::kSchemaMismatch);
+  CHECK_THAT(writable.message(), Catch::Contains("hwrec migrate"));
+
+  auto applied = store->Migrate();
+  REQUIRE(applied.ok());
+  CHECK(applied->front() == 2);
+  CHECK(store->schema_version() == Store::LatestSchemaVersion());
+  CHECK(store->CheckWritable().ok());
+}
+
+TEST_CASE("store: legacy history is never re-keyed as a side effect of migrate", "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("legacy-rows.db");
+  MakeLegacyStore(path);
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec(
+        "INSERT INTO site_observations (execution_id, site_id, action_image, finished_at) "
+        "VALUES ('e1', 'site-a', 'img', 1700000000)");
+  }
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  auto applied = store->Migrate();
+  REQUIRE_FALSE(applied.ok());
+  CHECK_THAT(applied.status().message(), Catch::Contains("hp:v2"));
+  CHECK(store->schema_version() == 1);
+}
+
+TEST_CASE("store: status counts the rows of every table", "[store]") {
+  TempDir dir;
+  auto store = hwrec::test::OpenStoreOrFail(dir.File("count.db"));
+  auto status = store->GetStatus();
+  REQUIRE(status.ok());
+  bool saw_partitions = false;
+  for (const auto& t : status->tables) {
+    if (t.table == "gpu_partitions") {
+      saw_partitions = true;
+      CHECK(t.rows > 40);
+    }
+  }
+  CHECK(saw_partitions);
+  CHECK(status->file_size_bytes > 0);
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what hwrec needs to build and test, from Debian 12's packages.
+# Runs `apt-get update` once, and only when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake make g++ pkgconf
+  libsqlitecpp-dev libsqlite3-dev sqlite3
+  libfmt-dev libboost-program-options-dev
+  nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev
+  catch2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "hwrec: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
