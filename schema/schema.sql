@@ -1,5 +1,17 @@
--- hwrec schema 3: generated from migrations/ by the `schema` build target.
+-- hwrec schema 4: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
+
+CREATE TABLE aggregates (
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  scope TEXT NOT NULL CHECK (scope IN ('exact', 'gpu_model', 'instance_type', 'any')),
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  instance_type TEXT NOT NULL,
+  samples INTEGER NOT NULL,
+  last_finished_at REAL NOT NULL,
+  state BLOB NOT NULL,               -- decayed histograms and recent values, hwrec format 1
+  PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type)
+) WITHOUT ROWID;
 
 CREATE TABLE config (
   key TEXT PRIMARY KEY,
@@ -107,6 +119,46 @@ CREATE TABLE observations (
   ingested_at REAL NOT NULL
 );
 
+CREATE TABLE recommendations (
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  instance_type TEXT NOT NULL,
+  cpu_only INTEGER NOT NULL CHECK (cpu_only IN (0, 1)),
+  cpu_request_millicores REAL,
+  cpu_request_millicores_provenance TEXT NOT NULL,
+  cpu_request_millicores_samples INTEGER NOT NULL,
+  cpu_request_millicores_confidence REAL NOT NULL,
+  cpu_request_millicores_lower REAL,
+  cpu_request_millicores_upper REAL,
+  cpu_limit_millicores REAL,
+  cpu_limit_millicores_provenance TEXT NOT NULL,
+  cpu_limit_millicores_samples INTEGER NOT NULL,
+  cpu_limit_millicores_confidence REAL NOT NULL,
+  cpu_limit_millicores_lower REAL,
+  cpu_limit_millicores_upper REAL,
+  memory_bytes REAL,
+  memory_bytes_provenance TEXT NOT NULL,
+  memory_bytes_samples INTEGER NOT NULL,
+  memory_bytes_confidence REAL NOT NULL,
+  memory_bytes_lower REAL,
+  memory_bytes_upper REAL,
+  gpu_memory_gb REAL,
+  gpu_memory_gb_provenance TEXT NOT NULL,
+  gpu_memory_gb_samples INTEGER NOT NULL,
+  gpu_memory_gb_confidence REAL NOT NULL,
+  gpu_memory_gb_lower REAL,
+  gpu_memory_gb_upper REAL,
+  gpu_compute_fraction REAL,
+  gpu_compute_fraction_provenance TEXT NOT NULL,
+  gpu_compute_fraction_samples INTEGER NOT NULL,
+  gpu_compute_fraction_confidence REAL NOT NULL,
+  gpu_compute_fraction_lower REAL,
+  gpu_compute_fraction_upper REAL,
+  as_of REAL NOT NULL,
+  PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type)
+) WITHOUT ROWID;
+
 CREATE TABLE schema_migrations (
   version INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
@@ -164,3 +216,51 @@ CREATE TABLE workloads (
 CREATE INDEX observations_by_workload ON observations (workload_id, finished_at);
 
 CREATE INDEX site_observations_by_key ON site_observations (site_id, action_image, finished_at);
+
+CREATE VIEW v_observations AS
+SELECT o.execution_id,
+       w.image AS workload,
+       strftime('%Y-%m-%dT%H:%M:%SZ', o.finished_at, 'unixepoch') AS finished_at,
+       o.status, o.site_id, o.node_pool_id,
+       o.gpu_brand, o.gpu_model, o.instance_type, o.gpu_mode,
+       o.gpu_compute_fraction, o.fraction_source, o.gpu_utilization, o.gpu_memory_peak_gb,
+       o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes,
+       o.hp_v2, o.profile_id_mismatch
+FROM observations o
+JOIN workloads w ON w.id = o.workload_id;
+
+CREATE VIEW v_recommendations AS
+SELECT w.image AS workload,
+       nullif(f.gpu_brand, '') AS gpu_brand,
+       nullif(f.gpu_model, '') AS gpu_model,
+       nullif(f.instance_type, '') AS instance_type,
+       f.figure, f.value, f.provenance, f.samples, round(f.confidence, 3) AS confidence,
+       f.lower, f.upper,
+       strftime('%Y-%m-%dT%H:%M:%SZ', f.as_of, 'unixepoch') AS as_of
+FROM (
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'cpu_request_millicores' AS figure,
+         cpu_request_millicores AS value, cpu_request_millicores_provenance AS provenance, cpu_request_millicores_samples AS samples,
+         cpu_request_millicores_confidence AS confidence, cpu_request_millicores_lower AS lower, cpu_request_millicores_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'cpu_limit_millicores' AS figure,
+         cpu_limit_millicores AS value, cpu_limit_millicores_provenance AS provenance, cpu_limit_millicores_samples AS samples,
+         cpu_limit_millicores_confidence AS confidence, cpu_limit_millicores_lower AS lower, cpu_limit_millicores_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'memory_bytes' AS figure,
+         memory_bytes AS value, memory_bytes_provenance AS provenance, memory_bytes_samples AS samples,
+         memory_bytes_confidence AS confidence, memory_bytes_lower AS lower, memory_bytes_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'gpu_memory_gb' AS figure,
+         gpu_memory_gb AS value, gpu_memory_gb_provenance AS provenance, gpu_memory_gb_samples AS samples,
+         gpu_memory_gb_confidence AS confidence, gpu_memory_gb_lower AS lower, gpu_memory_gb_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'gpu_compute_fraction' AS figure,
+         gpu_compute_fraction AS value, gpu_compute_fraction_provenance AS provenance, gpu_compute_fraction_samples AS samples,
+         gpu_compute_fraction_confidence AS confidence, gpu_compute_fraction_lower AS lower, gpu_compute_fraction_upper AS upper
+  FROM recommendations
+) AS f
+JOIN workloads w ON w.id = f.workload_id;

@@ -10,8 +10,11 @@ namespace hwrec::internal {
 
 namespace {
 
+// Markers as parsed, and as written into the JSON text (control characters escaped).
 constexpr std::string_view kNanMarker = "\x01hwrec-nan\x01";
 constexpr std::string_view kInfMarker = "\x01hwrec-inf\x01";
+constexpr std::string_view kNanToken = R"("\u0001hwrec-nan\u0001")";
+constexpr std::string_view kInfToken = R"("\u0001hwrec-inf\u0001")";
 
 // Replaces bare NaN/Infinity/-Infinity tokens outside strings by marker strings.
 std::optional<std::string> QuoteNonFiniteTokens(std::string_view text) {
@@ -37,15 +40,15 @@ std::optional<std::string> QuoteNonFiniteTokens(std::string_view text) {
     }
     auto token_at = [&](std::string_view token) { return text.substr(i, token.size()) == token; };
     if (token_at("NaN")) {
-      out += fmt::format("\"{}\"", kNanMarker);
+      out += kNanToken;
       i += 2;
       replaced = true;
     } else if (token_at("-Infinity")) {
-      out += fmt::format("\"{}\"", kInfMarker);
+      out += kInfToken;
       i += 8;
       replaced = true;
     } else if (token_at("Infinity")) {
-      out += fmt::format("\"{}\"", kInfMarker);
+      out += kInfToken;
       i += 7;
       replaced = true;
     } else {

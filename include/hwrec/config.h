@@ -1,0 +1,30 @@
+// Store configuration: the estimator settings behind recommendations (DESIGN §6)
+// and ingest's fallback compute slices, kept in the store's `config` table so
+// that every process reading the store agrees. Values are validated on set.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+class Store;
+
+struct ConfigEntry {
+  std::string key;
+  std::string value;
+  std::string default_value;
+  std::string description;
+};
+
+// Every known key with its current value, in a stable order.
+Result<std::vector<ConfigEntry>> ListConfig(const Store& store);
+Result<ConfigEntry> GetConfig(const Store& store, const std::string& key);
+// Validates and stores one value. Unknown keys and bad values are refused with
+// the allowed range. Keys that shape stored aggregates (half_life_hours,
+// max_range_samples) rebuild them from the observations in the same transaction.
+Status SetConfig(Store& store, const std::string& key, const std::string& value);
+
+}  // namespace hwrec

@@ -1,0 +1,124 @@
+-- Schema 4: recommendations. Per-key aggregates kept by ingest in the same
+-- transaction as the observations, the estimator settings, the materialised
+-- recommendations and readable views for the sqlite3 shell.
+
+INSERT INTO config (key, value, description) VALUES
+  ('half_life_hours', '12', 'hours after which an observation weighs half as much'),
+  ('max_range_samples', '10', 'how many recent executions `max` looks at'),
+  ('cpu_request.statistic', 'p95', 'statistic of per-execution CPU for the CPU request'),
+  ('cpu_request.margin', '0.15', 'margin added to the CPU request'),
+  ('cpu_limit.statistic', 'max', 'statistic of per-execution peak CPU for the CPU limit'),
+  ('cpu_limit.margin', '0.30', 'margin added to the CPU limit'),
+  ('memory.statistic', 'p98', 'statistic of memory peaks'),
+  ('memory.margin', '0.15', 'margin added to memory'),
+  ('gpu_memory.statistic', 'max', 'statistic of GPU memory peaks'),
+  ('gpu_memory.margin', '0.10', 'margin added to GPU memory'),
+  ('gpu_compute.statistic', 'p95', 'statistic of the observed share of one card'),
+  ('gpu_compute.margin', '0.15', 'margin added to the compute share'),
+  ('compute_ladder_step', '0.05', 'compute shares are rounded up to a multiple of this'),
+  ('oom_bump_factor', '1.2', 'an OOM adds a peak of max(requested, observed) times this');
+
+-- One row per workload and hardware key at four scopes: exact (brand, model,
+-- instance type), gpu_model (brand, model), instance_type, any. '' stands for
+-- an unknown part (the shared unknown population) or, for GPU parts, no GPU.
+CREATE TABLE aggregates (
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  scope TEXT NOT NULL CHECK (scope IN ('exact', 'gpu_model', 'instance_type', 'any')),
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  instance_type TEXT NOT NULL,
+  samples INTEGER NOT NULL,
+  last_finished_at REAL NOT NULL,
+  state BLOB NOT NULL,               -- decayed histograms and recent values, hwrec format 1
+  PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type)
+) WITHOUT ROWID;
+
+-- What RecommendationQuery answers, per workload and hardware key, refreshed
+-- for the keys each ingest touches and by `hwrec refresh`.
+CREATE TABLE recommendations (
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  instance_type TEXT NOT NULL,
+  cpu_only INTEGER NOT NULL CHECK (cpu_only IN (0, 1)),
+  cpu_request_millicores REAL,
+  cpu_request_millicores_provenance TEXT NOT NULL,
+  cpu_request_millicores_samples INTEGER NOT NULL,
+  cpu_request_millicores_confidence REAL NOT NULL,
+  cpu_request_millicores_lower REAL,
+  cpu_request_millicores_upper REAL,
+  cpu_limit_millicores REAL,
+  cpu_limit_millicores_provenance TEXT NOT NULL,
+  cpu_limit_millicores_samples INTEGER NOT NULL,
+  cpu_limit_millicores_confidence REAL NOT NULL,
+  cpu_limit_millicores_lower REAL,
+  cpu_limit_millicores_upper REAL,
+  memory_bytes REAL,
+  memory_bytes_provenance TEXT NOT NULL,
+  memory_bytes_samples INTEGER NOT NULL,
+  memory_bytes_confidence REAL NOT NULL,
+  memory_bytes_lower REAL,
+  memory_bytes_upper REAL,
+  gpu_memory_gb REAL,
+  gpu_memory_gb_provenance TEXT NOT NULL,
+  gpu_memory_gb_samples INTEGER NOT NULL,
+  gpu_memory_gb_confidence REAL NOT NULL,
+  gpu_memory_gb_lower REAL,
+  gpu_memory_gb_upper REAL,
+  gpu_compute_fraction REAL,
+  gpu_compute_fraction_provenance TEXT NOT NULL,
+  gpu_compute_fraction_samples INTEGER NOT NULL,
+  gpu_compute_fraction_confidence REAL NOT NULL,
+  gpu_compute_fraction_lower REAL,
+  gpu_compute_fraction_upper REAL,
+  as_of REAL NOT NULL,
+  PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type)
+) WITHOUT ROWID;
+
+CREATE VIEW v_recommendations AS
+SELECT w.image AS workload,
+       nullif(f.gpu_brand, '') AS gpu_brand,
+       nullif(f.gpu_model, '') AS gpu_model,
+       nullif(f.instance_type, '') AS instance_type,
+       f.figure, f.value, f.provenance, f.samples, round(f.confidence, 3) AS confidence,
+       f.lower, f.upper,
+       strftime('%Y-%m-%dT%H:%M:%SZ', f.as_of, 'unixepoch') AS as_of
+FROM (
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'cpu_request_millicores' AS figure,
+         cpu_request_millicores AS value, cpu_request_millicores_provenance AS provenance, cpu_request_millicores_samples AS samples,
+         cpu_request_millicores_confidence AS confidence, cpu_request_millicores_lower AS lower, cpu_request_millicores_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'cpu_limit_millicores' AS figure,
+         cpu_limit_millicores AS value, cpu_limit_millicores_provenance AS provenance, cpu_limit_millicores_samples AS samples,
+         cpu_limit_millicores_confidence AS confidence, cpu_limit_millicores_lower AS lower, cpu_limit_millicores_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'memory_bytes' AS figure,
+         memory_bytes AS value, memory_bytes_provenance AS provenance, memory_bytes_samples AS samples,
+         memory_bytes_confidence AS confidence, memory_bytes_lower AS lower, memory_bytes_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'gpu_memory_gb' AS figure,
+         gpu_memory_gb AS value, gpu_memory_gb_provenance AS provenance, gpu_memory_gb_samples AS samples,
+         gpu_memory_gb_confidence AS confidence, gpu_memory_gb_lower AS lower, gpu_memory_gb_upper AS upper
+  FROM recommendations
+  UNION ALL
+  SELECT workload_id, gpu_brand, gpu_model, instance_type, as_of, 'gpu_compute_fraction' AS figure,
+         gpu_compute_fraction AS value, gpu_compute_fraction_provenance AS provenance, gpu_compute_fraction_samples AS samples,
+         gpu_compute_fraction_confidence AS confidence, gpu_compute_fraction_lower AS lower, gpu_compute_fraction_upper AS upper
+  FROM recommendations
+) AS f
+JOIN workloads w ON w.id = f.workload_id;
+
+CREATE VIEW v_observations AS
+SELECT o.execution_id,
+       w.image AS workload,
+       strftime('%Y-%m-%dT%H:%M:%SZ', o.finished_at, 'unixepoch') AS finished_at,
+       o.status, o.site_id, o.node_pool_id,
+       o.gpu_brand, o.gpu_model, o.instance_type, o.gpu_mode,
+       o.gpu_compute_fraction, o.fraction_source, o.gpu_utilization, o.gpu_memory_peak_gb,
+       o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes,
+       o.hp_v2, o.profile_id_mismatch
+FROM observations o
+JOIN workloads w ON w.id = o.workload_id;

@@ -1,0 +1,218 @@
+#include "recommend/aggregator.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "store/sqlite_util.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kOomMemoryFloorBytes = 100 * kMiB;  // an OOM bump adds at least this
+constexpr double kOomGpuFloorGb = 1.0;
+
+// Units: the smallest value each metric's histogram tells apart.
+constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001};
+
+std::optional<double> FirstOf(std::initializer_list<std::optional<double>> values) {
+  for (const auto& v : values) {
+    if (v.has_value()) return v;
+  }
+  return std::nullopt;
+}
+
+// max(requested, observed) × factor, at least +floor, capped at what the hardware holds.
+std::optional<double> OomPeak(std::optional<double> requested, std::optional<double> observed,
+                              double factor, double floor, std::optional<double> cap) {
+  if (!requested && !observed) return std::nullopt;
+  const double base = std::max(requested.value_or(0), observed.value_or(0));
+  double bumped = std::max(base * factor, base + floor);
+  if (cap && *cap > 0) bumped = std::min(bumped, *cap);
+  return std::max(bumped, observed.value_or(0));
+}
+
+}  // namespace
+
+const char* ScopeName(Scope scope) {
+  switch (scope) {
+    case Scope::kExact: return "exact";
+    case Scope::kGpuModel: return "gpu_model";
+    case Scope::kInstanceType: return "instance_type";
+    case Scope::kAny: return "any";
+  }
+  return "any";
+}
+
+std::size_t AggregateKeyHash::operator()(const AggregateKey& k) const {
+  std::size_t h = std::hash<std::int64_t>()(k.workload_id);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(static_cast<std::size_t>(k.scope));
+  mix(std::hash<std::string>()(k.gpu_brand));
+  mix(std::hash<std::string>()(k.gpu_model));
+  mix(std::hash<std::string>()(k.instance_type));
+  return h;
+}
+
+KeyAggregate::KeyAggregate()
+    : metrics{MetricState(kUnits[0]), MetricState(kUnits[1]), MetricState(kUnits[2]),
+              MetricState(kUnits[3]), MetricState(kUnits[4])} {}
+
+std::string KeyAggregate::Serialize() const {
+  std::string blob;
+  blob.reserve(512);
+  for (const MetricState& m : metrics) m.AppendTo(&blob);
+  return blob;
+}
+
+bool KeyAggregate::Deserialize(const std::string& blob) {
+  std::size_t offset = 0;
+  for (MetricState& m : metrics) {
+    if (!m.ReadFrom(blob, &offset)) return false;
+  }
+  return offset == blob.size();
+}
+
+std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& in,
+                                                             const RecommenderSettings& settings) {
+  std::array<std::optional<double>, kMetricCount> v;
+  v[0] = FirstOf({in.cpu_p95, in.cpu_avg, in.cpu_max});
+  v[1] = FirstOf({in.cpu_max, in.cpu_p95, in.cpu_avg});
+  v[2] = in.memory_peak_bytes;
+  if (in.status == ExecutionStatus::kOom) {
+    v[2] = OomPeak(in.requested_memory_bytes, in.memory_peak_bytes, settings.oom_bump_factor,
+                   kOomMemoryFloorBytes, in.instance_memory_bytes);
+  }
+  if (in.has_gpu) {
+    v[3] = in.gpu_memory_peak_gb;
+    if (in.status == ExecutionStatus::kGpuOom) {
+      v[3] = OomPeak(in.requested_gpu_memory_gb, in.gpu_memory_peak_gb,
+                     settings.oom_bump_factor, kOomGpuFloorGb, in.card_memory_gb);
+    }
+    if (in.gpu_compute_fraction) {
+      v[4] = *in.gpu_compute_fraction * in.gpu_utilization.value_or(1.0);
+    }
+  }
+  return v;
+}
+
+AggregateWriter::AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings)
+    : db_(db), settings_(settings) {}
+
+KeyAggregate& AggregateWriter::Load(const AggregateKey& key) {
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  std::optional<KeyAggregate> stored = ReadAggregate(db_, key);
+  return cache_.emplace(key, stored ? std::move(*stored) : KeyAggregate()).first->second;
+}
+
+void AggregateWriter::Add(const AggregateInput& in) {
+  const auto values = MetricValues(in, settings_);
+  const AggregateKey keys[] = {
+      {in.workload_id, Scope::kExact, in.gpu_brand, in.gpu_model, in.instance_type},
+      {in.workload_id, Scope::kGpuModel, in.gpu_brand, in.gpu_model, ""},
+      {in.workload_id, Scope::kInstanceType, "", "", in.instance_type},
+      {in.workload_id, Scope::kAny, "", "", ""},
+  };
+  for (const AggregateKey& key : keys) {
+    KeyAggregate& aggregate = Load(key);
+    for (std::size_t m = 0; m < kMetricCount; ++m) {
+      if (values[m]) {
+        aggregate.metrics[m].Add(*values[m], in.finished_at, settings_.half_life_s(),
+                                 settings_.max_range_samples);
+      }
+    }
+    ++aggregate.samples;
+    aggregate.last_finished_at = std::max(aggregate.last_finished_at, in.finished_at);
+  }
+  touched_.emplace(in.workload_id, in.gpu_brand, in.gpu_model, in.instance_type);
+}
+
+void AggregateWriter::Flush() {
+  SQLite::Statement upsert(
+      db_,
+      "INSERT INTO aggregates (workload_id, scope, gpu_brand, gpu_model, instance_type, samples, "
+      "last_finished_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type) DO UPDATE SET "
+      "samples = excluded.samples, last_finished_at = excluded.last_finished_at, "
+      "state = excluded.state");
+  for (const auto& [key, aggregate] : cache_) {
+    const std::string blob = aggregate.Serialize();
+    upsert.bind(1, key.workload_id);
+    upsert.bind(2, ScopeName(key.scope));
+    upsert.bind(3, key.gpu_brand);
+    upsert.bind(4, key.gpu_model);
+    upsert.bind(5, key.instance_type);
+    upsert.bind(6, aggregate.samples);
+    upsert.bind(7, aggregate.last_finished_at);
+    upsert.bind(8, blob.data(), static_cast<int>(blob.size()));
+    upsert.exec();
+    upsert.reset();
+  }
+  cache_.clear();  // another process may write between our transactions
+}
+
+std::set<std::tuple<std::int64_t, std::string, std::string, std::string>>
+AggregateWriter::TakeTouched() {
+  return std::exchange(touched_, {});
+}
+
+std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key) {
+  SQLite::Statement query(db,
+                          "SELECT state FROM aggregates WHERE workload_id = ? AND scope = ? AND "
+                          "gpu_brand = ? AND gpu_model = ? AND instance_type = ?");
+  query.bind(1, key.workload_id);
+  query.bind(2, ScopeName(key.scope));
+  query.bind(3, key.gpu_brand);
+  query.bind(4, key.gpu_model);
+  query.bind(5, key.instance_type);
+  if (!query.executeStep()) return std::nullopt;
+  const SQLite::Column column = query.getColumn(0);
+  const std::string blob(static_cast<const char*>(column.getBlob()),
+                         static_cast<std::size_t>(column.getBytes()));
+  KeyAggregate aggregate;
+  if (!aggregate.Deserialize(blob)) {
+    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
+  }
+  return aggregate;
+}
+
+void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings) {
+  db.exec("DELETE FROM aggregates");
+  AggregateWriter writer(db, settings);
+  SQLite::Statement rows(
+      db,
+      "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
+      "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
+      "coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL, o.memory_bytes, m.memory_gb, "
+      "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
+      "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "
+      "o.requested_memory_bytes, o.requested_gpu_memory_gb "
+      "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
+      "ORDER BY o.finished_at");
+  while (rows.executeStep()) {
+    AggregateInput in;
+    in.workload_id = rows.getColumn(0).getInt64();
+    in.finished_at = rows.getColumn(1).getDouble();
+    in.status = ParseExecutionStatus(rows.getColumn(2).getString()).value_or(
+        ExecutionStatus::kSuccess);
+    in.gpu_brand = rows.getColumn(3).getString();
+    in.gpu_model = rows.getColumn(4).getString();
+    in.instance_type = rows.getColumn(5).getString();
+    in.has_gpu = rows.getColumn(6).getInt() != 0;
+    std::optional<double>* targets[] = {&in.instance_memory_bytes, &in.card_memory_gb,
+                                        &in.cpu_avg, &in.cpu_p95, &in.cpu_max,
+                                        &in.memory_peak_bytes, &in.gpu_memory_peak_gb,
+                                        &in.gpu_compute_fraction, &in.gpu_utilization,
+                                        &in.requested_memory_bytes, &in.requested_gpu_memory_gb};
+    for (int i = 0; i < 11; ++i) *targets[i] = ColumnOptionalDouble(rows.getColumn(7 + i));
+    writer.Add(in);
+  }
+  writer.Flush();
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,107 @@
+// The per-key aggregates behind recommendations, kept up to date by ingest in
+// the same transaction as the observations (DESIGN §6). Each observation feeds
+// four keys of its workload: exact (brand, model, instance type), gpu_model
+// (brand, model), instance_type, and any hardware. An unknown GPU model is the
+// empty string: the shared unknown population, never a guess.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "hwrec/observation.h"
+#include "recommend/metric_state.h"
+#include "recommend/settings.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace hwrec::internal {
+
+enum class Scope { kExact, kGpuModel, kInstanceType, kAny };
+const char* ScopeName(Scope scope);
+
+struct AggregateKey {
+  std::int64_t workload_id = 0;
+  Scope scope = Scope::kExact;
+  std::string gpu_brand;      // "" when unknown or no GPU
+  std::string gpu_model;      // "" when unknown or no GPU
+  std::string instance_type;  // "" when unknown
+  bool operator==(const AggregateKey& o) const {
+    return std::tie(workload_id, scope, gpu_brand, gpu_model, instance_type) ==
+           std::tie(o.workload_id, o.scope, o.gpu_brand, o.gpu_model, o.instance_type);
+  }
+};
+
+struct AggregateKeyHash {
+  std::size_t operator()(const AggregateKey& k) const;
+};
+
+// Which metric of an aggregate feeds which figure (same order as FigureKind).
+inline constexpr std::size_t kMetricCount = kFigureCount;
+
+struct KeyAggregate {
+  KeyAggregate();
+  std::array<MetricState, kMetricCount> metrics;
+  std::int64_t samples = 0;
+  double last_finished_at = 0;
+
+  std::string Serialize() const;
+  bool Deserialize(const std::string& blob);
+  const MetricState& metric(FigureKind kind) const {
+    return metrics[static_cast<std::size_t>(kind)];
+  }
+};
+
+// One accepted observation, resolved, as the aggregates need it.
+struct AggregateInput {
+  std::int64_t workload_id = 0;
+  double finished_at = 0;
+  ExecutionStatus status = ExecutionStatus::kSuccess;
+  std::string gpu_brand, gpu_model, instance_type;  // "" when unknown
+  bool has_gpu = false;
+  std::optional<double> instance_memory_bytes;  // caps an OOM bump
+  std::optional<double> card_memory_gb;         // caps a GPU OOM bump
+  std::optional<double> cpu_avg, cpu_p95, cpu_max;
+  std::optional<double> memory_peak_bytes, gpu_memory_peak_gb;
+  std::optional<double> gpu_compute_fraction, gpu_utilization;
+  std::optional<double> requested_memory_bytes, requested_gpu_memory_gb;
+};
+
+// The value each metric takes from one input (nullopt: the input says nothing
+// about it). OOM executions yield the synthetic bumped peak.
+std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& input,
+                                                             const RecommenderSettings& settings);
+
+// Caches the aggregates a transaction touches and writes each once at Flush.
+class AggregateWriter {
+ public:
+  AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings);
+
+  void Add(const AggregateInput& input);
+  // Writes the touched aggregates; call inside the transaction, before commit.
+  void Flush();
+  // (workload, exact key) pairs touched since the last TakeTouched.
+  std::set<std::tuple<std::int64_t, std::string, std::string, std::string>> TakeTouched();
+
+ private:
+  KeyAggregate& Load(const AggregateKey& key);
+
+  SQLite::Database& db_;
+  const RecommenderSettings& settings_;
+  std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;
+  std::set<std::tuple<std::int64_t, std::string, std::string, std::string>> touched_;
+};
+
+// Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.
+std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key);
+
+// Deletes every aggregate and rebuilds them from the observations table.
+void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings);
+
+}  // namespace hwrec::internal

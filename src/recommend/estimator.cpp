@@ -1,0 +1,89 @@
+#include "recommend/estimator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hwrec::internal {
+
+namespace {
+
+double ProvenanceFactor(Provenance provenance) {
+  switch (provenance) {
+    case Provenance::kExact: return 1.0;
+    case Provenance::kGpuModel:
+    case Provenance::kInstanceType: return 0.8;
+    case Provenance::kWorkloadAnyHardware: return 0.5;
+    case Provenance::kNone: return 0.0;
+  }
+  return 0.0;
+}
+
+std::string StatisticLabel(const Statistic& statistic, std::size_t max_range) {
+  if (statistic.kind == Statistic::Kind::kMax) {
+    return fmt::format("max of last {}", max_range);
+  }
+  return statistic.kind == Statistic::Kind::kAverage ? "decayed avg" : statistic.name;
+}
+
+std::optional<double> Raw(const MetricState& metric, const Statistic& statistic,
+                          std::size_t max_range) {
+  switch (statistic.kind) {
+    case Statistic::Kind::kPercentile: return metric.Percentile(statistic.quantile);
+    case Statistic::Kind::kAverage: return metric.DecayedAverage();
+    case Statistic::Kind::kMax: return metric.MaxOfRecent(max_range);
+  }
+  return std::nullopt;
+}
+
+// Units a request is expressed in: whole millicores and bytes, GB to 0.01.
+double Finish(FigureKind kind, double value, double ladder_step) {
+  switch (kind) {
+    case FigureKind::kCpuRequestMillicores:
+    case FigureKind::kCpuLimitMillicores:
+    case FigureKind::kMemoryBytes: return std::ceil(value - 1e-9);
+    case FigureKind::kGpuMemoryGb: return std::ceil(value * 100 - 1e-9) / 100;
+    case FigureKind::kGpuComputeFraction: return RoundToLadder(value, ladder_step);
+  }
+  return value;
+}
+
+}  // namespace
+
+double RoundToLadder(double share, double step) {
+  const double steps = std::ceil(share / step - 1e-9);
+  return std::clamp(steps * step, step, 1.0);
+}
+
+Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings) {
+  const FigureSettings& fs = settings.figure(kind);
+  Figure figure;
+  figure.kind = kind;
+  figure.statistic = StatisticLabel(fs.statistic, settings.max_range_samples);
+  figure.margin = fs.margin;
+  figure.half_life_hours = settings.half_life_hours;
+  return figure;
+}
+
+Figure EstimateFigure(FigureKind kind, const MetricState& metric,
+                      const RecommenderSettings& settings, Provenance provenance, double as_of) {
+  Figure figure = EmptyFigure(kind, settings);
+  const FigureSettings& fs = settings.figure(kind);
+  const auto raw = Raw(metric, fs.statistic, settings.max_range_samples);
+  if (!raw) return figure;
+  const double scale = 1 + fs.margin;
+  const double step = settings.compute_ladder_step;
+  figure.provenance = provenance;
+  figure.samples = metric.count();
+  figure.value = Finish(kind, *raw * scale, step);
+  const double median = metric.Percentile(0.5).value_or(*raw);
+  const double recent_max = metric.MaxOfRecent(settings.max_range_samples).value_or(*raw);
+  figure.lower = std::min(*figure.value, Finish(kind, median * scale, step));
+  figure.upper = std::max(*figure.value, Finish(kind, recent_max * scale, step));
+  const double weight = metric.DecayedWeight(as_of, settings.half_life_s());
+  figure.confidence = weight / (weight + kConfidenceHalfWeight) * ProvenanceFactor(provenance);
+  return figure;
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,26 @@
+// Turns one metric's history into a Figure: the configured statistic, the
+// margin, ladder rounding for compute share, bounds and a confidence.
+#pragma once
+
+#include <cstdint>
+
+#include "hwrec/recommend.h"
+#include "recommend/metric_state.h"
+#include "recommend/settings.h"
+
+namespace hwrec::internal {
+
+// Confidence of a figure: w / (w + kConfidenceHalfWeight) for decayed sample
+// weight w, scaled down for figures borrowed from a wider population.
+inline constexpr double kConfidenceHalfWeight = 5.0;
+
+Figure EstimateFigure(FigureKind kind, const MetricState& metric,
+                      const RecommenderSettings& settings, Provenance provenance, double as_of);
+
+// A figure with no history.
+Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings);
+
+// Rounds a compute share up to the ladder step, within (0, 1].
+double RoundToLadder(double share, double step);
+
+}  // namespace hwrec::internal

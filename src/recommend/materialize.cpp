@@ -1,0 +1,97 @@
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include "hwrec/recommend.h"
+#include "hwrec/store.h"
+#include "recommend/recommend_internal.h"
+#include "store/sqlite_util.h"
+
+namespace hwrec {
+
+namespace internal {
+
+namespace {
+
+std::optional<std::string> NonEmpty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+std::string UpsertSql() {
+  std::string columns = "workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of";
+  std::string params = "?, ?, ?, ?, ?, ?";
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    const std::string name(ToString(static_cast<FigureKind>(f)));
+    for (const char* suffix : {"", "_provenance", "_samples", "_confidence", "_lower", "_upper"}) {
+      columns += ", " + name + suffix;
+      params += ", ?";
+    }
+  }
+  return "INSERT OR REPLACE INTO recommendations (" + columns + ") VALUES (" + params + ")";
+}
+
+}  // namespace
+
+HardwareKey KeyOf(const MaterialKey& key) {
+  HardwareKey hardware;
+  hardware.gpu_brand = NonEmpty(std::get<1>(key));
+  hardware.gpu_model = NonEmpty(std::get<2>(key));
+  hardware.instance_type = NonEmpty(std::get<3>(key));
+  hardware.cpu_only = !hardware.gpu_brand && !hardware.gpu_model;
+  return hardware;
+}
+
+void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey>& keys,
+                                double as_of) {
+  if (keys.empty()) return;
+  RecommendationReader reader(db);
+  SQLite::Statement upsert(db, UpsertSql());
+  for (const MaterialKey& key : keys) {
+    const HardwareKey hardware = KeyOf(key);
+    const Recommendation r = reader.Read(std::get<0>(key), "", hardware, as_of);
+    int i = 1;
+    upsert.bind(i++, std::get<0>(key));
+    upsert.bind(i++, std::get<1>(key));
+    upsert.bind(i++, std::get<2>(key));
+    upsert.bind(i++, std::get<3>(key));
+    upsert.bind(i++, hardware.cpu_only ? 1 : 0);
+    upsert.bind(i++, as_of);
+    for (const Figure& figure : r.figures) {
+      BindOptional(upsert, i++, figure.value);
+      upsert.bind(i++, std::string(ToString(figure.provenance)));
+      upsert.bind(i++, figure.samples);
+      upsert.bind(i++, figure.confidence);
+      BindOptional(upsert, i++, figure.lower);
+      BindOptional(upsert, i++, figure.upper);
+    }
+    upsert.exec();
+    upsert.reset();
+  }
+}
+
+}  // namespace internal
+
+Result<std::int64_t> RefreshRecommendations(Store& store) {
+  if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+  return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
+    SQLite::Database& db = internal::StoreAccess::Db(store);
+    internal::WriteTransaction tx(db);
+    std::set<internal::MaterialKey> keys;
+    SQLite::Statement seen(db,
+                           "SELECT workload_id, gpu_brand, gpu_model, instance_type "
+                           "FROM aggregates WHERE scope = 'exact' "
+                           "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
+                           "coalesce(p.gpu_model, ''), coalesce(p.instance_type, '') "
+                           "FROM workloads w CROSS JOIN node_pools p");
+    while (seen.executeStep()) {
+      keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
+                   seen.getColumn(2).getString(), seen.getColumn(3).getString());
+    }
+    db.exec("DELETE FROM recommendations");
+    internal::MaterializeRecommendations(db, keys, internal::NowEpochSeconds());
+    tx.Commit();
+    return static_cast<std::int64_t>(keys.size());
+  });
+}
+
+}  // namespace hwrec

@@ -1,0 +1,147 @@
+#include "recommend/settings.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+namespace hwrec::internal {
+
+namespace {
+
+std::optional<double> ParseNumber(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+struct Range {
+  double low;
+  double high;
+  bool low_inclusive;
+  bool whole;
+};
+
+const std::map<std::string, Range>& NumericRanges() {
+  static const std::map<std::string, Range> kRanges = {
+      {"half_life_hours", {0, 8760, false, false}},
+      {"max_range_samples", {1, 1000, true, true}},
+      {"compute_ladder_step", {0, 1, false, false}},
+      {"total_compute_slices", {1, 64, true, true}},
+      {"oom_bump_factor", {1, 4, false, false}},
+      {"cpu_request.margin", {0, 10, true, false}},
+      {"cpu_limit.margin", {0, 10, true, false}},
+      {"memory.margin", {0, 10, true, false}},
+      {"gpu_memory.margin", {0, 10, true, false}},
+      {"gpu_compute.margin", {0, 10, true, false}},
+  };
+  return kRanges;
+}
+
+const char* kFigurePrefixes[kFigureCount] = {"cpu_request", "cpu_limit", "memory", "gpu_memory",
+                                             "gpu_compute"};
+
+}  // namespace
+
+std::optional<Statistic> ParseStatistic(const std::string& text) {
+  Statistic s;
+  s.name = text;
+  if (text == "avg") {
+    s.kind = Statistic::Kind::kAverage;
+  } else if (text == "max") {
+    s.kind = Statistic::Kind::kMax;
+  } else if (text == "p90" || text == "p95" || text == "p98" || text == "p99") {
+    s.kind = Statistic::Kind::kPercentile;
+    s.quantile = std::stod(text.substr(1)) / 100.0;
+  } else {
+    return std::nullopt;
+  }
+  return s;
+}
+
+const std::vector<ConfigKey>& ConfigKeys() {
+  static const std::vector<ConfigKey> kKeys = {
+      {"half_life_hours", "12", "hours after which an observation weighs half as much", true},
+      {"max_range_samples", "10", "how many recent executions `max` looks at", true},
+      {"cpu_request.statistic", "p95", "statistic of per-execution CPU for the CPU request",
+       false},
+      {"cpu_request.margin", "0.15", "margin added to the CPU request", false},
+      {"cpu_limit.statistic", "max", "statistic of per-execution peak CPU for the CPU limit",
+       false},
+      {"cpu_limit.margin", "0.30", "margin added to the CPU limit", false},
+      {"memory.statistic", "p98", "statistic of memory peaks", false},
+      {"memory.margin", "0.15", "margin added to memory", false},
+      {"gpu_memory.statistic", "max", "statistic of GPU memory peaks", false},
+      {"gpu_memory.margin", "0.10", "margin added to GPU memory", false},
+      {"gpu_compute.statistic", "p95", "statistic of the observed share of one card", false},
+      {"gpu_compute.margin", "0.15", "margin added to the compute share", false},
+      {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this",
+       false},
+      {"total_compute_slices", "7",
+       "compute slices assumed for a MIG mode whose card model is unknown", false},
+      {"oom_bump_factor", "1.2", "an OOM adds a peak of max(requested, observed) times this",
+       false},
+  };
+  return kKeys;
+}
+
+const ConfigKey* FindConfigKey(const std::string& key) {
+  for (const ConfigKey& k : ConfigKeys()) {
+    if (key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+Status ValidateConfigValue(const std::string& key, const std::string& value) {
+  if (FindConfigKey(key) == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("unknown config key '{}': see `hwrec config list` for the keys", key));
+  }
+  if (key.size() > 10 && key.compare(key.size() - 10, 10, ".statistic") == 0) {
+    if (!ParseStatistic(value)) {
+      return Status::InvalidArgument(fmt::format(
+          "{} must be one of p90, p95, p98, p99, avg, max; got '{}'", key, value));
+    }
+    return Status::Ok();
+  }
+  const Range& range = NumericRanges().at(key);
+  const auto number = ParseNumber(value);
+  const bool below = number && (range.low_inclusive ? *number < range.low : *number <= range.low);
+  if (!number || below || *number > range.high ||
+      (range.whole && std::floor(*number) != *number)) {
+    return Status::InvalidArgument(fmt::format(
+        "{} must be a {} {} {} and at most {}; got '{}'", key,
+        range.whole ? "whole number" : "number", range.low_inclusive ? "of at least" : "above",
+        range.low, range.high, value));
+  }
+  return Status::Ok();
+}
+
+RecommenderSettings LoadSettings(SQLite::Database& db) {
+  std::map<std::string, std::string> values;
+  for (const ConfigKey& k : ConfigKeys()) values[k.key] = k.default_value;
+  SQLite::Statement query(db, "SELECT key, value FROM config");
+  while (query.executeStep()) {
+    const std::string key = query.getColumn(0).getString();
+    const std::string value = query.getColumn(1).getString();
+    if (FindConfigKey(key) != nullptr && ValidateConfigValue(key, value).ok()) values[key] = value;
+  }
+  RecommenderSettings s;
+  s.half_life_hours = std::stod(values["half_life_hours"]);
+  s.max_range_samples = static_cast<std::size_t>(std::stoul(values["max_range_samples"]));
+  s.compute_ladder_step = std::stod(values["compute_ladder_step"]);
+  s.total_compute_slices = std::stoi(values["total_compute_slices"]);
+  s.oom_bump_factor = std::stod(values["oom_bump_factor"]);
+  for (std::size_t i = 0; i < kFigureCount; ++i) {
+    const std::string prefix = kFigurePrefixes[i];
+    s.figures[i].statistic = *ParseStatistic(values[prefix + ".statistic"]);
+    s.figures[i].margin = std::stod(values[prefix + ".margin"]);
+  }
+  return s;
+}
+
+}  // namespace hwrec::internal

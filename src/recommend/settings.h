@@ -1,0 +1,64 @@
+// RecommenderSettings: the estimator configuration of DESIGN §6 as read from
+// the store's `config` table, with the defaults and validation of every key.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hwrec/config.h"
+#include "hwrec/recommend.h"
+#include "hwrec/status.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace hwrec::internal {
+
+// p90/p95/p98/p99 (a percentile), avg (decayed mean) or max (of the last N).
+struct Statistic {
+  enum class Kind { kPercentile, kAverage, kMax } kind = Kind::kPercentile;
+  double quantile = 0.95;  // for kPercentile
+  std::string name = "p95";
+};
+
+std::optional<Statistic> ParseStatistic(const std::string& text);
+
+struct FigureSettings {
+  Statistic statistic;
+  double margin = 0;
+};
+
+struct RecommenderSettings {
+  double half_life_hours = 12;
+  std::size_t max_range_samples = 10;
+  double compute_ladder_step = 0.05;
+  int total_compute_slices = 7;
+  double oom_bump_factor = 1.2;
+  std::array<FigureSettings, kFigureCount> figures;
+
+  double half_life_s() const { return half_life_hours * 3600.0; }
+  const FigureSettings& figure(FigureKind kind) const {
+    return figures[static_cast<std::size_t>(kind)];
+  }
+};
+
+struct ConfigKey {
+  const char* key;
+  const char* default_value;
+  const char* description;
+  bool shapes_aggregates;  // changing it rebuilds the aggregates
+};
+
+// Every key the config table may hold, in display order.
+const std::vector<ConfigKey>& ConfigKeys();
+const ConfigKey* FindConfigKey(const std::string& key);
+// Checks one value for one key; the error names the key and the allowed values.
+Status ValidateConfigValue(const std::string& key, const std::string& value);
+
+// Reads the settings (defaults for keys the table lacks). Throws SQLite::Exception.
+RecommenderSettings LoadSettings(SQLite::Database& db);
+
+}  // namespace hwrec::internal
