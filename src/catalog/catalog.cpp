@@ -1,1 +1,213 @@
-// placeholder
+#include "hwrec/catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+
+#include "catalog/gpu_mode.h"
+#include "store/sqlite_util.h"
+#include "util/text.h"
+
+namespace hwrec {
+
+namespace internal {
+
+std::optional<int> MigComputeSlices(std::string_view mode) {
+  constexpr std::string_view kPrefix = "mig-";
+  if (mode.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  mode.remove_prefix(kPrefix.size());
+  std::size_t digits = 0;
+  while (digits < mode.size() && std::isdigit(static_cast<unsigned char>(mode[digits])) != 0) {
+    ++digits;
+  }
+  // "<N>g.<memory>": at least one digit, then "g.", then a non-empty memory part.
+  if (digits == 0 || digits > 3 || mode.substr(digits, 2) != "g." || mode.size() <= digits + 2) {
+    return std::nullopt;
+  }
+  const int slices = std::stoi(std::string(mode.substr(0, digits)));
+  if (slices <= 0) return std::nullopt;
+  return slices;
+}
+
+bool IsGpuModeSyntax(std::string_view mode) {
+  return mode == "full" || MigComputeSlices(mode).has_value();
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::StoreAccess;
+
+// Lowercase, with spaces and dashes removed: "A100-80GB" and "a100 80gb" agree.
+std::string NormalizeModel(std::string_view model) {
+  std::string out;
+  for (char c : internal::ToLower(model)) {
+    if (c != ' ' && c != '-' && c != '_' && c != '\t') out += c;
+  }
+  return out;
+}
+
+// `full` first, then MIG profiles by size.
+bool PartitionOrder(const GpuPartition& a, const GpuPartition& b) {
+  const bool a_full = a.mode == "full";
+  const bool b_full = b.mode == "full";
+  if (a_full != b_full) return a_full;
+  return std::tie(a.compute_slices, a.memory_gb, a.mode) <
+         std::tie(b.compute_slices, b.memory_gb, b.mode);
+}
+
+bool HasCatalogTables(SQLite::Database& db) {
+  SQLite::Statement query(db,
+                          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                          "('gpu_models', 'gpu_partitions')");
+  query.executeStep();
+  return query.getColumn(0).getInt() == 2;
+}
+
+std::vector<GpuModel> ReadModels(SQLite::Database& db) {
+  std::vector<GpuModel> models;
+  SQLite::Statement query(db,
+                          "SELECT brand, model, memory_gb, compute_slices FROM gpu_models "
+                          "ORDER BY brand, model");
+  while (query.executeStep()) {
+    GpuModel model;
+    model.brand = query.getColumn(0).getString();
+    model.model = query.getColumn(1).getString();
+    model.memory_gb = query.getColumn(2).getDouble();
+    model.compute_slices = query.getColumn(3).getInt();
+    models.push_back(std::move(model));
+  }
+  return models;
+}
+
+void ReadPartitions(SQLite::Database& db, std::vector<GpuModel>* models) {
+  std::map<std::pair<std::string, std::string>, GpuModel*> by_key;
+  for (GpuModel& model : *models) by_key[{model.brand, model.model}] = &model;
+  SQLite::Statement query(db,
+                          "SELECT gpu_config_id, brand, model, mode, memory_gb, compute_slices, "
+                          "compute_fraction FROM gpu_partitions");
+  while (query.executeStep()) {
+    GpuPartition p;
+    p.gpu_config_id = query.getColumn(0).getString();
+    p.brand = query.getColumn(1).getString();
+    p.model = query.getColumn(2).getString();
+    p.mode = query.getColumn(3).getString();
+    p.memory_gb = query.getColumn(4).getDouble();
+    p.compute_slices = query.getColumn(5).getInt();
+    p.compute_fraction = query.getColumn(6).getDouble();
+    auto it = by_key.find({p.brand, p.model});
+    if (it != by_key.end()) it->second->partitions.push_back(std::move(p));
+  }
+  for (GpuModel& model : *models) {
+    std::sort(model.partitions.begin(), model.partitions.end(), PartitionOrder);
+  }
+}
+
+bool MatchesEveryToken(const GpuPartition& p, const std::vector<std::string>& tokens) {
+  return std::all_of(tokens.begin(), tokens.end(), [&](const std::string& token) {
+    return internal::ContainsIgnoreCase(p.gpu_config_id, token) ||
+           internal::ContainsIgnoreCase(p.brand, token) ||
+           internal::ContainsIgnoreCase(p.model, token) ||
+           internal::ContainsIgnoreCase(p.mode, token);
+  });
+}
+
+}  // namespace
+
+std::string GpuConfigId(std::string_view brand, std::string_view model, std::string_view mode) {
+  const std::string words = fmt::format("{} {}", internal::Trim(brand), internal::Trim(model));
+  std::string slug;
+  for (const std::string& token : internal::SplitWhitespace(words)) {
+    if (!slug.empty()) slug += '-';
+    slug += internal::ToLower(token);
+  }
+  return slug + "-" + internal::ToLower(internal::Trim(mode));
+}
+
+Result<GpuCatalog> GpuCatalog::Load(const Store& store) {
+  return internal::Guarded("loading the GPU catalog", [&]() -> Result<GpuCatalog> {
+    SQLite::Database& db = StoreAccess::Db(store);
+    if (!HasCatalogTables(db)) {
+      return Status::SchemaMismatch(fmt::format(
+          "{}: the store is at schema {} and has no GPU catalog: run `hwrec migrate {}`",
+          store.path(), store.schema_version(), store.path()));
+    }
+    GpuCatalog catalog;
+    catalog.models_ = ReadModels(db);
+    ReadPartitions(db, &catalog.models_);
+    return catalog;
+  });
+}
+
+const GpuModel* GpuCatalog::FindModel(std::string_view brand, std::string_view model) const {
+  for (const GpuModel& m : models_) {
+    if (m.brand == brand && m.model == model) return &m;
+  }
+  return nullptr;
+}
+
+const GpuModel* GpuCatalog::FindModelAnyBrand(std::string_view model) const {
+  for (const GpuModel& m : models_) {
+    if (m.model == model) return &m;
+  }
+  return nullptr;
+}
+
+const GpuPartition* GpuCatalog::FindPartition(std::string_view brand, std::string_view model,
+                                              std::string_view mode) const {
+  const GpuModel* m = FindModel(brand, model);
+  if (m == nullptr) return nullptr;
+  for (const GpuPartition& p : m->partitions) {
+    if (p.mode == mode) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<GpuPartition> GpuCatalog::Search(std::string_view query) const {
+  const std::vector<std::string> tokens = internal::SplitWhitespace(query);
+  std::vector<GpuPartition> found;
+  for (const GpuModel& m : models_) {
+    for (const GpuPartition& p : m.partitions) {
+      if (MatchesEveryToken(p, tokens)) found.push_back(p);
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> GpuCatalog::ClosestModels(std::string_view model,
+                                                   std::size_t limit) const {
+  // Score = 2 × edit distance, less a bonus when one normalized spelling holds
+  // the other: the full query inside a card ("h100" in "h10080gb") weighs most;
+  // a card inside the query ("t4" in "teslat4") less, so that "a100" prefers the
+  // A100 cards to the A10. Spellings far from everything are not suggested.
+  const std::string wanted = NormalizeModel(model);
+  const std::size_t max_distance = std::max<std::size_t>(2, wanted.size() / 2);
+  std::vector<std::tuple<long, std::size_t, std::string>> ranked;
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    const std::string candidate = NormalizeModel(models_[i].model);
+    const std::size_t distance = internal::EditDistance(wanted, candidate);
+    std::size_t bonus = 0;
+    if (!wanted.empty() && candidate.find(wanted) != std::string::npos) {
+      bonus = 2 * wanted.size();
+    } else if (!candidate.empty() && wanted.find(candidate) != std::string::npos) {
+      bonus = candidate.size() / 2;
+    }
+    if (bonus == 0 && distance > max_distance) continue;
+    ranked.emplace_back(static_cast<long>(2 * distance) - static_cast<long>(bonus), i,
+                        models_[i].model);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (const auto& entry : ranked) {
+    if (out.size() >= limit) break;
+    const std::string& spelling = std::get<2>(entry);
+    if (std::find(out.begin(), out.end(), spelling) == out.end()) out.push_back(spelling);
+  }
+  return out;
+}
+
+}  // namespace hwrec

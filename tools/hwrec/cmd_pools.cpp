@@ -1,5 +1,181 @@
-#include "commands.h"
+// `hwrec pools import|list`: register node pools from JSON lines and show them.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "cli.h"
+#include "commands.h"
+#include "hwrec/node_pool.h"
+
 namespace hwrec::cli {
-int RunPools(const std::vector<std::string>&) { return Fail(Status::Internal("not built yet")); }
+
+namespace {
+
+constexpr const char* kPoolsHelp =
+    "Usage: hwrec pools <subcommand> [options]\n\n"
+    "Subcommands:\n"
+    "  import STORE FILE|-   register node pools from JSON lines (- reads stdin)\n"
+    "  list STORE            the registered node pools with their hardware and hp:v2 id\n\n"
+    "Run `hwrec pools <subcommand> --help` for its options.\n";
+
+template <typename T>
+nlohmann::ordered_json OrNull(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+template <typename T>
+std::string OrDash(const std::optional<T>& value) {
+  return value ? fmt::format("{}", *value) : "-";
+}
+
+// "NVIDIA A100 80GB", "unknown" when the pool has GPUs of an unrecorded model,
+// "-" for a CPU-only pool.
+std::string GpuColumn(const NodePool& pool) {
+  const HardwareProfile& h = pool.hardware;
+  if (h.gpu_model) return h.gpu_brand ? *h.gpu_brand + " " + *h.gpu_model : *h.gpu_model;
+  if (h.gpu_count.value_or(0) > 0 || h.gpu_brand) return "unknown";
+  return "-";
+}
+
+std::string IdOrError(const HardwareProfile& hardware, ProfileIdVersion version) {
+  auto id = HardwareProfileId(hardware, version);
+  return id.ok() ? *id : "invalid";
+}
+
+nlohmann::ordered_json PoolJson(const NodePool& pool) {
+  const HardwareProfile& h = pool.hardware;
+  nlohmann::ordered_json object;
+  object["node_pool_id"] = pool.node_pool_id;
+  object["site_id"] = pool.site_id;
+  object["name"] = pool.name;
+  object["instance_type"] = OrNull(h.instance_type);
+  object["architecture"] = OrNull(h.architecture);
+  object["cpu_millicores"] = OrNull(h.cpu_millicores);
+  object["memory_bytes"] = OrNull(h.memory_bytes);
+  object["gpu_brand"] = OrNull(h.gpu_brand);
+  object["gpu_model"] = OrNull(h.gpu_model);
+  object["gpu_model_known"] = pool.gpu_model_known();
+  object["gpu_count"] = OrNull(h.gpu_count);
+  object["gpu_mode"] = OrNull(h.gpu_mode);
+  object["gpu_total"] = OrNull(h.gpu_total);
+  object["hp_v1"] = IdOrError(h, ProfileIdVersion::kV1);
+  object["hp_v2"] = IdOrError(h, ProfileIdVersion::kV2);
+  return object;
+}
+
+void PrintPoolsTable(const std::vector<NodePool>& pools) {
+  Table table({"node_pool_id", "site_id", "name", "instance_type", "architecture", "cpu_millicores",
+               "memory_bytes", "gpu", "gpu_count", "gpu_mode", "gpu_total", "hp_v2"});
+  for (const NodePool& pool : pools) {
+    const HardwareProfile& h = pool.hardware;
+    table.AddRow({pool.node_pool_id, pool.site_id, pool.name.empty() ? "-" : pool.name,
+                  OrDash(h.instance_type), OrDash(h.architecture), OrDash(h.cpu_millicores),
+                  OrDash(h.memory_bytes), GpuColumn(pool), OrDash(h.gpu_count), OrDash(h.gpu_mode),
+                  OrDash(h.gpu_total), IdOrError(h, ProfileIdVersion::kV2)});
+  }
+  table.Print(std::cout);
+}
+
+int PoolsList(const std::vector<std::string>& args) {
+  std::string store_path;
+  std::string format_text;
+  po::options_description options("Options");
+  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, "hwrec pools list STORE [--format table|json]", options, positional, &vm)) {
+    return kExitOk;
+  }
+  const Format format = ParseFormat(format_text);
+  if (store_path.empty()) throw UsageError("give the STORE");
+  StoreOptions store_options;
+  store_options.read_only = true;
+  auto store = OpenStore(store_path, store_options);
+  if (!store) return kExitError;
+  auto pools = ListNodePools(*store);
+  if (!pools.ok()) return Fail(pools.status());
+  if (format == Format::kJson) {
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const NodePool& pool : *pools) array.push_back(PoolJson(pool));
+    std::cout << array.dump(2) << "\n";
+  } else {
+    PrintPoolsTable(*pools);
+  }
+  return kExitOk;
+}
+
+void PrintImportSummary(const PoolImportSummary& summary, Format format) {
+  if (format == Format::kJson) {
+    nlohmann::ordered_json out;
+    out["registered"] = summary.registered;
+    out["updated"] = summary.updated;
+    out["unchanged"] = summary.unchanged;
+    out["errors"] = nlohmann::ordered_json::array();
+    for (const PoolImportError& e : summary.errors) {
+      out["errors"].push_back({{"line", e.line},
+                               {"node_pool_id", e.node_pool_id},
+                               {"field", e.field},
+                               {"reason", e.reason}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("registered {}, updated {}, unchanged {}, rejected {}\n",
+                           summary.registered, summary.updated, summary.unchanged,
+                           summary.errors.size());
+  if (summary.errors.empty()) return;
+  Table table({"line", "node_pool_id", "field", "reason"});
+  for (const PoolImportError& e : summary.errors) {
+    table.AddRow(
+        {std::to_string(e.line), e.node_pool_id.empty() ? "-" : e.node_pool_id, e.field, e.reason});
+  }
+  std::cout << "\n";
+  table.Print(std::cout);
+}
+
+int PoolsImport(const std::vector<std::string>& args) {
+  std::string store_path;
+  std::string file;
+  std::string format_text;
+  po::options_description options("Options");
+  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
+      "file", po::value<std::string>(&file), "JSON lines, one pool each; - for stdin (positional)");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1).add("file", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, "hwrec pools import STORE FILE|- [--format table|json]", options, positional,
+                 &vm)) {
+    return kExitOk;
+  }
+  const Format format = ParseFormat(format_text);
+  if (store_path.empty() || file.empty()) throw UsageError("give the STORE and the FILE (or -)");
+  std::istringstream lines(ReadInput(file));
+  auto store = OpenWritableStore(store_path);
+  if (!store) return kExitError;
+  auto summary = ImportNodePools(*store, lines);
+  if (!summary.ok()) return Fail(summary.status());
+  PrintImportSummary(*summary, format);
+  return summary->errors.empty() ? kExitOk : kExitPartial;
+}
+
+}  // namespace
+
+int RunPools(const std::vector<std::string>& args) {
+  if (args.empty()) throw UsageError("missing subcommand: use import or list");
+  const std::string& subcommand = args.front();
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (subcommand == "-h" || subcommand == "--help" || subcommand == "help") {
+    std::cout << kPoolsHelp;
+    return kExitOk;
+  }
+  if (subcommand == "import") return PoolsImport(rest);
+  if (subcommand == "list") return PoolsList(rest);
+  throw UsageError(fmt::format("unknown subcommand '{}': use import or list", subcommand));
+}
+
 }  // namespace hwrec::cli
