@@ -1,1 +1,372 @@
-// placeholder
+#include "hwrec/observation.h"
+
+#include <date/date.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "util/json_fields.h"
+
+namespace hwrec {
+
+namespace {
+
+using internal::JsonFields;
+using internal::Sign;
+
+constexpr std::array<std::pair<ExecutionStatus, std::string_view>, 5> kStatusNames = {{
+    {ExecutionStatus::kSuccess, "success"},
+    {ExecutionStatus::kOom, "oom"},
+    {ExecutionStatus::kGpuOom, "gpu_oom"},
+    {ExecutionStatus::kFailed, "failed"},
+    {ExecutionStatus::kCancelled, "cancelled"},
+}};
+
+constexpr std::string_view kValidStatuses = "success, oom, gpu_oom, failed or cancelled";
+
+// ---- RFC 3339 -------------------------------------------------------------
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool DigitsAt(std::string_view text, std::size_t pos, std::size_t count) {
+  if (pos + count > text.size()) return false;
+  for (std::size_t i = pos; i < pos + count; ++i) {
+    if (!IsDigit(text[i])) return false;
+  }
+  return true;
+}
+
+// Checks the RFC 3339 shape `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)` and rewrites it
+// as `YYYY-MM-DDThh:mm:ss[.ffffff]±hh:mm` for date::parse, which does the
+// calendar checks and the offset arithmetic. Fractions beyond microseconds are
+// dropped: a double holds no more at today's epoch.
+std::optional<std::string> NormaliseRfc3339(std::string_view text) {
+  const bool shape = DigitsAt(text, 0, 4) && text.size() > 19 && text[4] == '-' &&
+                     DigitsAt(text, 5, 2) && text[7] == '-' && DigitsAt(text, 8, 2) &&
+                     (text[10] == 'T' || text[10] == 't' || text[10] == ' ') &&
+                     DigitsAt(text, 11, 2) && text[13] == ':' && DigitsAt(text, 14, 2) &&
+                     text[16] == ':' && DigitsAt(text, 17, 2);
+  if (!shape) return std::nullopt;
+  std::string out(text.substr(0, 19));
+  out[10] = 'T';
+  std::size_t pos = 19;
+  if (text[pos] == '.') {
+    std::size_t end = pos + 1;
+    while (end < text.size() && IsDigit(text[end])) ++end;
+    if (end == pos + 1) return std::nullopt;
+    out += text.substr(pos, std::min<std::size_t>(end - pos, 7));
+    pos = end;
+  }
+  const std::string_view zone = text.substr(pos);
+  if (zone == "Z" || zone == "z") return out + "+00:00";
+  const bool offset = zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') &&
+                      DigitsAt(zone, 1, 2) && zone[3] == ':' && DigitsAt(zone, 4, 2);
+  if (!offset) return std::nullopt;
+  return out + std::string(zone);
+}
+
+// ---- checks shared by JSON parsing and ValidateObservation ------------------
+
+// Records the first problem found; later checks do nothing once one is found.
+class Checker {
+ public:
+  void Required(std::string_view field, const std::string& value) {
+    if (!error && value.empty()) Fail(field, "is missing: it is required");
+  }
+  void NonEmpty(std::string_view field, const std::optional<std::string>& value) {
+    if (!error && value && value->empty()) {
+      Fail(field, "is empty: give a value or leave the field out");
+    }
+  }
+  void NonNegative(std::string_view field, const std::optional<std::int64_t>& value) {
+    if (!error && value && *value < 0) {
+      Fail(field, fmt::format("is {}: it must be zero or more", *value));
+    }
+  }
+  void NonNegative(std::string_view field, const std::optional<double>& value) {
+    if (Finite(field, value) && *value < 0) {
+      Fail(field, fmt::format("is {}: it must be zero or more", *value));
+    }
+  }
+  // A share in (0, 1], or [0, 1] when `allow_zero`; `what` names the share.
+  void Fraction(std::string_view field, const std::optional<double>& value, bool allow_zero,
+                std::string_view what) {
+    if (!Finite(field, value)) return;
+    if (*value > 1 || *value < 0 || (!allow_zero && *value == 0)) {
+      Fail(field, fmt::format("is {}: it must be {}, {}", *value, what,
+                              allow_zero ? "between 0 and 1" : "greater than 0 and at most 1"));
+    }
+  }
+  // True when present, finite and no error yet.
+  bool Finite(std::string_view field, const std::optional<double>& value) {
+    if (error || !value) return false;
+    if (std::isnan(*value)) Fail(field, "is NaN: send a number");
+    if (std::isinf(*value)) Fail(field, "is infinite: send a finite number");
+    return !error;
+  }
+  void Fail(std::string_view field, std::string reason) {
+    error = FieldError{std::string(field), std::move(reason)};
+  }
+
+  std::optional<FieldError> error;
+};
+
+void CheckHardware(const HardwareProfile& h, Checker& check) {
+  check.NonEmpty("hardware.instance_type", h.instance_type);
+  check.NonEmpty("hardware.architecture", h.architecture);
+  check.NonNegative("hardware.cpu_millicores", h.cpu_millicores);
+  check.NonNegative("hardware.memory_bytes", h.memory_bytes);
+  check.NonNegative("hardware.gpu_count", h.gpu_count);
+  check.NonEmpty("hardware.gpu_mode", h.gpu_mode);
+  check.NonNegative("hardware.gpu_total", h.gpu_total);
+  check.NonEmpty("hardware.gpu_brand", h.gpu_brand);
+  check.NonEmpty("hardware.gpu_model", h.gpu_model);
+}
+
+void CheckMeasurements(const Observation& o, Checker& check) {
+  check.Fraction("gpu_compute_fraction", o.gpu_compute_fraction, false, "the share of one card");
+  check.Fraction("gpu_utilization", o.gpu_utilization, true, "the busy share of what it had");
+  check.NonNegative("gpu_memory_peak_gb", o.gpu_memory_peak_gb);
+  check.NonNegative("cpu_millicores_avg", o.cpu_millicores_avg);
+  check.NonNegative("cpu_millicores_p95", o.cpu_millicores_p95);
+  check.NonNegative("cpu_millicores_max", o.cpu_millicores_max);
+  check.NonNegative("memory_peak_bytes", o.memory_peak_bytes);
+  check.NonNegative("requested.cpu_millicores", o.requested.cpu_millicores);
+  check.NonNegative("requested.memory_bytes", o.requested.memory_bytes);
+  check.NonNegative("requested.gpu_memory_gb", o.requested.gpu_memory_gb);
+  check.Fraction("requested.gpu_compute_fraction", o.requested.gpu_compute_fraction, false,
+                 "the share of one card");
+}
+
+void CheckIdentity(const Observation& o, Checker& check) {
+  check.Required("execution_id", o.execution_id);
+  check.Required("action_image", o.action_image);
+  check.NonNegative("finished_at", std::optional<double>(o.finished_at));
+  check.NonEmpty("site_id", o.site_id);
+  check.NonEmpty("node_pool_id", o.node_pool_id);
+  check.NonNegative("duration_s", o.duration_s);
+  if (!check.error && ToString(o.status).empty()) {
+    check.Fail("status", fmt::format("is not a status: use {}", kValidStatuses));
+  }
+}
+
+void CheckProfileId(const std::optional<std::string>& id, Checker& check) {
+  if (check.error || !id || ProfileIdVersionOf(*id)) return;
+  check.Fail("hardware_profile_id",
+             fmt::format("'{}' is not a hardware profile id: expected hp:v1:<16 hex digits> or "
+                         "hp:v2:<16 hex digits> (`hwrec hardware-id` prints them)",
+                         *id));
+}
+
+// ---- JSON -------------------------------------------------------------------
+
+std::optional<FieldError> ReadHardware(const JsonFields& top, HardwareProfile* h) {
+  const nlohmann::json* object = top.Get("hardware");
+  if (object == nullptr) return std::nullopt;
+  if (!object->is_object())
+    return FieldError{"hardware",
+                      "must be an object with the pool's "
+                      "hardware fields"};
+  JsonFields f(*object, "hardware.");
+  std::optional<FieldError> error =
+      f.RejectUnknown({"instance_type", "architecture", "cpu_millicores", "memory_bytes",
+                       "gpu_count", "gpu_mode", "gpu_total", "gpu_brand", "gpu_model"});
+  if (!error) error = f.String("instance_type", &h->instance_type);
+  if (!error) error = f.String("architecture", &h->architecture);
+  if (!error) error = f.Int64("cpu_millicores", &h->cpu_millicores);
+  if (!error) error = f.Int64("memory_bytes", &h->memory_bytes);
+  if (!error) error = f.Int64("gpu_count", &h->gpu_count);
+  if (!error) error = f.String("gpu_mode", &h->gpu_mode);
+  if (!error) error = f.Int64("gpu_total", &h->gpu_total);
+  if (!error) error = f.String("gpu_brand", &h->gpu_brand);
+  if (!error) error = f.String("gpu_model", &h->gpu_model);
+  return error;
+}
+
+std::optional<FieldError> ReadRequested(const JsonFields& top, RequestedResources* r) {
+  const nlohmann::json* object = top.Get("requested");
+  if (object == nullptr) return std::nullopt;
+  if (!object->is_object()) {
+    return FieldError{"requested", "must be an object with what the execution was given"};
+  }
+  JsonFields f(*object, "requested.");
+  std::optional<FieldError> error =
+      f.RejectUnknown({"cpu_millicores", "memory_bytes", "gpu_memory_gb", "gpu_compute_fraction"});
+  if (!error) error = f.Int64("cpu_millicores", &r->cpu_millicores);
+  if (!error) error = f.Int64("memory_bytes", &r->memory_bytes);
+  if (!error) error = f.Double("gpu_memory_gb", &r->gpu_memory_gb);
+  if (!error) error = f.Double("gpu_compute_fraction", &r->gpu_compute_fraction);
+  return error;
+}
+
+std::optional<FieldError> ReadFinishedAt(const JsonFields& top, double* out) {
+  const nlohmann::json* value = top.Get("finished_at");
+  if (value != nullptr && value->is_string()) {
+    const auto& text = value->get_ref<const std::string&>();
+    if (auto seconds = ParseRfc3339(text)) {
+      *out = *seconds;
+      return std::nullopt;
+    }
+    // JsonFields reads bare NaN / Infinity tokens as marker strings that start
+    // with \x01; Double below names them. Any other string is a bad timestamp.
+    if (text.empty() || text[0] != '\x01') {
+      return FieldError{"finished_at", fmt::format("'{}' is not an RFC 3339 timestamp: send e.g. "
+                                                   "2026-11-29T16:02:37Z or epoch seconds",
+                                                   text)};
+    }
+  }
+  if (value != nullptr && !value->is_number() && !value->is_string()) {
+    return FieldError{"finished_at", "must be an RFC 3339 timestamp string or epoch seconds"};
+  }
+  std::optional<double> seconds;
+  std::optional<FieldError> error = top.Double("finished_at", &seconds);
+  if (!error && seconds) *out = *seconds;
+  return error;
+}
+
+std::optional<FieldError> ReadStatus(const JsonFields& top, ExecutionStatus* out) {
+  std::optional<std::string> text;
+  if (auto error = top.String("status", &text)) return error;
+  if (!text) return std::nullopt;
+  if (auto status = ParseExecutionStatus(*text)) {
+    *out = *status;
+    return std::nullopt;
+  }
+  return FieldError{"status", fmt::format("'{}' is not a status: use {}", *text, kValidStatuses)};
+}
+
+std::optional<FieldError> ReadIdentity(const JsonFields& f, Observation* o) {
+  std::optional<std::string> execution_id;
+  std::optional<std::string> action_image;
+  std::optional<FieldError> error = f.Required("execution_id");
+  if (!error) error = f.String("execution_id", &execution_id);
+  if (!error) error = f.Required("action_image");
+  if (!error) error = f.String("action_image", &action_image);
+  if (!error) error = f.Required("finished_at");
+  if (!error) error = ReadFinishedAt(f, &o->finished_at);
+  if (!error) error = f.String("site_id", &o->site_id);
+  if (!error) error = f.String("node_pool_id", &o->node_pool_id);
+  if (!error) error = ReadStatus(f, &o->status);
+  if (!error) error = f.Double("duration_s", &o->duration_s);
+  if (!error) error = f.String("hardware_profile_id", &o->hardware_profile_id);
+  if (!error) {
+    o->execution_id = std::move(*execution_id);
+    o->action_image = std::move(*action_image);
+  }
+  return error;
+}
+
+std::optional<FieldError> ReadMeasurements(const JsonFields& f, Observation* o) {
+  std::optional<FieldError> error = f.Double("gpu_compute_fraction", &o->gpu_compute_fraction);
+  if (!error) error = f.Double("gpu_utilization", &o->gpu_utilization);
+  if (!error) error = f.Double("gpu_memory_peak_gb", &o->gpu_memory_peak_gb);
+  if (!error) error = f.Double("cpu_millicores_avg", &o->cpu_millicores_avg);
+  if (!error) error = f.Double("cpu_millicores_p95", &o->cpu_millicores_p95);
+  if (!error) error = f.Double("cpu_millicores_max", &o->cpu_millicores_max);
+  if (!error) error = f.Int64("memory_peak_bytes", &o->memory_peak_bytes);
+  return error;
+}
+
+}  // namespace
+
+std::string_view ToString(ExecutionStatus status) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (value == status) return name;
+  }
+  return {};
+}
+
+std::optional<ExecutionStatus> ParseExecutionStatus(std::string_view text) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view ToString(FractionSource source) {
+  switch (source) {
+    case FractionSource::kNone:
+      return "none";
+    case FractionSource::kStamped:
+      return "stamped";
+    case FractionSource::kCatalog:
+      return "catalog";
+    case FractionSource::kAssumed:
+      return "assumed";
+  }
+  return "none";
+}
+
+bool RequestedResources::operator==(const RequestedResources& o) const {
+  return cpu_millicores == o.cpu_millicores && memory_bytes == o.memory_bytes &&
+         gpu_memory_gb == o.gpu_memory_gb && gpu_compute_fraction == o.gpu_compute_fraction;
+}
+
+bool Observation::operator==(const Observation& o) const {
+  return execution_id == o.execution_id && action_image == o.action_image &&
+         finished_at == o.finished_at && site_id == o.site_id && node_pool_id == o.node_pool_id &&
+         status == o.status && duration_s == o.duration_s && hardware == o.hardware &&
+         hardware_profile_id == o.hardware_profile_id &&
+         gpu_compute_fraction == o.gpu_compute_fraction && gpu_utilization == o.gpu_utilization &&
+         gpu_memory_peak_gb == o.gpu_memory_peak_gb && cpu_millicores_avg == o.cpu_millicores_avg &&
+         cpu_millicores_p95 == o.cpu_millicores_p95 && cpu_millicores_max == o.cpu_millicores_max &&
+         memory_peak_bytes == o.memory_peak_bytes && requested == o.requested;
+}
+
+std::variant<Observation, FieldError> ParseObservationJson(std::string_view json) {
+  auto parsed = internal::ParseJsonRecord(json);
+  if (auto* error = std::get_if<FieldError>(&parsed)) return std::move(*error);
+  const JsonFields fields(std::get<nlohmann::json>(parsed));
+  Observation o;
+  std::optional<FieldError> error = fields.RejectUnknown(
+      {"execution_id", "action_image", "finished_at", "site_id", "node_pool_id", "status",
+       "duration_s", "hardware", "hardware_profile_id", "gpu_compute_fraction", "gpu_utilization",
+       "gpu_memory_peak_gb", "cpu_millicores_avg", "cpu_millicores_p95", "cpu_millicores_max",
+       "memory_peak_bytes", "requested"});
+  if (!error) error = ReadIdentity(fields, &o);
+  if (!error) error = ReadHardware(fields, &o.hardware);
+  if (!error) error = ReadMeasurements(fields, &o);
+  if (!error) error = ReadRequested(fields, &o.requested);
+  if (!error) error = ValidateObservation(o);
+  if (error) return std::move(*error);
+  return o;
+}
+
+std::optional<FieldError> ValidateObservation(const Observation& observation) {
+  Checker check;
+  CheckIdentity(observation, check);
+  CheckProfileId(observation.hardware_profile_id, check);
+  CheckHardware(observation.hardware, check);
+  CheckMeasurements(observation, check);
+  return check.error;
+}
+
+std::optional<double> ParseRfc3339(std::string_view text) {
+  const auto normalised = NormaliseRfc3339(text);
+  if (!normalised) return std::nullopt;
+  std::istringstream in(*normalised);
+  date::sys_time<std::chrono::microseconds> time;
+  in >> date::parse("%FT%T%Ez", time);
+  if (in.fail() || in.peek() != std::char_traits<char>::eof()) return std::nullopt;
+  return static_cast<double>(time.time_since_epoch().count()) / 1e6;
+}
+
+std::string FormatRfc3339(double epoch_seconds) {
+  // Beyond ±10^12 s (±31,000 years) there is no calendar date worth printing.
+  if (!std::isfinite(epoch_seconds) || std::fabs(epoch_seconds) > 1e12) return "invalid-time";
+  using std::chrono::microseconds;
+  const microseconds since_epoch{std::llround(epoch_seconds * 1e6)};
+  const date::sys_time<microseconds> time{since_epoch};
+  if (since_epoch.count() % 1000000 == 0) {
+    return date::format("%FT%TZ", date::floor<std::chrono::seconds>(time));
+  }
+  std::string text = date::format("%FT%T", time);  // six fraction digits
+  while (text.back() == '0') text.pop_back();
+  return text + "Z";
+}
+
+}  // namespace hwrec

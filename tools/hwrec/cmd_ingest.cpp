@@ -1,5 +1,101 @@
-#include "commands.h"
+// `hwrec ingest STORE FILE|-`: ingests JSON lines of observations and reports
+// what was stored, recognised as re-sent, in conflict, or rejected (and why).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
+#include "commands.h"
+#include "hwrec/ingest.h"
+
 namespace hwrec::cli {
-int RunIngest(const std::vector<std::string>&) { return Fail(Status::Internal("not built yet")); }
+
+namespace {
+
+constexpr const char* kUsage =
+    "hwrec ingest STORE FILE|- [--format table|json]\n\n"
+    "Ingests execution observations, one JSON object per line, from FILE or stdin (-).\n"
+    "A re-sent execution is counted once; a re-sent execution with different content is a\n"
+    "conflict (the first stays). Bad lines are reported with their field and reason, kept in\n"
+    "the store's ingest_rejects table, and never stop the good lines.\n\n"
+    "Exit codes: 0 every line stored or recognised, 3 some lines rejected, 1 error, 2 usage";
+
+void PrintJson(const IngestSummary& summary) {
+  nlohmann::ordered_json out;
+  out["accepted"] = summary.accepted;
+  out["duplicates"] = summary.duplicates;
+  out["conflicts"] = summary.conflicts;
+  out["rejected"] = summary.rejected;
+  out["rejects"] = nlohmann::ordered_json::array();
+  for (const IngestReject& reject : summary.rejects) {
+    out["rejects"].push_back(
+        {{"line", reject.line}, {"field", reject.field}, {"reason", reject.reason}});
+  }
+  out["profile_id_mismatches"] = summary.profile_id_mismatches;
+  out["conflict_execution_ids"] = summary.conflict_execution_ids;
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void PrintTable(const IngestSummary& summary) {
+  std::cout << fmt::format("accepted               {}\n", summary.accepted)
+            << fmt::format("duplicates             {}\n", summary.duplicates)
+            << fmt::format("conflicts              {}\n", summary.conflicts)
+            << fmt::format("rejected               {}\n", summary.rejected)
+            << fmt::format("profile id mismatches  {}\n", summary.profile_id_mismatches);
+  if (!summary.conflict_execution_ids.empty()) {
+    std::cout << "\nConflicting re-sends (the stored record was kept):\n";
+    for (const std::string& id : summary.conflict_execution_ids) std::cout << "  " << id << "\n";
+  }
+  if (summary.rejects.empty()) return;
+  std::cout << "\nRejected lines (kept in the store's ingest_rejects table):\n";
+  Table table({"line", "execution_id", "field", "reason"});
+  for (const IngestReject& reject : summary.rejects) {
+    table.AddRow({std::to_string(reject.line), reject.execution_id, reject.field, reject.reason});
+  }
+  table.Print(std::cout);
+}
+
+Result<IngestSummary> IngestInput(Store& store, const std::string& input) {
+  IngestOptions options;
+  options.source = input;
+  Ingestor ingestor(store, options);
+  if (input == "-") return ingestor.IngestJsonLines(std::cin);
+  std::ifstream file(input, std::ios::binary);
+  if (!file) {
+    return Status::NotFound(fmt::format(
+        "{}: cannot open the file for reading: check the path, or pass - for stdin", input));
+  }
+  return ingestor.IngestJsonLines(file);
+}
+
+}  // namespace
+
+int RunIngest(const std::vector<std::string>& args) {
+  std::string store_path;
+  std::string input;
+  std::string format_text;
+  po::options_description options("Options");
+  options.add_options()("store", po::value(&store_path)->required(), "the store (positional)")(
+      "input", po::value(&input)->required(), "JSON lines file, or - for stdin (positional)");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1).add("input", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
+  const Format format = ParseFormat(format_text);
+
+  auto store = OpenWritableStore(store_path);
+  if (!store) return kExitError;
+  auto summary = IngestInput(*store, input);
+  if (!summary.ok()) return Fail(summary.status());
+  if (format == Format::kJson) {
+    PrintJson(*summary);
+  } else {
+    PrintTable(*summary);
+  }
+  return summary->rejected > 0 ? kExitPartial : kExitOk;
+}
+
 }  // namespace hwrec::cli

@@ -1,0 +1,175 @@
+#include "ingest/hardware_resolver.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <utility>
+
+#include "catalog/gpu_mode.h"
+#include "util/text.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+// More distinct hardware shapes than any fleet has; past it the cache restarts.
+constexpr std::size_t kMaxCachedShapes = 4096;
+
+template <typename T>
+void FillFrom(std::optional<T>* field, const std::optional<T>& pool_value) {
+  if (!field->has_value()) *field = pool_value;
+}
+
+void FillFromPool(HardwareProfile* h, const HardwareProfile& pool) {
+  FillFrom(&h->instance_type, pool.instance_type);
+  FillFrom(&h->architecture, pool.architecture);
+  FillFrom(&h->cpu_millicores, pool.cpu_millicores);
+  FillFrom(&h->memory_bytes, pool.memory_bytes);
+  FillFrom(&h->gpu_count, pool.gpu_count);
+  FillFrom(&h->gpu_mode, pool.gpu_mode);
+  FillFrom(&h->gpu_total, pool.gpu_total);
+  FillFrom(&h->gpu_brand, pool.gpu_brand);
+  FillFrom(&h->gpu_model, pool.gpu_model);
+}
+
+std::string ValidModes(const GpuModel& model) {
+  std::vector<std::string> modes;
+  for (const GpuPartition& partition : model.partitions) modes.push_back(partition.mode);
+  return JoinOr(modes);
+}
+
+}  // namespace
+
+std::size_t HardwareResolver::CacheKeyHash::operator()(const CacheKey& key) const {
+  std::size_t seed = 0;
+  auto mix = [&seed](std::size_t value) {
+    seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  };
+  const HardwareProfile& h = key.hardware;
+  mix(std::hash<std::optional<std::string>>()(key.node_pool_id));
+  mix(std::hash<std::optional<std::string>>()(h.instance_type));
+  mix(std::hash<std::optional<std::string>>()(h.architecture));
+  mix(std::hash<std::optional<std::int64_t>>()(h.cpu_millicores));
+  mix(std::hash<std::optional<std::int64_t>>()(h.memory_bytes));
+  mix(std::hash<std::optional<std::int64_t>>()(h.gpu_count));
+  mix(std::hash<std::optional<std::string>>()(h.gpu_mode));
+  mix(std::hash<std::optional<std::int64_t>>()(h.gpu_total));
+  mix(std::hash<std::optional<std::string>>()(h.gpu_brand));
+  mix(std::hash<std::optional<std::string>>()(h.gpu_model));
+  return seed;
+}
+
+HardwareResolver::HardwareResolver(GpuCatalog catalog, const std::vector<NodePool>& pools,
+                                   int total_compute_slices)
+    : catalog_(std::move(catalog)), total_compute_slices_(total_compute_slices) {
+  for (const NodePool& pool : pools) pools_.emplace(pool.node_pool_id, pool.hardware);
+}
+
+const ResolvedHardware* HardwareResolver::Resolve(const Observation& observation,
+                                                  FieldError* error) {
+  CacheKey key{observation.node_pool_id, observation.hardware};
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    if (cache_.size() >= kMaxCachedShapes) cache_.clear();
+    Resolution resolution = ResolveUncached(key);
+    it = cache_.emplace(std::move(key), std::move(resolution)).first;
+  }
+  if (const auto* failed = std::get_if<FieldError>(&it->second)) {
+    *error = *failed;
+    return nullptr;
+  }
+  return &std::get<ResolvedHardware>(it->second);
+}
+
+HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& key) const {
+  ResolvedHardware out;
+  out.hardware = key.hardware;
+  if (key.node_pool_id) {
+    // An unregistered pool is recorded as sent: the record's own hardware stands.
+    if (auto pool = pools_.find(*key.node_pool_id); pool != pools_.end()) {
+      FillFromPool(&out.hardware, pool->second);
+    }
+  }
+  const GpuModel* model = nullptr;
+  if (auto error = ResolveModel(&out.hardware, &model)) return *error;
+  if (auto error = ResolveMode(model, &out)) return *error;
+  auto v1 = HardwareProfileId(out.hardware, ProfileIdVersion::kV1);
+  auto v2 = HardwareProfileId(out.hardware, ProfileIdVersion::kV2);
+  if (!v1.ok()) return FieldError{"hardware", v1.status().message()};
+  if (!v2.ok()) return FieldError{"hardware", v2.status().message()};
+  out.hp_v1 = std::move(v1).value();
+  out.hp_v2 = std::move(v2).value();
+  return out;
+}
+
+// A GPU model must be spelled as in the catalog; a missing brand is taken from
+// it. No model at all is the shared "unknown" population: never guessed.
+std::optional<FieldError> HardwareResolver::ResolveModel(HardwareProfile* h,
+                                                         const GpuModel** model) const {
+  if (!h->gpu_model) return std::nullopt;
+  const std::string& name = *h->gpu_model;
+  *model =
+      h->gpu_brand ? catalog_.FindModel(*h->gpu_brand, name) : catalog_.FindModelAnyBrand(name);
+  if (*model != nullptr) {
+    h->gpu_brand = (*model)->brand;
+    return std::nullopt;
+  }
+  if (const GpuModel* other = catalog_.FindModelAnyBrand(name)) {
+    return FieldError{"hardware.gpu_brand",
+                      fmt::format("'{}' is not the brand of {} in the GPU catalog: use {} or "
+                                  "leave gpu_brand out",
+                                  *h->gpu_brand, name, other->brand)};
+  }
+  const std::vector<std::string> closest = catalog_.ClosestModels(name);
+  const std::string hint =
+      closest.empty() ? std::string() : fmt::format(" (closest: {})", JoinOr(closest));
+  return FieldError{"hardware.gpu_model",
+                    fmt::format("'{}' is not in the GPU catalog{}: use the catalog spelling "
+                                "(`hwrec catalog list`), add the card with `hwrec catalog "
+                                "import`, or leave gpu_model out when it is not known",
+                                name, hint)};
+}
+
+// The share of one card that gpu_mode stands for: the catalog's partition when
+// the model is known, else N / total_compute_slices for mig-<N>g.* (assumed).
+std::optional<FieldError> HardwareResolver::ResolveMode(const GpuModel* model,
+                                                        ResolvedHardware* out) const {
+  const HardwareProfile& h = out->hardware;
+  if (!h.gpu_mode) return std::nullopt;
+  const std::string& mode = *h.gpu_mode;
+  if (model != nullptr) {
+    const GpuPartition* partition = catalog_.FindPartition(model->brand, model->model, mode);
+    if (partition == nullptr) {
+      return FieldError{"hardware.gpu_mode",
+                        fmt::format("'{}' is not a partition of {} {}: use {}", mode, model->brand,
+                                    model->model, ValidModes(*model))};
+    }
+    out->mode_fraction = partition->compute_fraction;
+    out->mode_source = FractionSource::kCatalog;
+    return std::nullopt;
+  }
+  if (mode == "full") {
+    out->mode_fraction = 1.0;
+    out->mode_source = FractionSource::kAssumed;
+    return std::nullopt;
+  }
+  const std::optional<int> slices = MigComputeSlices(mode);
+  if (!slices) {
+    return FieldError{"hardware.gpu_mode",
+                      fmt::format("'{}' is not a GPU mode: use full or mig-<N>g.<memory>, e.g. "
+                                  "mig-3g.40gb",
+                                  mode)};
+  }
+  if (*slices > total_compute_slices_) {
+    return FieldError{"hardware.gpu_mode",
+                      fmt::format("'{}' holds {} compute slices but a card of unknown model is "
+                                  "assumed to have {} (config total_compute_slices): check the "
+                                  "mode or record the pool's GPU model",
+                                  mode, *slices, total_compute_slices_)};
+  }
+  out->mode_fraction = static_cast<double>(*slices) / total_compute_slices_;
+  out->mode_source = FractionSource::kAssumed;
+  return std::nullopt;
+}
+
+}  // namespace hwrec::internal

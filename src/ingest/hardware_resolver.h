@@ -1,0 +1,62 @@
+// HardwareResolver: completes an observation's hardware for ingest. Missing
+// fields come from the registered node pool, the GPU brand from the catalog;
+// the GPU model and mode are checked against the catalog, the compute share a
+// gpu_mode stands for is derived, and the hp:v1 / hp:v2 ids are computed.
+// Results are cached per (pool, hardware as sent). One thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "hwrec/catalog.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/observation.h"
+
+namespace hwrec::internal {
+
+struct ResolvedHardware {
+  HardwareProfile hardware;             // what is stored with the observation
+  std::optional<double> mode_fraction;  // the share of one card gpu_mode stands for
+  FractionSource mode_source = FractionSource::kNone;
+  std::string hp_v1;
+  std::string hp_v2;
+};
+
+class HardwareResolver {
+ public:
+  // `total_compute_slices` divides MIG modes of cards the catalog does not know.
+  HardwareResolver(GpuCatalog catalog, const std::vector<NodePool>& pools,
+                   int total_compute_slices);
+
+  // The resolved hardware, or nullptr with `*error` naming the field at fault.
+  // The pointer stays valid until the next call.
+  const ResolvedHardware* Resolve(const Observation& observation, FieldError* error);
+
+ private:
+  struct CacheKey {
+    std::optional<std::string> node_pool_id;
+    HardwareProfile hardware;
+    bool operator==(const CacheKey& other) const {
+      return node_pool_id == other.node_pool_id && hardware == other.hardware;
+    }
+  };
+  struct CacheKeyHash {
+    std::size_t operator()(const CacheKey& key) const;
+  };
+  using Resolution = std::variant<ResolvedHardware, FieldError>;
+
+  Resolution ResolveUncached(const CacheKey& key) const;
+  std::optional<FieldError> ResolveModel(HardwareProfile* hardware, const GpuModel** model) const;
+  std::optional<FieldError> ResolveMode(const GpuModel* model, ResolvedHardware* out) const;
+
+  GpuCatalog catalog_;
+  std::unordered_map<std::string, HardwareProfile> pools_;
+  int total_compute_slices_;
+  std::unordered_map<CacheKey, Resolution, CacheKeyHash> cache_;
+};
+
+}  // namespace hwrec::internal

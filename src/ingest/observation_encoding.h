@@ -1,0 +1,24 @@
+// Two encodings of an Observation for ingest: a compact content key whose
+// SHA-256 recognises re-sent records, and a JSON object that stands for a
+// record built in C++ where a raw line would be kept (rejects, conflicts).
+#pragma once
+
+#include <string>
+
+#include "hwrec/observation.h"
+#include "util/sha256.h"
+
+namespace hwrec::internal {
+
+// Appends a deterministic binary serialization of every field of `observation`
+// as sent (absent and present-but-zero differ; -0.0 and 0.0 do not) to `out`.
+void AppendContentKey(const Observation& observation, std::string* out);
+
+// SHA-256 of the content key; `scratch` is reused between calls.
+Sha256Digest ContentHash(const Observation& observation, std::string* scratch);
+
+// The observation as one JSON object in the ingest format; absent fields are
+// left out and finished_at is epoch seconds.
+std::string ObservationToJson(const Observation& observation);
+
+}  // namespace hwrec::internal

@@ -1,0 +1,68 @@
+// ObservationWriter: the SQL of ingest. Prepared once per Ingest call and
+// reused for every record; every call runs inside the caller's transaction.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "hwrec/observation.h"
+#include "ingest/hardware_resolver.h"
+#include "util/sha256.h"
+
+namespace hwrec::internal {
+
+// One accepted record as it is stored.
+struct ObservationRow {
+  const Observation& observation;
+  const ResolvedHardware& resolved;
+  std::optional<double> gpu_compute_fraction;
+  FractionSource fraction_source = FractionSource::kNone;
+  bool profile_id_mismatch = false;
+  const Sha256Digest& content_hash;
+};
+
+enum class InsertOutcome {
+  kInserted,   // a new execution
+  kDuplicate,  // the execution is stored with the same content
+  kConflict,   // the execution is stored with different content; the stored one stays
+};
+
+class ObservationWriter {
+ public:
+  ObservationWriter(SQLite::Database& db, std::string source);
+  ObservationWriter(const ObservationWriter&) = delete;
+  ObservationWriter& operator=(const ObservationWriter&) = delete;
+
+  // The time stamped on rows written from now on (ingested_at, rejected_at).
+  void set_now(double epoch_seconds) { now_ = epoch_seconds; }
+
+  InsertOutcome Insert(const ObservationRow& row);
+  void RecordReject(std::int64_t line, const std::string& execution_id, const FieldError& error,
+                    const std::string& record);
+  void RecordConflict(std::int64_t line, const std::string& execution_id,
+                      const std::string& record);
+
+ private:
+  std::int64_t CreateWorkload(const std::string& image);
+  // Duplicate or conflict when the execution is stored, nullopt when it is not.
+  std::optional<InsertOutcome> CompareStored(const std::string& execution_id,
+                                             const Sha256Digest& hash);
+  void BindObservation(const ObservationRow& row, std::int64_t workload_id);
+
+  SQLite::Database& db_;
+  std::string source_;
+  double now_ = 0;
+  SQLite::Statement insert_observation_;
+  SQLite::Statement stored_hash_;
+  SQLite::Statement insert_workload_;
+  SQLite::Statement select_workload_;
+  SQLite::Statement insert_reject_;
+  SQLite::Statement insert_conflict_;
+  std::unordered_map<std::string, std::int64_t> workload_ids_;
+};
+
+}  // namespace hwrec::internal
