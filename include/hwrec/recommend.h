@@ -94,4 +94,8 @@ class RecommendationQuery {
 // Returns the number of (workload, hardware key) rows written.
 Result<std::int64_t> RefreshRecommendations(Store& store);
 
+// Rebuilds every aggregate from the stored observations with the current
+// settings (after a change of half-life, or to repair), then refreshes.
+Result<std::int64_t> RebuildRecommendations(Store& store);
+
 }  // namespace hwrec

@@ -93,6 +93,7 @@ HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& k
   const GpuModel* model = nullptr;
   if (auto error = ResolveModel(&out.hardware, &model)) return *error;
   if (auto error = ResolveMode(model, &out)) return *error;
+  if (model != nullptr) out.card_memory_gb = model->memory_gb;
   auto v1 = HardwareProfileId(out.hardware, ProfileIdVersion::kV1);
   auto v2 = HardwareProfileId(out.hardware, ProfileIdVersion::kV2);
   if (!v1.ok()) return FieldError{"hardware", v1.status().message()};

@@ -22,6 +22,7 @@ struct ResolvedHardware {
   HardwareProfile hardware;             // what is stored with the observation
   std::optional<double> mode_fraction;  // the share of one card gpu_mode stands for
   FractionSource mode_source = FractionSource::kNone;
+  std::optional<double> card_memory_gb;  // the whole card's memory, when the model is known
   std::string hp_v1;
   std::string hp_v2;
 };

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -16,6 +17,9 @@
 #include "ingest/hardware_resolver.h"
 #include "ingest/observation_encoding.h"
 #include "ingest/observation_writer.h"
+#include "recommend/aggregator.h"
+#include "recommend/recommend_internal.h"
+#include "recommend/settings.h"
 #include "recommend/settings.h"
 #include "store/sqlite_util.h"
 #include "util/json_fields.h"
@@ -44,12 +48,20 @@ std::string ReadableExecutionId(const std::string& line) {
 // summary it builds. Transactions are opened by the caller around each chunk.
 class IngestRun {
  public:
-  IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver)
-      : resolver_(std::move(resolver)), writer_(db, options.source) {}
+  IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
+            internal::RecommenderSettings settings)
+      : db_(db),
+        resolver_(std::move(resolver)),
+        writer_(db, options.source),
+        settings_(std::move(settings)),
+        aggregates_(db, settings_) {}
 
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options);
 
   void BeginChunk() { writer_.set_now(internal::NowEpochSeconds()); }
+  // Writes what the chunk's records derive: aggregates and the recommendations
+  // of the keys they touched. Inside the chunk's transaction, before commit.
+  void FinishChunk();
   // `raw` is the line as received, or nullptr for a record built in C++.
   void Add(std::int64_t line, const Observation& observation, const std::string* raw);
   void Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
@@ -58,8 +70,11 @@ class IngestRun {
   IngestSummary& summary() { return summary_; }
 
  private:
+  SQLite::Database& db_;
   HardwareResolver resolver_;
   ObservationWriter writer_;
+  internal::RecommenderSettings settings_;
+  internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   std::string content_key_;  // reused for every record
 };
@@ -74,9 +89,47 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   auto pools = ListNodePools(store);
   if (!pools.ok()) return pools.status();
   SQLite::Database& db = internal::StoreAccess::Db(store);
-  const int slices = internal::LoadSettings(db).total_compute_slices;
-  HardwareResolver resolver(std::move(catalog).value(), *pools, slices);
-  return std::make_unique<IngestRun>(db, options, std::move(resolver));
+  internal::RecommenderSettings settings = internal::LoadSettings(db);
+  HardwareResolver resolver(std::move(catalog).value(), *pools, settings.total_compute_slices);
+  return std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
+}
+
+void IngestRun::FinishChunk() {
+  aggregates_.Flush();
+  std::set<internal::MaterialKey> touched;
+  for (auto& key : aggregates_.TakeTouched()) touched.insert(key);
+  internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds());
+}
+
+// The aggregates' view of one accepted record.
+internal::AggregateInput AggregateInputOf(const internal::ObservationRow& row,
+                                          std::int64_t workload_id) {
+  const Observation& o = row.observation;
+  const HardwareProfile& h = row.resolved.hardware;
+  auto as_double = [](const std::optional<std::int64_t>& v) -> std::optional<double> {
+    if (!v) return std::nullopt;
+    return static_cast<double>(*v);
+  };
+  internal::AggregateInput in;
+  in.workload_id = workload_id;
+  in.finished_at = o.finished_at;
+  in.status = o.status;
+  in.gpu_brand = h.gpu_brand.value_or("");
+  in.gpu_model = h.gpu_model.value_or("");
+  in.instance_type = h.instance_type.value_or("");
+  in.has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
+  in.instance_memory_bytes = as_double(h.memory_bytes);
+  in.card_memory_gb = row.resolved.card_memory_gb;
+  in.cpu_avg = o.cpu_millicores_avg;
+  in.cpu_p95 = o.cpu_millicores_p95;
+  in.cpu_max = o.cpu_millicores_max;
+  in.memory_peak_bytes = as_double(o.memory_peak_bytes);
+  in.gpu_memory_peak_gb = o.gpu_memory_peak_gb;
+  in.gpu_compute_fraction = row.gpu_compute_fraction;
+  in.gpu_utilization = o.gpu_utilization;
+  in.requested_memory_bytes = as_double(o.requested.memory_bytes);
+  in.requested_gpu_memory_gb = o.requested.gpu_memory_gb;
+  return in;
 }
 
 // The one path of an accepted record: resolve, hash, insert, count.
@@ -105,6 +158,7 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   switch (writer_.Insert(row)) {
     case InsertOutcome::kInserted:
       // Whatever derives from an accepted record is written here, in this transaction.
+      aggregates_.Add(AggregateInputOf(row, writer_.last_workload_id()));
       ++summary_.accepted;
       if (row.profile_id_mismatch) ++summary_.profile_id_mismatches;
       break;
@@ -179,6 +233,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
             (*run)->Add(line, observations[i], nullptr);
           }
         }
+        (*run)->FinishChunk();
         transaction.Commit();
       } catch (const std::exception& e) {
         return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);
@@ -214,6 +269,7 @@ Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
             (*run)->Add(line, std::get<Observation>(parsed), &text);
           }
         }
+        (*run)->FinishChunk();
         transaction.Commit();
       } catch (const std::exception& e) {
         return StoppedAt(options, chunk_first_line, e);

@@ -68,7 +68,10 @@ InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
     workload_id = CreateWorkload(o.action_image);
   }
   BindObservation(row, workload_id);
-  if (insert_observation_.exec() == 1) return InsertOutcome::kInserted;
+  if (insert_observation_.exec() == 1) {
+    last_workload_id_ = workload_id;
+    return InsertOutcome::kInserted;
+  }
   if (auto stored = CompareStored(o.execution_id, row.content_hash)) return *stored;
   throw std::logic_error("observation " + o.execution_id + " was neither inserted nor found");
 }

@@ -41,6 +41,8 @@ class ObservationWriter {
   void set_now(double epoch_seconds) { now_ = epoch_seconds; }
 
   InsertOutcome Insert(const ObservationRow& row);
+  // The workload id of the last record Insert stored.
+  std::int64_t last_workload_id() const { return last_workload_id_; }
   void RecordReject(std::int64_t line, const std::string& execution_id, const FieldError& error,
                     const std::string& record);
   void RecordConflict(std::int64_t line, const std::string& execution_id,
@@ -63,6 +65,7 @@ class ObservationWriter {
   SQLite::Statement insert_reject_;
   SQLite::Statement insert_conflict_;
   std::unordered_map<std::string, std::int64_t> workload_ids_;
+  std::int64_t last_workload_id_ = 0;
 };
 
 }  // namespace hwrec::internal

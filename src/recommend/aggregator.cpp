@@ -129,7 +129,7 @@ void AggregateWriter::Add(const AggregateInput& in) {
     ++aggregate.samples;
     aggregate.last_finished_at = std::max(aggregate.last_finished_at, in.finished_at);
   }
-  touched_.emplace(in.workload_id, in.gpu_brand, in.gpu_model, in.instance_type);
+  touched_.emplace(in.workload_id, in.gpu_brand, in.gpu_model, in.instance_type, !in.has_gpu);
 }
 
 void AggregateWriter::Flush() {
@@ -156,7 +156,7 @@ void AggregateWriter::Flush() {
   cache_.clear();  // another process may write between our transactions
 }
 
-std::set<std::tuple<std::int64_t, std::string, std::string, std::string>>
+std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>>
 AggregateWriter::TakeTouched() {
   return std::exchange(touched_, {});
 }

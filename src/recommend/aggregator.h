@@ -86,8 +86,8 @@ class AggregateWriter {
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
   void Flush();
-  // (workload, exact key) pairs touched since the last TakeTouched.
-  std::set<std::tuple<std::int64_t, std::string, std::string, std::string>> TakeTouched();
+  // (workload, exact key, CPU-only) touched since the last TakeTouched.
+  std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> TakeTouched();
 
  private:
   KeyAggregate& Load(const AggregateKey& key);
@@ -95,7 +95,7 @@ class AggregateWriter {
   SQLite::Database& db_;
   const RecommenderSettings& settings_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;
-  std::set<std::tuple<std::int64_t, std::string, std::string, std::string>> touched_;
+  std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> touched_;
 };
 
 // Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.

@@ -3,6 +3,7 @@
 
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
+#include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "store/sqlite_util.h"
 
@@ -37,7 +38,7 @@ HardwareKey KeyOf(const MaterialKey& key) {
   hardware.gpu_brand = NonEmpty(std::get<1>(key));
   hardware.gpu_model = NonEmpty(std::get<2>(key));
   hardware.instance_type = NonEmpty(std::get<3>(key));
-  hardware.cpu_only = !hardware.gpu_brand && !hardware.gpu_model;
+  hardware.cpu_only = std::get<4>(key);
   return hardware;
 }
 
@@ -71,21 +72,29 @@ void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey
 
 }  // namespace internal
 
-Result<std::int64_t> RefreshRecommendations(Store& store) {
+namespace {
+
+Result<std::int64_t> Refresh(Store& store, bool rebuild) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
+    if (rebuild) internal::RebuildAggregates(db, internal::LoadSettings(db));
     std::set<internal::MaterialKey> keys;
+    // Keys with history (a key naming no GPU is CPU-only), keys already
+    // materialised, and every registered pool's key for every workload.
     SQLite::Statement seen(db,
-                           "SELECT workload_id, gpu_brand, gpu_model, instance_type "
-                           "FROM aggregates WHERE scope = 'exact' "
+                           "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
+                           "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
+                           "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
+                           "FROM recommendations "
                            "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
-                           "coalesce(p.gpu_model, ''), coalesce(p.instance_type, '') "
-                           "FROM workloads w CROSS JOIN node_pools p");
+                           "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
+                           "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
     while (seen.executeStep()) {
       keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
-                   seen.getColumn(2).getString(), seen.getColumn(3).getString());
+                   seen.getColumn(2).getString(), seen.getColumn(3).getString(),
+                   seen.getColumn(4).getInt() != 0);
     }
     db.exec("DELETE FROM recommendations");
     internal::MaterializeRecommendations(db, keys, internal::NowEpochSeconds());
@@ -93,5 +102,11 @@ Result<std::int64_t> RefreshRecommendations(Store& store) {
     return static_cast<std::int64_t>(keys.size());
   });
 }
+
+}  // namespace
+
+Result<std::int64_t> RefreshRecommendations(Store& store) { return Refresh(store, false); }
+
+Result<std::int64_t> RebuildRecommendations(Store& store) { return Refresh(store, true); }
 
 }  // namespace hwrec

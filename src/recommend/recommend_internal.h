@@ -34,14 +34,14 @@ class RecommendationReader {
   SQLite::Statement aggregates_;
 };
 
-// (workload_id, gpu_brand, gpu_model, instance_type), "" for unknown parts.
-using MaterialKey = std::tuple<std::int64_t, std::string, std::string, std::string>;
+// (workload_id, gpu_brand, gpu_model, instance_type, cpu_only), "" for unknown parts.
+using MaterialKey = std::tuple<std::int64_t, std::string, std::string, std::string, bool>;
 
 // Writes the recommendations of `keys` as of `as_of`; call inside a transaction.
 void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey>& keys,
                                 double as_of);
 
-// The key a materialised row stands for ("" parts are unknown; no GPU part: CPU-only).
+// The key a materialised row stands for ("" parts are unknown).
 HardwareKey KeyOf(const MaterialKey& key);
 
 }  // namespace hwrec::internal

@@ -14,5 +14,8 @@ int RunHardwareId(const std::vector<std::string>& args);
 int RunCatalog(const std::vector<std::string>& args);
 int RunPools(const std::vector<std::string>& args);
 int RunIngest(const std::vector<std::string>& args);
+int RunRecommend(const std::vector<std::string>& args);
+int RunConfig(const std::vector<std::string>& args);
+int RunRefresh(const std::vector<std::string>& args);
 
 }  // namespace hwrec::cli

@@ -1,0 +1,328 @@
+// The promises of the recommendation engine (DESIGN §3, §6): figures learned
+// per hardware key, fallbacks with provenance, decay, OOM bumps, and a
+// materialised table that answers like a fresh query.
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "hwrec/config.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/recommend.h"
+#include "test_support.h"
+
+using hwrec::FigureKind;
+using hwrec::HardwareKey;
+using hwrec::Observation;
+using hwrec::Provenance;
+
+namespace {
+
+constexpr double kNow = 1795968000;  // 2026-11-29
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+hwrec::NodePool Pool(const std::string& id, const std::string& instance_type,
+                     std::optional<std::string> model, std::optional<std::string> mode,
+                     std::int64_t memory_bytes = 512LL << 30) {
+  hwrec::NodePool pool;
+  pool.node_pool_id = id;
+  pool.site_id = "site-a";
+  pool.name = id;
+  pool.hardware.instance_type = instance_type;
+  pool.hardware.architecture = "x86_64";
+  pool.hardware.cpu_millicores = 64000;
+  pool.hardware.memory_bytes = memory_bytes;
+  pool.hardware.gpu_count = model || mode ? 4 : 0;
+  pool.hardware.gpu_total = model || mode ? 4 : 0;
+  if (model) pool.hardware.gpu_brand = "NVIDIA";
+  pool.hardware.gpu_model = model;
+  pool.hardware.gpu_mode = mode;
+  return pool;
+}
+
+Observation Exec(const std::string& id, const std::string& image, const std::string& pool,
+                 double finished_at) {
+  Observation o;
+  o.execution_id = id;
+  o.action_image = image;
+  o.finished_at = finished_at;
+  o.node_pool_id = pool;
+  return o;
+}
+
+struct Fixture {
+  Fixture() : store(hwrec::test::OpenStoreOrFail(dir.File("rec.db"))) {
+    for (const auto& pool :
+         {Pool("a100-mig", "a2-ultragpu-1g", "A100 80GB", "mig-3g.40gb"),
+          Pool("a30-mig", "on-prem-a30", "A30", "mig-2g.12gb"),
+          Pool("h100", "a3-highgpu-1g", "H100 80GB", "full"),
+          Pool("cpu-a", "n2-standard-32", std::nullopt, std::nullopt, 128LL << 30),
+          Pool("cpu-b", "c3-standard-44", std::nullopt, std::nullopt, 176LL << 30),
+          Pool("gpu-unknown", "on-prem-gpu", std::nullopt, "mig-3g.20gb")}) {
+      auto p = pool;
+      if (p.node_pool_id == "gpu-unknown") p.hardware.gpu_brand = "NVIDIA";
+      const hwrec::Status s = hwrec::RegisterNodePool(*store, p);
+      INFO(s.ToString());
+      REQUIRE(s.ok());
+    }
+  }
+
+  void Ingest(const std::vector<Observation>& batch) {
+    hwrec::Ingestor ingestor(*store);
+    auto summary = ingestor.Ingest(batch);
+    INFO(summary.status().ToString());
+    REQUIRE(summary.ok());
+    for (const auto& r : summary->rejects) INFO(r.field << ": " << r.reason);
+    REQUIRE(summary->rejected == 0);
+  }
+
+  hwrec::Recommendation Recommend(const std::string& image, const HardwareKey& key,
+                                  double as_of = kNow) {
+    hwrec::RecommendationQuery query(*store);
+    auto r = query.Recommend(image, key, as_of);
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    return *r;
+  }
+
+  hwrec::Recommendation RecommendForPool(const std::string& image, const std::string& pool,
+                                         double as_of = kNow) {
+    auto found = hwrec::FindNodePool(*store, pool);
+    REQUIRE(found.ok());
+    REQUIRE(found->has_value());
+    return Recommend(image, HardwareKey::Of(**found), as_of);
+  }
+
+  hwrec::test::TempDir dir;
+  std::unique_ptr<hwrec::Store> store;
+};
+
+}  // namespace
+
+TEST_CASE("recommend: compute share is learned per card model, an A30 slice read as 2/4",
+          "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 20; ++i) {
+    auto a100 = Exec("a100-" + std::to_string(i), "train:1", "a100-mig", kNow - i * 60);
+    a100.gpu_utilization = 1.0;
+    auto a30 = Exec("a30-" + std::to_string(i), "train:1", "a30-mig", kNow - i * 60);
+    a30.gpu_utilization = 1.0;  // no stamped fraction: derived from the catalog
+    batch.push_back(a100);
+    batch.push_back(a30);
+  }
+  f.Ingest(batch);
+  const auto a100 = f.RecommendForPool("train:1", "a100-mig");
+  const auto a30 = f.RecommendForPool("train:1", "a30-mig");
+  const auto& a100_share = a100.figure(FigureKind::kGpuComputeFraction);
+  const auto& a30_share = a30.figure(FigureKind::kGpuComputeFraction);
+  CHECK(a100_share.provenance == Provenance::kExact);
+  CHECK(a30_share.provenance == Provenance::kExact);
+  CHECK(a100_share.samples == 20);
+  // 3/7 = 0.43 and 2/4 = 0.5, each +15 % and rounded up to a 0.05 step.
+  CHECK(*a100_share.value == Approx(0.5));
+  CHECK(*a30_share.value == Approx(0.6));  // 2/7 would have given 0.35
+}
+
+TEST_CASE("recommend: GPU memory travels to another card model, compute share does not",
+          "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 10; ++i) {
+    auto o = Exec("e" + std::to_string(i), "infer:2", "a100-mig", kNow - i * 600);
+    o.gpu_memory_peak_gb = 30.0 + i;
+    o.gpu_compute_fraction = 3.0 / 7;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto h100 = f.RecommendForPool("infer:2", "h100");
+  const auto& memory = h100.figure(FigureKind::kGpuMemoryGb);
+  CHECK(memory.provenance == Provenance::kWorkloadAnyHardware);
+  CHECK(*memory.value == Approx(39.0 * 1.1).margin(0.01));
+  CHECK(memory.confidence < f.RecommendForPool("infer:2", "a100-mig")
+                                .figure(FigureKind::kGpuMemoryGb)
+                                .confidence);
+  const auto& share = h100.figure(FigureKind::kGpuComputeFraction);
+  CHECK(share.provenance == Provenance::kNone);
+  CHECK_FALSE(share.value.has_value());
+}
+
+TEST_CASE("recommend: CPU learned on one instance type is not exact for another",
+          "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 10; ++i) {
+    auto o = Exec("c" + std::to_string(i), "etl:3", "cpu-a", kNow - i * 600);
+    o.cpu_millicores_p95 = 4000;
+    o.cpu_millicores_max = 6000;
+    o.memory_peak_bytes = static_cast<std::int64_t>(8 * kGiB);
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto same = f.RecommendForPool("etl:3", "cpu-a");
+  CHECK(same.figure(FigureKind::kCpuRequestMillicores).provenance == Provenance::kExact);
+  CHECK(*same.figure(FigureKind::kCpuRequestMillicores).value == Approx(4600).margin(1));
+  CHECK(*same.figure(FigureKind::kCpuLimitMillicores).value == Approx(7800).margin(1));
+  CHECK(same.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kNone);
+
+  const auto other = f.RecommendForPool("etl:3", "cpu-b");
+  CHECK(other.figure(FigureKind::kCpuRequestMillicores).provenance ==
+        Provenance::kWorkloadAnyHardware);
+  CHECK(other.figure(FigureKind::kMemoryBytes).provenance == Provenance::kWorkloadAnyHardware);
+}
+
+TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 20; ++i) {
+    auto old_run = Exec("old" + std::to_string(i), "job:4", "cpu-a", kNow - 14 * 86400.0);
+    old_run.memory_peak_bytes = static_cast<std::int64_t>(40 * kGiB);
+    auto new_run = Exec("new" + std::to_string(i), "job:4", "cpu-a", kNow - i * 60);
+    new_run.memory_peak_bytes = static_cast<std::int64_t>(4 * kGiB);
+    batch.push_back(old_run);
+    batch.push_back(new_run);
+  }
+  f.Ingest(batch);
+  const auto& memory = f.RecommendForPool("job:4", "cpu-a").figure(FigureKind::kMemoryBytes);
+  // Undecayed, p98 of these peaks would be 40 GiB; decayed it is the recent 4 GiB.
+  CHECK(*memory.value < 5 * kGiB);
+  CHECK(*memory.value >= 4 * kGiB * 1.15);
+  CHECK(memory.samples == 40);
+}
+
+TEST_CASE("recommend: an OOM raises memory, capped by the hardware, and never compounds",
+          "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 5; ++i) {
+    auto o = Exec("ok" + std::to_string(i), "oom:5", "cpu-a", kNow - 3600 - i * 60);
+    o.memory_peak_bytes = static_cast<std::int64_t>(10 * kGiB);
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const double before = *f.RecommendForPool("oom:5", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+
+  auto oom = Exec("oom-1", "oom:5", "cpu-a", kNow - 60);
+  oom.status = hwrec::ExecutionStatus::kOom;
+  oom.requested.memory_bytes = static_cast<std::int64_t>(12 * kGiB);
+  oom.memory_peak_bytes = static_cast<std::int64_t>(12 * kGiB);
+  f.Ingest({oom});
+  const double after = *f.RecommendForPool("oom:5", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+  CHECK(after > before);
+  CHECK(after == Approx(12 * kGiB * 1.2 * 1.15).epsilon(0.06));
+
+  auto again = oom;
+  again.execution_id = "oom-2";
+  again.finished_at = kNow - 30;
+  f.Ingest({again});
+  const double twice = *f.RecommendForPool("oom:5", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+  CHECK(twice == Approx(after).epsilon(0.001));  // 12 GiB x 1.2, not x 1.44
+
+  // cpu-a holds 128 GiB: a bump past it is capped there.
+  auto huge = Exec("oom-3", "oom:5b", "cpu-a", kNow);
+  huge.status = hwrec::ExecutionStatus::kOom;
+  huge.requested.memory_bytes = static_cast<std::int64_t>(120 * kGiB);
+  f.Ingest({huge});
+  const double capped =
+      *f.RecommendForPool("oom:5b", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+  CHECK(capped <= 128 * kGiB * 1.15 + 1);
+  CHECK(capped >= 120 * kGiB * 1.15);
+}
+
+TEST_CASE("recommend: an unknown-model pool reads the unknown population, never a guess",
+          "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 10; ++i) {
+    auto known = Exec("k" + std::to_string(i), "mixed:6", "a100-mig", kNow - i * 60);
+    known.gpu_utilization = 1.0;
+    auto unknown = Exec("u" + std::to_string(i), "mixed:6", "gpu-unknown", kNow - i * 60);
+    unknown.gpu_utilization = 0.5;
+    batch.push_back(known);
+    batch.push_back(unknown);
+  }
+  f.Ingest(batch);
+  const auto r = f.RecommendForPool("mixed:6", "gpu-unknown");
+  const auto& share = r.figure(FigureKind::kGpuComputeFraction);
+  CHECK(share.provenance == Provenance::kExact);
+  CHECK(share.samples == 10);
+  // mig-3g.* on an unknown card is assumed 3/7; half of it was busy.
+  CHECK(*share.value == Approx(0.25));
+}
+
+TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 30; ++i) {
+    const char* pools[] = {"a100-mig", "a30-mig", "cpu-a"};
+    auto o = Exec("m" + std::to_string(i), i % 2 == 0 ? "mat:7" : "mat:8", pools[i % 3],
+                  kNow - i * 300);
+    o.cpu_millicores_p95 = 1000 + 37 * i;
+    o.memory_peak_bytes = static_cast<std::int64_t>((2 + i % 5) * kGiB);
+    if (i % 3 != 2) o.gpu_memory_peak_gb = 5.0 + i % 4;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  auto refreshed = hwrec::RefreshRecommendations(*f.store);
+  REQUIRE(refreshed.ok());
+  CHECK(*refreshed >= 6);
+
+  SQLite::Database db(f.store->path(), SQLite::OPEN_READONLY);
+  SQLite::Statement rows(db,
+                         "SELECT workload, gpu_brand, gpu_model, instance_type, figure, value, "
+                         "provenance, samples, confidence, cpu_only FROM v_recommendations");
+  int checked = 0;
+  while (rows.executeStep()) {
+    HardwareKey key;
+    if (!rows.getColumn(1).isNull()) key.gpu_brand = rows.getColumn(1).getString();
+    if (!rows.getColumn(2).isNull()) key.gpu_model = rows.getColumn(2).getString();
+    if (!rows.getColumn(3).isNull()) key.instance_type = rows.getColumn(3).getString();
+    key.cpu_only = rows.getColumn(9).getInt() != 0;
+    const std::string figure = rows.getColumn(4).getString();
+    SQLite::Statement as_of(db, "SELECT as_of FROM recommendations LIMIT 1");
+    REQUIRE(as_of.executeStep());
+    const auto fresh = f.Recommend(rows.getColumn(0).getString(), key, as_of.getColumn(0).getDouble());
+    for (const auto& fig : fresh.figures) {
+      if (std::string(hwrec::ToString(fig.kind)) != figure) continue;
+      INFO(rows.getColumn(0).getString() << " " << figure);
+      CHECK(std::string(hwrec::ToString(fig.provenance)) == rows.getColumn(6).getString());
+      CHECK(fig.samples == rows.getColumn(7).getInt64());
+      if (fig.value) {
+        CHECK(*fig.value == Approx(rows.getColumn(5).getDouble()));
+      } else {
+        CHECK(rows.getColumn(5).isNull());
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked >= 30);
+}
+
+TEST_CASE("recommend: settings are validated and change the figures", "[recommend]") {
+  Fixture f;
+  CHECK_FALSE(hwrec::SetConfig(*f.store, "memory.statistic", "p97").ok());
+  CHECK_FALSE(hwrec::SetConfig(*f.store, "half_life_hours", "-1").ok());
+  const auto unknown = hwrec::SetConfig(*f.store, "no_such_key", "1");
+  CHECK_THAT(unknown.message(), Catch::Contains("hwrec config list"));
+
+  std::vector<Observation> batch;
+  for (int i = 0; i < 10; ++i) {
+    auto o = Exec("s" + std::to_string(i), "set:9", "cpu-a", kNow - i * 60);
+    o.cpu_millicores_p95 = 1000.0 * (i + 1);
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  REQUIRE(hwrec::SetConfig(*f.store, "cpu_request.statistic", "max").ok());
+  REQUIRE(hwrec::SetConfig(*f.store, "cpu_request.margin", "0").ok());
+  const auto r = f.RecommendForPool("set:9", "cpu-a");
+  CHECK(*r.figure(FigureKind::kCpuRequestMillicores).value == Approx(10000));
+  auto entry = hwrec::GetConfig(*f.store, "cpu_request.statistic");
+  REQUIRE(entry.ok());
+  CHECK(entry->value == "max");
+  CHECK(entry->default_value == "p95");
+}

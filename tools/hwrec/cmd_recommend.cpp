@@ -1,0 +1,185 @@
+// hwrec recommend: what a workload should request on one kind of hardware.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "commands.h"
+#include "hwrec/catalog.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/observation.h"
+#include "hwrec/recommend.h"
+
+namespace hwrec::cli {
+
+namespace {
+
+std::optional<double> ParseAsOf(const std::string& text) {
+  if (auto rfc = ParseRfc3339(text)) return rfc;
+  char* end = nullptr;
+  const double epoch = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
+  return std::nullopt;
+}
+
+// The hardware key from --pool, or from --gpu-brand/--gpu-model/--instance-type.
+Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) {
+  if (vm.count("pool") != 0) {
+    if (vm.count("gpu-model") + vm.count("gpu-brand") + vm.count("instance-type") != 0) {
+      throw UsageError("--pool names the hardware: leave out --gpu-model, --gpu-brand and "
+                       "--instance-type");
+    }
+    const std::string id = vm["pool"].as<std::string>();
+    auto pool = FindNodePool(store, id);
+    if (!pool.ok()) return pool.status();
+    if (!pool->has_value()) {
+      return Status::NotFound(fmt::format(
+          "node pool '{}' is not registered: see `hwrec pools list {}`", id, store.path()));
+    }
+    return HardwareKey::Of(**pool);
+  }
+  HardwareKey key;
+  if (vm.count("instance-type") != 0) key.instance_type = vm["instance-type"].as<std::string>();
+  if (vm.count("gpu-model") == 0) {
+    key.cpu_only = vm.count("gpu-brand") == 0;
+    if (!key.cpu_only) key.gpu_brand = vm["gpu-brand"].as<std::string>();
+    return key;
+  }
+  const std::string model = vm["gpu-model"].as<std::string>();
+  if (vm.count("gpu-brand") != 0) key.gpu_brand = vm["gpu-brand"].as<std::string>();
+  if (model == "unknown") return key;  // the shared unknown-model population
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  const GpuModel* found = key.gpu_brand ? catalog->FindModel(*key.gpu_brand, model)
+                                        : catalog->FindModelAnyBrand(model);
+  if (found == nullptr) {
+    std::string hint;
+    for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+    return Status::InvalidArgument(fmt::format(
+        "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
+        "whose model is not recorded)",
+        model, hint));
+  }
+  key.gpu_brand = found->brand;
+  key.gpu_model = found->model;
+  return key;
+}
+
+nlohmann::ordered_json OrNull(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json OrNull(const std::optional<std::string>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+std::string Cell(const std::optional<double>& v) {
+  if (!v) return "-";
+  return fmt::format("{:g}", *v);
+}
+
+void PrintJson(const Recommendation& r, bool explain) {
+  nlohmann::ordered_json out;
+  out["workload"] = r.workload;
+  out["hardware"] = {{"gpu_brand", OrNull(r.hardware.gpu_brand)},
+                     {"gpu_model", OrNull(r.hardware.gpu_model)},
+                     {"instance_type", OrNull(r.hardware.instance_type)}};
+  out["as_of"] = FormatRfc3339(r.as_of);
+  nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+  for (const Figure& f : r.figures) {
+    nlohmann::ordered_json j = {{"value", OrNull(f.value)},
+                                {"provenance", std::string(ToString(f.provenance))},
+                                {"samples", f.samples},
+                                {"confidence", std::round(f.confidence * 1000) / 1000},
+                                {"lower", OrNull(f.lower)},
+                                {"upper", OrNull(f.upper)}};
+    if (explain) {
+      j["statistic"] = f.statistic;
+      j["margin"] = f.margin;
+      j["half_life_hours"] = f.half_life_hours;
+    }
+    figures[std::string(ToString(f.kind))] = j;
+  }
+  out["figures"] = figures;
+  std::cout << out.dump(2) << "\n";
+}
+
+void PrintTable(const Recommendation& r, bool explain) {
+  std::cout << fmt::format("workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
+                           r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
+                           r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
+                           r.hardware.instance_type.value_or("unknown instance type"),
+                           FormatRfc3339(r.as_of));
+  std::vector<std::string> headers = {"figure", "value", "provenance", "samples", "confidence",
+                                      "lower", "upper"};
+  if (explain) headers.insert(headers.end(), {"statistic", "margin", "half-life"});
+  Table table(headers);
+  for (const Figure& f : r.figures) {
+    std::vector<std::string> row = {std::string(ToString(f.kind)), Cell(f.value),
+                                    std::string(ToString(f.provenance)),
+                                    std::to_string(f.samples),
+                                    fmt::format("{:.2f}", f.confidence), Cell(f.lower),
+                                    Cell(f.upper)};
+    if (explain) {
+      row.push_back(f.statistic);
+      row.push_back(fmt::format("+{:g}%", f.margin * 100));
+      row.push_back(fmt::format("{:g} h", f.half_life_hours));
+    }
+    table.AddRow(row);
+  }
+  table.Print(std::cout);
+}
+
+}  // namespace
+
+int RunRecommend(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  std::string format_text;
+  options.add_options()("store", po::value<std::string>(), "path of the store")(
+      "image", po::value<std::string>()->required(), "the workload (action image)")(
+      "gpu-model", po::value<std::string>(),
+      "catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not recorded; "
+      "leave out for CPU-only hardware")("gpu-brand", po::value<std::string>(),
+                                         "GPU brand (default: from the catalog)")(
+      "instance-type", po::value<std::string>(), "instance type (node shape)")(
+      "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
+      "as-of", po::value<std::string>(), "RFC 3339 time or epoch seconds (default: now)")(
+      "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args,
+                 "hwrec recommend STORE --image IMG [--gpu-model M] [--instance-type T | --pool "
+                 "ID] [--as-of TIME] [--explain] [--format table|json]",
+                 options, positional, &vm)) {
+    return kExitOk;
+  }
+  if (vm.count("store") == 0) throw UsageError("the STORE path is required");
+  const Format format = ParseFormat(format_text);
+  std::optional<double> as_of;
+  if (vm.count("as-of") != 0) {
+    as_of = ParseAsOf(vm["as-of"].as<std::string>());
+    if (!as_of) throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
+  }
+  StoreOptions store_options;
+  store_options.read_only = true;
+  auto store = OpenStore(vm["store"].as<std::string>(), store_options);
+  if (!store) return kExitError;
+  auto key = ResolveKey(*store, vm);
+  if (!key.ok()) return Fail(key.status());
+  RecommendationQuery query(*store);
+  auto recommendation = query.Recommend(vm["image"].as<std::string>(), *key, as_of);
+  if (!recommendation.ok()) return Fail(recommendation.status());
+  const bool explain = vm["explain"].as<bool>();
+  if (format == Format::kJson) {
+    PrintJson(*recommendation, explain);
+  } else {
+    PrintTable(*recommendation, explain);
+  }
+  return kExitOk;
+}
+
+}  // namespace hwrec::cli
