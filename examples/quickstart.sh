@@ -30,5 +30,7 @@ if [[ $rc -ne 3 ]]; then
   exit 1
 fi
 run status "$store"
+run recommend "$store" --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb --explain
+run recommend "$store" --image ghcr.io/acme/resnet-infer:1.8 --pool sitea-a30-mig
 echo
-echo "Inspect it yourself: sqlite3 $store 'SELECT * FROM observations LIMIT 5'"
+echo "Inspect it yourself: sqlite3 -header $store 'SELECT * FROM v_recommendations LIMIT 10'"

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
+
+#include <fstream>
 #include <map>
 
 #include "hwrec/config.h"
@@ -325,4 +328,95 @@ TEST_CASE("recommend: settings are validated and change the figures", "[recommen
   REQUIRE(entry.ok());
   CHECK(entry->value == "max");
   CHECK(entry->default_value == "p95");
+}
+
+namespace {
+
+// One GenAI pod's GPU memory series: (timestamp, bytes).
+using Series = std::vector<std::pair<double, double>>;
+
+// Reads the largest pod series of the public GenAI trace through `tar`; empty
+// when the shared data folder is absent.
+std::vector<Series> LargestGenAiSeries(std::size_t count) {
+  const std::string archive = std::string(HWREC_SHARED_DATA_DIR) +
+                              "/alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.tar.gz";
+  if (!std::ifstream(archive).good()) return {};
+  FILE* pipe = popen(("tar -xzOf " + hwrec::test::ShellQuote(archive)).c_str(), "r");
+  if (pipe == nullptr) return {};
+  std::map<std::string, Series> by_pod;
+  char buffer[512];
+  bool header = true;
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    double t = 0;
+    double v = 0;
+    char pod[128] = {0};
+    if (std::sscanf(buffer, "%lf,%lf,%127s", &t, &v, pod) == 3 && v > 0) {
+      by_pod[pod].emplace_back(t, v);
+    }
+  }
+  pclose(pipe);
+  std::vector<Series> all;
+  for (auto& [pod, series] : by_pod) all.push_back(std::move(series));
+  std::sort(all.begin(), all.end(),
+            [](const Series& a, const Series& b) { return a.size() > b.size(); });
+  if (all.size() > count) all.resize(count);
+  return all;
+}
+
+double ExactDecayedPercentile(const Series& series, double q, double half_life_s) {
+  const double last = series.back().first;
+  std::vector<std::pair<double, double>> weighted;  // (value, weight)
+  double total = 0;
+  for (const auto& [t, v] : series) {
+    const double w = std::exp2((t - last) / half_life_s);
+    weighted.emplace_back(v, w);
+    total += w;
+  }
+  std::sort(weighted.begin(), weighted.end());
+  double cumulative = 0;
+  for (const auto& [v, w] : weighted) {
+    cumulative += w;
+    if (cumulative >= q * total) return v;
+  }
+  return weighted.back().first;
+}
+
+}  // namespace
+
+TEST_CASE("recommend: percentiles on a real GenAI series stay within 5 % of exact",
+          "[recommend][real-data]") {
+  const auto pods = LargestGenAiSeries(3);
+  if (pods.empty()) {
+    WARN("skipped: ../shared/data/alibaba-genai-v2026 is absent");
+    return;
+  }
+  Fixture f;
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.statistic", "p95").ok());
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.margin", "0").ok());
+  // Each pod series is one workload; the hardware key (the H100 pool) is
+  // assigned by this test: the trace has no GPU model column.
+  for (std::size_t p = 0; p < pods.size(); ++p) {
+    Series series = pods[p];
+    std::sort(series.begin(), series.end());
+    std::vector<Observation> batch;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      auto o = Exec(fmt::format("genai-{}-{}", p, i), fmt::format("genai:{}", p), "h100",
+                    series[i].first);
+      o.gpu_memory_peak_gb = series[i].second / 1e9;
+      batch.push_back(o);
+    }
+    f.Ingest(batch);
+    const auto r = f.RecommendForPool(fmt::format("genai:{}", p), "h100", series.back().first);
+    const auto& memory = r.figure(FigureKind::kGpuMemoryGb);
+    const double exact = ExactDecayedPercentile(series, 0.95, 12 * 3600.0) / 1e9;
+    INFO("pod " << p << ": " << series.size() << " samples, exact p95 " << exact << " GB, ours "
+                << *memory.value);
+    CHECK(memory.samples == static_cast<std::int64_t>(series.size()));
+    CHECK(*memory.value >= exact * 0.95);
+    CHECK(*memory.value <= exact * 1.05 + 0.01);
+  }
 }

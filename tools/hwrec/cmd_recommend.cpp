@@ -77,7 +77,8 @@ nlohmann::ordered_json OrNull(const std::optional<std::string>& v) {
 
 std::string Cell(const std::optional<double>& v) {
   if (!v) return "-";
-  return fmt::format("{:g}", *v);
+  if (std::fabs(*v) >= 1e6 || std::floor(*v) == *v) return fmt::format("{:.0f}", *v);
+  return fmt::format("{:.4g}", *v);
 }
 
 void PrintJson(const Recommendation& r, bool explain) {

@@ -1,0 +1,109 @@
+// The recommendation commands as a user runs them on the bundled example:
+// recommend (table and JSON), refresh, config list|get|set.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using hwrec::test::RunCli;
+using hwrec::test::ShellQuote;
+
+namespace {
+
+// A store holding the bundled example: pools registered, observations ingested.
+std::string ExampleStore(const hwrec::test::TempDir& dir) {
+  const std::string store = ShellQuote(dir.File("example.db"));
+  REQUIRE(RunCli("init " + store).exit_code == 0);
+  REQUIRE(RunCli("pools import " + store + " " +
+                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
+              .exit_code == 0);
+  const auto ingest = RunCli("ingest " + store + " " +
+                             ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")));
+  REQUIRE(ingest.exit_code == 3);  // the example holds two bad records on purpose
+  return store;
+}
+
+}  // namespace
+
+TEST_CASE("cli: recommend answers per pool in JSON with provenance", "[cli][recommend]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto r = RunCli("recommend " + store +
+                        " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb "
+                        "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto json = nlohmann::json::parse(r.out);
+  CHECK(json["workload"] == "ghcr.io/acme/llm-finetune:2.3");
+  CHECK(json["hardware"]["gpu_model"] == "H100 80GB");
+  CHECK(json["hardware"]["instance_type"] == "a3-highgpu-8g");
+  for (const char* figure : {"cpu_request_millicores", "cpu_limit_millicores", "memory_bytes",
+                             "gpu_memory_gb", "gpu_compute_fraction"}) {
+    INFO(figure);
+    const auto& f = json["figures"][figure];
+    CHECK(f["provenance"] == "exact");
+    CHECK(f["samples"].get<int>() > 0);
+    for (const char* key : {"value", "confidence", "lower", "upper"}) CHECK(f.contains(key));
+  }
+}
+
+TEST_CASE("cli: recommend --explain shows statistic, margin and half-life", "[cli][recommend]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto table = RunCli("recommend " + store +
+                            " --image ghcr.io/acme/resnet-infer:1.8 --gpu-model A30 "
+                            "--instance-type on-prem-a30 --explain");
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("p95"));
+  CHECK_THAT(table.out, Catch::Contains("max of last 10"));
+  CHECK_THAT(table.out, Catch::Contains("+15%"));
+  CHECK_THAT(table.out, Catch::Contains("12 h"));
+
+  const auto json = RunCli("recommend " + store +
+                           " --image ghcr.io/acme/resnet-infer:1.8 --gpu-model 'H100 80GB' "
+                           "--explain --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto parsed = nlohmann::json::parse(json.out);
+  CHECK(parsed["figures"]["gpu_memory_gb"]["provenance"] == "workload_any_hardware");
+  CHECK(parsed["figures"]["gpu_compute_fraction"]["provenance"] == "none");
+  CHECK(parsed["figures"]["gpu_memory_gb"]["statistic"] == "max of last 10");
+}
+
+TEST_CASE("cli: recommend names a misspelt model or pool and the fix", "[cli][recommend]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto model = RunCli("recommend " + store + " --image x --gpu-model 'A100 80G'");
+  CHECK(model.exit_code == 1);
+  CHECK_THAT(model.err, Catch::Contains("A100 80GB"));
+  const auto pool = RunCli("recommend " + store + " --image x --pool nowhere");
+  CHECK(pool.exit_code == 1);
+  CHECK_THAT(pool.err, Catch::Contains("hwrec pools list"));
+  CHECK(RunCli("recommend " + store).exit_code == 2);  // --image is required
+  CHECK(RunCli("recommend " + store + " --image x --as-of yesterday").exit_code == 2);
+}
+
+TEST_CASE("cli: config list, get and set with validation", "[cli][recommend]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto list = RunCli("config list " + store + " --format json");
+  REQUIRE(list.exit_code == 0);
+  const auto entries = nlohmann::json::parse(list.out);
+  CHECK(entries.size() >= 15);
+  CHECK(RunCli("config get " + store + " half_life_hours").out == "12\n");
+  const auto bad = RunCli("config set " + store + " memory.statistic p97");
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("p90, p95, p98, p99, avg, max"));
+  CHECK(RunCli("config set " + store + " half_life_hours 24").exit_code == 0);
+  CHECK(RunCli("config get " + store + " half_life_hours").out == "24\n");
+}
+
+TEST_CASE("cli: refresh rewrites the materialised recommendations", "[cli][recommend]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto refresh = RunCli("refresh " + store);
+  CHECK(refresh.exit_code == 0);
+  CHECK_THAT(refresh.out, Catch::Contains("refreshed"));
+  const auto rebuild = RunCli("refresh " + store + " --rebuild");
+  CHECK(rebuild.exit_code == 0);
+  CHECK_THAT(rebuild.out, Catch::Contains("rebuilt aggregates"));
+}
