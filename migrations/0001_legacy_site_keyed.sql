@@ -32,6 +32,23 @@ CREATE TABLE site_observations (
   requested_gpu_compute_fraction REAL
 );
 
+-- The node pools the site-keyed Runner knew, with the GPU name it recorded
+-- (free text: not necessarily the catalog's spelling, NULL when not recorded).
+CREATE TABLE site_node_pools (
+  node_pool_id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  instance_type TEXT,
+  architecture TEXT,
+  cpu_millicores INTEGER,
+  memory_bytes INTEGER,
+  gpu_count INTEGER,
+  gpu_mode TEXT,
+  gpu_total INTEGER,
+  gpu_name TEXT,
+  hardware_profile_id TEXT           -- hp:v1:…
+);
+
 CREATE INDEX site_observations_by_key ON site_observations (site_id, action_image, finished_at);
 
 CREATE TABLE site_recommendations (

@@ -1,12 +1,14 @@
 -- Schema 2: history keyed by hardware. The GPU catalog, registered node pools,
 -- workloads, observations with hp:v1 and hp:v2 ids, and what ingest refused.
+-- CHECKs spell allowed values with OR: SQLite evaluates `IN (...)` on every
+-- insert by building a temporary table, which costs more than the insert.
 
 CREATE TABLE gpu_models (
   brand TEXT NOT NULL,
   model TEXT NOT NULL,
   memory_gb REAL NOT NULL CHECK (memory_gb > 0),
   compute_slices INTEGER NOT NULL CHECK (compute_slices >= 1),
-  source TEXT NOT NULL DEFAULT 'seed' CHECK (source IN ('seed', 'import')),
+  source TEXT NOT NULL DEFAULT 'seed' CHECK (source = 'seed' OR source = 'import'),
   PRIMARY KEY (brand, model)
 ) WITHOUT ROWID;
 
@@ -54,7 +56,8 @@ CREATE TABLE observations (
   site_id TEXT,
   node_pool_id TEXT,
   status TEXT NOT NULL
-    CHECK (status IN ('success', 'oom', 'gpu_oom', 'failed', 'cancelled')),
+    CHECK (status = 'success' OR status = 'oom' OR status = 'gpu_oom' OR status = 'failed'
+           OR status = 'cancelled'),
   duration_s REAL,
   instance_type TEXT,
   architecture TEXT,
@@ -68,10 +71,11 @@ CREATE TABLE observations (
   hp_v1 TEXT NOT NULL,
   hp_v2 TEXT NOT NULL,
   sent_profile_id TEXT,              -- hardware_profile_id as the Runner sent it
-  profile_id_mismatch INTEGER NOT NULL DEFAULT 0 CHECK (profile_id_mismatch IN (0, 1)),
+  profile_id_mismatch INTEGER NOT NULL DEFAULT 0 CHECK (profile_id_mismatch = 0 OR profile_id_mismatch = 1),
   gpu_compute_fraction REAL,
   fraction_source TEXT NOT NULL
-    CHECK (fraction_source IN ('none', 'stamped', 'catalog', 'assumed')),
+    CHECK (fraction_source = 'none' OR fraction_source = 'stamped' OR fraction_source = 'catalog'
+           OR fraction_source = 'assumed'),
   gpu_utilization REAL,
   gpu_memory_peak_gb REAL,
   cpu_millicores_avg REAL,

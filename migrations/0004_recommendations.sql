@@ -23,7 +23,8 @@ INSERT INTO config (key, value, description) VALUES
 -- an unknown part (the shared unknown population) or, for GPU parts, no GPU.
 CREATE TABLE aggregates (
   workload_id INTEGER NOT NULL REFERENCES workloads (id),
-  scope TEXT NOT NULL CHECK (scope IN ('exact', 'gpu_model', 'instance_type', 'any')),
+  scope TEXT NOT NULL
+    CHECK (scope = 'exact' OR scope = 'gpu_model' OR scope = 'instance_type' OR scope = 'any'),
   gpu_brand TEXT NOT NULL,
   gpu_model TEXT NOT NULL,
   instance_type TEXT NOT NULL,
@@ -40,7 +41,7 @@ CREATE TABLE recommendations (
   gpu_brand TEXT NOT NULL,
   gpu_model TEXT NOT NULL,
   instance_type TEXT NOT NULL,
-  cpu_only INTEGER NOT NULL CHECK (cpu_only IN (0, 1)),
+  cpu_only INTEGER NOT NULL CHECK (cpu_only = 0 OR cpu_only = 1),
   cpu_request_millicores REAL,
   cpu_request_millicores_provenance TEXT NOT NULL,
   cpu_request_millicores_samples INTEGER NOT NULL,

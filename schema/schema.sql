@@ -1,9 +1,10 @@
--- hwrec schema 4: generated from migrations/ by the `schema` build target.
+-- hwrec schema 7: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
   workload_id INTEGER NOT NULL REFERENCES workloads (id),
-  scope TEXT NOT NULL CHECK (scope IN ('exact', 'gpu_model', 'instance_type', 'any')),
+  scope TEXT NOT NULL
+    CHECK (scope = 'exact' OR scope = 'gpu_model' OR scope = 'instance_type' OR scope = 'any'),
   gpu_brand TEXT NOT NULL,
   gpu_model TEXT NOT NULL,
   instance_type TEXT NOT NULL,
@@ -24,7 +25,7 @@ CREATE TABLE gpu_models (
   model TEXT NOT NULL,
   memory_gb REAL NOT NULL CHECK (memory_gb > 0),
   compute_slices INTEGER NOT NULL CHECK (compute_slices >= 1),
-  source TEXT NOT NULL DEFAULT 'seed' CHECK (source IN ('seed', 'import')),
+  source TEXT NOT NULL DEFAULT 'seed' CHECK (source = 'seed' OR source = 'import'),
   PRIMARY KEY (brand, model)
 ) WITHOUT ROWID;
 
@@ -60,6 +61,52 @@ CREATE TABLE ingest_rejects (
   rejected_at REAL NOT NULL
 );
 
+CREATE TABLE legacy_migrations (
+  id INTEGER PRIMARY KEY,
+  migrated_at REAL NOT NULL,
+  from_version INTEGER NOT NULL,
+  legacy_rows INTEGER NOT NULL,
+  migrated INTEGER NOT NULL,
+  quarantined INTEGER NOT NULL,
+  backup_path TEXT,                  -- NULL when run with --no-backup
+  CHECK (migrated + quarantined = legacy_rows)
+);
+
+CREATE TABLE legacy_quarantine (
+  id INTEGER PRIMARY KEY,            -- what `hwrec quarantine resolve --id` names
+  legacy_id INTEGER NOT NULL,        -- the row's id in site_observations
+  execution_id TEXT NOT NULL,
+  site_id TEXT NOT NULL,
+  action_image TEXT NOT NULL,
+  node_pool_id TEXT,
+  finished_at REAL NOT NULL,
+  status TEXT NOT NULL,
+  duration_s REAL,
+  hardware_profile_id TEXT,
+  instance_type TEXT,
+  architecture TEXT,
+  cpu_millicores INTEGER,
+  memory_bytes INTEGER,
+  gpu_count INTEGER,
+  gpu_mode TEXT,
+  gpu_total INTEGER,
+  node_pool_gpu TEXT,
+  gpu_compute_fraction REAL,
+  gpu_utilization REAL,
+  gpu_memory_peak_gb REAL,
+  cpu_millicores_avg REAL,
+  cpu_millicores_p95 REAL,
+  cpu_millicores_max REAL,
+  memory_peak_bytes INTEGER,
+  requested_cpu_millicores INTEGER,
+  requested_memory_bytes INTEGER,
+  requested_gpu_memory_gb REAL,
+  requested_gpu_compute_fraction REAL,
+  reason_code TEXT NOT NULL,         -- e.g. gpu_name_not_in_catalog
+  reason TEXT NOT NULL,              -- what is missing and how to resolve it
+  quarantined_at REAL NOT NULL
+);
+
 CREATE TABLE node_pools (
   node_pool_id TEXT PRIMARY KEY,
   site_id TEXT NOT NULL,
@@ -87,7 +134,8 @@ CREATE TABLE observations (
   site_id TEXT,
   node_pool_id TEXT,
   status TEXT NOT NULL
-    CHECK (status IN ('success', 'oom', 'gpu_oom', 'failed', 'cancelled')),
+    CHECK (status = 'success' OR status = 'oom' OR status = 'gpu_oom' OR status = 'failed'
+           OR status = 'cancelled'),
   duration_s REAL,
   instance_type TEXT,
   architecture TEXT,
@@ -101,10 +149,11 @@ CREATE TABLE observations (
   hp_v1 TEXT NOT NULL,
   hp_v2 TEXT NOT NULL,
   sent_profile_id TEXT,              -- hardware_profile_id as the Runner sent it
-  profile_id_mismatch INTEGER NOT NULL DEFAULT 0 CHECK (profile_id_mismatch IN (0, 1)),
+  profile_id_mismatch INTEGER NOT NULL DEFAULT 0 CHECK (profile_id_mismatch = 0 OR profile_id_mismatch = 1),
   gpu_compute_fraction REAL,
   fraction_source TEXT NOT NULL
-    CHECK (fraction_source IN ('none', 'stamped', 'catalog', 'assumed')),
+    CHECK (fraction_source = 'none' OR fraction_source = 'stamped' OR fraction_source = 'catalog'
+           OR fraction_source = 'assumed'),
   gpu_utilization REAL,
   gpu_memory_peak_gb REAL,
   cpu_millicores_avg REAL,
@@ -119,12 +168,40 @@ CREATE TABLE observations (
   ingested_at REAL NOT NULL
 );
 
+CREATE TABLE placements (
+  id INTEGER PRIMARY KEY,
+  execution_id TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  node_pool_id TEXT NOT NULL,
+  policy TEXT NOT NULL CHECK (policy IN ('best_fit', 'first_fit')),
+  gpu_count INTEGER NOT NULL CHECK (gpu_count >= 0),
+  gpu_config_id TEXT,                -- NULL: CPU-only, or a pool of unknown GPU model
+  gpu_memory_gb REAL,                -- per GPU
+  gpu_compute_fraction REAL,         -- per GPU, share of one card
+  cpu_request_millicores INTEGER,
+  cpu_limit_millicores INTEGER,
+  memory_bytes INTEGER,
+  -- exact, gpu_model, instance_type, workload_any_hardware, declared, pinned,
+  -- retry_floor or none, and the executions behind a recommended figure
+  cpu_request_millicores_provenance TEXT NOT NULL,
+  cpu_request_millicores_samples INTEGER NOT NULL,
+  cpu_limit_millicores_provenance TEXT NOT NULL,
+  cpu_limit_millicores_samples INTEGER NOT NULL,
+  memory_bytes_provenance TEXT NOT NULL,
+  memory_bytes_samples INTEGER NOT NULL,
+  gpu_memory_gb_provenance TEXT NOT NULL,
+  gpu_memory_gb_samples INTEGER NOT NULL,
+  gpu_compute_fraction_provenance TEXT NOT NULL,
+  gpu_compute_fraction_samples INTEGER NOT NULL,
+  placed_at REAL NOT NULL
+);
+
 CREATE TABLE recommendations (
   workload_id INTEGER NOT NULL REFERENCES workloads (id),
   gpu_brand TEXT NOT NULL,
   gpu_model TEXT NOT NULL,
   instance_type TEXT NOT NULL,
-  cpu_only INTEGER NOT NULL CHECK (cpu_only IN (0, 1)),
+  cpu_only INTEGER NOT NULL CHECK (cpu_only = 0 OR cpu_only = 1),
   cpu_request_millicores REAL,
   cpu_request_millicores_provenance TEXT NOT NULL,
   cpu_request_millicores_samples INTEGER NOT NULL,
@@ -159,11 +236,94 @@ CREATE TABLE recommendations (
   PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type, cpu_only)
 ) WITHOUT ROWID;
 
+CREATE TABLE router_gcp_attempts (
+  day TEXT PRIMARY KEY,
+  attempts INTEGER NOT NULL CHECK (attempts >= 0)
+) WITHOUT ROWID;
+
+CREATE TABLE router_gcp_machines (
+  machine_type TEXT PRIMARY KEY,
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  gpu_count INTEGER NOT NULL CHECK (gpu_count >= 1),
+  vcpus INTEGER NOT NULL CHECK (vcpus >= 1),
+  memory_gb REAL NOT NULL CHECK (memory_gb > 0),
+  allows_spot INTEGER NOT NULL CHECK (allows_spot IN (0, 1)),
+  allows_flex_start INTEGER NOT NULL CHECK (allows_flex_start IN (0, 1)),
+  allows_standard INTEGER NOT NULL CHECK (allows_standard IN (0, 1)),
+  FOREIGN KEY (gpu_brand, gpu_model) REFERENCES gpu_models (brand, model)
+) WITHOUT ROWID;
+
+CREATE TABLE router_intents (
+  intent TEXT PRIMARY KEY,
+  workload_image TEXT NOT NULL,
+  legacy_machine TEXT NOT NULL REFERENCES router_gcp_machines (machine_type),
+  min_width INTEGER NOT NULL CHECK (min_width >= 1)
+) WITHOUT ROWID;
+
+CREATE TABLE router_quota_blocks (
+  day TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  class TEXT NOT NULL CHECK (class IN ('on_demand', 'preemptible')),
+  reason TEXT NOT NULL,
+  blocked_at REAL NOT NULL,
+  PRIMARY KEY (day, gpu_model, class)
+) WITHOUT ROWID;
+
+CREATE TABLE router_quotas (
+  gpu_model TEXT NOT NULL,
+  class TEXT NOT NULL CHECK (class IN ('on_demand', 'preemptible')),
+  metric TEXT NOT NULL,
+  gpus INTEGER NOT NULL CHECK (gpus >= 0),
+  PRIMARY KEY (gpu_model, class)
+) WITHOUT ROWID;
+
+CREATE TABLE router_runpod (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  name TEXT NOT NULL,
+  gpu_type TEXT NOT NULL,
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  max_gpus INTEGER NOT NULL CHECK (max_gpus >= 1),
+  FOREIGN KEY (gpu_brand, gpu_model) REFERENCES gpu_models (brand, model)
+);
+
+CREATE TABLE router_settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  description TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE router_slurm_lanes (
+  lane TEXT PRIMARY KEY,
+  position INTEGER NOT NULL UNIQUE,
+  partition TEXT NOT NULL,
+  gpu_brand TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  max_gpus INTEGER NOT NULL CHECK (max_gpus >= 1),
+  FOREIGN KEY (gpu_brand, gpu_model) REFERENCES gpu_models (brand, model)
+) WITHOUT ROWID;
+
 CREATE TABLE schema_migrations (
   version INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
   checksum TEXT NOT NULL,
   applied_at TEXT NOT NULL
+);
+
+CREATE TABLE site_node_pools (
+  node_pool_id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  instance_type TEXT,
+  architecture TEXT,
+  cpu_millicores INTEGER,
+  memory_bytes INTEGER,
+  gpu_count INTEGER,
+  gpu_mode TEXT,
+  gpu_total INTEGER,
+  gpu_name TEXT,
+  hardware_profile_id TEXT           -- hp:v1:…
 );
 
 CREATE TABLE site_observations (
@@ -213,7 +373,13 @@ CREATE TABLE workloads (
   image TEXT NOT NULL UNIQUE
 );
 
+CREATE INDEX legacy_quarantine_by_execution ON legacy_quarantine (execution_id);
+
+CREATE INDEX legacy_quarantine_by_pool ON legacy_quarantine (site_id, node_pool_id);
+
 CREATE INDEX observations_by_workload ON observations (workload_id, finished_at);
+
+CREATE INDEX placements_by_execution ON placements (execution_id, placed_at);
 
 CREATE INDEX site_observations_by_key ON site_observations (site_id, action_image, finished_at);
 
@@ -228,6 +394,30 @@ SELECT o.execution_id,
        o.hp_v2, o.profile_id_mismatch
 FROM observations o
 JOIN workloads w ON w.id = o.workload_id;
+
+CREATE VIEW v_placements AS
+SELECT p.execution_id,
+       p.workload,
+       p.node_pool_id,
+       p.policy,
+       p.gpu_count,
+       p.gpu_config_id,
+       p.gpu_memory_gb,
+       p.gpu_memory_gb_provenance,
+       p.gpu_compute_fraction,
+       p.gpu_compute_fraction_provenance,
+       p.cpu_request_millicores,
+       p.cpu_request_millicores_provenance,
+       p.cpu_limit_millicores,
+       p.memory_bytes,
+       p.memory_bytes_provenance,
+       strftime('%Y-%m-%dT%H:%M:%SZ', p.placed_at, 'unixepoch') AS placed_at,
+       o.status AS observed_status,
+       o.gpu_memory_peak_gb AS observed_gpu_memory_peak_gb,
+       o.cpu_millicores_p95 AS observed_cpu_millicores_p95,
+       o.memory_peak_bytes AS observed_memory_peak_bytes
+FROM placements p
+LEFT JOIN observations o ON o.execution_id = p.execution_id;
 
 CREATE VIEW v_recommendations AS
 SELECT w.image AS workload,

@@ -129,8 +129,16 @@ TEST_CASE("store: legacy history is never re-keyed as a side effect of migrate",
   auto store = hwrec::test::OpenStoreOrFail(path);
   auto applied = store->Migrate();
   REQUIRE_FALSE(applied.ok());
+  CHECK(applied.status().code() == hwrec::StatusCode::kSchemaMismatch);
+  // Refused without consent, saying what the bump does and how to preview it.
   CHECK_THAT(applied.status().message(), Catch::Contains("hp:v2"));
+  CHECK_THAT(applied.status().message(), Catch::Contains("--accept-hp-v2"));
+  CHECK_THAT(applied.status().message(), Catch::Contains("--dry-run"));
   CHECK(store->schema_version() == 1);
+  CHECK(store->CheckWritable().message() == applied.status().message());
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("SELECT count(*) FROM site_observations").getInt() == 1);
+  CHECK_FALSE(raw.tableExists("observations"));
 }
 
 TEST_CASE("store: status counts the rows of every table", "[store]") {

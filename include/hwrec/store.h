@@ -20,9 +20,9 @@ struct StoreAccess;
 }
 
 struct StoreOptions {
-  bool read_only = false;          // open with SQLITE_OPEN_READONLY; writes fail
-  bool create_if_missing = true;   // ignored when read_only
-  int busy_timeout_ms = 5000;      // how long a writer waits for another
+  bool read_only = false;         // open with SQLITE_OPEN_READONLY; writes fail
+  bool create_if_missing = true;  // ignored when read_only
+  int busy_timeout_ms = 5000;     // how long a writer waits for another
 };
 
 // One migration as this build knows it, and whether the store has it.
@@ -42,10 +42,10 @@ struct TableCount {
 // What `hwrec status` shows.
 struct StoreStatus {
   std::string path;
-  int schema_version = 0;      // PRAGMA user_version
+  int schema_version = 0;  // PRAGMA user_version
   int latest_schema_version = 0;
-  std::string hp_version;      // "hp:v2" when hardware-keyed, "hp:v1" for a legacy store
-  std::string journal_mode;    // "wal" unless read-only on a rollback-journal file
+  std::string hp_version;    // "hp:v2" when hardware-keyed, "hp:v1" for a legacy store
+  std::string journal_mode;  // "wal" unless read-only on a rollback-journal file
   std::int64_t file_size_bytes = 0;
   std::int64_t wal_size_bytes = 0;
   std::vector<TableCount> tables;
@@ -69,11 +69,15 @@ class Store {
   static int LatestSchemaVersion();
   // Every migration this build knows, marked applied or pending.
   Result<std::vector<MigrationInfo>> Migrations() const;
-  // Applies pending migrations in order, each in its own transaction with its
+  // Applies pending migrations in one transaction, each with its
   // schema_migrations row and user_version. Returns the versions applied.
+  // A store holding legacy site-keyed rows is refused (kSchemaMismatch) with
+  // what the hp:v2 bump does: moving them needs consent, given through
+  // MigrateStore (hwrec/legacy_migration.h) or `hwrec migrate --accept-hp-v2`.
   Result<std::vector<int>> Migrate();
-  // OK when the store is at the latest schema and writable; otherwise a
-  // Status saying what to do (`hwrec migrate`, or open read-write).
+  // OK when the store is at the latest schema, holds no legacy rows and is
+  // writable; otherwise a Status saying what to do (`hwrec migrate`, the
+  // hp:v2 consent, or open read-write).
   Status CheckWritable() const;
 
   Result<StoreStatus> GetStatus() const;

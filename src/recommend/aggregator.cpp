@@ -100,13 +100,29 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
   return v;
 }
 
+const char* const kSelectAggregateSql =
+    "SELECT state FROM aggregates WHERE workload_id = ? AND scope = ? AND gpu_brand = ? AND "
+    "gpu_model = ? AND instance_type = ?";
+
+namespace {
+const char* const kUpsertAggregateSql =
+    "INSERT INTO aggregates (workload_id, scope, gpu_brand, gpu_model, instance_type, samples, "
+    "last_finished_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type) DO UPDATE SET "
+    "samples = excluded.samples, last_finished_at = excluded.last_finished_at, "
+    "state = excluded.state";
+}  // namespace
+
 AggregateWriter::AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings)
-    : db_(db), settings_(settings) {}
+    : db_(db),
+      settings_(settings),
+      select_(db, kSelectAggregateSql),
+      upsert_(db, kUpsertAggregateSql) {}
 
 KeyAggregate& AggregateWriter::Load(const AggregateKey& key) {
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  std::optional<KeyAggregate> stored = ReadAggregate(db_, key);
+  std::optional<KeyAggregate> stored = ReadAggregate(select_, key);
   return cache_.emplace(key, stored ? std::move(*stored) : KeyAggregate()).first->second;
 }
 
@@ -133,13 +149,7 @@ void AggregateWriter::Add(const AggregateInput& in) {
 }
 
 void AggregateWriter::Flush() {
-  SQLite::Statement upsert(
-      db_,
-      "INSERT INTO aggregates (workload_id, scope, gpu_brand, gpu_model, instance_type, samples, "
-      "last_finished_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-      "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type) DO UPDATE SET "
-      "samples = excluded.samples, last_finished_at = excluded.last_finished_at, "
-      "state = excluded.state");
+  SQLite::Statement& upsert = upsert_;
   for (const auto& [key, aggregate] : cache_) {
     const std::string blob = aggregate.Serialize();
     upsert.bind(1, key.workload_id);
@@ -162,18 +172,25 @@ AggregateWriter::TakeTouched() {
 }
 
 std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key) {
-  SQLite::Statement query(db,
-                          "SELECT state FROM aggregates WHERE workload_id = ? AND scope = ? AND "
-                          "gpu_brand = ? AND gpu_model = ? AND instance_type = ?");
+  SQLite::Statement query(db, kSelectAggregateSql);
+  return ReadAggregate(query, key);
+}
+
+std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& query, const AggregateKey& key) {
+  query.reset();
   query.bind(1, key.workload_id);
   query.bind(2, ScopeName(key.scope));
   query.bind(3, key.gpu_brand);
   query.bind(4, key.gpu_model);
   query.bind(5, key.instance_type);
   if (!query.executeStep()) return std::nullopt;
-  const SQLite::Column column = query.getColumn(0);
-  const std::string blob(static_cast<const char*>(column.getBlob()),
-                         static_cast<std::size_t>(column.getBytes()));
+  std::string blob;
+  {
+    const SQLite::Column column = query.getColumn(0);
+    blob.assign(static_cast<const char*>(column.getBlob()),
+                static_cast<std::size_t>(column.getBytes()));
+  }
+  query.reset();
   KeyAggregate aggregate;
   if (!aggregate.Deserialize(blob)) {
     throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");

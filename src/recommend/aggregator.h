@@ -17,6 +17,8 @@
 #include "recommend/metric_state.h"
 #include "recommend/settings.h"
 
+#include <SQLiteCpp/Statement.h>
+
 namespace SQLite {
 class Database;
 }
@@ -94,12 +96,17 @@ class AggregateWriter {
 
   SQLite::Database& db_;
   const RecommenderSettings& settings_;
+  SQLite::Statement select_;  // prepared once: ingest reads thousands of keys a batch
+  SQLite::Statement upsert_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> touched_;
 };
 
 // Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.
 std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key);
+// The same with a statement prepared from kSelectAggregateSql.
+std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& select, const AggregateKey& key);
+extern const char* const kSelectAggregateSql;
 
 // Deletes every aggregate and rebuilds them from the observations table.
 void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings);

@@ -3,6 +3,7 @@
 
 #include "hwrec/node_pool.h"
 #include "hwrec/recommend.h"
+#include "hwrec/store.h"
 #include "recommend/aggregator.h"
 #include "recommend/estimator.h"
 #include "recommend/recommend_internal.h"
@@ -161,7 +162,13 @@ RecommendationQuery::~RecommendationQuery() = default;
 Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
                                                       const HardwareKey& hardware,
                                                       std::optional<double> as_of) {
-  return internal::Guarded("recommend", [&]() -> Result<Recommendation> {
+  const Store& store = impl_->store;
+  if (store.schema_version() < Store::LatestSchemaVersion()) {
+    return Status::SchemaMismatch(fmt::format(
+        "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
+        store.path(), store.schema_version(), Store::LatestSchemaVersion(), store.path()));
+  }
+  return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     if (!impl_->reader) {
       impl_->reader = std::make_unique<internal::RecommendationReader>(
           internal::StoreAccess::Db(impl_->store));

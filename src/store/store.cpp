@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "hwrec/legacy_migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
 
@@ -69,11 +70,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
     std::error_code ec;
     const bool exists = path == ":memory:" || std::filesystem::exists(path, ec);
     if (!exists && (options.read_only || !options.create_if_missing)) {
-      return Status::NotFound(fmt::format(
-          "{}: no such store: create it with `hwrec init {}`", path, path));
+      return Status::NotFound(
+          fmt::format("{}: no such store: create it with `hwrec init {}`", path, path));
     }
-    const int flags = options.read_only ? SQLite::OPEN_READONLY
-                                        : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+    const int flags =
+        options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
     auto impl = std::make_unique<Impl>(path, flags, options);
     SQLite::Database& db = impl->db;
     if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
@@ -87,7 +88,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
       auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
       if (!applied.ok()) return applied.status();
     }
-    if (Status s = migrator.Check(); !s.ok()) return Status::SchemaMismatch(path + ": " + s.message());
+    if (Status s = migrator.Check(); !s.ok())
+      return Status::SchemaMismatch(path + ": " + s.message());
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   });
 }
@@ -95,9 +97,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
 const std::string& Store::path() const { return impl_->path; }
 bool Store::read_only() const { return impl_->options.read_only; }
 
-int Store::schema_version() const {
-  return impl_->db.execAndGet("PRAGMA user_version").getInt();
-}
+int Store::schema_version() const { return impl_->db.execAndGet("PRAGMA user_version").getInt(); }
 
 int Store::LatestSchemaVersion() {
   const auto& migrations = EmbeddedMigrations();
@@ -112,43 +112,35 @@ Result<std::vector<MigrationInfo>> Store::Migrations() const {
 
 Status Store::CheckWritable() const {
   if (read_only()) {
-    return Status::ReadOnly(fmt::format("{}: the store was opened read-only: open it read-write "
-                                        "to change it",
-                                        impl_->path));
+    return Status::ReadOnly(
+        fmt::format("{}: the store was opened read-only: open it read-write "
+                    "to change it",
+                    impl_->path));
   }
   return internal::Guarded(impl_->path, [&]() -> Status {
     const int current = schema_version();
     const int latest = LatestSchemaVersion();
+    SQLite::Database& db = impl_->db;
+    if (db.tableExists("site_observations") &&
+        db.execAndGet("SELECT EXISTS (SELECT 1 FROM site_observations)").getInt() != 0) {
+      const auto rows = db.execAndGet("SELECT count(*) FROM site_observations").getInt64();
+      return Status::SchemaMismatch(LegacyConsentMessage(impl_->path, rows));
+    }
     if (current < latest) {
-      return Status::SchemaMismatch(fmt::format(
-          "{}: store is at schema {} but this build writes schema {}: preview with "
-          "`hwrec migrate {} --dry-run`, then run `hwrec migrate {}`",
-          impl_->path, current, latest, impl_->path, impl_->path));
+      return Status::SchemaMismatch(
+          fmt::format("{}: store is at schema {} but this build writes schema {}: preview with "
+                      "`hwrec migrate {} --dry-run`, then run `hwrec migrate {}`",
+                      impl_->path, current, latest, impl_->path, impl_->path));
     }
     return Status::Ok();
   });
 }
 
 Result<std::vector<int>> Store::Migrate() {
-  if (read_only()) {
-    return Status::ReadOnly(fmt::format(
-        "{}: the store was opened read-only: open it read-write to migrate it", impl_->path));
-  }
-  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<int>> {
-    SQLite::Database& db = impl_->db;
-    if (schema_version() == 1 &&
-        db.execAndGet("SELECT EXISTS (SELECT 1 FROM site_observations)").getInt() != 0) {
-      return Status::SchemaMismatch(fmt::format(
-          "{}: the store holds legacy site-keyed history with hp:v1 ids; moving it to hardware "
-          "keys (hp:v2) re-keys that history and needs an explicit decision, which this build "
-          "cannot make yet: keep the store at schema 1 and open it read-only",
-          impl_->path));
-    }
-    Migrator migrator(db, EmbeddedMigrations());
-    auto applied = migrator.ApplyPending();
-    if (!applied.ok()) return Status(applied.status());
-    return applied;
-  });
+  // Without consent: legacy history with rows is refused with LegacyConsentMessage.
+  auto report = MigrateStore(*this, LegacyMigrationOptions{});
+  if (!report.ok()) return report.status();
+  return std::move(report->applied);
 }
 
 Result<StoreStatus> Store::GetStatus() const {

@@ -1,10 +1,18 @@
-// hwrec init | status | migrate | schema: creating, inspecting and migrating stores.
+// hwrec init | status | migrate | schema: creating, inspecting and migrating
+// stores, including the consented hp:v1 -> hp:v2 move of legacy history.
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hwrec/legacy_migration.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/observation.h"
 
 #include "cli.h"
 #include "commands.h"
@@ -91,8 +99,8 @@ int RunInit(const std::vector<std::string>& args) {
   if (!store) return kExitError;
   if (existed && store->schema_version() < Store::LatestSchemaVersion()) {
     std::cout << fmt::format(
-        "{}: store already exists at schema {} (this build: {}): run `hwrec migrate {}`\n",
-        a.store, store->schema_version(), Store::LatestSchemaVersion(), a.store);
+        "{}: store already exists at schema {} (this build: {}): run `hwrec migrate {}`\n", a.store,
+        store->schema_version(), Store::LatestSchemaVersion(), a.store);
     return kExitOk;
   }
   std::cout << fmt::format("{}: {} at schema {}\n", a.store,
@@ -131,49 +139,222 @@ int RunStatus(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int RunMigrate(const std::vector<std::string>& args) {
-  const StoreArgs a = ParseStoreArgs(
-      args, "hwrec migrate STORE [--dry-run] [--format table|json]", true, true);
-  if (a.help) return kExitOk;
+namespace {
+
+struct MigrateArgs {
+  std::string store;
+  Format format = Format::kTable;
+  bool dry_run = false;
+  bool accept_hp_v2 = false;
+  bool no_backup = false;
+  std::string pools_file;
+};
+
+const char* const kMigrateUsage =
+    "hwrec migrate STORE [--dry-run] [--accept-hp-v2] [--no-backup] [--pools FILE]\n"
+    "                     [--format table|json]\n\n"
+    "Applies pending schema migrations. A store with legacy site-keyed history (hp:v1)\n"
+    "is re-keyed by hardware (hp:v2) only with --accept-hp-v2: every row moves into\n"
+    "observations with its hp:v1 id kept, or into quarantine with a reason, all in one\n"
+    "transaction, after a backup (STORE.hp-v1-backup-<time>). Rows resolve through their\n"
+    "node pool (the legacy site_node_pools table, registered pools, or --pools FILE:\n"
+    "JSON lines as for `hwrec pools import`) or their own GPU name via the catalog.\n"
+    "--dry-run prints the plan per site and node pool and changes nothing.";
+
+std::optional<MigrateArgs> ParseMigrateArgs(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  std::string format_text;
+  MigrateArgs parsed;
+  options.add_options()("store", po::value<std::string>(), "path of the store");
+  AddFormatOption(options, &format_text);
+  options.add_options()("dry-run", po::bool_switch(&parsed.dry_run),
+                        "print the plan, change nothing")(
+      "accept-hp-v2", po::bool_switch(&parsed.accept_hp_v2),
+      "consent to re-key legacy history by hardware (hp:v2)")(
+      "no-backup", po::bool_switch(&parsed.no_backup), "do not write a backup first")(
+      "pools", po::value<std::string>(&parsed.pools_file),
+      "node pools (JSON lines) to register and resolve legacy rows with");
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, kMigrateUsage, options, positional, &vm)) return std::nullopt;
+  parsed.store = StorePositional(vm);
+  parsed.format = ParseFormat(format_text);
+  return parsed;
+}
+
+// Reads `hwrec pools import` JSON lines; throws naming the file and line.
+std::vector<NodePool> ReadPools(const std::string& path) {
+  std::vector<NodePool> pools;
+  if (path.empty()) return pools;
+  std::istringstream in(ReadInput(path));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto pool = ParseNodePoolJson(line);
+    if (!pool.ok()) {
+      throw std::runtime_error(fmt::format("{}:{}: {}: fix the line and run again", path, number,
+                                           pool.status().message()));
+    }
+    pools.push_back(std::move(pool).value());
+  }
+  return pools;
+}
+
+// A one-line bar redrawn in place on stderr.
+void DrawProgress(std::int64_t done, std::int64_t total) {
+  constexpr std::size_t kWidth = 30;
+  const double share = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+  const auto filled = static_cast<std::size_t>(share * static_cast<double>(kWidth));
+  std::cerr << fmt::format("\rmigrating legacy rows [{}{}] {:3.0f}% {}/{}",
+                           std::string(filled, '#'), std::string(kWidth - filled, '.'), share * 100,
+                           done, total)
+            << (done >= total ? "\n" : "") << std::flush;
+}
+
+std::string GroupCounts(const LegacyPlanGroup& g) {
+  std::string quarantined;
+  for (const auto& [code, rows] : g.quarantined) {
+    quarantined += fmt::format("{}{}: {}", quarantined.empty() ? "" : ", ", code, rows);
+  }
+  return quarantined.empty() ? "-" : quarantined;
+}
+
+void PrintPlanTable(const LegacyPlan& plan) {
+  std::cout << fmt::format("{}: schema {} -> {} (dry run: nothing changed)\n", plan.path,
+                           plan.from_version, plan.to_version);
+  for (int version : plan.pending_versions)
+    std::cout << fmt::format("  would apply {:04d}\n", version);
+  if (plan.legacy_rows == 0) {
+    std::cout << "no legacy site-keyed rows: the migration needs no --accept-hp-v2\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "legacy rows: {} -> {} migrated to hp:v2 observations, {} quarantined\n\n", plan.legacy_rows,
+      plan.migrated, plan.quarantined);
+  Table table({"site", "node_pool", "rows", "via_pool", "via_row_gpu", "cpu_only", "quarantined"});
+  for (const LegacyPlanGroup& g : plan.groups) {
+    table.AddRow({g.site_id, g.node_pool_id.empty() ? "(none)" : g.node_pool_id,
+                  std::to_string(g.rows), std::to_string(g.via_node_pool),
+                  std::to_string(g.via_row_gpu), std::to_string(g.cpu_only), GroupCounts(g)});
+  }
+  table.Print(std::cout);
+  if (!plan.reason_text.empty()) std::cout << "\nquarantine reasons (one example each):\n";
+  for (const auto& [code, text] : plan.reason_text) {
+    std::cout << fmt::format("  {}: {}\n", code, text);
+  }
+  std::cout << fmt::format("\nto migrate: hwrec migrate {} --accept-hp-v2\n", plan.path);
+}
+
+nlohmann::ordered_json PlanJson(const LegacyPlan& plan) {
+  nlohmann::ordered_json out;
+  out["dry_run"] = true;
+  out["from_version"] = plan.from_version;
+  out["to_version"] = plan.to_version;
+  out["pending"] = plan.pending_versions;
+  out["legacy_rows"] = plan.legacy_rows;
+  out["migrated"] = plan.migrated;
+  out["quarantined"] = plan.quarantined;
+  out["groups"] = nlohmann::ordered_json::array();
+  for (const LegacyPlanGroup& g : plan.groups) {
+    out["groups"].push_back({{"site_id", g.site_id},
+                             {"node_pool_id", g.node_pool_id},
+                             {"rows", g.rows},
+                             {"via_node_pool", g.via_node_pool},
+                             {"via_row_gpu", g.via_row_gpu},
+                             {"cpu_only", g.cpu_only},
+                             {"quarantined", g.quarantined}});
+  }
+  out["reasons"] = plan.reason_text;
+  return out;
+}
+
+int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
   StoreOptions options;
-  options.read_only = a.dry_run;  // a preview never writes, not even the WAL switch
-  options.create_if_missing = false;
+  options.read_only = true;  // a preview never writes, not even the WAL switch
   auto store = OpenStore(a.store, options);
   if (!store) return kExitError;
-  auto migrations = store->Migrations();
-  if (!migrations.ok()) return Fail(migrations.status());
-  std::vector<MigrationInfo> pending;
-  for (const MigrationInfo& m : *migrations) {
-    if (!m.applied) pending.push_back(m);
-  }
-  const int from = store->schema_version();
-  std::vector<int> applied;
-  if (!a.dry_run && !pending.empty()) {
-    auto result = store->Migrate();
-    if (!result.ok()) return Fail(result.status());
-    applied = *result;
-  }
+  auto plan = PlanLegacyMigration(*store, pools);
+  if (!plan.ok()) return Fail(plan.status());
   if (a.format == Format::kJson) {
-    nlohmann::ordered_json out;
-    out["from_version"] = from;
-    out["to_version"] = a.dry_run ? (pending.empty() ? from : pending.back().version)
-                                  : store->schema_version();
-    out["dry_run"] = a.dry_run;
-    out["pending"] = MigrationsJson(pending);
-    out["applied"] = applied;
-    std::cout << out.dump(2) << "\n";
-    return kExitOk;
+    std::cout << PlanJson(*plan).dump(2) << "\n";
+  } else if (plan->pending_versions.empty() && plan->legacy_rows == 0) {
+    std::cout << fmt::format(
+        "{}: already at schema {}, the latest this build knows; nothing to do\n", a.store,
+        plan->from_version);
+  } else {
+    PrintPlanTable(*plan);
   }
-  if (pending.empty()) {
-    std::cout << fmt::format("{}: already at schema {}, the latest this build knows; nothing to do\n",
-                             a.store, from);
-    return kExitOk;
+  return kExitOk;
+}
+
+void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
+  if (r.nothing_to_do) {
+    std::cout << fmt::format("{}: already at schema {}, the latest this build knows; nothing to do",
+                             path, r.from_version);
+    if (!r.history.empty()) {
+      const LegacyMigrationRecord& last = r.history.back();
+      std::cout << fmt::format(
+          " (legacy history was migrated to hp:v2 on {}: {} rows migrated, "
+          "{} quarantined)",
+          FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
+    }
+    std::cout << "\n";
+    return;
   }
-  std::cout << fmt::format("{}: schema {} -> {}{}\n", a.store, from, pending.back().version,
-                           a.dry_run ? " (dry run: nothing changed)" : "");
-  for (const MigrationInfo& m : pending) {
-    std::cout << fmt::format("  {} {:04d}_{}\n", a.dry_run ? "would apply" : "applied", m.version,
-                             m.name);
+  std::cout << fmt::format("{}: schema {} -> {}\n", path, r.from_version, r.to_version);
+  for (int version : r.applied) std::cout << fmt::format("  applied {:04d}\n", version);
+  if (r.legacy_rows == 0) return;
+  if (!r.backup_path.empty()) std::cout << fmt::format("backup: {}\n", r.backup_path);
+  std::cout << fmt::format(
+      "legacy rows: {} -> {} migrated to hp:v2 observations (hp:v1 ids kept), {} quarantined\n"
+      "node pools registered: {}; recommendations materialised: {}\n",
+      r.legacy_rows, r.migrated, r.quarantined, r.pools_registered, r.recommendations);
+  if (r.quarantined > 0) {
+    std::cout << fmt::format("see the quarantined rows with `hwrec quarantine list {}`\n", path);
+  }
+}
+
+nlohmann::ordered_json ReportJson(const LegacyMigrationReport& r) {
+  nlohmann::ordered_json out;
+  out["dry_run"] = false;
+  out["from_version"] = r.from_version;
+  out["to_version"] = r.to_version;
+  out["applied"] = r.applied;
+  out["nothing_to_do"] = r.nothing_to_do;
+  out["legacy_rows"] = r.legacy_rows;
+  out["migrated"] = r.migrated;
+  out["quarantined"] = r.quarantined;
+  out["pools_registered"] = r.pools_registered;
+  out["recommendations"] = r.recommendations;
+  out["backup_path"] =
+      r.backup_path.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.backup_path);
+  out["migrations_of_legacy_history"] = r.history.size();
+  return out;
+}
+
+}  // namespace
+
+int RunMigrate(const std::vector<std::string>& args) {
+  const std::optional<MigrateArgs> a = ParseMigrateArgs(args);
+  if (!a) return kExitOk;
+  const std::vector<NodePool> pools = ReadPools(a->pools_file);
+  if (a->dry_run) return PrintDryRun(*a, pools);
+  StoreOptions store_options;
+  store_options.create_if_missing = false;
+  auto store = OpenStore(a->store, store_options);
+  if (!store) return kExitError;
+  LegacyMigrationOptions options;
+  options.accept_hp_v2 = a->accept_hp_v2;
+  options.backup = !a->no_backup;
+  options.pools = pools;
+  if (isatty(STDERR_FILENO) != 0) options.progress = DrawProgress;
+  auto report = MigrateStore(*store, options);
+  if (!report.ok()) return Fail(report.status());
+  if (a->format == Format::kJson) {
+    std::cout << ReportJson(*report).dump(2) << "\n";
+  } else {
+    PrintReport(a->store, *report);
   }
   return kExitOk;
 }

@@ -17,5 +17,8 @@ int RunIngest(const std::vector<std::string>& args);
 int RunRecommend(const std::vector<std::string>& args);
 int RunConfig(const std::vector<std::string>& args);
 int RunRefresh(const std::vector<std::string>& args);
+int RunQuarantine(const std::vector<std::string>& args);
+int RunRoute(const std::vector<std::string>& args);
+int RunPlace(const std::vector<std::string>& args);
 
 }  // namespace hwrec::cli

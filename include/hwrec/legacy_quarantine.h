@@ -1,0 +1,68 @@
+// Legacy quarantine: the rows of the hp:v2 migration whose GPU model could
+// not be resolved. Each keeps every original field and the reason. An operator
+// attaches a GPU model to some of them (by id, site, node pool, GPU name or
+// reason) and they move into observations; aggregates and the recommendations
+// of the keys they touch are refreshed in the same transaction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+class Store;
+
+// The most telling fields of a quarantined row (the table holds all of them).
+struct QuarantinedRow {
+  std::int64_t id = 0;  // the row's id in quarantine (`--id`)
+  std::string execution_id;
+  std::string site_id;
+  std::string action_image;
+  std::optional<std::string> node_pool_id;
+  double finished_at = 0;
+  std::optional<std::string> instance_type;
+  std::optional<std::string> gpu_mode;
+  std::optional<std::string> node_pool_gpu;  // the GPU name the row carried
+  std::optional<std::string> hardware_profile_id;
+  std::string reason_code;  // e.g. "gpu_name_not_in_catalog"
+  std::string reason;       // what is missing and how to resolve it
+};
+
+// Which rows: every given criterion must match. An empty filter matches all.
+struct QuarantineFilter {
+  std::vector<std::int64_t> ids;
+  std::optional<std::string> site_id;
+  std::optional<std::string> node_pool_id;
+  std::optional<std::string> node_pool_gpu;
+  std::optional<std::string> reason_code;
+
+  bool empty() const {
+    return ids.empty() && !site_id && !node_pool_id && !node_pool_gpu && !reason_code;
+  }
+};
+
+// Rows in quarantine, oldest legacy id first.
+Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
+                                                   const QuarantineFilter& filter = {});
+
+struct QuarantineResolveSummary {
+  std::int64_t matched = 0;          // rows the filter selected
+  std::int64_t moved = 0;            // now observations
+  std::vector<QuarantinedRow> kept;  // still quarantined; reason says why the model did not fit
+  std::int64_t recommendations = 0;  // materialised rows refreshed
+};
+
+// Attaches `gpu_model` (catalog spelling; `gpu_brand` optional) to the rows
+// `filter` selects and moves them into observations. A row whose gpu_mode is
+// not a partition of that model, or that is otherwise invalid, stays with its
+// new reason. An empty filter is refused: name the rows, or pass all = true.
+Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
+                                                   const std::string& gpu_model,
+                                                   const std::optional<std::string>& gpu_brand,
+                                                   bool all = false);
+
+}  // namespace hwrec

@@ -1,0 +1,137 @@
+// The values the placement evaluator reads and returns: what an execution's
+// author declared, the candidate pools with their free capacity, and per
+// candidate the effective request, its provenance, feasibility and waste.
+// Plain values; safe to copy and share between threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwrec/recommend.h"
+
+namespace hwrec {
+
+// Resources an author declared, or an OOM-retry floor. Every field optional.
+// `pinned` names fields whose declared value wins over any recommendation:
+// cpu_millicores, memory_bytes, gpu_memory_gb, gpu_compute_fraction.
+struct DeclaredResources {
+  std::optional<std::int64_t> gpu_count;
+  std::optional<std::string> gpu_brand;        // hard constraint
+  std::optional<std::string> gpu_model;        // hard constraint (catalog spelling)
+  std::optional<std::string> architecture;     // hard constraint
+  std::optional<double> gpu_memory_gb;         // per GPU
+  std::optional<double> gpu_compute_fraction;  // share of one card, (0, 1]
+  std::optional<std::int64_t> cpu_millicores;
+  std::optional<std::int64_t> memory_bytes;
+  std::vector<std::string> pinned;
+
+  bool operator==(const DeclaredResources& other) const;
+};
+
+struct ExecutionToPlace {
+  std::string workload;  // the action image
+  DeclaredResources declared;
+  std::optional<DeclaredResources> retry_floor;  // after an OOM: never go below it
+};
+
+// A candidate pool and its free capacity; absent: no limit known.
+struct PlacementCandidate {
+  std::string node_pool_id;
+  std::optional<std::int64_t> free_partitions;
+  std::optional<std::int64_t> free_cpu_millicores;
+  std::optional<std::int64_t> free_memory_bytes;
+};
+
+enum class PlacementPolicy { kBestFit, kFirstFit };
+std::string_view ToString(PlacementPolicy policy);  // "best_fit", "first_fit"
+std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text);
+
+// Where a figure of the effective request comes from.
+enum class FigureSource {
+  kRecommendation,  // this pool's recommendation; see `provenance`
+  kDeclared,        // the author's value, used where there is no recommendation
+  kPinned,          // the author pinned it
+  kRetryFloor,      // raised to the OOM-retry floor
+  kNone,            // nothing known: no value
+};
+
+struct FigureOrigin {
+  FigureSource source = FigureSource::kNone;
+  Provenance provenance = Provenance::kNone;  // when source is kRecommendation
+  std::int64_t samples = 0;
+
+  // "exact", "gpu_model", "instance_type", "workload_any_hardware" for
+  // recommendations; otherwise "declared", "pinned", "retry_floor" or "none".
+  std::string Name() const;
+  static std::optional<FigureOrigin> FromName(std::string_view name, std::int64_t samples);
+  bool operator==(const FigureOrigin& other) const;
+};
+
+// What the execution should ask for on one pool. GPU memory and compute share
+// are those of the partition the pool offers (rounded up to it); on a pool of
+// unknown GPU model they are the needs themselves. Origins are indexed by
+// FigureKind.
+struct EffectiveRequest {
+  std::optional<std::int64_t> cpu_request_millicores;
+  std::optional<std::int64_t> cpu_limit_millicores;
+  std::optional<std::int64_t> memory_bytes;
+  std::int64_t gpu_count = 0;
+  std::optional<std::string> gpu_config_id;    // absent: CPU-only, or model unknown
+  std::optional<double> gpu_memory_gb;         // per GPU
+  std::optional<double> gpu_compute_fraction;  // per GPU, share of one card
+  std::array<FigureOrigin, kFigureCount> origins;
+
+  const FigureOrigin& origin(FigureKind kind) const {
+    return origins[static_cast<std::size_t>(kind)];
+  }
+  bool operator==(const EffectiveRequest& other) const;
+};
+
+// GPU figures before rounding to a partition, per GPU.
+struct PlacementNeeds {
+  std::optional<double> gpu_memory_gb;
+  std::optional<double> gpu_compute_fraction;
+  bool operator==(const PlacementNeeds& other) const;
+};
+
+// How much a placement leaves unused; lower is better. Compute shortfall is
+// soft: it ranks a pool lower and is reported, never makes it infeasible.
+struct PlacementWaste {
+  std::optional<double> card;    // cards' worth given but not needed; absent: unknown size
+  double compute_shortfall = 0;  // cards' worth of compute share needed but not given
+  double cpu = 0;                // share of the pool's free (or node) CPU left idle
+  double memory = 0;             // share of the pool's free (or node) memory left idle
+  bool operator==(const PlacementWaste& other) const;
+};
+
+struct CandidateEvaluation {
+  std::size_t candidate = 0;  // position in the candidates given
+  std::string node_pool_id;
+  bool feasible = false;
+  std::string reason;              // "fits", or every hard limit it breaks, in words
+  std::vector<std::string> notes;  // soft findings (compute shortfall, unknown size, …)
+  EffectiveRequest request;
+  PlacementNeeds needs;
+  PlacementWaste waste;
+  bool operator==(const CandidateEvaluation& other) const;
+};
+
+struct PlacementResult {
+  std::string workload;
+  PlacementPolicy policy = PlacementPolicy::kBestFit;
+  double as_of = 0;  // epoch seconds the recommendations were read at
+  // Ranked: feasible candidates in policy order, then infeasible ones in candidate order.
+  std::vector<CandidateEvaluation> evaluations;
+  std::optional<std::size_t> chosen;  // index into evaluations; absent: nothing fits
+
+  const CandidateEvaluation* chosen_evaluation() const {
+    return chosen ? &evaluations[*chosen] : nullptr;
+  }
+  bool operator==(const PlacementResult& other) const;
+};
+
+}  // namespace hwrec

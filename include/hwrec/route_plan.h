@@ -1,0 +1,89 @@
+// RoutePlan: the ordered provisioning ladder for one dispatch (intent,
+// requested width, expected length), built by a pure function of a
+// RouterSnapshot — the router configuration plus what the recommendation store
+// says each card must hold — loaded once and reused for any number of builds.
+// A snapshot is a plain value: immutable after loading, safe to share.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwrec/recommend.h"
+#include "hwrec/router_config.h"
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+enum class Backend { kGcp, kSlurm, kRunPod };
+std::string_view ToString(Backend backend);  // "gcp", "slurm", "runpod"
+
+// Which provisioning order a job gets: short (< short_job_max_hours), long, or
+// very long (> flex_start_max_hours: no FLEX_START).
+enum class LengthClass { kShort, kLong, kVeryLong };
+std::string_view ToString(LengthClass length_class);  // "short", "long", "very_long"
+
+struct Rung {
+  std::string id;  // "gcp/a2-ultragpu-8g/spot", "slurm/a100-80gb", "runpod/h100-80gb"
+  Backend backend = Backend::kGcp;
+  std::string machine_type;  // GCP machine type, SLURM partition or RunPod GPU type
+  std::string gpu_model;
+  int width = 1;                             // GPUs the rung provisions
+  std::optional<Provisioning> provisioning;  // GCP rungs only
+};
+
+struct PrunedRung {
+  std::string id;
+  std::string reason;
+};
+
+// What the recommendation store says one intent's workload needs per GPU on
+// one GCP machine type (its `gpu_memory_gb`, with margin).
+struct CardNeed {
+  std::optional<double> gpu_memory_gb;
+  Provenance provenance = Provenance::kNone;
+};
+
+struct RouterSnapshot {
+  RouterConfig config;
+  std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
+  // intent -> machine type -> need; intents without history map to nothing.
+  std::map<std::string, std::map<std::string, CardNeed, std::less<>>, std::less<>> needs;
+
+  // Reads the configuration, the catalog and, for every intent's workload, its
+  // recommendations on every GCP machine type (as of `as_of`, default now).
+  static Result<RouterSnapshot> Load(const Store& store,
+                                     std::optional<double> as_of = std::nullopt);
+};
+
+struct RouteRequest {
+  std::string intent;
+  int width = 1;            // GPUs the work shards across
+  double length_hours = 1;  // expected wall time
+};
+
+struct RoutePlan {
+  std::string intent;
+  int requested_width = 1;
+  double length_hours = 0;
+  LengthClass length_class = LengthClass::kShort;
+  std::vector<Rung> ladder;        // walk in this order
+  std::vector<PrunedRung> pruned;  // rungs left out at plan time, and why
+  std::vector<std::string> notes;  // how the GPU models were chosen (for --explain)
+};
+
+// The ladder (DESIGN §8). Width 1 is the legacy ladder: the intent's legacy
+// machine with the length's provisioning order, the SLURM lanes, RunPod. Width
+// N > 1 puts GCP rungs of width N, N/2, … (not below the intent's minimum)
+// over the cards the workload fits before that chain. Fails for an unknown
+// intent, a width no GCP machine offers, a width below the intent's minimum or
+// a length that is not positive.
+Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
+
+// "90m", "6h", "2d", "1h30m", "1w", "45s" -> hours. A bare number is refused:
+// its unit would be a guess.
+Result<double> ParseDurationHours(std::string_view text);
+
+}  // namespace hwrec

@@ -1,0 +1,310 @@
+#include "hwrec/legacy_migration.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "hwrec/catalog.h"
+#include "hwrec/store.h"
+#include "legacy/legacy_mover.h"
+#include "legacy/legacy_pools.h"
+#include "legacy/legacy_resolver.h"
+#include "legacy/schema_steps.h"
+#include "recommend/aggregator.h"
+#include "recommend/settings.h"
+#include "store/migration.h"
+#include "store/migrator.h"
+#include "store/sqlite_util.h"
+
+namespace hwrec {
+
+namespace {
+
+using internal::LegacyResolution;
+using internal::LegacyRoute;
+using internal::LegacyRow;
+
+constexpr std::int64_t kProgressEvery = 8192;
+std::int64_t LegacyRowCount(SQLite::Database& db) {
+  if (!db.tableExists("site_observations")) return 0;
+  return db.execAndGet("SELECT count(*) FROM site_observations").getInt64();
+}
+
+std::int64_t RowCount(SQLite::Database& db, const char* table) {
+  // Identifiers cannot be bound; `table` is a constant of this file.
+  return db.execAndGet(fmt::format("SELECT count(*) FROM {}", table)).getInt64();
+}
+
+std::vector<LegacyMigrationRecord> ReadHistory(SQLite::Database& db) {
+  std::vector<LegacyMigrationRecord> history;
+  if (!db.tableExists("legacy_migrations")) return history;
+  SQLite::Statement query(db,
+                          "SELECT migrated_at, from_version, legacy_rows, migrated, quarantined, "
+                          "coalesce(backup_path, '') FROM legacy_migrations ORDER BY id");
+  while (query.executeStep()) {
+    history.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getInt(),
+                       query.getColumn(2).getInt64(), query.getColumn(3).getInt64(),
+                       query.getColumn(4).getInt64(), query.getColumn(5).getString()});
+  }
+  return history;
+}
+
+// `<store>.hp-v1-backup-<UTC time>`, next to the store, never overwriting a file.
+std::string BackupPath(const std::string& path) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  std::string candidate = fmt::format("{}.hp-v1-backup-{}", path, stamp);
+  for (int n = 2; std::filesystem::exists(candidate); ++n) {
+    candidate = fmt::format("{}.hp-v1-backup-{}-{}", path, stamp, n);
+  }
+  return candidate;
+}
+
+std::string Backup(SQLite::Database& db, const std::string& path) {
+  const std::string target = BackupPath(path);
+  SQLite::Statement vacuum(db, "VACUUM INTO ?");
+  vacuum.bind(1, target);
+  vacuum.exec();
+  return target;
+}
+
+// The catalog the migration will resolve with: the store's when it has one,
+// else the catalog this build seeds (what the pending migrations will write).
+Result<GpuCatalog> PlanCatalog(const Store& store) {
+  if (internal::StoreAccess::Db(store).tableExists("gpu_models")) return GpuCatalog::Load(store);
+  auto fresh = Store::Open(":memory:");
+  if (!fresh.ok()) return fresh.status();
+  return GpuCatalog::Load(**fresh);
+}
+
+LegacyPlanGroup& GroupOf(std::map<std::pair<std::string, std::string>, LegacyPlanGroup>* groups,
+                         const LegacyRow& row) {
+  const std::string pool = row.node_pool_id.value_or("");
+  LegacyPlanGroup& group = (*groups)[{row.site_id, pool}];
+  group.site_id = row.site_id;
+  group.node_pool_id = pool;
+  return group;
+}
+
+// Where the plan says one row goes: the route, or a quarantine reason.
+void PlanRow(const LegacyRow& row, const LegacyResolution& r, SQLite::Statement* stored,
+             LegacyPlan* plan, LegacyPlanGroup* group) {
+  std::string code = r.reason_code;
+  std::string reason = r.reason;
+  if (r.route != LegacyRoute::kQuarantine) {
+    FieldError error;
+    std::optional<Observation> o = internal::ToObservation(row, &error);
+    std::optional<FieldError> invalid = o ? ValidateObservation(*o) : error;
+    if (invalid) {
+      code = internal::kInvalidField;
+      reason = fmt::format("{}: {}", invalid->field, invalid->reason);
+    } else if (stored != nullptr) {
+      stored->reset();
+      stored->bind(1, row.execution_id);
+      if (stored->executeStep()) {
+        code = internal::kAlreadyStored;
+        reason =
+            fmt::format("execution '{}' is already stored as an observation", row.execution_id);
+      }
+    }
+  }
+  ++group->rows;
+  if (code.empty()) {
+    ++plan->migrated;
+    if (r.route == LegacyRoute::kNodePool) ++group->via_node_pool;
+    if (r.route == LegacyRoute::kRowGpu) ++group->via_row_gpu;
+    if (r.route == LegacyRoute::kCpuOnly) ++group->cpu_only;
+    return;
+  }
+  ++plan->quarantined;
+  ++group->quarantined[code];
+  plan->reason_text.emplace(code, reason);
+}
+
+}  // namespace
+
+Result<std::int64_t> CountLegacyRows(const Store& store) {
+  return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
+    return LegacyRowCount(internal::StoreAccess::Db(store));
+  });
+}
+
+std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows) {
+  return fmt::format(
+      "{}: the store holds {} rows of legacy site-keyed history with hp:v1 ids, which do not "
+      "tell one GPU model from another. Migrating to schema {} re-keys that history by hardware "
+      "(GPU brand, GPU model, instance type) with hp:v2 ids: every row moves into observations "
+      "with its old hp:v1 id kept beside the new hp:v2 id; rows whose GPU model cannot be "
+      "resolved from their node pool or their own GPU name are quarantined with a reason, never "
+      "dropped (`hwrec quarantine list`); aggregates and recommendations are rebuilt from the "
+      "moved rows, and a backup of the store is written next to it first. This is a decision, "
+      "not a side effect: preview the plan with `hwrec migrate {} --dry-run`, then run `hwrec "
+      "migrate {} --accept-hp-v2`. Until then the store is read-only",
+      path, legacy_rows, Store::LatestSchemaVersion(), path, path);
+}
+
+Status CreateLegacyStore(const std::string& path) {
+  if (std::filesystem::exists(path)) {
+    return Status::Conflict(
+        fmt::format("{}: the file exists: choose a new path for the "
+                    "legacy store",
+                    path));
+  }
+  return internal::Guarded(path, [&]() -> Status {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA journal_mode = WAL");
+    const std::vector<internal::Migration> first = {internal::EmbeddedMigrations().front()};
+    auto applied = internal::Migrator(db, first).ApplyPending();
+    return applied.ok() ? Status::Ok() : applied.status();
+  });
+}
+
+Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<NodePool>& pools) {
+  return internal::Guarded(store.path(), [&]() -> Result<LegacyPlan> {
+    SQLite::Database& db = internal::StoreAccess::Db(store);
+    LegacyPlan plan;
+    plan.path = store.path();
+    plan.from_version = store.schema_version();
+    plan.pending_versions = internal::PendingVersions(db);
+    plan.to_version =
+        plan.pending_versions.empty() ? plan.from_version : plan.pending_versions.back();
+    plan.legacy_rows = LegacyRowCount(db);
+    if (plan.legacy_rows == 0) return plan;
+    auto catalog = PlanCatalog(store);
+    if (!catalog.ok()) return catalog.status();
+    auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), pools);
+    if (!resolver.ok()) return resolver.status();
+    std::optional<SQLite::Statement> stored;
+    if (db.tableExists("observations")) {
+      stored.emplace(db, "SELECT 1 FROM observations WHERE execution_id = ?");
+    }
+    std::map<std::pair<std::string, std::string>, LegacyPlanGroup> groups;
+    SQLite::Statement rows(
+        db, fmt::format("SELECT {} FROM site_observations ORDER BY id", internal::kLegacyColumns));
+    LegacyRow row;
+    while (rows.executeStep()) {
+      internal::ReadLegacyRow(rows, 0, &row);
+      PlanRow(row, (*resolver)->Resolve(row), stored ? &*stored : nullptr, &plan,
+              &GroupOf(&groups, row));
+    }
+    for (auto& [key, group] : groups) plan.groups.push_back(std::move(group));
+    return plan;
+  });
+}
+
+namespace {
+
+// Streams every legacy row into observations or quarantine, then checks that
+// the counts add up. Throws on any failure: the caller's transaction rolls back.
+Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::int64_t legacy_rows,
+                      LegacyMigrationReport* report) {
+  SQLite::Database& db = internal::StoreAccess::Db(store);
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  auto resolver = internal::PrepareLegacyPools(store, std::move(catalog).value(), options.pools,
+                                               &report->pools_registered);
+  if (!resolver.ok()) return resolver.status();
+  const std::int64_t observations_before = RowCount(db, "observations");
+  const std::int64_t quarantine_before = RowCount(db, "legacy_quarantine");
+  const double now = internal::NowEpochSeconds();
+  std::int64_t done = 0;
+  {
+    internal::LegacyMover mover(db, now, nullptr);
+    SQLite::Statement rows(
+        db, fmt::format("SELECT {} FROM site_observations ORDER BY id", internal::kLegacyColumns));
+    LegacyRow row;
+    std::string code, reason;
+    while (rows.executeStep()) {
+      internal::ReadLegacyRow(rows, 0, &row);
+      if (mover.TryStore(row, (*resolver)->Resolve(row), &code, &reason)) {
+        ++report->migrated;
+      } else {
+        mover.Quarantine(row, code, reason);
+        ++report->quarantined;
+      }
+      if (++done % kProgressEvery == 0 && options.progress) options.progress(done, legacy_rows);
+    }
+  }
+  db.exec("DELETE FROM site_observations");
+  const std::int64_t migrated = RowCount(db, "observations") - observations_before;
+  const std::int64_t quarantined = RowCount(db, "legacy_quarantine") - quarantine_before;
+  if (done != legacy_rows || migrated != report->migrated || quarantined != report->quarantined ||
+      migrated + quarantined != legacy_rows || LegacyRowCount(db) != 0) {
+    throw std::runtime_error(fmt::format(
+        "the counts do not add up ({} legacy rows, {} read, {} migrated, {} quarantined): the "
+        "migration was rolled back and nothing changed; report this with the store",
+        legacy_rows, done, migrated, quarantined));
+  }
+  report->legacy_rows = legacy_rows;
+  internal::RebuildAggregates(db, internal::LoadSettings(db));
+  report->recommendations = internal::RefreshAllRecommendations(db);
+  SQLite::Statement record(db,
+                           "INSERT INTO legacy_migrations (migrated_at, from_version, legacy_rows, "
+                           "migrated, quarantined, backup_path) VALUES (?, ?, ?, ?, ?, ?)");
+  record.bind(1, now);
+  record.bind(2, report->from_version);
+  record.bind(3, legacy_rows);
+  record.bind(4, migrated);
+  record.bind(5, quarantined);
+  internal::BindOptional(
+      record, 6, report->backup_path.empty() ? std::nullopt : std::optional(report->backup_path));
+  record.exec();
+  if (options.progress) options.progress(legacy_rows, legacy_rows);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options) {
+  if (store.read_only()) {
+    return Status::ReadOnly(fmt::format(
+        "{}: the store was opened read-only: open it read-write to migrate it", store.path()));
+  }
+  return internal::Guarded(store.path(), [&]() -> Result<LegacyMigrationReport> {
+    SQLite::Database& db = internal::StoreAccess::Db(store);
+    internal::Migrator migrator(db, internal::EmbeddedMigrations());
+    if (Status s = migrator.Check(); !s.ok()) {
+      return Status::SchemaMismatch(store.path() + ": " + s.message());
+    }
+    LegacyMigrationReport report;
+    report.from_version = store.schema_version();
+    report.to_version = report.from_version;
+    const std::int64_t legacy_rows = LegacyRowCount(db);
+    if (legacy_rows == 0 && internal::PendingVersions(db).empty()) {
+      report.nothing_to_do = true;
+      report.history = ReadHistory(db);
+      return report;
+    }
+    if (legacy_rows > 0 && !options.accept_hp_v2) {
+      return Status::SchemaMismatch(LegacyConsentMessage(store.path(), legacy_rows));
+    }
+    if (legacy_rows > 0 && options.backup && store.path() != ":memory:") {
+      report.backup_path = Backup(db, store.path());
+    }
+    migrator.EnsureBookkeeping();
+    internal::WriteTransaction tx(db);
+    report.applied = internal::ApplyPendingInTransaction(db);
+    // Counted again inside the transaction: a writer may have added rows since.
+    const std::int64_t rows = LegacyRowCount(db);
+    if (rows > 0 && !options.accept_hp_v2) {
+      return Status::SchemaMismatch(LegacyConsentMessage(store.path(), rows));
+    }
+    if (rows > 0) {
+      if (Status moved = MoveLegacyRows(store, options, rows, &report); !moved.ok()) return moved;
+    }
+    tx.Commit();
+    report.to_version = store.schema_version();
+    report.history = ReadHistory(db);
+    return report;
+  });
+}
+
+}  // namespace hwrec

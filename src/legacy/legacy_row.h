@@ -1,0 +1,53 @@
+// LegacyRow: one row of the legacy site_observations table (or of the
+// legacy_quarantine table, which keeps the same fields), and its conversion
+// into the Observation it stands for. Plain data; thread-compatible.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hwrec/observation.h"
+
+namespace hwrec::internal {
+
+struct LegacyRow {
+  std::int64_t id = 0;
+  std::string execution_id;
+  std::string site_id;
+  std::string action_image;
+  std::optional<std::string> node_pool_id;
+  double finished_at = 0;
+  std::string status;
+  std::optional<double> duration_s;
+  std::optional<std::string> hardware_profile_id;
+  HardwareProfile hardware;  // instance_type … gpu_total as recorded; no brand or model
+  std::optional<std::string> node_pool_gpu;
+  std::optional<double> gpu_compute_fraction;
+  std::optional<double> gpu_utilization;
+  std::optional<double> gpu_memory_peak_gb;
+  std::optional<double> cpu_millicores_avg;
+  std::optional<double> cpu_millicores_p95;
+  std::optional<double> cpu_millicores_max;
+  std::optional<std::int64_t> memory_peak_bytes;
+  RequestedResources requested;
+};
+
+// The legacy columns in the order ReadLegacyRow and BindLegacyRow use, with
+// `id` first; shared by site_observations and legacy_quarantine (where `id`
+// numbers the quarantine and the legacy id is kept as `legacy_id`).
+extern const char* const kLegacyColumns;
+inline constexpr int kLegacyColumnCount = 28;
+
+// Reads columns [first, first + kLegacyColumnCount) of the current row.
+void ReadLegacyRow(const SQLite::Statement& statement, int first, LegacyRow* row);
+// Binds parameters [first, first + kLegacyColumnCount).
+void BindLegacyRow(SQLite::Statement& statement, int first, const LegacyRow& row);
+
+// The observation the row records, as sent (hardware without brand or model).
+// Nullopt with `*error` when its status is not one hwrec knows.
+std::optional<Observation> ToObservation(const LegacyRow& row, FieldError* error);
+
+}  // namespace hwrec::internal

@@ -1,0 +1,304 @@
+#include "placement/candidate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "util/text.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+constexpr double kEpsilon = 1e-9;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct Chosen {
+  std::optional<double> value;
+  FigureOrigin origin;
+};
+
+// Pinned beats the recommendation, the recommendation beats the declared
+// value, and nothing goes below the OOM-retry floor.
+Chosen ChooseFigure(const Figure* recommended, std::optional<double> declared, bool pinned,
+                    std::optional<double> floor) {
+  Chosen chosen;
+  if (pinned && declared) {
+    chosen = {declared, {FigureSource::kPinned, Provenance::kNone, 0}};
+  } else if (recommended != nullptr && recommended->value) {
+    chosen = {recommended->value,
+              {FigureSource::kRecommendation, recommended->provenance, recommended->samples}};
+  } else if (declared) {
+    chosen = {declared, {FigureSource::kDeclared, Provenance::kNone, 0}};
+  }
+  if (floor && (!chosen.value || *floor > *chosen.value + kEpsilon)) {
+    chosen = {floor, {FigureSource::kRetryFloor, Provenance::kNone, 0}};
+  }
+  return chosen;
+}
+
+template <typename T>
+std::optional<double> AsDouble(const std::optional<T>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+}
+
+std::optional<std::int64_t> CeilInt(const std::optional<double>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<std::int64_t>(std::ceil(*v - kEpsilon));
+}
+
+const DeclaredResources* Floor(const ExecutionFacts& e) {
+  return e.execution->retry_floor ? &*e.execution->retry_floor : nullptr;
+}
+
+// CPU request and limit, memory: learned per instance type, checked against the pool.
+void ChooseHostFigures(const ExecutionFacts& e, const Recommendation* r, EffectiveRequest* out) {
+  const DeclaredResources& d = e.execution->declared;
+  const DeclaredResources* floor = Floor(e);
+  auto fig = [&](FigureKind kind) { return r ? &r->figure(kind) : nullptr; };
+  const auto cpu_floor = floor ? AsDouble(floor->cpu_millicores) : std::nullopt;
+  const auto memory_floor = floor ? AsDouble(floor->memory_bytes) : std::nullopt;
+  const Chosen request = ChooseFigure(fig(FigureKind::kCpuRequestMillicores),
+                                      AsDouble(d.cpu_millicores), e.pin_cpu, cpu_floor);
+  Chosen limit = ChooseFigure(fig(FigureKind::kCpuLimitMillicores), AsDouble(d.cpu_millicores),
+                              e.pin_cpu, cpu_floor);
+  if (request.value && (!limit.value || *limit.value < *request.value)) limit = request;
+  const Chosen memory = ChooseFigure(fig(FigureKind::kMemoryBytes), AsDouble(d.memory_bytes),
+                                     e.pin_memory, memory_floor);
+  out->cpu_request_millicores = CeilInt(request.value);
+  out->cpu_limit_millicores = CeilInt(limit.value);
+  out->memory_bytes = CeilInt(memory.value);
+  out->origins[static_cast<std::size_t>(FigureKind::kCpuRequestMillicores)] = request.origin;
+  out->origins[static_cast<std::size_t>(FigureKind::kCpuLimitMillicores)] = limit.origin;
+  out->origins[static_cast<std::size_t>(FigureKind::kMemoryBytes)] = memory.origin;
+}
+
+// GPU memory and compute share needed per GPU, before rounding to a partition.
+PlacementNeeds ChooseGpuNeeds(const ExecutionFacts& e, const Recommendation* r,
+                              EffectiveRequest* out) {
+  PlacementNeeds needs;
+  if (e.gpu_count == 0) return needs;
+  const DeclaredResources& d = e.execution->declared;
+  const DeclaredResources* floor = Floor(e);
+  auto fig = [&](FigureKind kind) { return r ? &r->figure(kind) : nullptr; };
+  const Chosen memory = ChooseFigure(fig(FigureKind::kGpuMemoryGb), d.gpu_memory_gb,
+                                     e.pin_gpu_memory, floor ? floor->gpu_memory_gb : std::nullopt);
+  const Chosen share =
+      ChooseFigure(fig(FigureKind::kGpuComputeFraction), d.gpu_compute_fraction, e.pin_compute,
+                   floor ? floor->gpu_compute_fraction : std::nullopt);
+  needs.gpu_memory_gb = memory.value;
+  needs.gpu_compute_fraction = share.value;
+  out->origins[static_cast<std::size_t>(FigureKind::kGpuMemoryGb)] = memory.origin;
+  out->origins[static_cast<std::size_t>(FigureKind::kGpuComputeFraction)] = share.origin;
+  return needs;
+}
+
+std::string PartitionWords(const GpuPartition& p) {
+  if (p.mode == "full") return fmt::format("a whole {} ({:g} GB)", p.model, p.memory_gb);
+  return fmt::format("{} ({:g} GB)", p.mode.substr(4), p.memory_gb);
+}
+
+std::string Plural(std::int64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// Declared brand, model and architecture must be what the pool records.
+void CheckDeclaredHardware(const DeclaredResources& d, const HardwareProfile& h, bool has_gpus,
+                           std::vector<std::string>* problems) {
+  auto check = [&](const char* field, const std::optional<std::string>& want,
+                   const std::optional<std::string>& have) {
+    if (!want) return;
+    if (!have) {
+      problems->push_back(
+          fmt::format("declares {} {}; this pool's {} is not recorded", field, *want, field));
+    } else if (*have != *want) {
+      problems->push_back(fmt::format("declares {} {}; this pool has {}", field, *want, *have));
+    }
+  };
+  if (has_gpus) {
+    check("gpu_brand", d.gpu_brand, h.gpu_brand);
+    check("gpu_model", d.gpu_model, h.gpu_model);
+  }
+  check("architecture", d.architecture, h.architecture);
+}
+
+void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+                   std::vector<std::string>* problems) {
+  if (e.gpu_count == 0) return;
+  auto needs = [&] { return "needs " + Plural(e.gpu_count, "GPU", "GPUs"); };
+  if (pool.pool.hardware.gpu_count.value_or(0) == 0) {
+    problems->push_back(needs() + "; this pool has none");
+    return;
+  }
+  if (pool.partitions_per_node && e.gpu_count > *pool.partitions_per_node) {
+    problems->push_back(fmt::format("{}; a node of this pool has {} of {}", needs(),
+                                    *pool.partitions_per_node,
+                                    pool.pool.hardware.gpu_mode.value_or("unknown mode")));
+  }
+  if (c.free_partitions && e.gpu_count > *c.free_partitions) {
+    problems->push_back(fmt::format("{}; this pool has {} free", needs(), *c.free_partitions));
+  }
+}
+
+// The tighter of the pool's node size and its free capacity, with words for it.
+struct Capacity {
+  std::optional<std::int64_t> amount;
+  const char* words = "";
+};
+
+Capacity CapacityOf(std::optional<std::int64_t> node, std::optional<std::int64_t> free) {
+  if (free && (!node || *free <= *node)) return {free, "free"};
+  return {node, "on a node"};
+}
+
+void CheckHost(const EffectiveRequest& r, const PoolFacts& pool, const PlacementCandidate& c,
+               std::vector<std::string>* problems) {
+  const Capacity cpu = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores);
+  if (r.cpu_request_millicores && cpu.amount && *r.cpu_request_millicores > *cpu.amount) {
+    problems->push_back(fmt::format("needs {} CPU millicores; this pool has {} {}",
+                                    *r.cpu_request_millicores, *cpu.amount, cpu.words));
+  }
+  const Capacity memory = CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes);
+  if (r.memory_bytes && memory.amount && *r.memory_bytes > *memory.amount) {
+    problems->push_back(fmt::format("needs {:.1f} GiB memory; this pool has {:.1f} GiB {}",
+                                    static_cast<double>(*r.memory_bytes) / kGiB,
+                                    static_cast<double>(*memory.amount) / kGiB, memory.words));
+  }
+}
+
+// GPU memory is hard; compute share is soft (noted, scored). Fills the GPU part
+// of the request: the partition's figures, or the needs on an unknown-size pool.
+void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
+              std::vector<std::string>* problems) {
+  if (e.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
+  EffectiveRequest& r = out->request;
+  const PlacementNeeds& needs = out->needs;
+  const GpuPartition* p = pool.partition;
+  if (p == nullptr) {
+    r.gpu_memory_gb = needs.gpu_memory_gb;
+    r.gpu_compute_fraction = needs.gpu_compute_fraction;
+    out->notes.push_back("GPU model not recorded: the pool is of unknown size, not judged small");
+    return;
+  }
+  r.gpu_config_id = p->gpu_config_id;
+  r.gpu_memory_gb = p->memory_gb;
+  r.gpu_compute_fraction = p->compute_fraction;
+  if (needs.gpu_memory_gb && *needs.gpu_memory_gb > p->memory_gb + kEpsilon) {
+    const bool elsewhere =
+        r.origin(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware;
+    problems->push_back(
+        fmt::format("needs {:.1f} GB GPU memory{}; this pool offers {}", *needs.gpu_memory_gb,
+                    elsewhere ? " (learned on other GPU models)" : "", PartitionWords(*p)));
+  }
+  if (needs.gpu_compute_fraction && *needs.gpu_compute_fraction > p->compute_fraction + kEpsilon) {
+    out->waste.compute_shortfall =
+        static_cast<double>(e.gpu_count) * (*needs.gpu_compute_fraction - p->compute_fraction);
+    out->notes.push_back(
+        fmt::format("short of compute: needs {:.2f} of a card; {} gives {:.2f} "
+                    "(runs slower)",
+                    *needs.gpu_compute_fraction, PartitionWords(*p), p->compute_fraction));
+  }
+}
+
+double IdleShare(std::optional<std::int64_t> used, Capacity capacity) {
+  if (!capacity.amount || *capacity.amount <= 0) return 1;
+  const double left = static_cast<double>(*capacity.amount - used.value_or(0));
+  return std::max(0.0, left / static_cast<double>(*capacity.amount));
+}
+
+void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+                CandidateEvaluation* out) {
+  PlacementWaste& w = out->waste;
+  w.cpu = IdleShare(out->request.cpu_request_millicores,
+                    CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores));
+  w.memory = IdleShare(out->request.memory_bytes,
+                       CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes));
+  if (e.gpu_count == 0) {
+    w.card = 0;
+    return;
+  }
+  if (pool.partition == nullptr || pool.card == nullptr) return;  // unknown size
+  const GpuPartition& p = *pool.partition;
+  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
+  const double used = std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb,
+                               out->needs.gpu_compute_fraction.value_or(0));
+  w.card = static_cast<double>(e.gpu_count) * std::max(0.0, given - std::min(used, given));
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : separator) + part;
+  return out;
+}
+
+}  // namespace
+
+Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution) {
+  ExecutionFacts facts;
+  facts.execution = &execution;
+  const DeclaredResources& d = execution.declared;
+  struct Pin {
+    const char* field;
+    bool* flag;
+    bool has_value;
+  };
+  const Pin pins[] = {
+      {"cpu_millicores", &facts.pin_cpu, d.cpu_millicores.has_value()},
+      {"memory_bytes", &facts.pin_memory, d.memory_bytes.has_value()},
+      {"gpu_memory_gb", &facts.pin_gpu_memory, d.gpu_memory_gb.has_value()},
+      {"gpu_compute_fraction", &facts.pin_compute, d.gpu_compute_fraction.has_value()}};
+  for (const std::string& field : d.pinned) {
+    const auto pin = std::find_if(std::begin(pins), std::end(pins),
+                                  [&](const Pin& p) { return field == p.field; });
+    if (pin == std::end(pins)) {
+      return Status::InvalidArgument(fmt::format(
+          "pinned '{}' is not a figure that can be pinned: use cpu_millicores, memory_bytes, "
+          "gpu_memory_gb or gpu_compute_fraction",
+          field));
+    }
+    if (!pin->has_value) {
+      return Status::InvalidArgument(
+          fmt::format("pinned '{}' has no declared value: declare {} too", field, field));
+    }
+    *pin->flag = true;
+  }
+  const bool declares_gpu = d.gpu_brand || d.gpu_model || d.gpu_memory_gb || d.gpu_compute_fraction;
+  facts.gpu_count = d.gpu_count.value_or(declares_gpu ? 1 : 0);
+  if (execution.retry_floor && execution.retry_floor->gpu_count) {
+    facts.gpu_count = std::max(facts.gpu_count, *execution.retry_floor->gpu_count);
+  }
+  return facts;
+}
+
+CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCandidate& c,
+                                      std::size_t index, const PoolFacts* pool,
+                                      const Recommendation* recommendation) {
+  CandidateEvaluation out;
+  out.candidate = index;
+  out.node_pool_id = c.node_pool_id;
+  out.request.gpu_count = e.gpu_count;
+  ChooseHostFigures(e, recommendation, &out.request);
+  out.needs = ChooseGpuNeeds(e, recommendation, &out.request);
+  if (pool == nullptr) {
+    out.reason = fmt::format(
+        "node pool '{}' is not registered: register it with `hwrec pools "
+        "import`",
+        c.node_pool_id);
+    return out;
+  }
+  std::vector<std::string> problems;
+  const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
+  CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
+  CheckGpuCount(e, *pool, c, &problems);
+  JudgeGpu(e, *pool, &out, &problems);
+  CheckHost(out.request, *pool, c, &problems);
+  ScoreWaste(e, *pool, c, &out);
+  out.feasible = problems.empty();
+  out.reason = out.feasible ? "fits" : Join(problems, ". ");
+  return out;
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,43 @@
+// Private: how one candidate pool is judged for one execution. The evaluator
+// resolves the pool and its recommendation; these functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "hwrec/catalog.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement_types.h"
+#include "hwrec/recommend.h"
+
+namespace hwrec::internal {
+
+// A registered pool with its catalog facts, looked up once per evaluator.
+struct PoolFacts {
+  NodePool pool;
+  std::size_t key_index = 0;                // distinct hardware key of the snapshot
+  const GpuModel* card = nullptr;           // null: CPU-only or model not recorded
+  const GpuPartition* partition = nullptr;  // null: CPU-only or model not recorded
+  std::optional<std::int64_t> partitions_per_node;
+};
+
+// The execution's per-evaluation constants: what it declared, checked once.
+struct ExecutionFacts {
+  const ExecutionToPlace* execution = nullptr;
+  std::int64_t gpu_count = 0;
+  bool pin_cpu = false;
+  bool pin_memory = false;
+  bool pin_gpu_memory = false;
+  bool pin_compute = false;
+};
+
+// Checks pins and counts; fails naming the field and the fix.
+Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution);
+
+// Judges one candidate. `pool` null: not registered. `recommendation` is that
+// pool's (null when the pool is not registered).
+CandidateEvaluation EvaluateCandidate(const ExecutionFacts& execution,
+                                      const PlacementCandidate& candidate, std::size_t index,
+                                      const PoolFacts* pool, const Recommendation* recommendation);
+
+}  // namespace hwrec::internal

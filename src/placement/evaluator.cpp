@@ -1,0 +1,173 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <tuple>
+#include <unordered_map>
+
+#include "hwrec/catalog.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement.h"
+#include "hwrec/recommend.h"
+#include "placement/candidate.h"
+#include "store/sqlite_util.h"
+
+namespace hwrec {
+
+namespace {
+
+using internal::PoolFacts;
+
+// Partitions one node of the pool holds: gpu_total, or its cards when whole.
+std::optional<std::int64_t> PartitionsPerNode(const HardwareProfile& h) {
+  if (h.gpu_total.value_or(0) > 0) return h.gpu_total;
+  if (h.gpu_mode == std::optional<std::string>("full") && h.gpu_count.value_or(0) > 0) {
+    return h.gpu_count;
+  }
+  return std::nullopt;
+}
+
+// Waste ties closer than this are ties: candidate order decides.
+double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
+
+// best_fit: full compute share first, then GPU pools only for GPU work, known
+// size before unknown, least waste of a card, then of CPU and memory.
+auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
+  const bool unknown_size = !e.waste.card.has_value();
+  return std::make_tuple(Rounded(e.waste.compute_shortfall), !gpu_work && gpu_pool, unknown_size,
+                         Rounded(e.waste.card.value_or(0)), Rounded(e.waste.cpu + e.waste.memory),
+                         e.candidate);
+}
+
+}  // namespace
+
+struct PlacementEvaluator::Impl {
+  explicit Impl(const Store& s) : query(s) {}
+  RecommendationQuery query;
+  GpuCatalog catalog;
+  std::vector<PoolFacts> pools;
+  std::unordered_map<std::string, std::size_t> pool_by_id;
+  std::vector<HardwareKey> keys;  // distinct hardware keys of the pools
+
+  void AddPool(NodePool pool);
+  Result<std::vector<const Recommendation*>> RecommendationsFor(
+      const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
+      std::vector<std::optional<Recommendation>>* cache);
+  void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
+            const std::vector<const PoolFacts*>& pools_given) const;
+};
+
+void PlacementEvaluator::Impl::AddPool(NodePool pool) {
+  PoolFacts facts;
+  const HardwareKey key = HardwareKey::Of(pool);
+  const auto known = std::find(keys.begin(), keys.end(), key);
+  facts.key_index = static_cast<std::size_t>(known - keys.begin());
+  if (known == keys.end()) keys.push_back(key);
+  const HardwareProfile& h = pool.hardware;
+  if (h.gpu_count.value_or(0) > 0 && h.gpu_brand && h.gpu_model) {
+    facts.card = catalog.FindModel(*h.gpu_brand, *h.gpu_model);
+    if (h.gpu_mode)
+      facts.partition = catalog.FindPartition(*h.gpu_brand, *h.gpu_model, *h.gpu_mode);
+  }
+  facts.partitions_per_node = PartitionsPerNode(h);
+  facts.pool = std::move(pool);
+  pool_by_id[facts.pool.node_pool_id] = pools.size();
+  pools.push_back(std::move(facts));
+}
+
+// One query per distinct hardware key among `pools`; many candidates share one.
+Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
+    const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
+    std::vector<std::optional<Recommendation>>* cache) {
+  cache->assign(keys.size(), std::nullopt);
+  std::vector<const Recommendation*> out(candidates.size(), nullptr);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i] == nullptr) continue;
+    std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
+    if (!slot) {
+      auto recommendation = query.Recommend(workload, keys[candidates[i]->key_index], as_of);
+      if (!recommendation.ok()) return recommendation.status();
+      slot = std::move(*recommendation);
+    }
+    out[i] = &*slot;
+  }
+  return out;
+}
+
+void PlacementEvaluator::Impl::Rank(PlacementResult* result, PlacementPolicy policy,
+                                    std::int64_t gpu_count,
+                                    const std::vector<const PoolFacts*>& pools_given) const {
+  auto& all = result->evaluations;
+  const auto infeasible = std::stable_partition(
+      all.begin(), all.end(), [](const CandidateEvaluation& e) { return e.feasible; });
+  if (policy == PlacementPolicy::kBestFit) {
+    // Keys computed once per candidate, then sorted: a comparison costs no lookup.
+    using Key = decltype(BestFitKey(all.front(), false, false));
+    std::vector<std::pair<Key, std::size_t>> order;
+    for (auto it = all.begin(); it != infeasible; ++it) {
+      const PoolFacts* pool = pools_given[it->candidate];
+      const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
+      order.emplace_back(BestFitKey(*it, gpu_count > 0, gpu_pool),
+                         static_cast<std::size_t>(it - all.begin()));
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<CandidateEvaluation> ranked;
+    ranked.reserve(all.size());
+    for (const auto& entry : order) ranked.push_back(std::move(all[entry.second]));
+    std::move(infeasible, all.end(), std::back_inserter(ranked));
+    all = std::move(ranked);
+  }
+  if (!all.empty() && all.front().feasible) result->chosen = 0;
+}
+
+PlacementEvaluator::PlacementEvaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PlacementEvaluator::PlacementEvaluator(PlacementEvaluator&&) noexcept = default;
+PlacementEvaluator& PlacementEvaluator::operator=(PlacementEvaluator&&) noexcept = default;
+PlacementEvaluator::~PlacementEvaluator() = default;
+
+Result<PlacementEvaluator> PlacementEvaluator::Open(const Store& store) {
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  auto pools = ListNodePools(store);
+  if (!pools.ok()) return pools.status();
+  auto impl = std::make_unique<Impl>(store);
+  impl->catalog = std::move(*catalog);
+  impl->pools.reserve(pools->size());
+  for (NodePool& pool : *pools) impl->AddPool(std::move(pool));
+  return PlacementEvaluator(std::move(impl));
+}
+
+Result<PlacementResult> PlacementEvaluator::Evaluate(
+    const ExecutionToPlace& execution, const std::vector<PlacementCandidate>& candidates,
+    PlacementPolicy policy, std::optional<double> as_of) {
+  if (execution.workload.empty()) {
+    return Status::InvalidArgument("workload is empty: give the execution's action image");
+  }
+  if (candidates.empty()) {
+    return Status::InvalidArgument("candidates: the list is empty: give at least one node pool");
+  }
+  auto facts = internal::ResolveExecution(execution);
+  if (!facts.ok()) return facts.status();
+  PlacementResult result;
+  result.workload = execution.workload;
+  result.policy = policy;
+  result.as_of = as_of.value_or(internal::NowEpochSeconds());
+  std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto found = impl_->pool_by_id.find(candidates[i].node_pool_id);
+    if (found != impl_->pool_by_id.end()) pools[i] = &impl_->pools[found->second];
+  }
+  std::vector<std::optional<Recommendation>> cache;
+  auto recommendations = impl_->RecommendationsFor(execution.workload, pools, result.as_of, &cache);
+  if (!recommendations.ok()) return recommendations.status();
+  result.evaluations.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    result.evaluations.push_back(
+        internal::EvaluateCandidate(*facts, candidates[i], i, pools[i], (*recommendations)[i]));
+  }
+  impl_->Rank(&result, policy, facts->gpu_count, pools);
+  return result;
+}
+
+}  // namespace hwrec

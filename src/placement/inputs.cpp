@@ -1,0 +1,120 @@
+// Parsing of the evaluator's inputs: declared resources (or a retry floor) and
+// the candidates file.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <variant>
+
+#include "hwrec/placement.h"
+#include "util/json_fields.h"
+
+namespace hwrec {
+
+namespace {
+
+using internal::JsonFields;
+using internal::Sign;
+
+Status FieldStatus(const std::string& what, const FieldError& error) {
+  return Status::InvalidArgument(fmt::format("{}: {} {}", what, error.field, error.reason));
+}
+
+std::optional<FieldError> ReadPinned(const JsonFields& fields, std::vector<std::string>* out) {
+  const nlohmann::json* pinned = fields.Get("pinned");
+  if (pinned == nullptr) return std::nullopt;
+  if (!pinned->is_array()) {
+    return FieldError{"pinned", "must be an array of field names, e.g. [\"memory_bytes\"]"};
+  }
+  for (const nlohmann::json& name : *pinned) {
+    if (!name.is_string()) return FieldError{"pinned", "must hold field names as strings"};
+    out->push_back(name.get<std::string>());
+  }
+  return std::nullopt;
+}
+
+std::optional<FieldError> CheckFraction(const std::optional<double>& fraction) {
+  if (fraction && *fraction > 1) {
+    return FieldError{"gpu_compute_fraction",
+                      fmt::format("is {}: it is a share of one card, in (0, 1]", *fraction)};
+  }
+  return std::nullopt;
+}
+
+std::variant<DeclaredResources, FieldError> ReadDeclared(const nlohmann::json& object) {
+  JsonFields fields(object);
+  DeclaredResources d;
+  std::optional<FieldError> error =
+      fields.RejectUnknown({"gpu_count", "gpu_brand", "gpu_model", "architecture", "gpu_memory_gb",
+                            "gpu_compute_fraction", "cpu_millicores", "memory_bytes", "pinned"});
+  if (!error) error = fields.Int64("gpu_count", &d.gpu_count);
+  if (!error) error = fields.String("gpu_brand", &d.gpu_brand);
+  if (!error) error = fields.String("gpu_model", &d.gpu_model);
+  if (!error) error = fields.String("architecture", &d.architecture);
+  if (!error) error = fields.Double("gpu_memory_gb", &d.gpu_memory_gb, Sign::kPositive);
+  if (!error)
+    error = fields.Double("gpu_compute_fraction", &d.gpu_compute_fraction, Sign::kPositive);
+  if (!error) error = CheckFraction(d.gpu_compute_fraction);
+  if (!error) error = fields.Int64("cpu_millicores", &d.cpu_millicores, Sign::kPositive);
+  if (!error) error = fields.Int64("memory_bytes", &d.memory_bytes, Sign::kPositive);
+  if (!error) error = ReadPinned(fields, &d.pinned);
+  if (error) return *error;
+  return d;
+}
+
+std::variant<PlacementCandidate, FieldError> ReadCandidate(const nlohmann::json& object) {
+  if (!object.is_object()) return FieldError{"", "must be an object with node_pool_id"};
+  JsonFields fields(object);
+  PlacementCandidate c;
+  std::optional<std::string> id;
+  std::optional<FieldError> error = fields.RejectUnknown(
+      {"node_pool_id", "free_partitions", "free_cpu_millicores", "free_memory_bytes"});
+  if (!error) error = fields.Required("node_pool_id");
+  if (!error) error = fields.String("node_pool_id", &id);
+  if (!error) error = fields.Int64("free_partitions", &c.free_partitions);
+  if (!error) error = fields.Int64("free_cpu_millicores", &c.free_cpu_millicores);
+  if (!error) error = fields.Int64("free_memory_bytes", &c.free_memory_bytes);
+  if (error) return *error;
+  c.node_pool_id = *id;
+  return c;
+}
+
+}  // namespace
+
+Result<DeclaredResources> ParseDeclaredResources(const std::string& json, const std::string& what) {
+  auto parsed = internal::ParseJsonRecord(json);
+  if (auto* error = std::get_if<FieldError>(&parsed)) return FieldStatus(what, *error);
+  auto declared = ReadDeclared(std::get<nlohmann::json>(parsed));
+  if (auto* error = std::get_if<FieldError>(&declared)) return FieldStatus(what, *error);
+  return std::get<DeclaredResources>(std::move(declared));
+}
+
+Result<std::vector<PlacementCandidate>> ParsePlacementCandidates(const std::string& json) {
+  const auto parsed = nlohmann::json::parse(json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_array()) {
+    return Status::InvalidArgument(
+        "candidates: expected a JSON array of {\"node_pool_id\": \"...\", \"free_partitions\": n, "
+        "\"free_cpu_millicores\": n, \"free_memory_bytes\": n}");
+  }
+  std::vector<PlacementCandidate> out;
+  out.reserve(parsed.size());
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    auto candidate = ReadCandidate(parsed[i]);
+    if (auto* error = std::get_if<FieldError>(&candidate)) {
+      return Status::InvalidArgument(
+          fmt::format("candidate {}: {} {}", i + 1, error->field, error->reason));
+    }
+    auto& c = std::get<PlacementCandidate>(candidate);
+    if (!seen.insert(c.node_pool_id).second) {
+      return Status::InvalidArgument(
+          fmt::format("candidate {}: node_pool_id '{}' is listed twice: list each pool once", i + 1,
+                      c.node_pool_id));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace hwrec

@@ -1,0 +1,159 @@
+// The versioned JSON payload of an evaluation, "hwrec.placement/v1".
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hwrec/placement.h"
+
+namespace hwrec {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kSchema = "hwrec.placement/v1";
+
+template <typename T>
+Json OrNull(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+template <typename T>
+std::optional<T> Optional(const Json& object, const char* key) {
+  const Json& value = object.at(key);
+  if (value.is_null()) return std::nullopt;
+  return value.get<T>();
+}
+
+Json RequestJson(const EffectiveRequest& r) {
+  return Json{{"gpu_count", r.gpu_count},
+              {"gpu_config_id", OrNull(r.gpu_config_id)},
+              {"gpu_memory_gb", OrNull(r.gpu_memory_gb)},
+              {"gpu_compute_fraction", OrNull(r.gpu_compute_fraction)},
+              {"cpu_request_millicores", OrNull(r.cpu_request_millicores)},
+              {"cpu_limit_millicores", OrNull(r.cpu_limit_millicores)},
+              {"memory_bytes", OrNull(r.memory_bytes)}};
+}
+
+Json ProvenanceJson(const EffectiveRequest& r) {
+  Json out = Json::object();
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    out[std::string(ToString(static_cast<FigureKind>(f)))] = {{"source", r.origins[f].Name()},
+                                                              {"samples", r.origins[f].samples}};
+  }
+  return out;
+}
+
+Json EvaluationJson(const CandidateEvaluation& e) {
+  return Json{{"candidate", e.candidate},
+              {"node_pool_id", e.node_pool_id},
+              {"feasible", e.feasible},
+              {"reason", e.reason},
+              {"notes", e.notes},
+              {"request", RequestJson(e.request)},
+              {"needs",
+               {{"gpu_memory_gb", OrNull(e.needs.gpu_memory_gb)},
+                {"gpu_compute_fraction", OrNull(e.needs.gpu_compute_fraction)}}},
+              {"waste",
+               {{"card", OrNull(e.waste.card)},
+                {"compute_shortfall", e.waste.compute_shortfall},
+                {"cpu", e.waste.cpu},
+                {"memory", e.waste.memory}}},
+              {"provenance", ProvenanceJson(e.request)}};
+}
+
+EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
+  EffectiveRequest r;
+  r.gpu_count = request.at("gpu_count").get<std::int64_t>();
+  r.gpu_config_id = Optional<std::string>(request, "gpu_config_id");
+  r.gpu_memory_gb = Optional<double>(request, "gpu_memory_gb");
+  r.gpu_compute_fraction = Optional<double>(request, "gpu_compute_fraction");
+  r.cpu_request_millicores = Optional<std::int64_t>(request, "cpu_request_millicores");
+  r.cpu_limit_millicores = Optional<std::int64_t>(request, "cpu_limit_millicores");
+  r.memory_bytes = Optional<std::int64_t>(request, "memory_bytes");
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    const Json& origin = provenance.at(std::string(ToString(static_cast<FigureKind>(f))));
+    const auto name = origin.at("source").get<std::string>();
+    auto parsed = FigureOrigin::FromName(name, origin.at("samples").get<std::int64_t>());
+    if (!parsed) throw std::invalid_argument("provenance source '" + name + "' is not known");
+    r.origins[f] = *parsed;
+  }
+  return r;
+}
+
+CandidateEvaluation ReadEvaluation(const Json& j) {
+  CandidateEvaluation e;
+  e.candidate = j.at("candidate").get<std::size_t>();
+  e.node_pool_id = j.at("node_pool_id").get<std::string>();
+  e.feasible = j.at("feasible").get<bool>();
+  e.reason = j.at("reason").get<std::string>();
+  e.notes = j.at("notes").get<std::vector<std::string>>();
+  e.request = ReadRequest(j.at("request"), j.at("provenance"));
+  const Json& needs = j.at("needs");
+  e.needs.gpu_memory_gb = Optional<double>(needs, "gpu_memory_gb");
+  e.needs.gpu_compute_fraction = Optional<double>(needs, "gpu_compute_fraction");
+  const Json& waste = j.at("waste");
+  e.waste.card = Optional<double>(waste, "card");
+  e.waste.compute_shortfall = waste.at("compute_shortfall").get<double>();
+  e.waste.cpu = waste.at("cpu").get<double>();
+  e.waste.memory = waste.at("memory").get<double>();
+  return e;
+}
+
+PlacementResult ReadResult(const Json& j) {
+  PlacementResult result;
+  result.workload = j.at("workload").get<std::string>();
+  const auto policy = ParsePlacementPolicy(j.at("policy").get<std::string>());
+  if (!policy) throw std::invalid_argument("policy must be best_fit or first_fit");
+  result.policy = *policy;
+  result.as_of = j.at("as_of").get<double>();
+  for (const Json& entry : j.at("candidates")) result.evaluations.push_back(ReadEvaluation(entry));
+  const Json& chosen = j.at("chosen");
+  if (!chosen.is_null()) {
+    const auto id = chosen.at("node_pool_id").get<std::string>();
+    if (result.evaluations.empty() || !result.evaluations.front().feasible ||
+        result.evaluations.front().node_pool_id != id) {
+      throw std::invalid_argument("chosen '" + id + "' is not the first, feasible candidate");
+    }
+    result.chosen = 0;
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string PlacementToJson(const PlacementResult& result, int indent) {
+  Json candidates = Json::array();
+  for (const CandidateEvaluation& e : result.evaluations) candidates.push_back(EvaluationJson(e));
+  Json chosen = nullptr;
+  if (const CandidateEvaluation* c = result.chosen_evaluation()) {
+    chosen = {{"node_pool_id", c->node_pool_id}, {"request", RequestJson(c->request)}};
+  }
+  const Json out = {{"schema", kSchema},
+                    {"workload", result.workload},
+                    {"policy", std::string(ToString(result.policy))},
+                    {"as_of", result.as_of},
+                    {"candidates", std::move(candidates)},
+                    {"chosen", std::move(chosen)}};
+  return out.dump(indent);
+}
+
+Result<PlacementResult> ParsePlacementJson(const std::string& json) {
+  const Json parsed = Json::parse(json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Status::InvalidArgument("placement payload: malformed JSON: expected one object");
+  }
+  const auto schema = parsed.find("schema");
+  if (schema == parsed.end() || *schema != kSchema) {
+    return Status::InvalidArgument(
+        fmt::format("placement payload: schema is {}, this build reads \"{}\": upgrade hwrec",
+                    schema == parsed.end() ? std::string("missing") : schema->dump(), kSchema));
+  }
+  try {
+    return ReadResult(parsed);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string("placement payload: ") + e.what());
+  }
+}
+
+}  // namespace hwrec

@@ -1,0 +1,96 @@
+#include "hwrec/placement_types.h"
+
+#include <tuple>
+
+namespace hwrec {
+
+std::string_view ToString(PlacementPolicy policy) {
+  return policy == PlacementPolicy::kFirstFit ? "first_fit" : "best_fit";
+}
+
+std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text) {
+  if (text == "best_fit") return PlacementPolicy::kBestFit;
+  if (text == "first_fit") return PlacementPolicy::kFirstFit;
+  return std::nullopt;
+}
+
+std::string FigureOrigin::Name() const {
+  switch (source) {
+    case FigureSource::kRecommendation:
+      return std::string(ToString(provenance));
+    case FigureSource::kDeclared:
+      return "declared";
+    case FigureSource::kPinned:
+      return "pinned";
+    case FigureSource::kRetryFloor:
+      return "retry_floor";
+    case FigureSource::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+std::optional<FigureOrigin> FigureOrigin::FromName(std::string_view name, std::int64_t samples) {
+  FigureOrigin origin;
+  origin.samples = samples;
+  if (name == "declared") {
+    origin.source = FigureSource::kDeclared;
+  } else if (name == "pinned") {
+    origin.source = FigureSource::kPinned;
+  } else if (name == "retry_floor") {
+    origin.source = FigureSource::kRetryFloor;
+  } else if (name == "none") {
+    origin.source = FigureSource::kNone;
+  } else {
+    for (Provenance p : {Provenance::kExact, Provenance::kGpuModel, Provenance::kInstanceType,
+                         Provenance::kWorkloadAnyHardware}) {
+      if (name == ToString(p)) {
+        origin.source = FigureSource::kRecommendation;
+        origin.provenance = p;
+        return origin;
+      }
+    }
+    return std::nullopt;
+  }
+  return origin;
+}
+
+bool FigureOrigin::operator==(const FigureOrigin& o) const {
+  return source == o.source && provenance == o.provenance && samples == o.samples;
+}
+
+bool DeclaredResources::operator==(const DeclaredResources& o) const {
+  return std::tie(gpu_count, gpu_brand, gpu_model, architecture, gpu_memory_gb,
+                  gpu_compute_fraction, cpu_millicores, memory_bytes, pinned) ==
+         std::tie(o.gpu_count, o.gpu_brand, o.gpu_model, o.architecture, o.gpu_memory_gb,
+                  o.gpu_compute_fraction, o.cpu_millicores, o.memory_bytes, o.pinned);
+}
+
+bool EffectiveRequest::operator==(const EffectiveRequest& o) const {
+  return std::tie(cpu_request_millicores, cpu_limit_millicores, memory_bytes, gpu_count,
+                  gpu_config_id, gpu_memory_gb, gpu_compute_fraction, origins) ==
+         std::tie(o.cpu_request_millicores, o.cpu_limit_millicores, o.memory_bytes, o.gpu_count,
+                  o.gpu_config_id, o.gpu_memory_gb, o.gpu_compute_fraction, o.origins);
+}
+
+bool PlacementNeeds::operator==(const PlacementNeeds& o) const {
+  return gpu_memory_gb == o.gpu_memory_gb && gpu_compute_fraction == o.gpu_compute_fraction;
+}
+
+bool PlacementWaste::operator==(const PlacementWaste& o) const {
+  return std::tie(card, compute_shortfall, cpu, memory) ==
+         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory);
+}
+
+bool CandidateEvaluation::operator==(const CandidateEvaluation& o) const {
+  return std::tie(candidate, node_pool_id, feasible, reason, notes, request, needs, waste) ==
+         std::tie(o.candidate, o.node_pool_id, o.feasible, o.reason, o.notes, o.request, o.needs,
+                  o.waste);
+}
+
+bool PlacementResult::operator==(const PlacementResult& o) const {
+  return std::tie(workload, policy, as_of, evaluations, chosen) ==
+         std::tie(o.workload, o.policy, o.as_of, o.evaluations, o.chosen);
+}
+
+}  // namespace hwrec

@@ -1,0 +1,63 @@
+// Private parts of the router shared by its files: reading and writing the
+// router_* tables, validation, and the per-UTC-day ledger the walker keeps.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hwrec/router_config.h"
+#include "hwrec/status.h"
+
+namespace hwrec::internal {
+
+using CardSet = std::set<std::pair<std::string, std::string>>;  // (brand, model)
+
+std::optional<QuotaClass> ParseQuotaClass(std::string_view text);
+RouterConfig ReadRouterConfig(SQLite::Database& db);
+CardSet CatalogCards(SQLite::Database& db);
+
+// Whole-configuration checks; the message names the entry, field and fix.
+Status CheckRouterConfig(const RouterConfig& config, const CardSet& cards);
+// Replaces the router_* configuration tables; call inside a transaction.
+void WriteRouterConfig(SQLite::Database& db, const RouterConfig& config);
+
+// Sets one named setting from text, validating its range.
+Status ApplySetting(RouterSettings* settings, std::string_view key, std::string_view value);
+
+struct SettingInfo {
+  const char* key;
+  const char* description;
+};
+const std::vector<SettingInfo>& SettingInfos();
+std::string SettingValue(const RouterSettings& settings, std::string_view key);
+
+// The walker's view of one UTC day: the GCP attempt counter and the quotas
+// found exhausted. The store-backed ledger persists each change at once; a
+// dry-run ledger starts from the stored state and keeps changes in memory.
+class DayLedger {
+ public:
+  DayLedger(SQLite::Database& db, std::string day, bool dry_run);
+
+  bool QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class) const;
+  void BlockQuota(const std::string& gpu_model, QuotaClass quota_class, const std::string& reason,
+                  double now);
+  // Takes one unit of the day's cap; false when the cap is used up.
+  bool TryTakeGcpAttempt(int cap);
+  std::int64_t gcp_attempts() const { return gcp_attempts_; }
+
+ private:
+  SQLite::Database& db_;
+  std::string day_;
+  bool dry_run_;
+  std::int64_t gcp_attempts_ = 0;
+  std::set<std::pair<std::string, QuotaClass>> blocked_;
+};
+
+}  // namespace hwrec::internal

@@ -1,0 +1,103 @@
+// hwrec place as a user runs it on the bundled example: every candidate shown
+// with its reason, the versioned JSON, --record, and the exit codes.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "hwrec/placement.h"
+#include "test_support.h"
+
+using hwrec::test::RunCli;
+using hwrec::test::ShellQuote;
+
+namespace {
+
+std::string ExampleStore(const hwrec::test::TempDir& dir) {
+  const std::string store = ShellQuote(dir.File("example.db"));
+  REQUIRE(RunCli("init " + store).exit_code == 0);
+  REQUIRE(RunCli("pools import " + store + " " +
+                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
+              .exit_code == 0);
+  RunCli("ingest " + store + " " +
+         ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")));
+  return store;
+}
+
+std::string Candidates(const hwrec::test::TempDir& dir) {
+  const std::string path = dir.File("candidates.json");
+  hwrec::test::WriteFile(path, R"([{"node_pool_id": "sitea-a100-80gb"},
+    {"node_pool_id": "siteb-a100-40gb-mig", "free_partitions": 3},
+    {"node_pool_id": "sitea-a30-mig"},
+    {"node_pool_id": "sitea-arm-cpu", "free_cpu_millicores": 8000}])");
+  return ShellQuote(path);
+}
+
+}  // namespace
+
+TEST_CASE("cli: place shows every candidate with its reason", "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto r = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+                        Candidates(dir) + " --declared '{\"gpu_count\": 1}'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* pool :
+       {"sitea-a100-80gb", "siteb-a100-40gb-mig", "sitea-a30-mig", "sitea-arm-cpu"}) {
+    CHECK_THAT(r.out, Catch::Contains(pool));
+  }
+  CHECK_THAT(r.out, Catch::Contains("needs 1 GPU; this pool has none"));
+  CHECK_THAT(r.out, Catch::Contains("chosen: "));
+  CHECK_THAT(r.out, Catch::Contains("provenance: cpu_request_millicores="));
+}
+
+TEST_CASE("cli: place --format json emits the versioned payload", "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto r =
+      RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+             Candidates(dir) + " --declared '{\"gpu_count\": 1}' --policy first_fit --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto json = nlohmann::json::parse(r.out);
+  CHECK(json["schema"] == "hwrec.placement/v1");
+  CHECK(json["policy"] == "first_fit");
+  REQUIRE(json["candidates"].size() == 4);
+  for (const auto& entry : json["candidates"]) {
+    for (const char* key :
+         {"node_pool_id", "feasible", "reason", "request", "waste", "provenance"}) {
+      CHECK(entry.contains(key));
+    }
+  }
+  CHECK(json["chosen"]["node_pool_id"] == json["candidates"][0]["node_pool_id"]);
+  CHECK(hwrec::ParsePlacementJson(r.out).ok());
+}
+
+TEST_CASE("cli: place --record writes the chosen request; no fit exits 1 with reasons",
+          "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const auto recorded =
+      RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+             Candidates(dir) + " --declared '{\"gpu_count\": 1}' --record exec-7 --format json");
+  INFO(recorded.err);
+  REQUIRE(recorded.exit_code == 0);
+  CHECK_THAT(recorded.err, Catch::Contains("recorded placement"));
+  const auto payload = nlohmann::json::parse(recorded.out);
+  auto opened = hwrec::Store::Open(dir.File("example.db"));
+  REQUIRE(opened.ok());
+  auto records = hwrec::ListPlacements(**opened, "exec-7");
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 1);
+  CHECK(records->front().node_pool_id == payload["chosen"]["node_pool_id"]);
+
+  const auto none = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
+                           " --declared '{\"gpu_memory_gb\": 500}' --record exec-8");
+  CHECK(none.exit_code == 1);
+  CHECK_THAT(none.out, Catch::Contains("needs 500.0 GB GPU memory; this pool offers 2g.12gb"));
+  CHECK_THAT(none.err, Catch::Contains("no candidate pool fits"));
+  CHECK(hwrec::ListPlacements(**opened, "exec-8")->empty());
+
+  const auto usage = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
+                            " --policy worst_fit");
+  CHECK(usage.exit_code == 2);
+  CHECK_THAT(usage.err, Catch::Contains("use best_fit or first_fit"));
+}

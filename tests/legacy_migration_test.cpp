@@ -1,0 +1,475 @@
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "hwrec/ingest.h"
+#include "hwrec/legacy_migration.h"
+#include "hwrec/legacy_quarantine.h"
+#include "hwrec/recommend.h"
+#include "legacy_fixture.h"
+#include "test_support.h"
+
+using hwrec::LegacyMigrationOptions;
+using hwrec::MigrateStore;
+using hwrec::Store;
+using hwrec::test::AddLegacyPool;
+using hwrec::test::AddLegacyRow;
+using hwrec::test::CountRows;
+using hwrec::test::LegacyPoolSpec;
+using hwrec::test::LegacyRowSpec;
+using hwrec::test::MakeLegacy;
+using hwrec::test::ReadFile;
+using hwrec::test::RunCli;
+using hwrec::test::ShellQuote;
+using hwrec::test::TempDir;
+
+namespace {
+
+LegacyMigrationOptions Consent() {
+  LegacyMigrationOptions options;
+  options.accept_hp_v2 = true;
+  options.backup = false;
+  return options;
+}
+
+hwrec::LegacyMigrationReport MigrateOrFail(const std::string& path,
+                                           const LegacyMigrationOptions& options = Consent()) {
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  auto report = MigrateStore(*store, options);
+  INFO(report.status().ToString());
+  REQUIRE(report.ok());
+  return std::move(report).value();
+}
+
+// The reason code of the quarantined row with this execution id, or "" when
+// the row is not in quarantine.
+std::string ReasonOf(const std::string& path, const std::string& execution_id) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT reason_code FROM legacy_quarantine WHERE execution_id = ?");
+  q.bind(1, execution_id);
+  return q.executeStep() ? q.getColumn(0).getString() : std::string();
+}
+
+// One legacy store with one pool per route and one row per quarantine reason.
+void WriteEveryReason(const std::string& path) {
+  MakeLegacy(path);
+  AddLegacyPool(path, {"pool-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+  AddLegacyPool(path, {"pool-nomodel", "site-a", "lab-node", "full", 1, std::nullopt});
+  AddLegacyPool(path, {"pool-dcgm", "site-b", "lab-node", "full", 1, "NVIDIA A100-SXM4-80GB"});
+  AddLegacyPool(path, {"pool-a30", "site-b", "r750xa", "mig-3g.40gb", 1, "A30"});
+  AddLegacyPool(path, {"pool-cpu", "site-b", "c3-standard-22", std::nullopt, 0, std::nullopt});
+  LegacyRowSpec ok = hwrec::test::Row("ok-pool");
+  ok.node_pool_id = "pool-a100";
+  AddLegacyRow(path, ok);
+  LegacyRowSpec row_gpu = hwrec::test::Row("ok-row-gpu");
+  row_gpu.node_pool_gpu = "H100 80GB";
+  AddLegacyRow(path, row_gpu);
+  LegacyRowSpec cpu = hwrec::test::Row("ok-cpu");
+  cpu.node_pool_id = "pool-cpu";
+  cpu.gpu_count = 0;
+  cpu.gpu_mode = std::nullopt;
+  cpu.gpu_memory_peak_gb = std::nullopt;
+  AddLegacyRow(path, cpu);
+  LegacyRowSpec neither = hwrec::test::Row("q-neither");
+  AddLegacyRow(path, neither);
+  LegacyRowSpec unknown_name = hwrec::test::Row("q-row-name");
+  unknown_name.node_pool_gpu = "Tesla A100-PCIE";
+  AddLegacyRow(path, unknown_name);
+  LegacyRowSpec pool_name = hwrec::test::Row("q-pool-name");
+  pool_name.node_pool_id = "pool-dcgm";
+  AddLegacyRow(path, pool_name);
+  LegacyRowSpec no_model = hwrec::test::Row("q-no-model");
+  no_model.node_pool_id = "pool-nomodel";
+  AddLegacyRow(path, no_model);
+  LegacyRowSpec conflict = hwrec::test::Row("q-conflict");
+  conflict.node_pool_id = "pool-a100";
+  conflict.node_pool_gpu = "H100 80GB";
+  AddLegacyRow(path, conflict);
+  LegacyRowSpec mode = hwrec::test::Row("q-mode");
+  mode.node_pool_id = "pool-a30";
+  mode.gpu_mode = std::nullopt;  // filled from the pool: mig-3g.40gb, not an A30 partition
+  AddLegacyRow(path, mode);
+  LegacyRowSpec invalid = hwrec::test::Row("q-invalid");
+  invalid.node_pool_id = "pool-a100";
+  invalid.status = "exploded";
+  AddLegacyRow(path, invalid);
+}
+
+// Bytes in the store's write-ahead log: 0 when nothing is waiting to be written.
+std::uintmax_t WalFrames(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path + "-wal", ec);
+  return ec ? 0 : size;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "legacy migration: without consent nothing changes and the message says what the bump does",
+    "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("legacy.db");
+  WriteEveryReason(path);
+  const std::string before = ReadFile(path);
+  {
+    auto store = hwrec::test::OpenStoreOrFail(path);
+    auto refused = store->Migrate();
+    REQUIRE_FALSE(refused.ok());
+    const std::string& message = refused.status().message();
+    CHECK(refused.status().code() == hwrec::StatusCode::kSchemaMismatch);
+    CHECK_THAT(message, Catch::Contains("re-keys that history by hardware"));
+    CHECK_THAT(message, Catch::Contains("old hp:v1 id kept beside the new hp:v2 id"));
+    CHECK_THAT(message, Catch::Contains("quarantined with a reason"));
+    CHECK_THAT(message, Catch::Contains("--dry-run"));
+    CHECK_THAT(message, Catch::Contains("--accept-hp-v2"));
+    CHECK(store->schema_version() == 1);
+
+    // The library opens the store but refuses writes with the same guidance.
+    const hwrec::Status writable = store->CheckWritable();
+    CHECK(writable.code() == hwrec::StatusCode::kSchemaMismatch);
+    CHECK(writable.message() == message);
+    hwrec::Ingestor ingestor(*store);
+    auto ingest = ingestor.Ingest({});
+    REQUIRE_FALSE(ingest.ok());
+    CHECK_THAT(ingest.status().message(), Catch::Contains("--accept-hp-v2"));
+  }
+  const auto cli = RunCli("migrate " + ShellQuote(path));
+  CHECK(cli.exit_code == 1);
+  CHECK_THAT(cli.err, Catch::Contains("--accept-hp-v2"));
+  CHECK_THAT(cli.err, Catch::Contains("--dry-run"));
+  CHECK(ReadFile(path) == before);
+  CHECK(CountRows(path, "site_observations") == 10);
+  CHECK(WalFrames(path) == 0);
+}
+
+TEST_CASE("legacy migration: an empty legacy store migrates without consent", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("empty.db");
+  MakeLegacy(path);
+  const auto cli = RunCli("migrate " + ShellQuote(path));
+  INFO(cli.err);
+  CHECK(cli.exit_code == 0);
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  CHECK(store->schema_version() == Store::LatestSchemaVersion());
+  CHECK(store->CheckWritable().ok());
+}
+
+TEST_CASE("legacy migration: a dry run prints the plan and leaves the file byte-identical",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("fixture.db");
+  hwrec::test::WriteBenchFixture(path, 3000, 11);
+  const std::string before = ReadFile(path);
+  const auto table = RunCli("migrate " + ShellQuote(path) + " --dry-run");
+  INFO(table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("dry run: nothing changed"));
+  CHECK_THAT(table.out, Catch::Contains("via_pool"));
+  CHECK_THAT(table.out, Catch::Contains("via_row_gpu"));
+  CHECK_THAT(table.out, Catch::Contains("usc-h100-80gb"));
+  CHECK_THAT(table.out, Catch::Contains("pool_without_gpu_model"));
+  CHECK_THAT(table.out, Catch::Contains("gpu_name_not_in_catalog"));
+  const auto json = RunCli("migrate " + ShellQuote(path) + " --dry-run --format json");
+  REQUIRE(json.exit_code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"legacy_rows\": 3000"));
+  CHECK(ReadFile(path) == before);
+  CHECK(WalFrames(path) == 0);
+
+  // The plan is what the migration then does.
+  auto plan_store = hwrec::test::OpenStoreOrFail(path, {true, false, 5000});
+  auto plan = hwrec::PlanLegacyMigration(*plan_store);
+  REQUIRE(plan.ok());
+  plan_store.reset();
+  const auto report = MigrateOrFail(path);
+  CHECK(report.migrated == plan->migrated);
+  CHECK(report.quarantined == plan->quarantined);
+  std::int64_t grouped = 0;
+  for (const auto& group : plan->groups) grouped += group.rows;
+  CHECK(grouped == 3000);
+}
+
+TEST_CASE("legacy migration: migrated plus quarantined rows equal the legacy rows", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("fixture.db");
+  hwrec::test::WriteBenchFixture(path, 2500, 3);
+  const auto report = MigrateOrFail(path);
+  CHECK(report.legacy_rows == 2500);
+  CHECK(report.migrated + report.quarantined == 2500);
+  CHECK(report.migrated > 2000);
+  CHECK(report.quarantined > 0);
+  CHECK(report.to_version == Store::LatestSchemaVersion());
+  CHECK(CountRows(path, "observations") == report.migrated);
+  CHECK(CountRows(path, "legacy_quarantine") == report.quarantined);
+  CHECK(CountRows(path, "site_observations") == 0);
+  CHECK(CountRows(path, "aggregates") > 0);
+  CHECK(CountRows(path, "recommendations") == report.recommendations);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT migrated + quarantined = legacy_rows FROM legacy_migrations")
+            .getInt() == 1);
+  CHECK(db.execAndGet("PRAGMA integrity_check").getString() == "ok");
+}
+
+TEST_CASE("legacy migration: each unresolvable row is quarantined with its reason and fields",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("reasons.db");
+  WriteEveryReason(path);
+  const auto report = MigrateOrFail(path);
+  CHECK(report.migrated == 3);
+  CHECK(report.quarantined == 7);
+  CHECK(ReasonOf(path, "ok-pool").empty());
+  CHECK(ReasonOf(path, "ok-row-gpu").empty());
+  CHECK(ReasonOf(path, "ok-cpu").empty());
+  CHECK(ReasonOf(path, "q-neither") == "no_pool_no_gpu_name");
+  CHECK(ReasonOf(path, "q-row-name") == "gpu_name_not_in_catalog");
+  CHECK(ReasonOf(path, "q-pool-name") == "gpu_name_not_in_catalog");
+  CHECK(ReasonOf(path, "q-no-model") == "pool_without_gpu_model");
+  CHECK(ReasonOf(path, "q-conflict") == "pool_gpu_conflict");
+  CHECK(ReasonOf(path, "q-mode") == "mode_not_a_partition");
+  CHECK(ReasonOf(path, "q-invalid") == "invalid_field");
+
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  hwrec::QuarantineFilter filter;
+  filter.reason_code = "gpu_name_not_in_catalog";
+  auto rows = hwrec::ListQuarantine(*store, filter);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 2);
+  CHECK_THAT(rows->at(0).reason, Catch::Contains("'Tesla A100-PCIE' is not in the GPU catalog"));
+  CHECK_THAT(rows->at(1).reason, Catch::Contains("NVIDIA A100-SXM4-80GB"));
+  // Every original field is kept beside the reason.
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT site_id, action_image, duration_s, cpu_millicores_p95, "
+                      "memory_peak_bytes, gpu_total, status FROM legacy_quarantine "
+                      "WHERE execution_id = 'q-invalid'");
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getString() == "site-a");
+  CHECK(q.getColumn(1).getString() == "registry/train:1");
+  CHECK(q.getColumn(2).getDouble() == 42.5);
+  CHECK(q.getColumn(3).getDouble() == 1500);
+  CHECK(q.getColumn(4).getInt64() == 4294967296LL);
+  CHECK(q.getColumn(5).getInt() == 8);
+  CHECK(q.getColumn(6).getString() == "exploded");
+}
+
+TEST_CASE("legacy migration: a row already stored as an observation is quarantined, not lost",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("again.db");
+  WriteEveryReason(path);
+  MigrateOrFail(path);
+  LegacyRowSpec late =
+      hwrec::test::Row("ok-pool");  // the same execution, written late by an old Runner
+  late.node_pool_id = "pool-a100";
+  AddLegacyRow(path, late);
+  const auto report = MigrateOrFail(path);
+  CHECK(report.legacy_rows == 1);
+  CHECK(report.quarantined == 1);
+  CHECK(ReasonOf(path, "ok-pool") == "execution_already_stored");
+  CHECK(CountRows(path, "legacy_quarantine") == 8);
+}
+
+TEST_CASE("legacy migration: two pools colliding on hp:v1 with different cards become two keys",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("collision.db");
+  MakeLegacy(path);
+  AddLegacyPool(path, {"dc-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+  AddLegacyPool(path, {"dc-h100", "site-b", "dgx-node", "full", 1, "H100 80GB"});
+  for (int i = 0; i < 6; ++i) {
+    LegacyRowSpec a = hwrec::test::Row("a-" + std::to_string(i));
+    a.node_pool_id = "dc-a100";
+    a.gpu_memory_peak_gb = 30;
+    a.finished_at += i;
+    AddLegacyRow(path, a);
+    LegacyRowSpec h = hwrec::test::Row("h-" + std::to_string(i));
+    h.node_pool_id = "dc-h100";
+    h.site_id = "site-b";
+    h.gpu_memory_peak_gb = 60;
+    h.finished_at += i;
+    AddLegacyRow(path, h);
+  }
+  MigrateOrFail(path);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT count(DISTINCT hp_v1) FROM observations").getInt() == 1);
+  CHECK(db.execAndGet("SELECT count(DISTINCT hp_v2) FROM observations").getInt() == 2);
+  CHECK(db.execAndGet("SELECT count(*) FROM observations WHERE hp_v2 LIKE 'hp:v2:%'").getInt() ==
+        12);
+  CHECK(db.execAndGet("SELECT count(*) FROM aggregates WHERE scope = 'exact'").getInt() == 2);
+
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  hwrec::RecommendationQuery query(*store);
+  for (const auto& [model, peak] : {std::pair<std::string, double>{"A100 80GB", 30},
+                                    std::pair<std::string, double>{"H100 80GB", 60}}) {
+    hwrec::HardwareKey key;
+    key.gpu_brand = "NVIDIA";
+    key.gpu_model = model;
+    key.instance_type = "dgx-node";
+    auto r = query.Recommend("registry/train:1", key);
+    REQUIRE(r.ok());
+    const hwrec::Figure& memory = r->figure(hwrec::FigureKind::kGpuMemoryGb);
+    CHECK(memory.provenance == hwrec::Provenance::kExact);
+    CHECK(memory.samples == 6);
+    REQUIRE(memory.value);
+    CHECK(*memory.value == Approx(peak * 1.1).epsilon(0.06));
+  }
+}
+
+TEST_CASE("legacy migration: the row's hp:v1 id is kept beside its new hp:v2 id", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("ids.db");
+  MakeLegacy(path);
+  AddLegacyPool(path, {"dc-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+  LegacyRowSpec row = hwrec::test::Row("with-id");
+  row.node_pool_id = "dc-a100";
+  row.hardware_profile_id = "hp:v1:0123456789abcdef";
+  AddLegacyRow(path, row);
+  MigrateOrFail(path);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT sent_profile_id, hp_v1, hp_v2, gpu_model, profile_id_mismatch "
+                      "FROM observations");
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getString() == "hp:v1:0123456789abcdef");
+  CHECK_THAT(q.getColumn(1).getString(), Catch::StartsWith("hp:v1:"));
+  CHECK_THAT(q.getColumn(2).getString(), Catch::StartsWith("hp:v2:"));
+  CHECK(q.getColumn(3).getString() == "A100 80GB");
+  CHECK(q.getColumn(4).getInt() == 1);  // the sent id differs from the recomputed one
+}
+
+TEST_CASE("legacy migration: a rerun after success is a no-op that says so", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("rerun.db");
+  WriteEveryReason(path);
+  const auto first = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup");
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.out, Catch::Contains("3 migrated"));
+  const std::int64_t observations = CountRows(path, "observations");
+  const auto second = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2");
+  CHECK(second.exit_code == 0);
+  CHECK_THAT(second.out, Catch::Contains("nothing to do"));
+  CHECK_THAT(second.out, Catch::Contains("was migrated to hp:v2"));
+  CHECK(CountRows(path, "observations") == observations);
+  CHECK(CountRows(path, "legacy_migrations") == 1);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    CHECK(entry.path().filename().string().find("backup") == std::string::npos);
+  }
+}
+
+TEST_CASE("legacy migration: a backup of the legacy store is written next to it first",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("backed.db");
+  WriteEveryReason(path);
+  const auto cli = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2");
+  INFO(cli.err);
+  REQUIRE(cli.exit_code == 0);
+  std::string backup;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.find("backed.db.hp-v1-backup-") == 0) backup = entry.path().string();
+  }
+  REQUIRE_FALSE(backup.empty());
+  CHECK_THAT(cli.out, Catch::Contains(backup));
+  SQLite::Database db(backup, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("PRAGMA user_version").getInt() == 1);
+  CHECK(db.execAndGet("SELECT count(*) FROM site_observations").getInt() == 10);
+}
+
+TEST_CASE("legacy migration: pools given with --pools resolve rows and are registered",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("pools.db");
+  MakeLegacy(path);
+  LegacyRowSpec row = hwrec::test::Row("unlisted-pool");
+  row.node_pool_id = "new-l4";
+  row.instance_type = "g2-standard-8";
+  AddLegacyRow(path, row);
+  const std::string pools = dir.File("pools.jsonl");
+  hwrec::test::WriteFile(pools,
+                         R"({"site_id":"site-a","node_pool_id":"new-l4","name":"L4",)"
+                         R"("instance_type":"g2-standard-8","architecture":"x86_64",)"
+                         R"("cpu_millicores":8000,"memory_bytes":34359738368,"gpu_brand":"NVIDIA",)"
+                         R"("gpu_model":"L4","gpu_count":1,"gpu_mode":"full","gpu_total":1})"
+                         "\n");
+  const auto plan = RunCli("migrate " + ShellQuote(path) + " --dry-run --pools " +
+                           ShellQuote(pools) + " --format json");
+  INFO(plan.err);
+  CHECK_THAT(plan.out, Catch::Contains("\"via_node_pool\": 1"));
+  const auto cli = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup --pools " +
+                          ShellQuote(pools));
+  INFO(cli.err);
+  REQUIRE(cli.exit_code == 0);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT gpu_model FROM observations").getString() == "L4");
+  CHECK(db.execAndGet("SELECT count(*) FROM node_pools WHERE node_pool_id = 'new-l4'").getInt() ==
+        1);
+}
+
+TEST_CASE("quarantine: resolve moves rows into observations and refreshes recommendations",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("resolve.db");
+  WriteEveryReason(path);
+  MigrateOrFail(path);
+  const std::string store_arg = ShellQuote(path);
+  const auto list = RunCli("quarantine list " + store_arg);
+  REQUIRE(list.exit_code == 0);
+  CHECK_THAT(list.out, Catch::Contains("q-no-model"));
+  CHECK_THAT(list.out, Catch::Contains("pool_without_gpu_model"));
+
+  const auto unnamed = RunCli("quarantine resolve " + store_arg + " --gpu-model 'A100 80GB'");
+  CHECK(unnamed.exit_code == 1);
+  const auto resolved = RunCli("quarantine resolve " + store_arg +
+                               " --node-pool pool-nomodel --gpu-model 'A100 40GB' --format json");
+  INFO(resolved.err);
+  REQUIRE(resolved.exit_code == 0);
+  CHECK_THAT(resolved.out, Catch::Contains("\"moved\": 1"));
+  CHECK(ReasonOf(path, "q-no-model").empty());
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT gpu_model FROM observations WHERE execution_id = 'q-no-model'")
+            .getString() == "A100 40GB");
+  CHECK(db.execAndGet("SELECT count(*) FROM recommendations WHERE gpu_model = 'A100 40GB' AND "
+                      "instance_type = 'dgx-node' AND gpu_memory_gb IS NOT NULL")
+            .getInt() == 1);
+
+  // A model the row's mode does not fit keeps it in quarantine with the new reason.
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  hwrec::QuarantineFilter mode;
+  mode.node_pool_id = "pool-a30";
+  auto kept = hwrec::ResolveQuarantine(*store, mode, "A30", std::nullopt);
+  REQUIRE(kept.ok());
+  CHECK(kept->moved == 0);
+  REQUIRE(kept->kept.size() == 1);
+  CHECK_THAT(kept->kept[0].reason, Catch::Contains("mig-3g.40gb"));
+  auto fits = hwrec::ResolveQuarantine(*store, mode, "A100 80GB", std::string("NVIDIA"));
+  REQUIRE(fits.ok());
+  CHECK(fits->moved == 1);
+  store.reset();
+
+  // One row by its quarantine id.
+  const std::int64_t id =
+      db.execAndGet("SELECT id FROM legacy_quarantine WHERE execution_id = 'q-neither'").getInt64();
+  const auto by_id =
+      RunCli("quarantine resolve " + store_arg + " --id " + std::to_string(id) + " --gpu-model L4");
+  INFO(by_id.err);
+  CHECK(by_id.exit_code == 0);
+  CHECK(ReasonOf(path, "q-neither").empty());
+  CHECK(db.execAndGet("SELECT gpu_model FROM observations WHERE execution_id = 'q-neither'")
+            .getString() == "L4");
+  CHECK(CountRows(path, "legacy_quarantine") == 4);
+}
+
+TEST_CASE("legacy bench: migrate prints rows per second and peak RSS", "[legacy]") {
+  const auto result =
+      hwrec::test::RunShell(ShellQuote(HWREC_BENCH_PATH) + " migrate --rows 400 --seed 2");
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("rows/s"));
+  CHECK_THAT(result.out, Catch::Contains("peak RSS"));
+  CHECK_THAT(result.out, Catch::Contains("the targets apply at 1,000,000 rows"));
+}

@@ -1,0 +1,425 @@
+// The promises of the placement evaluator (DESIGN §7): every candidate pool is
+// judged with its own hardware's figures, hard and soft limits are kept apart,
+// floors and pins hold, the policies rank as documented, and what is chosen is
+// what is emitted and recorded.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement.h"
+#include "test_support.h"
+
+namespace hwrec {
+namespace {
+
+constexpr double kNow = 1795968000;  // 2026-11-29
+constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+const std::string kImage = "ghcr.io/acme/train:1";
+
+NodePool Pool(const std::string& id, std::optional<std::string> model, const std::string& mode,
+              std::int64_t cards, std::int64_t partitions, const std::string& instance_type) {
+  NodePool pool;
+  pool.node_pool_id = id;
+  pool.site_id = "site-a";
+  pool.hardware.instance_type = instance_type;
+  pool.hardware.architecture = "x86_64";
+  pool.hardware.cpu_millicores = 64000;
+  pool.hardware.memory_bytes = 256 * kGiB;
+  pool.hardware.gpu_count = cards;
+  pool.hardware.gpu_total = partitions;
+  if (cards > 0) pool.hardware.gpu_mode = mode;
+  if (model) pool.hardware.gpu_brand = "NVIDIA";
+  pool.hardware.gpu_model = std::move(model);
+  return pool;
+}
+
+NodePool CpuPool(const std::string& id) { return Pool(id, std::nullopt, "", 0, 0, "c6i.16xlarge"); }
+
+// One finished execution of kImage on `pool`.
+Observation Ran(const std::string& pool, int n, double gpu_peak_gb, double utilization,
+                double cpu_p95, std::int64_t memory_peak) {
+  Observation o;
+  o.execution_id = fmt::format("{}-{}", pool, n);
+  o.action_image = kImage;
+  o.finished_at = kNow - 3600 - n;
+  o.node_pool_id = pool;
+  if (gpu_peak_gb > 0) {
+    o.gpu_memory_peak_gb = gpu_peak_gb;
+    o.gpu_utilization = utilization;
+  }
+  o.cpu_millicores_avg = cpu_p95 * 0.8;
+  o.cpu_millicores_p95 = cpu_p95;
+  o.cpu_millicores_max = cpu_p95 * 1.1;
+  o.memory_peak_bytes = memory_peak;
+  return o;
+}
+
+struct Fixture {
+  test::TempDir dir;
+  std::unique_ptr<Store> store = test::OpenStoreOrFail(dir.File("placement.db"));
+
+  void Register(const std::vector<NodePool>& pools) {
+    for (const NodePool& pool : pools) REQUIRE(RegisterNodePool(*store, pool).ok());
+  }
+  void History(const std::string& pool, double gpu_peak_gb, double utilization, double cpu_p95,
+               std::int64_t memory_peak) {
+    std::vector<Observation> batch;
+    for (int n = 0; n < 5; ++n) {
+      batch.push_back(Ran(pool, n, gpu_peak_gb, utilization, cpu_p95, memory_peak));
+    }
+    Ingestor ingestor(*store);
+    auto summary = ingestor.Ingest(batch);
+    REQUIRE(summary.ok());
+    REQUIRE(summary->accepted == 5);
+  }
+  PlacementResult Place(const ExecutionToPlace& execution, const std::vector<std::string>& pool_ids,
+                        PlacementPolicy policy = PlacementPolicy::kBestFit) {
+    std::vector<PlacementCandidate> candidates;
+    for (const std::string& id : pool_ids) candidates.push_back({id, {}, {}, {}});
+    return Place(execution, candidates, policy);
+  }
+  PlacementResult Place(const ExecutionToPlace& execution,
+                        const std::vector<PlacementCandidate>& candidates,
+                        PlacementPolicy policy = PlacementPolicy::kBestFit) {
+    auto evaluator = PlacementEvaluator::Open(*store);
+    REQUIRE(evaluator.ok());
+    auto result = evaluator->Evaluate(execution, candidates, policy, kNow);
+    INFO(result.status().ToString());
+    REQUIRE(result.ok());
+    return std::move(*result);
+  }
+};
+
+ExecutionToPlace Execution(DeclaredResources declared = {}) {
+  ExecutionToPlace execution;
+  execution.workload = kImage;
+  execution.declared = std::move(declared);
+  return execution;
+}
+
+DeclaredResources OneGpu() {
+  DeclaredResources d;
+  d.gpu_count = 1;
+  return d;
+}
+
+std::map<std::string, CandidateEvaluation> ByPool(const PlacementResult& result) {
+  std::map<std::string, CandidateEvaluation> out;
+  for (const CandidateEvaluation& e : result.evaluations) out[e.node_pool_id] = e;
+  return out;
+}
+
+const FigureOrigin& Origin(const CandidateEvaluation& e, FigureKind kind) {
+  return e.request.origin(kind);
+}
+
+std::vector<std::string> Order(const PlacementResult& result) {
+  std::vector<std::string> out;
+  for (const CandidateEvaluation& e : result.evaluations) out.push_back(e.node_pool_id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("placement: no pool is judged infeasible by a figure learned on another card",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30")});
+  // 17 GB peaks at 80 % of 3/7 of an A100; 21.5 GB peaks at 90 % of a whole A30.
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  f.History("a30-4g", 21.5, 0.9, 6000, 8 * kGiB);
+  const auto result = f.Place(Execution(OneGpu()), std::vector<std::string>{"a100-3g", "a30-4g"});
+  const auto by_pool = ByPool(result);
+  const CandidateEvaluation& a100 = by_pool.at("a100-3g");
+  const CandidateEvaluation& a30 = by_pool.at("a30-4g");
+
+  // The A30's figures would not fit the A100's partition: a mixed key would
+  // have judged the A100 pool too small (memory) and short (compute share).
+  REQUIRE(a30.needs.gpu_memory_gb.has_value());
+  CHECK(*a30.needs.gpu_memory_gb > 20);
+  CHECK(*a30.needs.gpu_compute_fraction > 3.0 / 7);
+
+  CHECK(a100.feasible);
+  CHECK(a100.reason == "fits");
+  CHECK(*a100.needs.gpu_memory_gb == Approx(17 * 1.1));
+  CHECK(*a100.needs.gpu_compute_fraction <= 3.0 / 7);
+  CHECK(a100.waste.compute_shortfall == 0);
+  CHECK(a100.notes.empty());
+  CHECK(a100.request.gpu_config_id == std::optional<std::string>("nvidia-a100-40gb-mig-3g.20gb"));
+  CHECK(Origin(a100, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
+  CHECK(Origin(a100, FigureKind::kGpuComputeFraction).provenance == Provenance::kExact);
+
+  CHECK(a30.feasible);
+  CHECK(*a30.needs.gpu_memory_gb == Approx(21.5 * 1.1));
+  CHECK(a30.request.gpu_config_id == std::optional<std::string>("nvidia-a30-mig-4g.24gb"));
+  CHECK(*a30.request.gpu_memory_gb == 24);
+  CHECK(Origin(a30, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
+}
+
+TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged too small",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("t4", "T4", "full", 4, 4, "n1-standard-32"),
+              Pool("mystery", std::nullopt, "full", 8, 8, "on-prem-g2")});
+  f.History("a100-80", 35, 0.7, 4000, 8 * kGiB);
+  const auto by_pool =
+      ByPool(f.Place(Execution(OneGpu()), std::vector<std::string>{"t4", "mystery"}));
+
+  const CandidateEvaluation& t4 = by_pool.at("t4");
+  CHECK_FALSE(t4.feasible);
+  CHECK_THAT(t4.reason, Catch::Contains("needs 38.5 GB GPU memory (learned on other GPU models); "
+                                        "this pool offers a whole T4 (16 GB)"));
+
+  const CandidateEvaluation& mystery = by_pool.at("mystery");
+  CHECK(mystery.feasible);
+  CHECK_FALSE(mystery.waste.card.has_value());
+  CHECK_FALSE(mystery.request.gpu_config_id.has_value());
+  CHECK(*mystery.request.gpu_memory_gb == Approx(38.5));  // the need: no partition to round to
+  REQUIRE(mystery.notes.size() == 1);
+  CHECK_THAT(mystery.notes[0], Catch::Contains("unknown size"));
+
+  // Even a declared need larger than any card leaves it eligible.
+  DeclaredResources huge = OneGpu();
+  huge.gpu_memory_gb = 500;
+  huge.pinned = {"gpu_memory_gb"};
+  const auto pinned = f.Place(Execution(huge), std::vector<std::string>{"mystery"});
+  CHECK(pinned.evaluations[0].feasible);
+}
+
+TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation", "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  f.History("a100-80", 10, 0.5, 2000, 4 * kGiB);
+  ExecutionToPlace retry = Execution(OneGpu());
+  DeclaredResources floor;
+  floor.memory_bytes = 16 * kGiB;
+  floor.gpu_memory_gb = 30;
+  floor.cpu_millicores = 500;  // below the recommendation: changes nothing
+  retry.retry_floor = floor;
+  const auto result = f.Place(retry, std::vector<std::string>{"a100-80"});
+  const CandidateEvaluation& e = result.evaluations[0];
+  REQUIRE(e.feasible);
+  CHECK(*e.request.memory_bytes == 16 * kGiB);
+  CHECK(Origin(e, FigureKind::kMemoryBytes).source == FigureSource::kRetryFloor);
+  CHECK(*e.needs.gpu_memory_gb == 30);
+  CHECK(Origin(e, FigureKind::kGpuMemoryGb).source == FigureSource::kRetryFloor);
+  CHECK(*e.request.cpu_request_millicores > 500);
+  CHECK(Origin(e, FigureKind::kCpuRequestMillicores).provenance == Provenance::kExact);
+
+  // A pin below the floor is what ran out of memory: the floor still holds.
+  retry.declared.memory_bytes = 2 * kGiB;
+  retry.declared.pinned = {"memory_bytes"};
+  const auto pinned = f.Place(retry, std::vector<std::string>{"a100-80"});
+  CHECK(*pinned.evaluations[0].request.memory_bytes == 16 * kGiB);
+}
+
+TEST_CASE("placement: best_fit picks the least waste of a card, first_fit keeps the order",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-80-full", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30"),
+              Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              CpuPool("cpu")});
+  DeclaredResources declared = OneGpu();  // no history: the declared values are used
+  declared.gpu_memory_gb = 10;
+  declared.gpu_compute_fraction = 0.3;
+  const std::vector<std::string> order = {"a100-80-full", "cpu", "a30-4g", "a100-40-3g"};
+
+  const auto best = f.Place(Execution(declared), order, PlacementPolicy::kBestFit);
+  CHECK(Order(best) == std::vector<std::string>{"a100-40-3g", "a30-4g", "a100-80-full", "cpu"});
+  REQUIRE(best.chosen_evaluation() != nullptr);
+  CHECK(best.chosen_evaluation()->node_pool_id == "a100-40-3g");
+  CHECK(*best.chosen_evaluation()->waste.card == Approx(0.5 - 0.3));
+  CHECK(Origin(*best.chosen_evaluation(), FigureKind::kGpuMemoryGb).source ==
+        FigureSource::kDeclared);
+
+  const auto first = f.Place(Execution(declared), order, PlacementPolicy::kFirstFit);
+  CHECK(Order(first) == std::vector<std::string>{"a100-80-full", "a30-4g", "a100-40-3g", "cpu"});
+  CHECK(first.chosen_evaluation()->node_pool_id == "a100-80-full");
+}
+
+TEST_CASE("placement: a short compute share ranks lower but never makes a pool infeasible",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("a100-40-4g", "A100 40GB", "mig-4g.20gb", 8, 8, "p4d.24xlarge")});
+  DeclaredResources declared = OneGpu();
+  declared.gpu_memory_gb = 12;
+  declared.gpu_compute_fraction = 0.5;
+  const auto result =
+      f.Place(Execution(declared), std::vector<std::string>{"a100-40-3g", "a100-40-4g"});
+  CHECK(Order(result) == std::vector<std::string>{"a100-40-4g", "a100-40-3g"});
+  const CandidateEvaluation& short_pool = result.evaluations[1];
+  CHECK(short_pool.feasible);
+  CHECK(short_pool.waste.compute_shortfall == Approx(0.5 - 3.0 / 7));
+  REQUIRE(short_pool.notes.size() == 1);
+  CHECK_THAT(short_pool.notes[0], Catch::Contains("short of compute: needs 0.50 of a card"));
+}
+
+TEST_CASE("placement: a pinned value wins over the recommendation", "[placement]") {
+  Fixture f;
+  f.Register({CpuPool("cpu")});
+  f.History("cpu", 0, 0, 2000, 4 * kGiB);
+  DeclaredResources declared;
+  declared.cpu_millicores = 1000;
+  declared.memory_bytes = 1 * kGiB;
+  declared.pinned = {"cpu_millicores"};
+  const auto result = f.Place(Execution(declared), std::vector<std::string>{"cpu"});
+  const CandidateEvaluation& e = result.evaluations[0];
+  CHECK(*e.request.cpu_request_millicores == 1000);
+  CHECK(*e.request.cpu_limit_millicores == 1000);
+  CHECK(Origin(e, FigureKind::kCpuRequestMillicores).source == FigureSource::kPinned);
+  // Declared but not pinned: the recommendation is used.
+  CHECK(*e.request.memory_bytes > 4 * kGiB);
+  CHECK(Origin(e, FigureKind::kMemoryBytes).provenance == Provenance::kExact);
+
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  DeclaredResources no_value;
+  no_value.pinned = {"gpu_memory_gb"};
+  auto refused = evaluator->Evaluate(Execution(no_value), {{"cpu", {}, {}, {}}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("pinned 'gpu_memory_gb' has no declared "
+                                                         "value: declare gpu_memory_gb too"));
+}
+
+TEST_CASE("placement: with no feasible pool each pool says why in words", "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("t4", "T4", "full", 4, 4, "n1-standard-32"), CpuPool("cpu"),
+              Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30")});
+  DeclaredResources declared = OneGpu();
+  declared.gpu_memory_gb = 35.2;
+  declared.memory_bytes = 64 * kGiB;
+  std::vector<PlacementCandidate> candidates = {{"a100-3g", {}, {}, {}},
+                                                {"t4", {}, {}, {}},
+                                                {"cpu", {}, {}, {}},
+                                                {"gone", {}, {}, {}},
+                                                {"a30-4g", 0, {}, 32 * kGiB}};
+  const auto result = f.Place(Execution(declared), candidates);
+  CHECK(result.chosen_evaluation() == nullptr);
+  const auto by_pool = ByPool(result);
+  for (const auto& [id, e] : by_pool) {
+    INFO(id);
+    CHECK_FALSE(e.feasible);
+  }
+  CHECK(by_pool.at("a100-3g").reason ==
+        "needs 35.2 GB GPU memory; this pool offers 3g.20gb (20 GB)");
+  CHECK(by_pool.at("t4").reason == "needs 35.2 GB GPU memory; this pool offers a whole T4 (16 GB)");
+  CHECK(by_pool.at("cpu").reason == "needs 1 GPU; this pool has none");
+  CHECK_THAT(by_pool.at("gone").reason, Catch::Contains("'gone' is not registered"));
+  const std::string& a30 = by_pool.at("a30-4g").reason;
+  CHECK_THAT(a30, Catch::Contains("needs 1 GPU; this pool has 0 free"));
+  CHECK_THAT(a30, Catch::Contains("needs 35.2 GB GPU memory; this pool offers 4g.24gb (24 GB)"));
+  CHECK_THAT(a30, Catch::Contains("needs 64.0 GiB memory; this pool has 32.0 GiB free"));
+  // Infeasible candidates keep their given order.
+  CHECK(Order(result) == std::vector<std::string>{"a100-3g", "t4", "cpu", "gone", "a30-4g"});
+}
+
+TEST_CASE("placement: declared hardware constraints are hard", "[placement]") {
+  Fixture f;
+  f.Register({Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30"),
+              Pool("mystery", std::nullopt, "full", 8, 8, "on-prem-g2"),
+              Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  DeclaredResources declared;
+  declared.gpu_model = "A100 40GB";
+  declared.gpu_count = 3;
+  declared.architecture = "x86_64";
+  const auto by_pool = ByPool(
+      f.Place(Execution(declared), std::vector<std::string>{"a30-4g", "mystery", "a100-3g"}));
+  CHECK_THAT(by_pool.at("a30-4g").reason,
+             Catch::Contains("declares gpu_model A100 40GB; this pool has A30"));
+  CHECK_THAT(
+      by_pool.at("mystery").reason,
+      Catch::Contains("declares gpu_model A100 40GB; this pool's gpu_model is not recorded"));
+  CHECK(by_pool.at("a100-3g").feasible);
+  CHECK(by_pool.at("a100-3g").request.gpu_count == 3);
+
+  declared.gpu_count = 20;
+  const auto wide = f.Place(Execution(declared), std::vector<std::string>{"a100-3g"});
+  CHECK(wide.evaluations[0].reason == "needs 20 GPUs; a node of this pool has 16 of mig-3g.20gb");
+}
+
+TEST_CASE("placement: the JSON payload round-trips", "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("mystery", std::nullopt, "full", 8, 8, "on-prem-g2"), CpuPool("cpu")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result =
+      f.Place(Execution(OneGpu()), std::vector<std::string>{"cpu", "mystery", "a100-3g"});
+  const std::string json = PlacementToJson(result);
+  auto parsed = ParsePlacementJson(json);
+  INFO(json);
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == result);
+  CHECK(PlacementToJson(*parsed) == json);
+  CHECK_THAT(json, Catch::StartsWith(R"({"schema":"hwrec.placement/v1")"));
+  CHECK_THAT(json, Catch::Contains(R"("chosen":{"node_pool_id":"a100-3g")"));
+
+  std::string newer = json;
+  newer.replace(newer.find("placement/v1"), 12, "placement/v2");
+  auto refused = ParsePlacementJson(newer);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("upgrade hwrec"));
+}
+
+TEST_CASE("placement: recording writes exactly the chosen request", "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result = f.Place(Execution(OneGpu()), std::vector<std::string>{"a30-4g", "a100-3g"});
+  const CandidateEvaluation* chosen = result.chosen_evaluation();
+  REQUIRE(chosen != nullptr);
+  auto id = RecordPlacement(*f.store, "exec-42", result);
+  REQUIRE(id.ok());
+  auto records = ListPlacements(*f.store, "exec-42");
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 1);
+  const PlacementRecord& record = records->front();
+  CHECK(record.id == *id);
+  CHECK(record.node_pool_id == chosen->node_pool_id);
+  CHECK(record.workload == kImage);
+  CHECK(record.policy == PlacementPolicy::kBestFit);
+  CHECK(record.request == chosen->request);
+  CHECK(record.placed_at > 0);
+
+  PlacementResult nothing = result;
+  nothing.chosen.reset();
+  auto refused = RecordPlacement(*f.store, "exec-43", nothing);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("no candidate pool fits"));
+  CHECK(ListPlacements(*f.store, "exec-43")->empty());
+}
+
+TEST_CASE("placement: inputs are read with errors that name the field", "[placement]") {
+  auto declared = ParseDeclaredResources(
+      R"({"gpu_count": 2, "gpu_memory_gb": 35.2, "pinned": ["gpu_memory_gb"]})", "--declared");
+  REQUIRE(declared.ok());
+  CHECK(*declared->gpu_count == 2);
+  CHECK(declared->pinned == std::vector<std::string>{"gpu_memory_gb"});
+  auto typo = ParseDeclaredResources(R"({"gpu_mem": 3})", "--declared");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.status().message() == "--declared: gpu_mem is not a known field: check its spelling");
+  auto share = ParseDeclaredResources(R"({"gpu_compute_fraction": 1.5})", "--retry-floor");
+  REQUIRE_FALSE(share.ok());
+  CHECK_THAT(share.status().message(), Catch::Contains("--retry-floor: gpu_compute_fraction"));
+
+  auto candidates = ParsePlacementCandidates(
+      R"([{"node_pool_id": "a", "free_partitions": 2}, {"node_pool_id": "b"}])");
+  REQUIRE(candidates.ok());
+  CHECK(*(*candidates)[0].free_partitions == 2);
+  CHECK_FALSE((*candidates)[1].free_memory_bytes.has_value());
+  auto twice = ParsePlacementCandidates(R"([{"node_pool_id": "a"}, {"node_pool_id": "a"}])");
+  REQUIRE_FALSE(twice.ok());
+  CHECK_THAT(twice.status().message(), Catch::Contains("candidate 2: node_pool_id 'a' is listed "
+                                                       "twice"));
+}
+
+}  // namespace hwrec

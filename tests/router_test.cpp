@@ -1,0 +1,358 @@
+// The width-aware router (DESIGN §8): ladder order by width and length, card
+// eligibility from recommendations, quota pruning, the walker's outcome
+// classes, the persisted daily GCP attempt cap, and the legacy width-1 ladder.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "hwrec/ingest.h"
+#include "hwrec/route_plan.h"
+#include "hwrec/router.h"
+#include "hwrec/router_config.h"
+#include "test_support.h"
+
+using hwrec::Backend;
+using hwrec::LaunchOutcome;
+using hwrec::Provisioning;
+using hwrec::Rung;
+
+namespace {
+
+constexpr double kDay = 1.78e9;  // a fixed instant: 2026-05-28, UTC
+
+struct Fixture {
+  hwrec::test::TempDir dir;
+  std::string path = dir.File("router.db");
+  std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
+
+  hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
+    auto snapshot = hwrec::RouterSnapshot::Load(*store);
+    REQUIRE(snapshot.ok());
+    auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours});
+    INFO(plan.status().message());
+    REQUIRE(plan.ok());
+    return *plan;
+  }
+  hwrec::RouteResult Walk(const hwrec::RoutePlan& plan, const hwrec::Launcher& launcher,
+                          double now = kDay) {
+    hwrec::WalkOptions options;
+    options.now = now;
+    auto result = hwrec::WalkLadder(*store, plan, launcher, options);
+    INFO(result.status().message());
+    REQUIRE(result.ok());
+    return *result;
+  }
+  // Ingests executions of `image` peaking at `peak_gb` on one card.
+  void History(const std::string& image, const std::string& model, const std::string& machine,
+               double peak_gb) {
+    std::ostringstream lines;
+    const auto now = static_cast<long long>(std::time(nullptr));
+    for (int i = 0; i < 3; ++i) {
+      lines
+          << fmt::format(
+                 R"({{"execution_id":"{}-{}-{}","action_image":"{}","finished_at":{},"status":"success",)"
+                 R"("hardware":{{"instance_type":"{}","gpu_count":1,"gpu_mode":"full","gpu_total":1,)"
+                 R"("gpu_brand":"NVIDIA","gpu_model":"{}"}},"gpu_memory_peak_gb":{}}})",
+                 image, machine, i, image, now - 600 * i, machine, model, peak_gb)
+          << "\n";
+    }
+    hwrec::Ingestor ingestor(*store);
+    std::istringstream in(lines.str());
+    auto summary = ingestor.IngestJsonLines(in);
+    REQUIRE(summary.ok());
+  }
+};
+
+std::vector<std::string> Ids(const std::vector<Rung>& rungs) {
+  std::vector<std::string> ids;
+  for (const Rung& r : rungs) ids.push_back(r.id);
+  return ids;
+}
+
+// Launches the first rung whose id matches `launch`, misses capacity on the rest.
+hwrec::Launcher LaunchOnly(std::set<std::string> launch, std::vector<std::string>* tried) {
+  return [launch = std::move(launch), tried](const Rung& rung) {
+    tried->push_back(rung.id);
+    if (launch.count(rung.id) != 0) return hwrec::LaunchResult{LaunchOutcome::kLaunched, ""};
+    return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, "no capacity"};
+  };
+}
+
+}  // namespace
+
+TEST_CASE("router: width 8 long job leads with a2-ultragpu-8g FLEX_START, short with SPOT",
+          "[router]") {
+  Fixture f;
+  const auto long_plan = f.Plan("capture-7b", 8, 48);
+  REQUIRE_FALSE(long_plan.ladder.empty());
+  CHECK(long_plan.ladder.front().id == "gcp/a2-ultragpu-8g/flex-start");
+  CHECK(long_plan.ladder.front().provisioning == Provisioning::kFlexStart);
+  CHECK(long_plan.ladder.front().width == 8);
+  const auto short_plan = f.Plan("capture-7b", 8, 2);
+  CHECK(short_plan.ladder.front().id == "gcp/a2-ultragpu-8g/spot");
+  // Widths never grow down the ladder, and GCP comes before SLURM before RunPod.
+  for (const auto* plan : {&long_plan, &short_plan}) {
+    for (std::size_t i = 1; i < plan->ladder.size(); ++i) {
+      CHECK(plan->ladder[i].width <= plan->ladder[i - 1].width);
+      CHECK(static_cast<int>(plan->ladder[i].backend) >=
+            static_cast<int>(plan->ladder[i - 1].backend));
+    }
+  }
+}
+
+TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[router]") {
+  Fixture f;
+  f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-1g", 50);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  CHECK(plan.ladder.front().id == "gcp/a3-highgpu-8g/flex-start");
+  // A card too small for the recorded peak is never offered.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 60);
+  const auto eval = f.Plan("eval-7b", 4, 2);
+  for (const Rung& r : eval.ladder) {
+    if (r.backend == Backend::kGcp && r.width > 1) CHECK(r.gpu_model != "A100 40GB");
+  }
+  CHECK(eval.ladder.front().id == "gcp/a2-ultragpu-4g/spot");
+}
+
+TEST_CASE("router: capacity misses at 8 and 4 realize width 2 on GCP, and the event says 2",
+          "[router]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  std::vector<std::string> tried;
+  const auto result = f.Walk(plan, LaunchOnly({"gcp/a2-ultragpu-2g/flex-start"}, &tried));
+  REQUIRE(result.selected);
+  CHECK(result.selected->backend == Backend::kGcp);
+  CHECK(result.requested_width == 8);
+  CHECK(result.realized_width == 2);
+  CHECK(result.degraded);
+  CHECK(result.attempts.size() == 7);  // three at 8, three at 4, then the 2-wide flex-start
+  const auto event = nlohmann::json::parse(result.backend_selected_event);
+  CHECK(event["event"] == "backend-selected");
+  CHECK(event["realized_width"] == 2);
+  CHECK(event["requested_width"] == 8);
+  CHECK(event["machine_type"] == "a2-ultragpu-2g");
+}
+
+TEST_CASE("router: RunPod is reached only when every GCP and SLURM rung missed", "[router]") {
+  Fixture f;
+  for (int width : {1, 8}) {
+    const auto plan = f.Plan("eval-7b", width, 3);
+    CHECK(plan.ladder.back().backend == Backend::kRunPod);
+    CHECK(std::count_if(plan.ladder.begin(), plan.ladder.end(),
+                        [](const Rung& r) { return r.backend == Backend::kRunPod; }) == 1);
+    std::vector<std::string> tried;
+    const auto result = f.Walk(plan, LaunchOnly({"runpod/h100-80gb"}, &tried));
+    REQUIRE(result.selected);
+    CHECK(result.selected->backend == Backend::kRunPod);
+    CHECK(tried == Ids(plan.ladder));  // every earlier rung was tried first
+    CHECK(result.realized_width == 1);
+  }
+}
+
+TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[router]") {
+  for (LaunchOutcome outcome : {LaunchOutcome::kConfigError, LaunchOutcome::kPermissionError,
+                                LaunchOutcome::kWorkloadFailure}) {
+    INFO(hwrec::ToString(outcome));
+    Fixture f;
+    const auto plan = f.Plan("lora-7b", 4, 2);
+    int calls = 0;
+    const auto result = f.Walk(plan, [&](const Rung&) {
+      ++calls;
+      return hwrec::LaunchResult{calls == 2 ? outcome : LaunchOutcome::kCapacityMiss, "boom"};
+    });
+    CHECK(calls == 2);
+    CHECK(result.stopped);
+    CHECK_FALSE(result.selected);
+    CHECK(result.backend_selected_event.empty());
+    CHECK(hwrec::ToString(result.attempts.back().outcome) == hwrec::ToString(outcome));
+  }
+}
+
+TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the rest of the day",
+          "[router]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (both preemptible), STANDARD
+  std::vector<std::string> tried;
+  const auto first = f.Walk(plan, [&](const Rung& rung) {
+    tried.push_back(rung.id);
+    if (rung.id == "gcp/a2-ultragpu-8g/spot")
+      return hwrec::LaunchResult{LaunchOutcome::kQuotaExceeded, "quota"};
+    return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, ""};
+  });
+  for (const std::string& id : tried) {
+    if (id == "gcp/a2-ultragpu-8g/spot") continue;
+    CHECK(id.find("/spot") == std::string::npos);
+    CHECK(id.find("/flex-start") == std::string::npos);
+  }
+  CHECK(first.attempts[1].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  // Later the same UTC day, another walk skips them without launching; the next day it does not.
+  std::vector<std::string> later;
+  f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
+  CHECK(std::none_of(later.begin(), later.end(),
+                     [](const std::string& id) { return id.find("/spot") != std::string::npos; }));
+  std::vector<std::string> next_day;
+  f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
+  CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
+}
+
+TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept across reopening",
+          "[router]") {
+  Fixture f;
+  REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "2").ok());
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(plan, LaunchOnly({"gcp/a2-ultragpu-1g/spot"}, &tried));
+  CHECK(tried.size() == 12);  // eleven GCP misses in one walk
+  CHECK(walk.counted_gcp_attempt);
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  REQUIRE(day.ok());
+  CHECK(day->gcp_attempts == 1);
+
+  f.store.reset();
+  f.store = hwrec::test::OpenStoreOrFail(f.path);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 1);
+  f.Walk(plan, LaunchOnly({"gcp/a2-ultragpu-8g/flex-start"}, &tried));
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 2);
+  // The cap is used up: GCP rungs are skipped, SLURM launches.
+  std::vector<std::string> capped;
+  const auto third = f.Walk(plan, LaunchOnly({"slurm/a100-80gb"}, &capped));
+  CHECK(capped == std::vector<std::string>{"slurm/a100-80gb"});
+  CHECK(third.attempts.front().outcome == hwrec::AttemptOutcome::kSkippedDailyCap);
+  CHECK_FALSE(third.counted_gcp_attempt);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 2);
+}
+
+TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[router]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 2, 2);
+  hwrec::WalkOptions options;
+  options.now = kDay;
+  options.dry_run = true;
+  auto result = hwrec::WalkLadder(
+      *f.store, plan,
+      [](const Rung&) {
+        return hwrec::LaunchResult{LaunchOutcome::kQuotaExceeded, ""};
+      },
+      options);
+  REQUIRE(result.ok());
+  CHECK(result->counted_gcp_attempt);
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  CHECK(day->gcp_attempts == 0);
+  CHECK(day->exhausted_quotas.empty());
+}
+
+TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router]") {
+  Fixture f;
+  f.History("ghcr.io/acme/lora-13b:1.0", "H100 80GB", "a3-highgpu-8g", 60);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+  REQUIRE(snapshot.ok());
+  bool seen = false;
+  for (const auto& intent : snapshot->config.intents) {
+    for (int width : {1, 2, 4, 8}) {
+      for (double hours : {1.0, 48.0, 400.0}) {
+        auto plan = hwrec::BuildLadder(*snapshot, {intent.intent, width, hours});
+        REQUIRE(plan.ok());
+        for (const Rung& r : plan->ladder) {
+          if (r.machine_type != "a3-highgpu-8g") continue;
+          seen = true;
+          CHECK(r.provisioning != Provisioning::kStandard);
+        }
+      }
+    }
+  }
+  CHECK(seen);
+  const auto plan = f.Plan("lora-13b", 8, 48);
+  CHECK(std::count_if(plan.pruned.begin(), plan.pruned.end(), [](const hwrec::PrunedRung& p) {
+          return p.id == "gcp/a3-highgpu-8g/standard";
+        }) == 1);
+}
+
+TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router]") {
+  Fixture f;
+  for (const char* intent : {"capture-7b", "lora-13b"}) {
+    for (int width : {1, 8}) {
+      const auto plan = f.Plan(intent, width, 8 * 24);
+      CHECK(plan.length_class == hwrec::LengthClass::kVeryLong);
+      for (const Rung& r : plan.ladder) CHECK(r.provisioning != Provisioning::kFlexStart);
+      CHECK(std::any_of(plan.pruned.begin(), plan.pruned.end(), [](const hwrec::PrunedRung& p) {
+        return p.reason.find("FLEX_START runs at most 168 h") != std::string::npos;
+      }));
+    }
+  }
+  // Exactly 7 days still may use it.
+  const auto seven = f.Plan("capture-7b", 8, 7 * 24);
+  CHECK(seven.ladder.front().provisioning == Provisioning::kFlexStart);
+}
+
+TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs with the reason",
+          "[router]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
+      {"gpu_model": "A100 80GB", "class": "preemptible", "gpus": 4},
+      {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
+              .ok());
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  for (const Rung& r : plan.ladder) CHECK(r.width <= 4);
+  CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-4g/flex-start");
+  std::set<std::string> pruned;
+  for (const auto& p : plan.pruned) {
+    if (p.id.rfind("gcp/a2-ultragpu-8g/", 0) == 0) {
+      pruned.insert(p.id);
+      CHECK_THAT(p.reason, Catch::Contains("admits 4 GPU(s); a2-ultragpu-8g needs 8"));
+    }
+  }
+  CHECK(pruned.size() == 3);
+}
+
+TEST_CASE("router: an intent's minimum width bounds degradation and the request", "[router]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
+      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
+      "min_width": 2}]})")
+              .ok());
+  const auto plan = f.Plan("lora-70b", 8, 48);
+  for (const Rung& r : plan.ladder) CHECK(r.width >= 2);
+  CHECK(plan.ladder.back().id == "runpod/h100-80gb");
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+  auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 1, 48});
+  REQUIRE_FALSE(narrow.ok());
+  CHECK_THAT(narrow.status().message(), Catch::Contains("minimum width 2"));
+  auto odd = hwrec::BuildLadder(*snapshot, {"capture-7b", 6, 48});
+  CHECK_THAT(odd.status().message(), Catch::Contains("use 1, 2, 4 or 8"));
+}
+
+TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
+          "[router]") {
+  Fixture f;
+  const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
+  auto s = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "capture-7b",
+      "legacy_machine": "a2-ultragpu-8g"}]})");
+  CHECK(s.code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("intents 'capture-7b': legacy_machine"));
+  CHECK_THAT(s.message(), Catch::Contains("a2-ultragpu-1g"));
+  s = hwrec::ImportRouterConfig(*f.store, R"({"gcp_machines": [{"machine_type": "a3-megagpu-8g",
+      "gpu_brand": "NVIDIA", "gpu_model": "H100 80G", "gpu_count": 8, "vcpus": 208,
+      "memory_gb": 1872, "provisioning": ["SPOT"]}]})");
+  CHECK_THAT(s.message(), Catch::Contains("not in the catalog"));
+  s = hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "-1");
+  CHECK_THAT(s.message(), Catch::Contains("gcp_daily_attempt_cap"));
+  CHECK(hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store)) == before);
+  // Export, then import, is a no-op.
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, before).ok());
+  CHECK(hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store)) == before);
+}
+
+TEST_CASE("router: durations are read with their unit", "[router]") {
+  CHECK(*hwrec::ParseDurationHours("90m") == Approx(1.5));
+  CHECK(*hwrec::ParseDurationHours("1h30m") == Approx(1.5));
+  CHECK(*hwrec::ParseDurationHours("2d") == Approx(48));
+  CHECK(*hwrec::ParseDurationHours("1w") == Approx(168));
+  CHECK_FALSE(hwrec::ParseDurationHours("6").ok());
+  CHECK_FALSE(hwrec::ParseDurationHours("6x").ok());
+  CHECK_FALSE(hwrec::ParseDurationHours("0h").ok());
+}

@@ -1,0 +1,227 @@
+// hwrec-bench place: how long PlacementEvaluator::Evaluate takes for 10, 100
+// and 1,000 candidate pools of a store with history, and (--openb DIR) a replay
+// of the Alibaba openb trace: its 1,523 nodes imported as pools, its pods
+// placed in creation order with free capacity tracked.
+#include <fmt/format.h>
+#include <boost/program_options.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <queue>
+#include <sstream>
+
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
+#include "bench/observation_generator.h"
+#include "bench/openb_inventory.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement.h"
+#include "hwrec/store.h"
+
+namespace hwrec::bench {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr double kTargetP99Ms = 1.0;
+constexpr std::int64_t kHistory = 20000;  // observations ingested before measuring
+constexpr std::size_t kBenchPools = 1000;
+
+const char* const kUsage =
+    "hwrec-bench place [--iterations N] [--seed S] [--format table|json]\n"
+    "hwrec-bench place --openb DIR [--pods N] [--emit DIR] [--store PATH] [--format F]\n\n"
+    "Without --openb: ingests 20,000 generated observations, registers 1,000 pools\n"
+    "shaped like the generator's, and times PlacementEvaluator::Evaluate of one GPU\n"
+    "execution over 10, 100 and 1,000 of them (p50/p99; target: 1,000 in p99 <= 1 ms).\n"
+    "With --openb: imports DIR/openb_node_list_all_node.csv as pools and places the pods\n"
+    "of DIR/openb_pod_list_default.csv in creation order (best_fit, free capacity\n"
+    "tracked, finished pods released); --emit writes pools.jsonl, candidates.json and\n"
+    "declared.jsonl for `hwrec pools import` and `hwrec place`.";
+
+struct PlaceBenchOptions {
+  int iterations = 200;
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::string openb_dir;
+  std::optional<std::size_t> pods;
+  std::string emit_dir;
+  std::string store_path;
+};
+
+std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& args) {
+  PlaceBenchOptions options;
+  std::string format;
+  long long pods = 0;
+  po::options_description described("Options");
+  described.add_options()("iterations,n", po::value(&options.iterations)->default_value(200),
+                          "evaluations timed per size")(
+      "seed,s", po::value(&options.seed)->default_value(1), "generator seed")(
+      "openb", po::value(&options.openb_dir), "replay the openb trace in DIR")(
+      "pods", po::value(&pods), "with --openb: place only the first N pods")(
+      "emit", po::value(&options.emit_dir), "with --openb: write the converted inputs into DIR")(
+      "store", po::value(&options.store_path), "keep the store at PATH (default: scratch)")(
+      "format", po::value(&format)->default_value("table"), "output format: table or json")(
+      "help,h", "show this help");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(described).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << "Usage: " << kUsage << "\n\n" << described << "\n";
+    return std::nullopt;
+  }
+  po::notify(vm);
+  if (options.iterations < 1) throw UsageError("--iterations must be at least 1");
+  if (vm.count("pods") != 0) {
+    if (pods < 1) throw UsageError("--pods must be at least 1");
+    options.pods = static_cast<std::size_t>(pods);
+  }
+  if (format != "table" && format != "json") {
+    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
+  }
+  options.json = format == "json";
+  return options;
+}
+
+std::unique_ptr<Store> OpenBenchStore(const std::string& path) {
+  auto store = Store::Open(path);
+  if (!store.ok()) throw std::runtime_error(store.status().ToString());
+  return std::move(*store);
+}
+
+void ImportPools(Store& store, const std::string& jsonl) {
+  std::istringstream in(jsonl);
+  auto summary = ImportNodePools(store, in);
+  if (!summary.ok()) throw std::runtime_error(summary.status().ToString());
+  if (!summary->errors.empty()) {
+    const PoolImportError& e = summary->errors.front();
+    throw std::runtime_error(
+        fmt::format("pool line {} ({}): {} {}", e.line, e.node_pool_id, e.field, e.reason));
+  }
+}
+
+template <typename T>
+T Require(Result<T> result) {
+  if (!result.ok()) throw std::runtime_error(result.status().ToString());
+  return std::move(*result);
+}
+
+struct SizeFigures {
+  std::size_t candidates = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  std::size_t feasible = 0;
+  std::string chosen;
+};
+
+// The generator's pools with history, plus kBenchPools pools of the same shapes.
+std::vector<PlacementCandidate> SetUpSynthetic(Store& store, const ObservationGenerator& gen) {
+  std::string jsonl;
+  for (const BenchPool& p : gen.pools()) jsonl += NodePoolJsonLine(p.pool) + "\n";
+  std::vector<PlacementCandidate> candidates;
+  for (std::size_t i = 0; i < kBenchPools; ++i) {
+    NodePool pool = gen.pools()[i % gen.pools().size()].pool;
+    pool.node_pool_id = fmt::format("bench-pool-{:04}", i);
+    pool.name = "";
+    jsonl += NodePoolJsonLine(pool) + "\n";
+    const HardwareProfile& h = pool.hardware;
+    const auto quarter = static_cast<std::int64_t>(i % 4 + 1);
+    candidates.push_back(
+        {pool.node_pool_id, static_cast<std::int64_t>(i * 7) % (h.gpu_total.value_or(0) + 1),
+         h.cpu_millicores.value_or(0) * quarter / 4, h.memory_bytes.value_or(0) * quarter / 4});
+  }
+  ImportPools(store, jsonl);
+  Ingestor ingestor(store);
+  std::vector<Observation> batch;
+  for (std::int64_t first = 0; first < kHistory; first += 5000) {
+    gen.Fill(first, 5000, &batch);
+    Require(ingestor.Ingest(batch));
+  }
+  return candidates;
+}
+
+SizeFigures TimeEvaluations(PlacementEvaluator& evaluator, const ExecutionToPlace& execution,
+                            std::vector<PlacementCandidate> candidates, int iterations) {
+  SizeFigures figures;
+  figures.candidates = candidates.size();
+  Stopwatch stopwatch;
+  for (int i = 0; i < iterations + 5; ++i) {
+    if (i == 5) stopwatch = Stopwatch();  // the first five warm the caches
+    stopwatch.Start();
+    const PlacementResult result = Require(evaluator.Evaluate(execution, candidates));
+    stopwatch.Stop();
+    figures.feasible = 0;
+    for (const auto& e : result.evaluations) figures.feasible += e.feasible ? 1 : 0;
+    figures.chosen = result.chosen_evaluation() ? result.chosen_evaluation()->node_pool_id : "-";
+  }
+  figures.p50_ms = Percentile(stopwatch.laps(), 50) * 1000;
+  figures.p99_ms = Percentile(stopwatch.laps(), 99) * 1000;
+  return figures;
+}
+
+int RunSynthetic(const PlaceBenchOptions& options) {
+  ScratchDir scratch;
+  auto store =
+      OpenBenchStore(options.store_path.empty() ? scratch.File("place.hwrec") : options.store_path);
+  const ObservationGenerator gen(options.seed, kHistory);
+  const std::vector<PlacementCandidate> all = SetUpSynthetic(*store, gen);
+  ExecutionToPlace execution;
+  for (std::size_t i = 0; i < gen.images().size() && execution.workload.empty(); ++i) {
+    if (gen.image_profiles()[i].uses_gpu) execution.workload = gen.images()[i];
+  }
+  execution.declared.gpu_count = 1;
+  PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(*store));
+  std::vector<SizeFigures> sizes;
+  for (const std::size_t n : {std::size_t{10}, std::size_t{100}, std::size_t{1000}}) {
+    sizes.push_back(TimeEvaluations(
+        evaluator, execution,
+        std::vector<PlacementCandidate>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n)),
+        options.iterations));
+  }
+  const bool met = sizes.back().p99_ms <= kTargetP99Ms;
+  if (options.json) {
+    std::string entries;
+    for (const SizeFigures& s : sizes) {
+      entries += fmt::format(R"({}{{"candidates": {}, "p50_ms": {:.4f}, "p99_ms": {:.4f}, )"
+                             R"("feasible": {}, "chosen": "{}"}})",
+                             entries.empty() ? "" : ", ", s.candidates, s.p50_ms, s.p99_ms,
+                             s.feasible, s.chosen);
+    }
+    std::cout << fmt::format(R"({{"workload": "{}", "iterations": {}, "sizes": [{}], )"
+                             R"("target_p99_ms": {}, "target_met": {}, "load_average": {:.2f}}})",
+                             execution.workload, options.iterations, entries, kTargetP99Ms,
+                             met ? "true" : "false", LoadAverage())
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format(
+      "hwrec-bench place: {} ({} observations of history, {} iterations, "
+      "load {:.2f})\n\n",
+      execution.workload, WithThousands(kHistory), options.iterations, LoadAverage());
+  std::cout << fmt::format("{:>11} {:>10} {:>10} {:>9}  {}\n", "candidates", "p50 ms", "p99 ms",
+                           "feasible", "chosen");
+  for (const SizeFigures& s : sizes) {
+    std::cout << fmt::format("{:>11} {:>10.4f} {:>10.4f} {:>9}  {}\n", s.candidates, s.p50_ms,
+                             s.p99_ms, s.feasible, s.chosen);
+  }
+  std::cout << fmt::format("\ntarget: 1,000 candidates p99 <= {} ms: {}\n", kTargetP99Ms,
+                           met ? "met" : "NOT met");
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunPlaceBench(const std::vector<std::string>& args) {
+  const auto options = ParseOptions(args);
+  if (!options) return kExitOk;
+  if (!options->openb_dir.empty()) {
+    return RunOpenbReplay(options->openb_dir, options->pods, options->emit_dir, options->store_path,
+                          options->json);
+  }
+  if (options->pods || !options->emit_dir.empty()) {
+    throw UsageError("--pods and --emit go with --openb DIR");
+  }
+  return RunSynthetic(*options);
+}
+
+}  // namespace hwrec::bench

@@ -1,0 +1,216 @@
+// hwrec-bench recommend: the latency of one recommendation lookup with 100,
+// 10,000 and ~1,000,000 observations behind the key, against the same
+// percentile computed by a plain SQL scan over the raw observations.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/recommend.h"
+#include "hwrec/store.h"
+
+namespace hwrec::bench {
+
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr double kStart = 1793000000;  // history spreads over six weeks from here
+constexpr double kSpan = 42 * 86400.0;
+
+struct Series {
+  std::string image;
+  std::int64_t observations = 0;
+  std::vector<double> lookup_us;
+  std::vector<double> scan_us;
+};
+
+NodePool BenchPool() {
+  NodePool pool;
+  pool.node_pool_id = "bench-a100-80gb";
+  pool.site_id = "bench";
+  pool.name = "A100 80GB whole cards";
+  pool.hardware.instance_type = "a2-ultragpu-1g";
+  pool.hardware.architecture = "x86_64";
+  pool.hardware.cpu_millicores = 12000;
+  pool.hardware.memory_bytes = 182536110080;
+  pool.hardware.gpu_brand = "NVIDIA";
+  pool.hardware.gpu_model = "A100 80GB";
+  pool.hardware.gpu_count = 1;
+  pool.hardware.gpu_mode = "full";
+  pool.hardware.gpu_total = 1;
+  return pool;
+}
+
+// Ingests `count` realistic executions of `image` on the bench pool.
+void Populate(Store& store, const std::string& image, std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> cpu(std::log(3000), 0.4);
+  std::lognormal_distribution<double> memory(std::log(12e9), 0.3);
+  std::lognormal_distribution<double> gpu_memory(std::log(30), 0.25);
+  std::uniform_real_distribution<double> utilization(0.3, 0.95);
+  Ingestor ingestor(store);
+  std::vector<Observation> batch;
+  const std::int64_t chunk = 10000;
+  for (std::int64_t first = 0; first < count; first += chunk) {
+    batch.clear();
+    for (std::int64_t i = first; i < std::min(count, first + chunk); ++i) {
+      Observation o;
+      o.execution_id = fmt::format("{}#{}", image, i);
+      o.action_image = image;
+      o.finished_at = kStart + kSpan * static_cast<double>(i) / static_cast<double>(count);
+      o.node_pool_id = "bench-a100-80gb";
+      const double avg = cpu(rng);
+      o.cpu_millicores_avg = avg;
+      o.cpu_millicores_p95 = avg * 1.3;
+      o.cpu_millicores_max = avg * 1.6;
+      o.memory_peak_bytes = static_cast<std::int64_t>(memory(rng));
+      o.gpu_memory_peak_gb = std::min(80.0, gpu_memory(rng));
+      o.gpu_utilization = utilization(rng);
+      batch.push_back(std::move(o));
+    }
+    auto summary = ingestor.Ingest(batch);
+    if (!summary.ok()) throw std::runtime_error(summary.status().message());
+  }
+}
+
+// p95 of per-execution CPU for (workload, key) straight from the observations.
+double ScanPercentile(SQLite::Database& db, std::int64_t workload_id) {
+  SQLite::Statement count(db,
+                          "SELECT count(*) FROM observations WHERE workload_id = ? AND "
+                          "gpu_model = 'A100 80GB' AND instance_type = 'a2-ultragpu-1g'");
+  count.bind(1, workload_id);
+  count.executeStep();
+  const auto n = count.getColumn(0).getInt64();
+  SQLite::Statement pick(db,
+                         "SELECT cpu_millicores_p95 FROM observations WHERE workload_id = ? AND "
+                         "gpu_model = 'A100 80GB' AND instance_type = 'a2-ultragpu-1g' "
+                         "ORDER BY cpu_millicores_p95 LIMIT 1 OFFSET ?");
+  pick.bind(1, workload_id);
+  pick.bind(2, static_cast<std::int64_t>(std::ceil(0.95 * static_cast<double>(n))) - 1);
+  pick.executeStep();
+  return pick.getColumn(0).getDouble();
+}
+
+double Micros(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+void Measure(Store& store, Series* series, int lookups, int scans) {
+  RecommendationQuery query(store);
+  const HardwareKey key = HardwareKey::Of(BenchPool());
+  double sink = 0;
+  for (int i = 0; i < lookups; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = query.Recommend(series->image, key, kStart + kSpan);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!r.ok()) throw std::runtime_error(r.status().message());
+    sink += r->figure(FigureKind::kCpuRequestMillicores).value.value_or(0);
+    series->lookup_us.push_back(Micros(t1 - t0));
+  }
+  SQLite::Database db(store.path(), SQLite::OPEN_READONLY);
+  SQLite::Statement id(db, "SELECT id FROM workloads WHERE image = ?");
+  id.bind(1, series->image);
+  id.executeStep();
+  const auto workload_id = id.getColumn(0).getInt64();
+  for (int i = 0; i < scans; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sink += ScanPercentile(db, workload_id);
+    series->scan_us.push_back(Micros(std::chrono::steady_clock::now() - t0));
+  }
+  if (sink < 0) std::cerr << sink;  // keeps the work observable
+}
+
+}  // namespace
+
+int RunRecommendBench(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  std::int64_t total = 1000000;
+  std::uint64_t seed = 1;
+  int lookups = 20000;
+  std::string format = "table";
+  options.add_options()("observations,n", po::value(&total)->default_value(1000000),
+                        "observations in the store (at least 20,000)")(
+      "seed", po::value(&seed)->default_value(1), "random seed")(
+      "lookups", po::value(&lookups)->default_value(20000), "timed lookups per history length")(
+      "format", po::value(&format)->default_value("table"), "table or json")("help,h", "help");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << "Usage: hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "
+                 "[--format table|json]\n\n"
+              << options << "\n";
+    return kExitOk;
+  }
+  po::notify(vm);
+  if (total < 20000) throw UsageError("--observations must be at least 20,000");
+  if (lookups < 100) throw UsageError("--lookups must be at least 100");
+  if (format != "table" && format != "json") throw UsageError("--format must be table or json");
+
+  ScratchDir scratch;
+  auto opened = Store::Open(scratch.File("recommend.hwrec"));
+  if (!opened.ok()) throw std::runtime_error(opened.status().message());
+  Store& store = **opened;
+  if (Status s = RegisterNodePool(store, BenchPool()); !s.ok()) {
+    throw std::runtime_error(s.message());
+  }
+  std::vector<Series> series = {{"bench/history-100", 100, {}, {}},
+                                {"bench/history-10k", 10000, {}, {}},
+                                {"bench/history-long", total - 10100, {}, {}}};
+  Stopwatch setup;
+  setup.Start();
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    Populate(store, series[i].image, series[i].observations, seed + i);
+  }
+  setup.Stop();
+  for (Series& s : series) {
+    const int scans = static_cast<int>(std::clamp<std::int64_t>(2000000 / s.observations, 5, 500));
+    Measure(store, &s, lookups, scans);
+  }
+
+  const double flat = Percentile(series[2].lookup_us, 99) / Percentile(series[0].lookup_us, 99);
+  if (format == "json") {
+    std::cout << "{\"observations\": " << total << ", \"series\": [";
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const Series& s = series[i];
+      std::cout << fmt::format(
+          "{}{{\"history\": {}, \"lookup_p50_us\": {:.2f}, \"lookup_p99_us\": {:.2f}, "
+          "\"scan_p50_us\": {:.1f}, \"scan_p99_us\": {:.1f}, \"scan_over_lookup\": {:.1f}}}",
+          i == 0 ? "" : ", ", s.observations, Percentile(s.lookup_us, 50),
+          Percentile(s.lookup_us, 99), Percentile(s.scan_us, 50), Percentile(s.scan_us, 99),
+          Percentile(s.scan_us, 50) / Percentile(s.lookup_us, 50));
+    }
+    std::cout << fmt::format("], \"p99_long_over_short\": {:.2f}, \"peak_rss_bytes\": {}}}\n",
+                             flat, PeakRssBytes());
+    return kExitOk;
+  }
+  std::cout << fmt::format("store: {} observations behind one hardware key, built in {:.1f} s\n",
+                           WithThousands(total), setup.seconds())
+            << fmt::format("lookups: {} per history length; load average {:.2f}\n\n", lookups,
+                           LoadAverage());
+  std::cout << fmt::format("{:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}\n", "history",
+                           "lookup p50", "lookup p99", "SQL scan p50", "SQL scan p99",
+                           "scan/ours");
+  for (const Series& s : series) {
+    std::cout << fmt::format(
+        "{:>10}  {:>9.2f} us  {:>9.2f} us  {:>9.1f} us  {:>9.1f} us  {:>9.0f}x\n",
+        WithThousands(s.observations), Percentile(s.lookup_us, 50), Percentile(s.lookup_us, 99),
+        Percentile(s.scan_us, 50), Percentile(s.scan_us, 99),
+        Percentile(s.scan_us, 50) / Percentile(s.lookup_us, 50));
+  }
+  std::cout << fmt::format("\nflatness: lookup p99 at {} / at 100 = {:.2f}\n",
+                           WithThousands(series[2].observations), flat)
+            << fmt::format("peak RSS: {}\n", HumanBytes(PeakRssBytes()))
+            << "target: lookup p99 <= 50 us and flat across history length\n";
+  return kExitOk;
+}
+
+}  // namespace hwrec::bench

@@ -1,0 +1,147 @@
+// hwrec place: evaluates candidate node pools for one execution, each with its
+// own hardware's recommendation, chooses one and optionally records the choice.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli.h"
+#include "commands.h"
+#include "hwrec/placement.h"
+
+namespace hwrec::cli {
+
+namespace {
+
+const char* const kUsage =
+    "hwrec place STORE --image IMG --candidates FILE [--declared JSON] [--retry-floor JSON]\n"
+    "                  [--policy best_fit|first_fit] [--record EXECUTION_ID] [--format "
+    "table|json]\n\n"
+    "FILE (or - for stdin) is a JSON array of {\"node_pool_id\": \"...\", \"free_partitions\": n,\n"
+    "\"free_cpu_millicores\": n, \"free_memory_bytes\": n}; a missing free field means no limit\n"
+    "known. --declared and --retry-floor take {\"gpu_count\": n, \"gpu_brand\": \"...\",\n"
+    "\"gpu_model\": \"...\", \"architecture\": \"...\", \"gpu_memory_gb\": x, "
+    "\"gpu_compute_fraction\": x,\n"
+    "\"cpu_millicores\": n, \"memory_bytes\": n, \"pinned\": [\"field\", ...]}, every field "
+    "optional.\n\n"
+    "Exit codes: 0 a pool was chosen (and recorded with --record); 1 no candidate fits (every\n"
+    "pool's reason is printed) or an error; 2 usage.";
+
+std::string Number(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string Gb(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
+
+std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+std::string Memory(const std::optional<std::int64_t>& v) { return v ? HumanBytes(*v) : "-"; }
+
+void PrintTable(const PlacementResult& result) {
+  std::cout << fmt::format("workload: {}\npolicy:   {}\n\n", result.workload,
+                           ToString(result.policy));
+  Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share",
+               "card waste", "reason"});
+  for (std::size_t i = 0; i < result.evaluations.size(); ++i) {
+    const CandidateEvaluation& e = result.evaluations[i];
+    std::string reason = e.reason;
+    for (const std::string& note : e.notes) reason += "; " + note;
+    table.AddRow({e.feasible ? std::to_string(i + 1) : "-", e.node_pool_id,
+                  e.request.gpu_config_id.value_or(e.request.gpu_count > 0 ? "?" : "-"),
+                  e.feasible ? "yes" : "no", Number(e.request.cpu_request_millicores),
+                  Memory(e.request.memory_bytes), Gb(e.request.gpu_memory_gb),
+                  Share(e.request.gpu_compute_fraction),
+                  e.waste.card ? fmt::format("{:.2f}", *e.waste.card) : "unknown", reason});
+  }
+  table.Print(std::cout);
+  const CandidateEvaluation* chosen = result.chosen_evaluation();
+  if (chosen == nullptr) return;
+  std::cout << fmt::format("\nchosen: {}\nprovenance:", chosen->node_pool_id);
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    std::cout << fmt::format(" {}={}", ToString(static_cast<FigureKind>(f)),
+                             chosen->request.origins[f].Name());
+  }
+  std::cout << "\n";
+}
+
+Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm) {
+  ExecutionToPlace execution;
+  execution.workload = vm["image"].as<std::string>();
+  if (vm.count("declared") != 0) {
+    auto declared = ParseDeclaredResources(vm["declared"].as<std::string>(), "--declared");
+    if (!declared.ok()) return declared.status();
+    execution.declared = std::move(*declared);
+  }
+  if (vm.count("retry-floor") != 0) {
+    auto floor = ParseDeclaredResources(vm["retry-floor"].as<std::string>(), "--retry-floor");
+    if (!floor.ok()) return floor.status();
+    if (!floor->pinned.empty()) {
+      return Status::InvalidArgument("--retry-floor: pinned belongs in --declared: remove it");
+    }
+    execution.retry_floor = std::move(*floor);
+  }
+  return execution;
+}
+
+}  // namespace
+
+int RunPlace(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  std::string format_text;
+  std::string policy_text;
+  options.add_options()("store", po::value<std::string>(), "path of the store")(
+      "image", po::value<std::string>()->required(), "the workload (action image)")(
+      "candidates", po::value<std::string>()->required(),
+      "JSON array of candidate pools, - = stdin")("declared", po::value<std::string>(),
+                                                  "JSON: the resources the author declared")(
+      "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
+      "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
+      "record", po::value<std::string>(), "record the choice for this execution id");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
+  if (vm.count("store") == 0) throw UsageError("the STORE path is required");
+  const Format format = ParseFormat(format_text);
+  const auto policy = ParsePlacementPolicy(policy_text);
+  if (!policy)
+    throw UsageError(fmt::format("--policy is '{}': use best_fit or first_fit", policy_text));
+  auto execution = ReadExecution(vm);
+  if (!execution.ok()) return Fail(execution.status());
+  std::string candidates_text;
+  try {
+    candidates_text = ReadInput(vm["candidates"].as<std::string>());
+  } catch (const std::runtime_error& e) {
+    return Fail(Status::IoError(e.what()));
+  }
+  auto candidates = ParsePlacementCandidates(candidates_text);
+  if (!candidates.ok()) return Fail(candidates.status());
+  const bool record = vm.count("record") != 0;
+  StoreOptions store_options;
+  store_options.read_only = !record;
+  auto store = record ? OpenWritableStore(vm["store"].as<std::string>())
+                      : OpenStore(vm["store"].as<std::string>(), store_options);
+  if (!store) return kExitError;
+  auto evaluator = PlacementEvaluator::Open(*store);
+  if (!evaluator.ok()) return Fail(evaluator.status());
+  auto result = evaluator->Evaluate(*execution, *candidates, *policy);
+  if (!result.ok()) return Fail(result.status());
+  if (format == Format::kJson) {
+    std::cout << PlacementToJson(*result, 2) << "\n";
+  } else {
+    PrintTable(*result);
+  }
+  if (result->chosen_evaluation() == nullptr) {
+    return Fail(Status::NotFound(
+        fmt::format("no candidate pool fits {}: see the reason of each of the {} pools",
+                    result->workload, result->evaluations.size())));
+  }
+  if (record) {
+    const std::string execution_id = vm["record"].as<std::string>();
+    auto id = RecordPlacement(*store, execution_id, *result);
+    if (!id.ok()) return Fail(id.status());
+    std::cerr << fmt::format("recorded placement {} of execution {} on {}\n", *id, execution_id,
+                             result->chosen_evaluation()->node_pool_id);
+  }
+  return kExitOk;
+}
+
+}  // namespace hwrec::cli

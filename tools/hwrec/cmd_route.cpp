@@ -1,0 +1,386 @@
+// `hwrec route`: the provisioning ladder of one dispatch, optionally walked
+// against a simulated capacity file; `hwrec route config …` shows and edits
+// the router's data (machine types, quotas, lanes, RunPod, intents, settings).
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "commands.h"
+#include "hwrec/route_plan.h"
+#include "hwrec/router.h"
+#include "hwrec/router_config.h"
+
+namespace hwrec::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kRouteUsage =
+    "hwrec route STORE --intent I --width N --length DURATION [--explain]\n"
+    "                  [--simulate CAPACITY.json] [--format table|json]\n"
+    "       hwrec route config show|set|import … (see `hwrec route config --help`)";
+
+// A simulated backend: which rungs have capacity and which fail otherwise.
+struct Capacity {
+  std::vector<std::string> available;                           // rung id patterns
+  std::vector<std::pair<std::string, LaunchOutcome>> failures;  // pattern -> outcome
+  std::optional<double> now;
+};
+
+// '*' matches any run of characters, '/' included.
+bool Glob(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern.front() == '*') {
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (Glob(pattern.substr(1), text.substr(i))) return true;
+    }
+    return false;
+  }
+  return !text.empty() && pattern.front() == text.front() &&
+         Glob(pattern.substr(1), text.substr(1));
+}
+
+double DayToEpoch(const std::string& day, const std::string& file) {
+  std::tm tm{};
+  if (day.size() != 10 ||
+      std::sscanf(day.c_str(), "%4d-%2d-%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3) {
+    throw std::runtime_error(
+        fmt::format("{}: day '{}' is not a UTC date: use YYYY-MM-DD", file, day));
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_hour = 12;
+  return static_cast<double>(timegm(&tm));
+}
+
+Capacity ParseCapacity(const std::string& path) {
+  const Json doc = Json::parse(ReadInput(path), nullptr, false);
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(fmt::format("{}: {}", path, what));
+  };
+  if (doc.is_discarded() || !doc.is_object()) throw bad("not a JSON object: check its syntax");
+  Capacity capacity;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() == "available" && it->is_array()) {
+      for (const Json& p : *it) {
+        if (!p.is_string()) throw bad("available must list rung ids or patterns (strings)");
+        capacity.available.push_back(p.get<std::string>());
+      }
+    } else if (it.key() == "failures" && it->is_object()) {
+      for (auto f = it->begin(); f != it->end(); ++f) {
+        const auto outcome =
+            f->is_string() ? ParseLaunchOutcome(f->get<std::string>()) : std::nullopt;
+        if (!outcome || *outcome == LaunchOutcome::kLaunched) {
+          throw bad(
+              fmt::format("failures '{}' must be capacity_miss, quota_exceeded, "
+                          "config_error, permission_error or workload_failure",
+                          f.key()));
+        }
+        capacity.failures.emplace_back(f.key(), *outcome);
+      }
+    } else if (it.key() == "day" && it->is_string()) {
+      capacity.now = DayToEpoch(it->get<std::string>(), path);
+    } else {
+      throw bad(
+          fmt::format("'{}' is not understood: use available (array), failures (object) "
+                      "or day (YYYY-MM-DD)",
+                      it.key()));
+    }
+  }
+  return capacity;
+}
+
+LaunchResult Simulate(const Capacity& capacity, const Rung& rung) {
+  for (const auto& [pattern, outcome] : capacity.failures) {
+    if (Glob(pattern, rung.id)) return {outcome, fmt::format("simulated ({})", pattern)};
+  }
+  for (const std::string& pattern : capacity.available) {
+    if (Glob(pattern, rung.id)) return {LaunchOutcome::kLaunched, "simulated"};
+  }
+  return {LaunchOutcome::kCapacityMiss, "simulated: no capacity"};
+}
+
+Json RungJson(const Rung& r) {
+  Json j;
+  j["id"] = r.id;
+  j["backend"] = ToString(r.backend);
+  j["machine_type"] = r.machine_type;
+  j["gpu_model"] = r.gpu_model;
+  j["width"] = r.width;
+  j["provisioning"] = r.provisioning ? Json(ToString(*r.provisioning)) : Json(nullptr);
+  return j;
+}
+
+Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
+  Json out;
+  out["requested_width"] = plan.requested_width;
+  out["intent"] = plan.intent;
+  out["length_hours"] = plan.length_hours;
+  out["length_class"] = ToString(plan.length_class);
+  out["ladder"] = Json::array();
+  for (const Rung& r : plan.ladder) out["ladder"].push_back(RungJson(r));
+  out["pruned"] = Json::array();
+  for (const PrunedRung& p : plan.pruned) {
+    out["pruned"].push_back({{"id", p.id}, {"reason", p.reason}});
+  }
+  if (explain) {
+    out["notes"] = plan.notes;
+    out["settings"] = {{"short_job_max_hours", settings.short_job_max_hours},
+                       {"flex_start_max_hours", settings.flex_start_max_hours},
+                       {"gcp_daily_attempt_cap", settings.gcp_daily_attempt_cap}};
+  }
+  return out;
+}
+
+void AddResultJson(const RouteResult& r, Json* out) {
+  (*out)["selected"] = r.selected ? Json(r.selected->id) : Json(nullptr);
+  (*out)["realized_width"] = r.realized_width;
+  (*out)["degraded"] = r.degraded;
+  (*out)["stopped"] = r.stopped;
+  (*out)["attempts"] = Json::array();
+  for (const RouteAttempt& a : r.attempts) {
+    (*out)["attempts"].push_back(
+        {{"id", a.rung.id}, {"outcome", ToString(a.outcome)}, {"detail", a.detail}});
+  }
+  (*out)["event"] =
+      r.backend_selected_event.empty() ? Json(nullptr) : Json::parse(r.backend_selected_event);
+}
+
+void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
+  std::cout << fmt::format("intent {}, requested width {}, length {:g} h ({})\n\n", plan.intent,
+                           plan.requested_width, plan.length_hours, ToString(plan.length_class));
+  Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
+  for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
+    const Rung& r = plan.ladder[i];
+    ladder.AddRow({std::to_string(i + 1), r.id, r.machine_type, r.gpu_model,
+                   std::to_string(r.width),
+                   r.provisioning ? std::string(ToString(*r.provisioning)) : "-"});
+  }
+  ladder.Print(std::cout);
+  if (!plan.pruned.empty()) {
+    std::cout << "\npruned:\n";
+    Table pruned({"rung", "reason"});
+    for (const PrunedRung& p : plan.pruned) pruned.AddRow({p.id, p.reason});
+    pruned.Print(std::cout);
+  }
+  if (explain) {
+    std::cout << fmt::format(
+        "\nshort jobs are under {:g} h (SPOT leads); FLEX_START runs at most {:g} h; "
+        "GCP attempt cap {} per UTC day\n",
+        settings.short_job_max_hours, settings.flex_start_max_hours,
+        settings.gcp_daily_attempt_cap);
+    for (const std::string& note : plan.notes) std::cout << "note: " << note << "\n";
+  }
+}
+
+void PrintResultTable(const RouteResult& r) {
+  std::cout << "\nattempts:\n";
+  Table attempts({"#", "rung", "outcome", "detail"});
+  for (std::size_t i = 0; i < r.attempts.size(); ++i) {
+    const RouteAttempt& a = r.attempts[i];
+    attempts.AddRow({std::to_string(i + 1), a.rung.id, std::string(ToString(a.outcome)), a.detail});
+  }
+  attempts.Print(std::cout);
+  if (!r.selected) {
+    std::cout << (r.stopped ? "\nstopped: the failure is not a capacity miss, so the walk does "
+                              "not cascade\n"
+                            : "\nno rung launched\n");
+    return;
+  }
+  std::cout << fmt::format("\nselected {}: realized width {} of {}{}\nevent: {}\n", r.selected->id,
+                           r.realized_width, r.requested_width, r.degraded ? " (degraded)" : "",
+                           r.backend_selected_event);
+}
+
+constexpr const char* kConfigHelp =
+    "Usage: hwrec route config <subcommand> [options]\n\n"
+    "Subcommands:\n"
+    "  show STORE [--format table|json]   machine types, quotas, lanes, RunPod, intents,\n"
+    "                                     settings and today's GCP attempts\n"
+    "  set STORE KEY VALUE                one setting: short_job_max_hours,\n"
+    "                                     flex_start_max_hours, gcp_daily_attempt_cap\n"
+    "  import STORE FILE.json             merge entries by key (\"remove\": true deletes);\n"
+    "                                     the whole result is validated, or nothing is written\n";
+
+void PrintRoute(Format format, const RoutePlan& plan, const RouterSettings& settings, bool explain,
+                const std::optional<RouteResult>& result) {
+  if (format == Format::kJson) {
+    Json out = PlanJson(plan, settings, explain);
+    if (result) AddResultJson(*result, &out);
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  PrintPlanTable(plan, settings, explain);
+  if (result) PrintResultTable(*result);
+}
+
+void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
+  Table machines({"machine_type", "gpu_model", "gpus", "vcpus", "memory_gb", "provisioning"});
+  for (const GcpMachineType& m : c.machines) {
+    std::string allowed;
+    for (Provisioning p :
+         {Provisioning::kSpot, Provisioning::kFlexStart, Provisioning::kStandard}) {
+      if (m.Allows(p)) allowed += (allowed.empty() ? "" : ",") + std::string(ToString(p));
+    }
+    machines.AddRow({m.machine_type, m.gpu_model, std::to_string(m.gpu_count),
+                     std::to_string(m.vcpus), fmt::format("{:g}", m.memory_gb), allowed});
+  }
+  machines.Print(std::cout);
+  Table quotas({"gpu_model", "class", "metric", "gpus"});
+  for (const GpuQuota& q : c.quotas) {
+    quotas.AddRow(
+        {q.gpu_model, std::string(ToString(q.quota_class)), q.metric, std::to_string(q.gpus)});
+  }
+  std::cout << "\n";
+  quotas.Print(std::cout);
+  Table lanes({"rung", "partition", "gpu_model", "max_gpus"});
+  for (const SlurmLane& l : c.lanes) {
+    lanes.AddRow({"slurm/" + l.lane, l.partition, l.gpu_model, std::to_string(l.max_gpus)});
+  }
+  lanes.AddRow({"runpod/" + c.runpod.name, c.runpod.gpu_type, c.runpod.gpu_model,
+                std::to_string(c.runpod.max_gpus)});
+  std::cout << "\n";
+  lanes.Print(std::cout);
+  Table intents({"intent", "workload_image", "legacy_machine", "min_width"});
+  for (const Intent& i : c.intents) {
+    intents.AddRow({i.intent, i.workload_image, i.legacy_machine, std::to_string(i.min_width)});
+  }
+  std::cout << "\n";
+  intents.Print(std::cout);
+  std::cout << fmt::format(
+      "\nshort_job_max_hours {:g}, flex_start_max_hours {:g}, gcp_daily_attempt_cap {}\n"
+      "today ({} UTC): {} GCP attempt(s)\n",
+      c.settings.short_job_max_hours, c.settings.flex_start_max_hours,
+      c.settings.gcp_daily_attempt_cap, day.day, day.gcp_attempts);
+  for (const std::string& q : day.exhausted_quotas) std::cout << "exhausted: " << q << "\n";
+}
+
+int ConfigShow(const std::vector<std::string>& args) {
+  std::string store_path, format_text;
+  po::options_description options("Options");
+  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, "hwrec route config show STORE [--format table|json]", options, positional,
+                 &vm)) {
+    return kExitOk;
+  }
+  const Format format = ParseFormat(format_text);
+  if (store_path.empty()) throw UsageError("the STORE path is required");
+  StoreOptions read_only;
+  read_only.read_only = true;
+  read_only.create_if_missing = false;
+  auto store = OpenStore(store_path, read_only);
+  if (!store) return kExitError;
+  auto config = LoadRouterConfig(*store);
+  if (!config.ok()) return Fail(config.status());
+  if (format == Format::kJson) {
+    std::cout << RouterConfigToJson(*config) << "\n";
+    return kExitOk;
+  }
+  auto day = ReadRouterDayState(*store);
+  if (!day.ok()) return Fail(day.status());
+  PrintConfigTables(*config, *day);
+  return kExitOk;
+}
+
+int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
+  po::options_description options("Options");
+  options.add_options()("store", po::value<std::string>(), "the store (positional)")(
+      "key", po::value<std::string>(), "setting, or the JSON file to import (positional)")(
+      "value", po::value<std::string>(), "new value (positional)");
+  po::positional_options_description positional;
+  positional.add("store", 1).add("key", 1);
+  if (!import) positional.add("value", 1);
+  const std::string usage = import ? "hwrec route config import STORE FILE.json"
+                                   : "hwrec route config set STORE KEY VALUE";
+  po::variables_map vm;
+  if (!ParseArgs(args, usage, options, positional, &vm)) return kExitOk;
+  if (vm.count("store") == 0 || vm.count("key") == 0 || (!import && vm.count("value") == 0)) {
+    throw UsageError("expected: " + usage);
+  }
+  const std::string key = vm["key"].as<std::string>();
+  const std::string text = import ? ReadInput(key) : "";
+  auto store = OpenWritableStore(vm["store"].as<std::string>());
+  if (!store) return kExitError;
+  const Status s = import ? ImportRouterConfig(*store, text)
+                          : SetRouterSetting(*store, key, vm["value"].as<std::string>());
+  if (!s.ok()) return Fail(s);
+  std::cout << (import ? fmt::format("imported {}\n", key)
+                       : fmt::format("{} = {}\n", key, vm["value"].as<std::string>()));
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunRouteConfig(const std::vector<std::string>& args) {
+  const std::string sub = args.empty() ? "" : args.front();
+  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  if (sub == "show") return ConfigShow(rest);
+  if (sub == "set") return ConfigSetOrImport(rest, false);
+  if (sub == "import") return ConfigSetOrImport(rest, true);
+  if (sub == "--help" || sub == "-h" || sub == "help") {
+    std::cout << kConfigHelp;
+    return kExitOk;
+  }
+  throw UsageError("expected a subcommand: show, set or import");
+}
+
+int RunRoute(const std::vector<std::string>& args) {
+  if (!args.empty() && args.front() == "config") {
+    return RunRouteConfig(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  std::string store_path, intent, length, simulate, format_text;
+  int width = 1;
+  po::options_description options("Options");
+  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
+      "intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
+      "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
+      "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
+      "explain", po::bool_switch(), "show settings and how GPU models were chosen")(
+      "simulate", po::value<std::string>(&simulate),
+      "walk the ladder against CAPACITY.json (never changes the store)");
+  AddFormatOption(options, &format_text);
+  po::positional_options_description positional;
+  positional.add("store", 1);
+  po::variables_map vm;
+  if (!ParseArgs(args, kRouteUsage, options, positional, &vm)) return kExitOk;
+  const Format format = ParseFormat(format_text);
+  if (store_path.empty() || intent.empty() || length.empty()) {
+    throw UsageError("give the STORE, --intent and --length");
+  }
+  const bool explain = vm["explain"].as<bool>();
+  auto hours = ParseDurationHours(length);
+  if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
+  const std::optional<Capacity> capacity =
+      simulate.empty() ? std::nullopt : std::optional<Capacity>(ParseCapacity(simulate));
+  StoreOptions read_only;
+  read_only.read_only = true;
+  read_only.create_if_missing = false;
+  auto store = OpenStore(store_path, read_only);
+  if (!store) return kExitError;
+  auto snapshot = RouterSnapshot::Load(*store);
+  if (!snapshot.ok()) return Fail(snapshot.status());
+  auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours});
+  if (!plan.ok()) return Fail(plan.status());
+  std::optional<RouteResult> result;
+  if (capacity) {
+    WalkOptions walk;
+    walk.dry_run = true;
+    walk.now = capacity->now;
+    auto walked = WalkLadder(
+        *store, *plan, [&](const Rung& rung) { return Simulate(*capacity, rung); }, walk);
+    if (!walked.ok()) return Fail(walked.status());
+    result = std::move(walked).value();
+  }
+  PrintRoute(format, *plan, snapshot->config.settings, explain, result);
+  return kExitOk;
+}
+
+}  // namespace hwrec::cli
