@@ -191,7 +191,8 @@ TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend]") {
     batch.push_back(new_run);
   }
   f.Ingest(batch);
-  const auto& memory = f.RecommendForPool("job:4", "cpu-a").figure(FigureKind::kMemoryBytes);
+  const auto recommendation = f.RecommendForPool("job:4", "cpu-a");
+  const auto& memory = recommendation.figure(FigureKind::kMemoryBytes);
   // Undecayed, p98 of these peaks would be 40 GiB; decayed it is the recent 4 GiB.
   CHECK(*memory.value < 5 * kGiB);
   CHECK(*memory.value >= 4 * kGiB * 1.15);
