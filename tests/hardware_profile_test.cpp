@@ -56,8 +56,8 @@ TEST_CASE("hardware ids: every reference vector is reproduced", "[hardware-id]")
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const auto vector = nlohmann::json::parse(line);
-    const auto version = vector["version"].get<int>() == 1 ? ProfileIdVersion::kV1
-                                                            : ProfileIdVersion::kV2;
+    const auto version =
+        vector["version"].get<int>() == 1 ? ProfileIdVersion::kV1 : ProfileIdVersion::kV2;
     const HardwareProfile profile = FromJson(vector["profile"]);
     INFO(line);
     const auto canonical = hwrec::CanonicalProfile(profile, version);

@@ -52,11 +52,10 @@ TEST_CASE("histogram: decay makes old values weigh less", "[aggregate]") {
   CHECK(state.DecayedWeight(now, kHalfLife) == Approx(20.0).epsilon(1e-3));
 }
 
-TEST_CASE("histogram: the recent ring keeps the latest executions by finish time",
-          "[aggregate]") {
+TEST_CASE("histogram: the recent ring keeps the latest executions by finish time", "[aggregate]") {
   MetricState state(1.0);
   for (int i = 0; i < 15; ++i) state.Add(i == 2 ? 900 : 10 + i, 1000.0 + i, kHalfLife, 10);
-  CHECK(*state.MaxOfRecent(10) == 24);  // the 900 at t=1002 fell out of the last 10
+  CHECK(*state.MaxOfRecent(10) == 24);   // the 900 at t=1002 fell out of the last 10
   state.Add(500, 500.0, kHalfLife, 10);  // older than every kept value: ignored by the ring
   CHECK(*state.MaxOfRecent(10) == 24);
   state.Add(700, 2000.0, kHalfLife, 10);

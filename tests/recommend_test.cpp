@@ -5,10 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 
 #include <fstream>
 #include <map>
@@ -147,16 +147,14 @@ TEST_CASE("recommend: GPU memory travels to another card model, compute share do
   const auto& memory = h100.figure(FigureKind::kGpuMemoryGb);
   CHECK(memory.provenance == Provenance::kWorkloadAnyHardware);
   CHECK(*memory.value == Approx(39.0 * 1.1).margin(0.01));
-  CHECK(memory.confidence < f.RecommendForPool("infer:2", "a100-mig")
-                                .figure(FigureKind::kGpuMemoryGb)
-                                .confidence);
+  CHECK(memory.confidence <
+        f.RecommendForPool("infer:2", "a100-mig").figure(FigureKind::kGpuMemoryGb).confidence);
   const auto& share = h100.figure(FigureKind::kGpuComputeFraction);
   CHECK(share.provenance == Provenance::kNone);
   CHECK_FALSE(share.value.has_value());
 }
 
-TEST_CASE("recommend: CPU learned on one instance type is not exact for another",
-          "[recommend]") {
+TEST_CASE("recommend: CPU learned on one instance type is not exact for another", "[recommend]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 10; ++i) {
@@ -209,7 +207,8 @@ TEST_CASE("recommend: an OOM raises memory, capped by the hardware, and never co
     batch.push_back(o);
   }
   f.Ingest(batch);
-  const double before = *f.RecommendForPool("oom:5", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+  const double before =
+      *f.RecommendForPool("oom:5", "cpu-a").figure(FigureKind::kMemoryBytes).value;
 
   auto oom = Exec("oom-1", "oom:5", "cpu-a", kNow - 60);
   oom.status = hwrec::ExecutionStatus::kOom;
@@ -264,8 +263,8 @@ TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]
   std::vector<Observation> batch;
   for (int i = 0; i < 30; ++i) {
     const char* pools[] = {"a100-mig", "a30-mig", "cpu-a"};
-    auto o = Exec("m" + std::to_string(i), i % 2 == 0 ? "mat:7" : "mat:8", pools[i % 3],
-                  kNow - i * 300);
+    auto o =
+        Exec("m" + std::to_string(i), i % 2 == 0 ? "mat:7" : "mat:8", pools[i % 3], kNow - i * 300);
     o.cpu_millicores_p95 = 1000 + 37 * i;
     o.memory_peak_bytes = static_cast<std::int64_t>((2 + i % 5) * kGiB);
     if (i % 3 != 2) o.gpu_memory_peak_gb = 5.0 + i % 4;
@@ -290,7 +289,8 @@ TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]
     const std::string figure = rows.getColumn(4).getString();
     SQLite::Statement as_of(db, "SELECT as_of FROM recommendations LIMIT 1");
     REQUIRE(as_of.executeStep());
-    const auto fresh = f.Recommend(rows.getColumn(0).getString(), key, as_of.getColumn(0).getDouble());
+    const auto fresh =
+        f.Recommend(rows.getColumn(0).getString(), key, as_of.getColumn(0).getDouble());
     for (const auto& fig : fresh.figures) {
       if (std::string(hwrec::ToString(fig.kind)) != figure) continue;
       INFO(rows.getColumn(0).getString() << " " << figure);

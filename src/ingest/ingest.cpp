@@ -20,7 +20,6 @@
 #include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
-#include "recommend/settings.h"
 #include "store/sqlite_util.h"
 #include "util/json_fields.h"
 #include "util/text.h"

@@ -40,10 +40,14 @@ std::optional<double> OomPeak(std::optional<double> requested, std::optional<dou
 
 const char* ScopeName(Scope scope) {
   switch (scope) {
-    case Scope::kExact: return "exact";
-    case Scope::kGpuModel: return "gpu_model";
-    case Scope::kInstanceType: return "instance_type";
-    case Scope::kAny: return "any";
+    case Scope::kExact:
+      return "exact";
+    case Scope::kGpuModel:
+      return "gpu_model";
+    case Scope::kInstanceType:
+      return "instance_type";
+    case Scope::kAny:
+      return "any";
   }
   return "any";
 }
@@ -90,8 +94,8 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
   if (in.has_gpu) {
     v[3] = in.gpu_memory_peak_gb;
     if (in.status == ExecutionStatus::kGpuOom) {
-      v[3] = OomPeak(in.requested_gpu_memory_gb, in.gpu_memory_peak_gb,
-                     settings.oom_bump_factor, kOomGpuFloorGb, in.card_memory_gb);
+      v[3] = OomPeak(in.requested_gpu_memory_gb, in.gpu_memory_peak_gb, settings.oom_bump_factor,
+                     kOomGpuFloorGb, in.card_memory_gb);
     }
     if (in.gpu_compute_fraction) {
       v[4] = *in.gpu_compute_fraction * in.gpu_utilization.value_or(1.0);
@@ -209,23 +213,30 @@ void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "
       "o.requested_memory_bytes, o.requested_gpu_memory_gb "
-      "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
+      "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = "
+      "o.gpu_model "
       "ORDER BY o.finished_at");
   while (rows.executeStep()) {
     AggregateInput in;
     in.workload_id = rows.getColumn(0).getInt64();
     in.finished_at = rows.getColumn(1).getDouble();
-    in.status = ParseExecutionStatus(rows.getColumn(2).getString()).value_or(
-        ExecutionStatus::kSuccess);
+    in.status =
+        ParseExecutionStatus(rows.getColumn(2).getString()).value_or(ExecutionStatus::kSuccess);
     in.gpu_brand = rows.getColumn(3).getString();
     in.gpu_model = rows.getColumn(4).getString();
     in.instance_type = rows.getColumn(5).getString();
     in.has_gpu = rows.getColumn(6).getInt() != 0;
-    std::optional<double>* targets[] = {&in.instance_memory_bytes, &in.card_memory_gb,
-                                        &in.cpu_avg, &in.cpu_p95, &in.cpu_max,
-                                        &in.memory_peak_bytes, &in.gpu_memory_peak_gb,
-                                        &in.gpu_compute_fraction, &in.gpu_utilization,
-                                        &in.requested_memory_bytes, &in.requested_gpu_memory_gb};
+    std::optional<double>* targets[] = {&in.instance_memory_bytes,
+                                        &in.card_memory_gb,
+                                        &in.cpu_avg,
+                                        &in.cpu_p95,
+                                        &in.cpu_max,
+                                        &in.memory_peak_bytes,
+                                        &in.gpu_memory_peak_gb,
+                                        &in.gpu_compute_fraction,
+                                        &in.gpu_utilization,
+                                        &in.requested_memory_bytes,
+                                        &in.requested_gpu_memory_gb};
     for (int i = 0; i < 11; ++i) *targets[i] = ColumnOptionalDouble(rows.getColumn(7 + i));
     writer.Add(in);
   }

@@ -11,11 +11,15 @@ namespace {
 
 double ProvenanceFactor(Provenance provenance) {
   switch (provenance) {
-    case Provenance::kExact: return 1.0;
+    case Provenance::kExact:
+      return 1.0;
     case Provenance::kGpuModel:
-    case Provenance::kInstanceType: return 0.8;
-    case Provenance::kWorkloadAnyHardware: return 0.5;
-    case Provenance::kNone: return 0.0;
+    case Provenance::kInstanceType:
+      return 0.8;
+    case Provenance::kWorkloadAnyHardware:
+      return 0.5;
+    case Provenance::kNone:
+      return 0.0;
   }
   return 0.0;
 }
@@ -30,9 +34,12 @@ std::string StatisticLabel(const Statistic& statistic, std::size_t max_range) {
 std::optional<double> Raw(const MetricState& metric, const Statistic& statistic,
                           std::size_t max_range) {
   switch (statistic.kind) {
-    case Statistic::Kind::kPercentile: return metric.Percentile(statistic.quantile);
-    case Statistic::Kind::kAverage: return metric.DecayedAverage();
-    case Statistic::Kind::kMax: return metric.MaxOfRecent(max_range);
+    case Statistic::Kind::kPercentile:
+      return metric.Percentile(statistic.quantile);
+    case Statistic::Kind::kAverage:
+      return metric.DecayedAverage();
+    case Statistic::Kind::kMax:
+      return metric.MaxOfRecent(max_range);
   }
   return std::nullopt;
 }
@@ -42,9 +49,12 @@ double Finish(FigureKind kind, double value, double ladder_step) {
   switch (kind) {
     case FigureKind::kCpuRequestMillicores:
     case FigureKind::kCpuLimitMillicores:
-    case FigureKind::kMemoryBytes: return std::ceil(value - 1e-9);
-    case FigureKind::kGpuMemoryGb: return std::ceil(value * 100 - 1e-9) / 100;
-    case FigureKind::kGpuComputeFraction: return RoundToLadder(value, ladder_step);
+    case FigureKind::kMemoryBytes:
+      return std::ceil(value - 1e-9);
+    case FigureKind::kGpuMemoryGb:
+      return std::ceil(value * 100 - 1e-9) / 100;
+    case FigureKind::kGpuComputeFraction:
+      return RoundToLadder(value, ladder_step);
   }
   return value;
 }

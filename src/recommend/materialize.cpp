@@ -83,14 +83,15 @@ Result<std::int64_t> Refresh(Store& store, bool rebuild) {
     std::set<internal::MaterialKey> keys;
     // Keys with history (a key naming no GPU is CPU-only), keys already
     // materialised, and every registered pool's key for every workload.
-    SQLite::Statement seen(db,
-                           "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
-                           "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
-                           "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
-                           "FROM recommendations "
-                           "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
-                           "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
-                           "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
+    SQLite::Statement seen(
+        db,
+        "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
+        "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
+        "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
+        "FROM recommendations "
+        "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
+        "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
+        "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
     while (seen.executeStep()) {
       keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
                    seen.getColumn(2).getString(), seen.getColumn(3).getString(),

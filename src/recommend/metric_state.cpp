@@ -34,9 +34,7 @@ int MetricState::BucketOf(double value) const {
   return static_cast<int>(std::floor(std::log(value / unit_) / std::log(kBucketGrowth))) + 1;
 }
 
-double MetricState::UpperEdge(int bucket) const {
-  return unit_ * std::pow(kBucketGrowth, bucket);
-}
+double MetricState::UpperEdge(int bucket) const { return unit_ * std::pow(kBucketGrowth, bucket); }
 
 void MetricState::Rebase(double time, double half_life_s) {
   const double factor = std::exp2((reference_time_ - time) / half_life_s);

@@ -23,18 +23,25 @@ const std::vector<Scope>& FallbackChain(FigureKind kind) {
   static const std::vector<Scope> kGpuMemory = {Scope::kExact, Scope::kGpuModel, Scope::kAny};
   static const std::vector<Scope> kGpuShare = {Scope::kExact, Scope::kGpuModel};
   switch (kind) {
-    case FigureKind::kGpuMemoryGb: return kGpuMemory;
-    case FigureKind::kGpuComputeFraction: return kGpuShare;
-    default: return kCpu;
+    case FigureKind::kGpuMemoryGb:
+      return kGpuMemory;
+    case FigureKind::kGpuComputeFraction:
+      return kGpuShare;
+    default:
+      return kCpu;
   }
 }
 
 Provenance ProvenanceOf(Scope scope) {
   switch (scope) {
-    case Scope::kExact: return Provenance::kExact;
-    case Scope::kGpuModel: return Provenance::kGpuModel;
-    case Scope::kInstanceType: return Provenance::kInstanceType;
-    case Scope::kAny: return Provenance::kWorkloadAnyHardware;
+    case Scope::kExact:
+      return Provenance::kExact;
+    case Scope::kGpuModel:
+      return Provenance::kGpuModel;
+    case Scope::kInstanceType:
+      return Provenance::kInstanceType;
+    case Scope::kAny:
+      return Provenance::kWorkloadAnyHardware;
   }
   return Provenance::kNone;
 }
@@ -47,22 +54,32 @@ bool IsGpuFigure(FigureKind kind) {
 
 std::string_view ToString(FigureKind kind) {
   switch (kind) {
-    case FigureKind::kCpuRequestMillicores: return "cpu_request_millicores";
-    case FigureKind::kCpuLimitMillicores: return "cpu_limit_millicores";
-    case FigureKind::kMemoryBytes: return "memory_bytes";
-    case FigureKind::kGpuMemoryGb: return "gpu_memory_gb";
-    case FigureKind::kGpuComputeFraction: return "gpu_compute_fraction";
+    case FigureKind::kCpuRequestMillicores:
+      return "cpu_request_millicores";
+    case FigureKind::kCpuLimitMillicores:
+      return "cpu_limit_millicores";
+    case FigureKind::kMemoryBytes:
+      return "memory_bytes";
+    case FigureKind::kGpuMemoryGb:
+      return "gpu_memory_gb";
+    case FigureKind::kGpuComputeFraction:
+      return "gpu_compute_fraction";
   }
   return "unknown";
 }
 
 std::string_view ToString(Provenance provenance) {
   switch (provenance) {
-    case Provenance::kExact: return "exact";
-    case Provenance::kGpuModel: return "gpu_model";
-    case Provenance::kInstanceType: return "instance_type";
-    case Provenance::kWorkloadAnyHardware: return "workload_any_hardware";
-    case Provenance::kNone: return "none";
+    case Provenance::kExact:
+      return "exact";
+    case Provenance::kGpuModel:
+      return "gpu_model";
+    case Provenance::kInstanceType:
+      return "instance_type";
+    case Provenance::kWorkloadAnyHardware:
+      return "workload_any_hardware";
+    case Provenance::kNone:
+      return "none";
   }
   return "none";
 }
@@ -77,8 +94,8 @@ HardwareKey HardwareKey::Of(const NodePool& pool) {
 }
 
 bool HardwareKey::operator==(const HardwareKey& o) const {
-  return gpu_brand == o.gpu_brand && gpu_model == o.gpu_model &&
-         instance_type == o.instance_type && cpu_only == o.cpu_only;
+  return gpu_brand == o.gpu_brand && gpu_model == o.gpu_model && instance_type == o.instance_type &&
+         cpu_only == o.cpu_only;
 }
 
 namespace internal {
@@ -170,8 +187,8 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
   }
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     if (!impl_->reader) {
-      impl_->reader = std::make_unique<internal::RecommendationReader>(
-          internal::StoreAccess::Db(impl_->store));
+      impl_->reader =
+          std::make_unique<internal::RecommendationReader>(internal::StoreAccess::Db(impl_->store));
     }
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = impl_->reader->WorkloadId(workload);

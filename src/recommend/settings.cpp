@@ -28,16 +28,11 @@ struct Range {
 
 const std::map<std::string, Range>& NumericRanges() {
   static const std::map<std::string, Range> kRanges = {
-      {"half_life_hours", {0, 8760, false, false}},
-      {"max_range_samples", {1, 1000, true, true}},
-      {"compute_ladder_step", {0, 1, false, false}},
-      {"total_compute_slices", {1, 64, true, true}},
-      {"oom_bump_factor", {1, 4, false, false}},
-      {"cpu_request.margin", {0, 10, true, false}},
-      {"cpu_limit.margin", {0, 10, true, false}},
-      {"memory.margin", {0, 10, true, false}},
-      {"gpu_memory.margin", {0, 10, true, false}},
-      {"gpu_compute.margin", {0, 10, true, false}},
+      {"half_life_hours", {0, 8760, false, false}},  {"max_range_samples", {1, 1000, true, true}},
+      {"compute_ladder_step", {0, 1, false, false}}, {"total_compute_slices", {1, 64, true, true}},
+      {"oom_bump_factor", {1, 4, false, false}},     {"cpu_request.margin", {0, 10, true, false}},
+      {"cpu_limit.margin", {0, 10, true, false}},    {"memory.margin", {0, 10, true, false}},
+      {"gpu_memory.margin", {0, 10, true, false}},   {"gpu_compute.margin", {0, 10, true, false}},
   };
   return kRanges;
 }
@@ -67,8 +62,7 @@ const std::vector<ConfigKey>& ConfigKeys() {
   static const std::vector<ConfigKey> kKeys = {
       {"half_life_hours", "12", "hours after which an observation weighs half as much", true},
       {"max_range_samples", "10", "how many recent executions `max` looks at", true},
-      {"cpu_request.statistic", "p95", "statistic of per-execution CPU for the CPU request",
-       false},
+      {"cpu_request.statistic", "p95", "statistic of per-execution CPU for the CPU request", false},
       {"cpu_request.margin", "0.15", "margin added to the CPU request", false},
       {"cpu_limit.statistic", "max", "statistic of per-execution peak CPU for the CPU limit",
        false},
@@ -79,8 +73,7 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"gpu_memory.margin", "0.10", "margin added to GPU memory", false},
       {"gpu_compute.statistic", "p95", "statistic of the observed share of one card", false},
       {"gpu_compute.margin", "0.15", "margin added to the compute share", false},
-      {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this",
-       false},
+      {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this", false},
       {"total_compute_slices", "7",
        "compute slices assumed for a MIG mode whose card model is unknown", false},
       {"oom_bump_factor", "1.2", "an OOM adds a peak of max(requested, observed) times this",
@@ -103,20 +96,19 @@ Status ValidateConfigValue(const std::string& key, const std::string& value) {
   }
   if (key.size() > 10 && key.compare(key.size() - 10, 10, ".statistic") == 0) {
     if (!ParseStatistic(value)) {
-      return Status::InvalidArgument(fmt::format(
-          "{} must be one of p90, p95, p98, p99, avg, max; got '{}'", key, value));
+      return Status::InvalidArgument(
+          fmt::format("{} must be one of p90, p95, p98, p99, avg, max; got '{}'", key, value));
     }
     return Status::Ok();
   }
   const Range& range = NumericRanges().at(key);
   const auto number = ParseNumber(value);
   const bool below = number && (range.low_inclusive ? *number < range.low : *number <= range.low);
-  if (!number || below || *number > range.high ||
-      (range.whole && std::floor(*number) != *number)) {
-    return Status::InvalidArgument(fmt::format(
-        "{} must be a {} {} {} and at most {}; got '{}'", key,
-        range.whole ? "whole number" : "number", range.low_inclusive ? "of at least" : "above",
-        range.low, range.high, value));
+  if (!number || below || *number > range.high || (range.whole && std::floor(*number) != *number)) {
+    return Status::InvalidArgument(fmt::format("{} must be a {} {} {} and at most {}; got '{}'",
+                                               key, range.whole ? "whole number" : "number",
+                                               range.low_inclusive ? "of at least" : "above",
+                                               range.low, range.high, value));
   }
   return Status::Ok();
 }

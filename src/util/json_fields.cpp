@@ -61,12 +61,18 @@ std::optional<std::string> QuoteNonFiniteTokens(std::string_view text) {
 
 std::string Describe(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::number_float: return "a fractional number";
-    default: return "a number";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::number_float:
+      return "a fractional number";
+    default:
+      return "a number";
   }
 }
 
@@ -76,9 +82,12 @@ bool IsMarker(const nlohmann::json& value, std::string_view marker) {
 
 const char* SignWords(Sign sign) {
   switch (sign) {
-    case Sign::kPositive: return "greater than zero";
-    case Sign::kNonNegative: return "zero or more";
-    case Sign::kAny: return "";
+    case Sign::kPositive:
+      return "greater than zero";
+    case Sign::kNonNegative:
+      return "zero or more";
+    case Sign::kAny:
+      return "";
   }
   return "";
 }
@@ -157,7 +166,8 @@ std::optional<FieldError> JsonFields::Double(std::string_view key, std::optional
   const nlohmann::json* value = Get(key);
   if (value == nullptr) return std::nullopt;
   if (IsMarker(*value, kNanMarker)) return FieldError{Path(key), "is NaN: send a number"};
-  if (IsMarker(*value, kInfMarker)) return FieldError{Path(key), "is infinite: send a finite number"};
+  if (IsMarker(*value, kInfMarker))
+    return FieldError{Path(key), "is infinite: send a finite number"};
   if (!value->is_number()) {
     return FieldError{Path(key), fmt::format("must be a number, got {}", Describe(*value))};
   }

@@ -188,8 +188,8 @@ int RunRecommendBench(const std::vector<std::string>& args) {
           Percentile(s.lookup_us, 99), Percentile(s.scan_us, 50), Percentile(s.scan_us, 99),
           Percentile(s.scan_us, 50) / Percentile(s.lookup_us, 50));
     }
-    std::cout << fmt::format("], \"p99_long_over_short\": {:.2f}, \"peak_rss_bytes\": {}}}\n",
-                             flat, PeakRssBytes());
+    std::cout << fmt::format("], \"p99_long_over_short\": {:.2f}, \"peak_rss_bytes\": {}}}\n", flat,
+                             PeakRssBytes());
     return kExitOk;
   }
   std::cout << fmt::format("store: {} observations behind one hardware key, built in {:.1f} s\n",
@@ -197,8 +197,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
             << fmt::format("lookups: {} per history length; load average {:.2f}\n\n", lookups,
                            LoadAverage());
   std::cout << fmt::format("{:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}\n", "history",
-                           "lookup p50", "lookup p99", "SQL scan p50", "SQL scan p99",
-                           "scan/ours");
+                           "lookup p50", "lookup p99", "SQL scan p50", "SQL scan p99", "scan/ours");
   for (const Series& s : series) {
     std::cout << fmt::format(
         "{:>10}  {:>9.2f} us  {:>9.2f} us  {:>9.1f} us  {:>9.1f} us  {:>9.0f}x\n",

@@ -32,7 +32,8 @@ const std::vector<Subcommand>& Subcommands() {
        RunFixtureBench},
       {"migrate", "rows/s and peak RSS of the hp:v1 -> hp:v2 legacy migration", RunMigrateBench},
       {"route", "ladder-build latency (p50/p99) and a full simulated walk", RunRouteBench},
-      {"place", "placement evaluation latency (p50/p99) for 10/100/1,000 candidates", RunPlaceBench},
+      {"place", "placement evaluation latency (p50/p99) for 10/100/1,000 candidates",
+       RunPlaceBench},
   };
   return kSubcommands;
 }

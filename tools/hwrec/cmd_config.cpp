@@ -22,8 +22,7 @@ int ConfigList(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("store", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec config list STORE [--format table|json]", options, positional,
-                 &vm)) {
+  if (!ParseArgs(args, "hwrec config list STORE [--format table|json]", options, positional, &vm)) {
     return kExitOk;
   }
   if (vm.count("store") == 0) throw UsageError("the STORE path is required");
@@ -62,8 +61,7 @@ int ConfigGetOrSet(const std::vector<std::string>& args, bool set) {
   positional.add("store", 1).add("key", 1);
   if (set) positional.add("value", 1);
   po::variables_map vm;
-  const std::string usage =
-      set ? "hwrec config set STORE KEY VALUE" : "hwrec config get STORE KEY";
+  const std::string usage = set ? "hwrec config set STORE KEY VALUE" : "hwrec config get STORE KEY";
   if (!ParseArgs(args, usage, options, positional, &vm)) return kExitOk;
   if (vm.count("store") == 0 || vm.count("key") == 0 || (set && vm.count("value") == 0)) {
     throw UsageError(fmt::format("expected: {}", usage));

@@ -43,7 +43,8 @@ int RunHardwareId(const std::vector<std::string>& args) {
     std::cout << out.dump() << "\n";
     return kExitOk;
   }
-  std::cout << "hp_v1  " << *v1 << "\n" << "hp_v2  " << *v2 << "\n";
+  std::cout << "hp_v1  " << *v1 << "\n"
+            << "hp_v2  " << *v2 << "\n";
   if (canonical) {
     std::cout << "canonical_v1  " << *CanonicalProfile(*profile, ProfileIdVersion::kV1) << "\n"
               << "canonical_v2  " << *CanonicalProfile(*profile, ProfileIdVersion::kV2) << "\n";

@@ -28,8 +28,9 @@ std::optional<double> ParseAsOf(const std::string& text) {
 Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) {
   if (vm.count("pool") != 0) {
     if (vm.count("gpu-model") + vm.count("gpu-brand") + vm.count("instance-type") != 0) {
-      throw UsageError("--pool names the hardware: leave out --gpu-model, --gpu-brand and "
-                       "--instance-type");
+      throw UsageError(
+          "--pool names the hardware: leave out --gpu-model, --gpu-brand and "
+          "--instance-type");
     }
     const std::string id = vm["pool"].as<std::string>();
     auto pool = FindNodePool(store, id);
@@ -52,11 +53,12 @@ Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) 
   if (model == "unknown") return key;  // the shared unknown-model population
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
-  const GpuModel* found = key.gpu_brand ? catalog->FindModel(*key.gpu_brand, model)
-                                        : catalog->FindModelAnyBrand(model);
+  const GpuModel* found =
+      key.gpu_brand ? catalog->FindModel(*key.gpu_brand, model) : catalog->FindModelAnyBrand(model);
   if (found == nullptr) {
     std::string hint;
-    for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+    for (const std::string& s : catalog->ClosestModels(model))
+      hint += (hint.empty() ? "" : ", ") + s;
     return Status::InvalidArgument(fmt::format(
         "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
         "whose model is not recorded)",
@@ -90,12 +92,10 @@ void PrintJson(const Recommendation& r, bool explain) {
   out["as_of"] = FormatRfc3339(r.as_of);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const Figure& f : r.figures) {
-    nlohmann::ordered_json j = {{"value", OrNull(f.value)},
-                                {"provenance", std::string(ToString(f.provenance))},
-                                {"samples", f.samples},
-                                {"confidence", std::round(f.confidence * 1000) / 1000},
-                                {"lower", OrNull(f.lower)},
-                                {"upper", OrNull(f.upper)}};
+    nlohmann::ordered_json j = {
+        {"value", OrNull(f.value)}, {"provenance", std::string(ToString(f.provenance))},
+        {"samples", f.samples},     {"confidence", std::round(f.confidence * 1000) / 1000},
+        {"lower", OrNull(f.lower)}, {"upper", OrNull(f.upper)}};
     if (explain) {
       j["statistic"] = f.statistic;
       j["margin"] = f.margin;
@@ -108,20 +108,22 @@ void PrintJson(const Recommendation& r, bool explain) {
 }
 
 void PrintTable(const Recommendation& r, bool explain) {
-  std::cout << fmt::format("workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
-                           r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
-                           r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
-                           r.hardware.instance_type.value_or("unknown instance type"),
-                           FormatRfc3339(r.as_of));
-  std::vector<std::string> headers = {"figure", "value", "provenance", "samples", "confidence",
-                                      "lower", "upper"};
+  std::cout << fmt::format(
+      "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
+      r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
+      r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
+      r.hardware.instance_type.value_or("unknown instance type"), FormatRfc3339(r.as_of));
+  std::vector<std::string> headers = {"figure",     "value", "provenance", "samples",
+                                      "confidence", "lower", "upper"};
   if (explain) headers.insert(headers.end(), {"statistic", "margin", "half-life"});
   Table table(headers);
   for (const Figure& f : r.figures) {
-    std::vector<std::string> row = {std::string(ToString(f.kind)), Cell(f.value),
+    std::vector<std::string> row = {std::string(ToString(f.kind)),
+                                    Cell(f.value),
                                     std::string(ToString(f.provenance)),
                                     std::to_string(f.samples),
-                                    fmt::format("{:.2f}", f.confidence), Cell(f.lower),
+                                    fmt::format("{:.2f}", f.confidence),
+                                    Cell(f.lower),
                                     Cell(f.upper)};
     if (explain) {
       row.push_back(f.statistic);
