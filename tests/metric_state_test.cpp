@@ -86,3 +86,42 @@ TEST_CASE("estimator: compute shares round up to the ladder within (0, 1]", "[ag
   CHECK(RoundToLadder(0.0001, 0.05) == Approx(0.05));
   CHECK(RoundToLadder(1.3, 0.05) == Approx(1.0));
 }
+
+TEST_CASE("histogram: merging two states equals adding every value to one", "[aggregate]") {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> peaks(std::log(4e9), 0.5);
+  std::uniform_real_distribution<double> times(1.7e9, 1.7e9 + 30 * 24 * 3600.0);
+  MetricState single(1024.0 * 1024.0), first(1024.0 * 1024.0), second(1024.0 * 1024.0);
+  for (int i = 0; i < 3000; ++i) {
+    const double v = peaks(rng);
+    const double t = times(rng);
+    single.Add(v, t, kHalfLife, 10);
+    (i % 3 == 0 ? first : second).Add(v, t, kHalfLife, 10);
+  }
+  MetricState merged = first;
+  merged.Merge(second, kHalfLife, 10);
+  CHECK(merged.count() == single.count());
+  CHECK(*merged.MaxEver() == *single.MaxEver());
+  CHECK(*merged.MaxOfRecent(10) == *single.MaxOfRecent(10));
+  CHECK(*merged.MaxOfRecent(3) == *single.MaxOfRecent(3));
+  CHECK(*merged.DecayedAverage() == Approx(*single.DecayedAverage()).epsilon(1e-9));
+  const double as_of = 1.7e9 + 31 * 24 * 3600.0;
+  CHECK(merged.DecayedWeight(as_of, kHalfLife) ==
+        Approx(single.DecayedWeight(as_of, kHalfLife)).epsilon(1e-9));
+  for (double q : {0.5, 0.9, 0.95, 0.99}) {
+    INFO("q = " << q);
+    CHECK(*merged.Percentile(q) == Approx(*single.Percentile(q)).epsilon(1e-12));
+  }
+
+  SECTION("merging into an empty state copies, merging an empty one changes nothing") {
+    MetricState empty(1024.0 * 1024.0);
+    empty.Merge(single, kHalfLife, 4);
+    CHECK(empty.count() == single.count());
+    CHECK(*empty.Percentile(0.95) == *single.Percentile(0.95));
+    CHECK(*empty.MaxOfRecent(4) == *single.MaxOfRecent(4));
+    const double before = *single.Percentile(0.95);
+    single.Merge(MetricState(1024.0 * 1024.0), kHalfLife, 10);
+    CHECK(*single.Percentile(0.95) == before);
+    CHECK(single.count() == 3000);
+  }
+}

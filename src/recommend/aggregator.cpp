@@ -81,6 +81,14 @@ bool KeyAggregate::Deserialize(const std::string& blob) {
   return offset == blob.size();
 }
 
+void KeyAggregate::Merge(const KeyAggregate& other, const RecommenderSettings& settings) {
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    metrics[m].Merge(other.metrics[m], settings.half_life_s(), settings.max_range_samples);
+  }
+  samples += other.samples;
+  last_finished_at = std::max(last_finished_at, other.last_finished_at);
+}
+
 std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& in,
                                                              const RecommenderSettings& settings) {
   std::array<std::optional<double>, kMetricCount> v;
@@ -117,15 +125,19 @@ const char* const kUpsertAggregateSql =
     "state = excluded.state";
 }  // namespace
 
-AggregateWriter::AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings)
+AggregateWriter::AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings,
+                                 StoredAggregates stored)
     : db_(db),
       settings_(settings),
+      stored_(stored),
       select_(db, kSelectAggregateSql),
       upsert_(db, kUpsertAggregateSql) {}
 
 KeyAggregate& AggregateWriter::Load(const AggregateKey& key) {
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
+  if (stored_ == StoredAggregates::kMergeOnFlush)
+    return cache_.emplace(key, KeyAggregate()).first->second;
   std::optional<KeyAggregate> stored = ReadAggregate(select_, key);
   return cache_.emplace(key, stored ? std::move(*stored) : KeyAggregate()).first->second;
 }
@@ -154,15 +166,24 @@ void AggregateWriter::Add(const AggregateInput& in) {
 
 void AggregateWriter::Flush() {
   SQLite::Statement& upsert = upsert_;
-  for (const auto& [key, aggregate] : cache_) {
-    const std::string blob = aggregate.Serialize();
+  for (auto& [key, added] : cache_) {
+    const KeyAggregate* aggregate = &added;
+    std::optional<KeyAggregate> stored;
+    if (stored_ == StoredAggregates::kMergeOnFlush) {
+      stored = ReadAggregate(select_, key);
+      if (stored) {
+        stored->Merge(added, settings_);
+        aggregate = &*stored;
+      }
+    }
+    const std::string blob = aggregate->Serialize();
     upsert.bind(1, key.workload_id);
     upsert.bind(2, ScopeName(key.scope));
     upsert.bind(3, key.gpu_brand);
     upsert.bind(4, key.gpu_model);
     upsert.bind(5, key.instance_type);
-    upsert.bind(6, aggregate.samples);
-    upsert.bind(7, aggregate.last_finished_at);
+    upsert.bind(6, aggregate->samples);
+    upsert.bind(7, aggregate->last_finished_at);
     upsert.bind(8, blob.data(), static_cast<int>(blob.size()));
     upsert.exec();
     upsert.reset();

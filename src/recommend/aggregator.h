@@ -55,6 +55,8 @@ struct KeyAggregate {
 
   std::string Serialize() const;
   bool Deserialize(const std::string& blob);
+  // Adds everything `other` holds (see MetricState::Merge).
+  void Merge(const KeyAggregate& other, const RecommenderSettings& settings);
   const MetricState& metric(FigureKind kind) const {
     return metrics[static_cast<std::size_t>(kind)];
   }
@@ -80,10 +82,19 @@ struct AggregateInput {
 std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& input,
                                                              const RecommenderSettings& settings);
 
+// When an AggregateWriter reads what the store already holds for a key.
+enum class StoredAggregates {
+  kLoadOnAdd,     // on the key's first Add: Add reads the database
+  kMergeOnFlush,  // at Flush, merged into what was added: Add never reads the database
+};
+
 // Caches the aggregates a transaction touches and writes each once at Flush.
+// With kMergeOnFlush, Add touches no database, so it may run on another
+// thread than the one that owns the connection (one thread at a time).
 class AggregateWriter {
  public:
-  AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings);
+  AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings,
+                  StoredAggregates stored = StoredAggregates::kLoadOnAdd);
 
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
@@ -96,6 +107,7 @@ class AggregateWriter {
 
   SQLite::Database& db_;
   const RecommenderSettings& settings_;
+  const StoredAggregates stored_;
   SQLite::Statement select_;  // prepared once: ingest reads thousands of keys a batch
   SQLite::Statement upsert_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;

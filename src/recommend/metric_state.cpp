@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 namespace hwrec::internal {
 
@@ -70,6 +71,43 @@ void MetricState::Add(double value, double time, double half_life_s, std::size_t
                                [](const auto& a, const auto& b) { return a.first < b.first; });
     recent_.insert(at, {time, value});
     while (recent_.size() > ring_size) recent_.erase(recent_.begin());
+  }
+}
+
+void MetricState::Merge(const MetricState& other, double half_life_s, std::size_t ring_size) {
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    *this = other;
+  } else {
+    const double reference = std::max(reference_time_, other.reference_time_);
+    Rebase(reference, half_life_s);
+    const double factor = std::exp2((other.reference_time_ - reference) / half_life_s);
+    const int first = std::min(first_bucket_, other.first_bucket_);
+    const int end = std::max(first_bucket_ + static_cast<int>(weights_.size()),
+                             other.first_bucket_ + static_cast<int>(other.weights_.size()));
+    std::vector<double> weights(static_cast<std::size_t>(end - first), 0.0);
+    for (std::size_t i = 0; i < weights_.size(); ++i) {
+      weights[static_cast<std::size_t>(first_bucket_ - first) + i] += weights_[i];
+    }
+    for (std::size_t i = 0; i < other.weights_.size(); ++i) {
+      weights[static_cast<std::size_t>(other.first_bucket_ - first) + i] +=
+          other.weights_[i] * factor;
+    }
+    weights_ = std::move(weights);
+    first_bucket_ = first;
+    total_weight_ += other.total_weight_ * factor;
+    weighted_sum_ += other.weighted_sum_ * factor;
+    count_ += other.count_;
+    max_ = std::max(max_, other.max_);
+    std::vector<std::pair<double, double>> recent;
+    recent.reserve(recent_.size() + other.recent_.size());
+    std::merge(recent_.begin(), recent_.end(), other.recent_.begin(), other.recent_.end(),
+               std::back_inserter(recent),
+               [](const auto& a, const auto& b) { return a.first < b.first; });
+    recent_ = std::move(recent);
+  }
+  if (recent_.size() > ring_size) {
+    recent_.erase(recent_.begin(), recent_.end() - static_cast<std::ptrdiff_t>(ring_size));
   }
 }
 

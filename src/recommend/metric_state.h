@@ -25,6 +25,10 @@ class MetricState {
 
   // Adds one value observed at `time` (epoch seconds).
   void Add(double value, double time, double half_life_s, std::size_t ring_size);
+  // Adds every value `other` holds, as if each had been added here: the
+  // weights are brought to a common reference time and the rings merged by
+  // finish time. Both states must measure the same metric (same unit).
+  void Merge(const MetricState& other, double half_life_s, std::size_t ring_size);
 
   std::int64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
