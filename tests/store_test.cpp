@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "test_support.h"
@@ -155,4 +157,36 @@ TEST_CASE("store: status counts the rows of every table", "[store]") {
   }
   CHECK(saw_partitions);
   CHECK(status->file_size_bytes > 0);
+}
+
+TEST_CASE("store: a read-only open rolls back a write interrupted on a rollback journal",
+          "[store]") {
+  TempDir dir;
+  const std::string path = dir.File("store.db");
+  const std::string crashed = dir.File("crashed.db");
+  { hwrec::test::OpenStoreOrFail(path); }
+  {
+    // A writer on a rollback journal, caught mid-transaction: copying the
+    // file and its journal then is what a killed process leaves behind.
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.exec("INSERT INTO workloads (image) VALUES ('kept:1')");
+    db.exec("PRAGMA cache_size = 1");  // spill to the file mid-transaction
+    db.exec("BEGIN IMMEDIATE");
+    db.exec(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+        "INSERT INTO workloads (image) SELECT 'lost:' || i FROM n");
+    db.exec("UPDATE workloads SET image = image || '-changed'");
+    std::filesystem::copy_file(path, crashed);
+    std::filesystem::copy_file(path + "-journal", crashed + "-journal");
+  }
+  REQUIRE(std::filesystem::exists(crashed + "-journal"));
+  StoreOptions read_only;
+  read_only.read_only = true;
+  auto store = Store::Open(crashed, read_only);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  SQLite::Database check(crashed, SQLite::OPEN_READONLY);
+  CHECK(check.execAndGet("SELECT group_concat(image) FROM workloads").getString() == "kept:1");
+  CHECK_FALSE(std::filesystem::exists(crashed + "-journal"));
 }

@@ -45,6 +45,26 @@ bool IsEmptyDatabase(SQLite::Database& db) {
          db.execAndGet("PRAGMA user_version").getInt() == 0;
 }
 
+// A write interrupted in rollback-journal mode (a killed migration) leaves a
+// hot journal that only a read-write connection can roll back. A read-only
+// opener rolls it back first when it may write the file, as any SQLite
+// opener would; otherwise it is told how to recover.
+Status RecoverHotJournal(const std::string& path) {
+  std::error_code ec;
+  if (path == ":memory:" || !std::filesystem::exists(path + "-journal", ec)) return Status::Ok();
+  try {
+    SQLite::Database recover(path, SQLite::OPEN_READWRITE);
+    recover.execAndGet("SELECT count(*) FROM sqlite_master");  // rolls the journal back
+  } catch (const SQLite::Exception& e) {
+    return Status::ReadOnly(fmt::format(
+        "{}: an interrupted write left {}-journal, which must be rolled back before the store "
+        "can be read, and this user cannot write the store ({}): run any hwrec command on it as "
+        "a user who can write it",
+        path, path, e.what()));
+  }
+  return Status::Ok();
+}
+
 Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bool read_only) {
   db.exec("PRAGMA foreign_keys = ON");
   if (read_only) return Status::Ok();
@@ -73,8 +93,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
       return Status::NotFound(
           fmt::format("{}: no such store: create it with `hwrec init {}`", path, path));
     }
+    // A Store is used from one thread at a time, so SQLite need not lock the
+    // connection around every call (multi-thread mode).
+    if (options.read_only) {
+      if (Status s = RecoverHotJournal(path); !s.ok()) return s;
+    }
     const int flags =
-        options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+        SQLite::OPEN_NOMUTEX |
+        (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     auto impl = std::make_unique<Impl>(path, flags, options);
     SQLite::Database& db = impl->db;
     if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
