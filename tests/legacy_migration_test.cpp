@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "hwrec/ingest.h"
@@ -10,6 +11,8 @@
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/recommend.h"
 #include "legacy_fixture.h"
+#include "recommend/aggregator.h"
+#include "recommend/settings.h"
 #include "test_support.h"
 
 using hwrec::LegacyMigrationOptions;
@@ -103,6 +106,81 @@ std::uintmax_t WalFrames(const std::string& path) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path + "-wal", ec);
   return ec ? 0 : size;
+}
+
+// Every aggregate of the store, by key.
+std::map<std::string, hwrec::internal::KeyAggregate> ReadAggregates(SQLite::Database& db) {
+  std::map<std::string, hwrec::internal::KeyAggregate> out;
+  SQLite::Statement q(db,
+                      "SELECT workload_id || '/' || scope || '/' || gpu_brand || '/' || gpu_model "
+                      "|| '/' || instance_type, samples, last_finished_at, state FROM aggregates");
+  while (q.executeStep()) {
+    hwrec::internal::KeyAggregate aggregate;
+    const SQLite::Column state = q.getColumn(3);
+    REQUIRE(aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
+                                              static_cast<std::size_t>(state.getBytes()))));
+    aggregate.samples = q.getColumn(1).getInt64();
+    aggregate.last_finished_at = q.getColumn(2).getDouble();
+    out.emplace(q.getColumn(0).getString(), std::move(aggregate));
+  }
+  return out;
+}
+
+// The aggregates a migration left equal those rebuilt from its observations.
+void CheckAggregatesMatchRebuild(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  const auto moved = ReadAggregates(db);
+  {
+    SQLite::Transaction tx(db);
+    hwrec::internal::RebuildAggregates(db, hwrec::internal::LoadSettings(db));
+    const auto rebuilt = ReadAggregates(db);
+    REQUIRE(moved.size() == rebuilt.size());
+    REQUIRE_FALSE(moved.empty());
+    for (const auto& [key, aggregate] : rebuilt) {
+      INFO(key);
+      REQUIRE(moved.count(key) == 1);
+      const hwrec::internal::KeyAggregate& m = moved.at(key);
+      CHECK(m.samples == aggregate.samples);
+      CHECK(m.last_finished_at == aggregate.last_finished_at);
+      for (std::size_t i = 0; i < aggregate.metrics.size(); ++i) {
+        const auto& a = aggregate.metrics[i];
+        const auto& b = m.metrics[i];
+        CHECK(b.count() == a.count());
+        CHECK(b.MaxEver() == a.MaxEver());
+        CHECK(b.MaxOfRecent(10) == a.MaxOfRecent(10));
+        if (a.empty()) continue;
+        CHECK(*b.Percentile(0.95) == Approx(*a.Percentile(0.95)).epsilon(1e-9));
+        CHECK(*b.DecayedAverage() == Approx(*a.DecayedAverage()).epsilon(1e-9));
+      }
+    }
+  }  // rolled back: the store keeps what the migration wrote
+}
+
+// Adds the rows of another legacy store to `path`'s site_observations, their
+// execution ids prefixed so that they are new.
+void CopyLegacyRows(const std::string& from, const std::string& path, const std::string& prefix) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  SQLite::Statement attach(db, "ATTACH ? AS other");
+  attach.bind(1, from);
+  attach.exec();
+  SQLite::Statement copy(
+      db,
+      "INSERT INTO site_observations (execution_id, site_id, action_image, node_pool_id, "
+      "finished_at, status, duration_s, hardware_profile_id, instance_type, architecture, "
+      "cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, node_pool_gpu, "
+      "gpu_compute_fraction, gpu_utilization, gpu_memory_peak_gb, cpu_millicores_avg, "
+      "cpu_millicores_p95, cpu_millicores_max, memory_peak_bytes, requested_cpu_millicores, "
+      "requested_memory_bytes, requested_gpu_memory_gb, requested_gpu_compute_fraction) "
+      "SELECT ? || execution_id, site_id, action_image, node_pool_id, finished_at, status, "
+      "duration_s, hardware_profile_id, instance_type, architecture, cpu_millicores, "
+      "memory_bytes, gpu_count, gpu_mode, gpu_total, node_pool_gpu, gpu_compute_fraction, "
+      "gpu_utilization, gpu_memory_peak_gb, cpu_millicores_avg, cpu_millicores_p95, "
+      "cpu_millicores_max, memory_peak_bytes, requested_cpu_millicores, requested_memory_bytes, "
+      "requested_gpu_memory_gb, requested_gpu_compute_fraction FROM other.site_observations");
+  copy.bind(1, prefix);
+  copy.exec();
+  db.exec("INSERT OR IGNORE INTO site_node_pools SELECT * FROM other.site_node_pools");
+  db.exec("DETACH other");
 }
 
 }  // namespace
@@ -472,4 +550,47 @@ TEST_CASE("legacy bench: migrate prints rows per second and peak RSS", "[legacy]
   CHECK_THAT(result.out, Catch::Contains("rows/s"));
   CHECK_THAT(result.out, Catch::Contains("peak RSS"));
   CHECK_THAT(result.out, Catch::Contains("the targets apply at 1,000,000 rows"));
+}
+
+TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("fixture.db");
+  hwrec::test::WriteBenchFixture(path, 12000, 5);  // several batches of the move
+  const auto report = MigrateOrFail(path);
+  REQUIRE(report.migrated > 9000);
+  CheckAggregatesMatchRebuild(path);
+
+  SECTION("legacy rows found after a migration merge into the aggregates already stored") {
+    const std::string more = dir.File("more.db");
+    hwrec::test::WriteBenchFixture(more, 3000, 6);
+    CopyLegacyRows(more, path, "later-");
+    const auto second = MigrateOrFail(path);
+    CHECK(second.legacy_rows == 3000);
+    CHECK(CountRows(path, "observations") == report.migrated + second.migrated);
+    CheckAggregatesMatchRebuild(path);
+  }
+}
+
+TEST_CASE("legacy migration: the store's connection settings are restored afterwards", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("fixture.db");
+  hwrec::test::WriteBenchFixture(path, 500, 2);
+
+  SECTION("alone, the move runs on a rollback journal and the store returns to WAL") {
+    auto store = hwrec::test::OpenStoreOrFail(path);
+    REQUIRE(MigrateStore(*store, Consent()).ok());
+    const auto status = store->GetStatus();
+    REQUIRE(status.ok());
+    CHECK(status->journal_mode == "wal");
+  }
+  SECTION("with another connection open, the move stays in WAL and still succeeds") {
+    SQLite::Database reader(path, SQLite::OPEN_READONLY);
+    CHECK(reader.execAndGet("SELECT count(*) FROM site_observations").getInt() == 500);
+    const auto report = MigrateOrFail(path);
+    CHECK(report.migrated + report.quarantined == 500);
+  }
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
+  CHECK(CountRows(path, "site_observations") == 0);
+  CHECK_FALSE(std::filesystem::exists(path + "-journal"));
 }

@@ -5,8 +5,11 @@
 
 #include <ctime>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <map>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "hwrec/catalog.h"
@@ -14,7 +17,7 @@
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
-#include "legacy/schema_steps.h"
+#include "legacy/legacy_row.h"
 #include "recommend/aggregator.h"
 #include "recommend/settings.h"
 #include "store/migration.h"
@@ -173,7 +176,7 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     LegacyPlan plan;
     plan.path = store.path();
     plan.from_version = store.schema_version();
-    plan.pending_versions = internal::PendingVersions(db);
+    plan.pending_versions = internal::Migrator(db, internal::EmbeddedMigrations()).Pending();
     plan.to_version =
         plan.pending_versions.empty() ? plan.from_version : plan.pending_versions.back();
     plan.legacy_rows = LegacyRowCount(db);
@@ -192,7 +195,7 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     LegacyRow row;
     while (rows.executeStep()) {
       internal::ReadLegacyRow(rows, 0, &row);
-      PlanRow(row, (*resolver)->Resolve(row), stored ? &*stored : nullptr, &plan,
+      PlanRow(row, *(*resolver)->Resolve(row), stored ? &*stored : nullptr, &plan,
               &GroupOf(&groups, row));
     }
     for (auto& [key, group] : groups) plan.groups.push_back(std::move(group));
@@ -202,8 +205,126 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
 
 namespace {
 
-// Streams every legacy row into observations or quarantine, then checks that
-// the counts add up. Throws on any failure: the caller's transaction rolls back.
+// Rows per batch of the move. Large enough to amortise the hand-over to the
+// worker, small enough that three batches stay a few MiB.
+constexpr std::size_t kBatchRows = 4096;
+
+// One batch of the move: legacy rows as read, and as prepared.
+struct MoveBatch {
+  std::vector<LegacyRow> rows = std::vector<LegacyRow>(kBatchRows);
+  std::vector<internal::PreparedLegacyRow> prepared =
+      std::vector<internal::PreparedLegacyRow>(kBatchRows);
+  std::size_t size = 0;
+};
+
+// Moves the legacy rows in batches through three stages: read and store on
+// the calling thread (which owns the connection and its write transaction),
+// prepare (resolve, validate, hash) and aggregate on a worker, so that batch
+// n is stored while batch n+1 is prepared and batch n-1 is added to the
+// aggregates. The worker never touches the database: its aggregates are
+// merged with the stored ones at Flush, on the calling thread.
+class LegacyMove {
+ public:
+  LegacyMove(SQLite::Database& db, internal::LegacyResolver& resolver, double now,
+             const internal::RecommenderSettings& settings)
+      : db_(db),
+        resolver_(resolver),
+        aggregates_(db, settings, internal::StoredAggregates::kMergeOnFlush),
+        mover_(db, now, nullptr),
+        rows_(db, fmt::format("SELECT {} FROM site_observations ORDER BY id",
+                              internal::kLegacyColumns)),
+        parallel_(std::thread::hardware_concurrency() > 1) {}
+
+  // Moves every row; `progress` is called on the calling thread after each batch.
+  void Run(const std::function<void(std::int64_t)>& progress) {
+    MoveBatch batches[3];
+    Read(&batches[0]);
+    Prepare(&batches[0]);
+    MoveBatch* aggregate = nullptr;  // stored, waiting for the aggregates
+    for (std::size_t n = 0; batches[n % 3].size > 0; ++n) {
+      MoveBatch& current = batches[n % 3];
+      MoveBatch& next = batches[(n + 1) % 3];
+      Read(&next);
+      auto work = [this, &next, aggregate] {
+        Prepare(&next);
+        if (aggregate != nullptr) Aggregate(*aggregate);
+      };
+      std::future<void> worker;
+      if (parallel_) {
+        worker = std::async(std::launch::async, work);
+      } else {
+        work();
+      }
+      try {
+        Store(&current);
+      } catch (...) {
+        if (worker.valid()) worker.wait();
+        throw;
+      }
+      if (worker.valid()) worker.get();
+      aggregate = &current;
+      progress(done_);
+    }
+    if (aggregate != nullptr) Aggregate(*aggregate);
+    aggregates_.Flush();
+  }
+
+  std::int64_t done() const { return done_; }
+  std::int64_t migrated() const { return migrated_; }
+  std::int64_t quarantined() const { return quarantined_; }
+
+ private:
+  void Read(MoveBatch* batch) {
+    batch->size = 0;
+    while (!exhausted_ && batch->size < kBatchRows) {
+      if (!rows_.executeStep()) {
+        exhausted_ = true;
+        break;
+      }
+      internal::ReadLegacyRow(rows_, 0, &batch->rows[batch->size++]);
+    }
+  }
+
+  void Prepare(MoveBatch* batch) {
+    for (std::size_t i = 0; i < batch->size; ++i) {
+      const LegacyRow& row = batch->rows[i];
+      internal::PrepareLegacyRow(row, resolver_.Resolve(row), &batch->prepared[i], &scratch_);
+    }
+  }
+
+  void Store(MoveBatch* batch) {
+    for (std::size_t i = 0; i < batch->size; ++i) {
+      internal::PreparedLegacyRow& p = batch->prepared[i];
+      if (p.storable && mover_.Store(&p)) {
+        ++migrated_;
+      } else {
+        mover_.Quarantine(batch->rows[i], p.code, p.reason);
+        ++quarantined_;
+      }
+    }
+    done_ += static_cast<std::int64_t>(batch->size);
+  }
+
+  void Aggregate(const MoveBatch& batch) {
+    for (std::size_t i = 0; i < batch.size; ++i) {
+      if (batch.prepared[i].stored) aggregates_.Add(batch.prepared[i].aggregate);
+    }
+  }
+
+  SQLite::Database& db_;
+  internal::LegacyResolver& resolver_;  // worker's while the move runs
+  internal::AggregateWriter aggregates_;
+  internal::LegacyMover mover_;
+  SQLite::Statement rows_;
+  const bool parallel_;
+  bool exhausted_ = false;
+  std::string scratch_;  // worker's
+  std::int64_t done_ = 0, migrated_ = 0, quarantined_ = 0;
+};
+
+// Streams every legacy row into observations or quarantine, feeding the
+// aggregates as it goes, then checks that the counts add up. Throws on any
+// failure: the caller's transaction rolls back.
 Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::int64_t legacy_rows,
                       LegacyMigrationReport* report) {
   SQLite::Database& db = internal::StoreAccess::Db(store);
@@ -215,23 +336,20 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   const std::int64_t observations_before = RowCount(db, "observations");
   const std::int64_t quarantine_before = RowCount(db, "legacy_quarantine");
   const double now = internal::NowEpochSeconds();
+  const internal::RecommenderSettings settings = internal::LoadSettings(db);
   std::int64_t done = 0;
   {
-    internal::LegacyMover mover(db, now, nullptr);
-    SQLite::Statement rows(
-        db, fmt::format("SELECT {} FROM site_observations ORDER BY id", internal::kLegacyColumns));
-    LegacyRow row;
-    std::string code, reason;
-    while (rows.executeStep()) {
-      internal::ReadLegacyRow(rows, 0, &row);
-      if (mover.TryStore(row, (*resolver)->Resolve(row), &code, &reason)) {
-        ++report->migrated;
-      } else {
-        mover.Quarantine(row, code, reason);
-        ++report->quarantined;
+    LegacyMove move(db, **resolver, now, settings);
+    std::int64_t reported = 0;
+    move.Run([&](std::int64_t n) {
+      if (options.progress && n - reported >= kProgressEvery) {
+        options.progress(n, legacy_rows);
+        reported = n;
       }
-      if (++done % kProgressEvery == 0 && options.progress) options.progress(done, legacy_rows);
-    }
+    });
+    done = move.done();
+    report->migrated = move.migrated();
+    report->quarantined = move.quarantined();
   }
   db.exec("DELETE FROM site_observations");
   const std::int64_t migrated = RowCount(db, "observations") - observations_before;
@@ -244,7 +362,6 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
         legacy_rows, done, migrated, quarantined));
   }
   report->legacy_rows = legacy_rows;
-  internal::RebuildAggregates(db, internal::LoadSettings(db));
   report->recommendations = internal::RefreshAllRecommendations(db);
   SQLite::Statement record(db,
                            "INSERT INTO legacy_migrations (migrated_at, from_version, legacy_rows, "
@@ -260,6 +377,58 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   if (options.progress) options.progress(legacy_rows, legacy_rows);
   return Status::Ok();
 }
+
+// For the move, the store is switched to a rollback journal when this is its
+// only connection: the new pages are then written to the file once, where a
+// WAL writes them twice (to the WAL, then at checkpoint). Rollback journals
+// are as crash-safe as WAL; synchronous = FULL while it lasts. The page cache
+// is enlarged so that the move does not spill mid-transaction, and
+// secure_delete is FAST: emptying site_observations would otherwise zero and
+// journal every page of it, though every row it held now lives on in
+// observations or legacy_quarantine. Everything is restored when the scope
+// ends, whatever happened.
+class BulkWriteMode {
+ public:
+  explicit BulkWriteMode(SQLite::Database& db) : db_(db) {
+    cache_size_ = db.execAndGet("PRAGMA cache_size").getInt();
+    secure_delete_ = db.execAndGet("PRAGMA secure_delete").getInt();
+    db.exec("PRAGMA cache_size = -65536");  // 64 MiB
+    db.exec("PRAGMA secure_delete = FAST");
+    if (db.execAndGet("PRAGMA journal_mode").getString() != "wal") return;
+    // Leaving WAL needs the only connection; another one is not waited for.
+    const int busy_timeout = db.execAndGet("PRAGMA busy_timeout").getInt();
+    db.exec("PRAGMA busy_timeout = 0");
+    try {
+      rollback_journal_ = db.execAndGet("PRAGMA journal_mode = DELETE").getString() == "delete";
+    } catch (const SQLite::Exception&) {
+      rollback_journal_ = false;  // another connection has the store open: stay in WAL
+    }
+    // PRAGMA takes no bound parameters; the timeout is an integer SQLite returned.
+    db.exec(fmt::format("PRAGMA busy_timeout = {:d}", busy_timeout));
+    if (rollback_journal_) db.exec("PRAGMA synchronous = FULL");
+  }
+  BulkWriteMode(const BulkWriteMode&) = delete;
+  BulkWriteMode& operator=(const BulkWriteMode&) = delete;
+  ~BulkWriteMode() {
+    try {
+      if (rollback_journal_) {
+        db_.exec("PRAGMA journal_mode = WAL");
+        db_.exec("PRAGMA synchronous = NORMAL");
+      }
+      // PRAGMA takes no bound parameters; both are integers SQLite returned.
+      db_.exec(fmt::format("PRAGMA cache_size = {:d}", cache_size_));
+      db_.exec(fmt::format("PRAGMA secure_delete = {:d}", secure_delete_));
+    } catch (const SQLite::Exception&) {
+      // Store::Open sets WAL again on the next open.
+    }
+  }
+
+ private:
+  SQLite::Database& db_;
+  int cache_size_ = 0;
+  int secure_delete_ = 0;
+  bool rollback_journal_ = false;
+};
 
 }  // namespace
 
@@ -278,7 +447,7 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     report.from_version = store.schema_version();
     report.to_version = report.from_version;
     const std::int64_t legacy_rows = LegacyRowCount(db);
-    if (legacy_rows == 0 && internal::PendingVersions(db).empty()) {
+    if (legacy_rows == 0 && migrator.Pending().empty()) {
       report.nothing_to_do = true;
       report.history = ReadHistory(db);
       return report;
@@ -290,8 +459,9 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
       report.backup_path = Backup(db, store.path());
     }
     migrator.EnsureBookkeeping();
+    BulkWriteMode bulk(db);
     internal::WriteTransaction tx(db);
-    report.applied = internal::ApplyPendingInTransaction(db);
+    report.applied = migrator.ApplyPendingInCallerTransaction();
     // Counted again inside the transaction: a writer may have added rows since.
     const std::int64_t rows = LegacyRowCount(db);
     if (rows > 0 && !options.accept_hp_v2) {

@@ -27,49 +27,42 @@ std::optional<double> AsDouble(const std::optional<std::int64_t>& v) {
   return static_cast<double>(*v);
 }
 
-// The aggregates' view of one stored row (as ingest builds it).
-AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id) {
+// The aggregates' view of one row (as ingest builds it), workload id aside.
+void FillAggregateInput(const PreparedLegacyRow& row, AggregateInput* in) {
   const Observation& o = row.observation;
-  const HardwareProfile& h = row.resolved.hardware;
-  AggregateInput in;
-  in.workload_id = workload_id;
-  in.finished_at = o.finished_at;
-  in.status = o.status;
-  in.gpu_brand = h.gpu_brand.value_or("");
-  in.gpu_model = h.gpu_model.value_or("");
-  in.instance_type = h.instance_type.value_or("");
-  in.has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
-  in.instance_memory_bytes = AsDouble(h.memory_bytes);
-  in.card_memory_gb = row.resolved.card_memory_gb;
-  in.cpu_avg = o.cpu_millicores_avg;
-  in.cpu_p95 = o.cpu_millicores_p95;
-  in.cpu_max = o.cpu_millicores_max;
-  in.memory_peak_bytes = AsDouble(o.memory_peak_bytes);
-  in.gpu_memory_peak_gb = o.gpu_memory_peak_gb;
-  in.gpu_compute_fraction = row.gpu_compute_fraction;
-  in.gpu_utilization = o.gpu_utilization;
-  in.requested_memory_bytes = AsDouble(o.requested.memory_bytes);
-  in.requested_gpu_memory_gb = o.requested.gpu_memory_gb;
-  return in;
+  const ResolvedHardware& resolved = row.resolution->resolved;
+  const HardwareProfile& h = resolved.hardware;
+  in->finished_at = o.finished_at;
+  in->status = o.status;
+  in->gpu_brand = h.gpu_brand.value_or("");
+  in->gpu_model = h.gpu_model.value_or("");
+  in->instance_type = h.instance_type.value_or("");
+  in->has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
+  in->instance_memory_bytes = AsDouble(h.memory_bytes);
+  in->card_memory_gb = resolved.card_memory_gb;
+  in->cpu_avg = o.cpu_millicores_avg;
+  in->cpu_p95 = o.cpu_millicores_p95;
+  in->cpu_max = o.cpu_millicores_max;
+  in->memory_peak_bytes = AsDouble(o.memory_peak_bytes);
+  in->gpu_memory_peak_gb = o.gpu_memory_peak_gb;
+  in->gpu_compute_fraction = row.gpu_compute_fraction;
+  in->gpu_utilization = o.gpu_utilization;
+  in->requested_memory_bytes = AsDouble(o.requested.memory_bytes);
+  in->requested_gpu_memory_gb = o.requested.gpu_memory_gb;
 }
 
 }  // namespace
 
-LegacyMover::LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates)
-    : db_(db),
-      now_(now),
-      aggregates_(aggregates),
-      writer_(db, "legacy-migration"),
-      insert_quarantine_(db, InsertQuarantineSql()) {
-  writer_.set_now(now);
-}
-
-bool LegacyMover::TryStore(const LegacyRow& row, const LegacyResolution& resolution,
-                           std::string* code, std::string* reason) {
-  if (resolution.route == LegacyRoute::kQuarantine) {
-    *code = resolution.reason_code;
-    *reason = resolution.reason;
-    return false;
+void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
+                      PreparedLegacyRow* out, std::string* scratch) {
+  out->stored = false;
+  out->storable = false;
+  out->resolution = std::move(resolution);
+  const LegacyResolution& r = *out->resolution;
+  if (r.route == LegacyRoute::kQuarantine) {
+    out->code = r.reason_code;
+    out->reason = r.reason;
+    return;
   }
   FieldError error;
   std::optional<Observation> o = ToObservation(row, &error);
@@ -80,32 +73,60 @@ bool LegacyMover::TryStore(const LegacyRow& row, const LegacyResolution& resolut
     }
   }
   if (!o) {
-    *code = kInvalidField;
-    *reason = fmt::format("{}: {}", error.field, error.reason);
+    out->code = kInvalidField;
+    out->reason = fmt::format("{}: {}", error.field, error.reason);
+    return;
+  }
+  out->observation = std::move(*o);
+  const Observation& obs = out->observation;
+  const bool stamped = obs.gpu_compute_fraction.has_value();
+  out->gpu_compute_fraction = stamped ? obs.gpu_compute_fraction : r.resolved.mode_fraction;
+  out->fraction_source = stamped ? FractionSource::kStamped : r.resolved.mode_source;
+  out->profile_id_mismatch =
+      obs.hardware_profile_id &&
+      ProfileIdVersionOf(*obs.hardware_profile_id) == ProfileIdVersion::kV1 &&
+      *obs.hardware_profile_id != r.resolved.hp_v1;
+  out->content_hash = ContentHash(obs, scratch);
+  FillAggregateInput(*out, &out->aggregate);
+  out->storable = true;
+}
+
+LegacyMover::LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates)
+    : db_(db),
+      now_(now),
+      aggregates_(aggregates),
+      writer_(db, "legacy-migration"),
+      insert_quarantine_(db, InsertQuarantineSql()) {
+  writer_.set_now(now);
+}
+
+bool LegacyMover::TryStore(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
+                           std::string* code, std::string* reason) {
+  PrepareLegacyRow(row, std::move(resolution), &prepared_, &scratch_);
+  const bool stored = prepared_.storable && Store(&prepared_);
+  if (!stored) {
+    *code = prepared_.code;
+    *reason = prepared_.reason;
     return false;
   }
-  const ResolvedHardware& resolved = resolution.resolved;
-  const bool stamped = o->gpu_compute_fraction.has_value();
-  const bool mismatch = o->hardware_profile_id &&
-                        ProfileIdVersionOf(*o->hardware_profile_id) == ProfileIdVersion::kV1 &&
-                        *o->hardware_profile_id != resolved.hp_v1;
-  const Sha256Digest hash = ContentHash(*o, &scratch_);
-  const ObservationRow stored{*o,
-                              resolved,
-                              stamped ? o->gpu_compute_fraction : resolved.mode_fraction,
-                              stamped ? FractionSource::kStamped : resolved.mode_source,
-                              mismatch,
-                              hash};
-  if (writer_.Insert(stored) != InsertOutcome::kInserted) {
-    *code = kAlreadyStored;
-    *reason = fmt::format(
+  if (aggregates_ != nullptr) aggregates_->Add(prepared_.aggregate);
+  return true;
+}
+
+bool LegacyMover::Store(PreparedLegacyRow* p) {
+  const ObservationRow row{p->observation,     p->resolution->resolved, p->gpu_compute_fraction,
+                           p->fraction_source, p->profile_id_mismatch,  p->content_hash};
+  if (writer_.Insert(row) != InsertOutcome::kInserted) {
+    p->code = kAlreadyStored;
+    p->reason = fmt::format(
         "execution '{}' is already stored as an observation: compare the two "
         "and delete the one that is wrong",
-        row.execution_id);
+        p->observation.execution_id);
+    p->stored = false;
     return false;
   }
-  if (aggregates_ != nullptr)
-    aggregates_->Add(AggregateInputOf(stored, writer_.last_workload_id()));
+  p->aggregate.workload_id = writer_.last_workload_id();
+  p->stored = true;
   return true;
 }
 

@@ -8,6 +8,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "ingest/observation_writer.h"
@@ -16,6 +18,29 @@
 #include "recommend/aggregator.h"
 
 namespace hwrec::internal {
+
+// One legacy row made ready to store without touching the database: the
+// observation it stands for, its resolution, content hash and aggregate
+// input; or, when it cannot be stored, the quarantine code and reason.
+// A migration prepares rows on a worker thread while the previous batch is
+// written.
+struct PreparedLegacyRow {
+  bool storable = false;
+  std::string code, reason;  // when not storable
+  Observation observation;
+  std::shared_ptr<const LegacyResolution> resolution;
+  std::optional<double> gpu_compute_fraction;
+  FractionSource fraction_source = FractionSource::kNone;
+  bool profile_id_mismatch = false;
+  Sha256Digest content_hash{};
+  AggregateInput aggregate;  // workload_id is set once the row is stored
+  bool stored = false;
+};
+
+// Fills `*out` for `row`. Reads no database; `scratch` is the caller's
+// reusable buffer. Thread-compatible: one thread per `out` and `scratch`.
+void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
+                      PreparedLegacyRow* out, std::string* scratch);
 
 class LegacyMover {
  public:
@@ -26,8 +51,12 @@ class LegacyMover {
 
   // Stores the row as an observation when `resolution` resolved it and the row
   // is valid; otherwise `*code` and `*reason` say why it was not. True when stored.
-  bool TryStore(const LegacyRow& row, const LegacyResolution& resolution, std::string* code,
-                std::string* reason);
+  bool TryStore(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
+                std::string* code, std::string* reason);
+  // Stores a prepared, storable row; sets `stored` and the aggregate's
+  // workload id, or the quarantine code and reason when the execution is
+  // already stored. Does not feed the aggregates. True when stored.
+  bool Store(PreparedLegacyRow* row);
   // Inserts the row into legacy_quarantine, its legacy id kept as legacy_id.
   void Quarantine(const LegacyRow& row, const std::string& code, const std::string& reason);
 
@@ -38,6 +67,7 @@ class LegacyMover {
   ObservationWriter writer_;
   SQLite::Statement insert_quarantine_;
   std::string scratch_;
+  PreparedLegacyRow prepared_;  // TryStore's, reused
 };
 
 // Every (workload, hardware key) with history or offered by a registered pool,

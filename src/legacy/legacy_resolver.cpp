@@ -107,7 +107,7 @@ void LegacyResolver::AddPools(const std::vector<NodePool>& pools) {
   cache_.clear();
 }
 
-const LegacyResolution& LegacyResolver::Resolve(const LegacyRow& row) {
+std::shared_ptr<const LegacyResolution> LegacyResolver::Resolve(const LegacyRow& row) {
   key_.clear();
   const HardwareProfile& h = row.hardware;
   AppendKey(&key_, row.node_pool_id);
@@ -122,7 +122,7 @@ const LegacyResolution& LegacyResolver::Resolve(const LegacyRow& row) {
   auto it = cache_.find(key_);
   if (it == cache_.end()) {
     if (cache_.size() > 65536) cache_.clear();  // more shapes than any fleet has
-    it = cache_.emplace(key_, ResolveUncached(row)).first;
+    it = cache_.emplace(key_, std::make_shared<const LegacyResolution>(ResolveUncached(row))).first;
   }
   return it->second;
 }

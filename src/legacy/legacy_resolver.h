@@ -8,6 +8,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,8 +37,8 @@ class LegacyResolver {
   void AddLegacyPools(SQLite::Database& db);
   void AddPools(const std::vector<NodePool>& pools);
 
-  // The reference stays valid until the next call.
-  const LegacyResolution& Resolve(const LegacyRow& row);
+  // Shared with the cache: a pipeline may hold it while later rows resolve.
+  std::shared_ptr<const LegacyResolution> Resolve(const LegacyRow& row);
   // `row` with the GPU model an operator attached (quarantine resolve).
   LegacyResolution ResolveWithModel(const LegacyRow& row, const GpuModel& model) const;
 
@@ -61,7 +62,7 @@ class LegacyResolver {
 
   GpuCatalog catalog_;
   std::unordered_map<std::string, Pool> pools_;
-  std::unordered_map<std::string, LegacyResolution> cache_;
+  std::unordered_map<std::string, std::shared_ptr<const LegacyResolution>> cache_;
   std::string key_;  // reused cache key
 };
 

@@ -1,6 +1,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/store.h"
@@ -129,8 +131,10 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
       std::string code, reason;
       for (const LegacyRow& row : rows) {
         ++summary.matched;
-        const internal::LegacyResolution r = (*resolver)->ResolveWithModel(row, target);
-        SQLite::Statement& change = mover.TryStore(row, r, &code, &reason) ? remove : keep;
+        auto r = std::make_shared<const internal::LegacyResolution>(
+            (*resolver)->ResolveWithModel(row, target));
+        SQLite::Statement& change =
+            mover.TryStore(row, std::move(r), &code, &reason) ? remove : keep;
         if (&change == &remove) {
           ++summary.moved;
           remove.bind(1, row.id);

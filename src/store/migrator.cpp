@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <stdexcept>
 
 #include "store/sqlite_util.h"
 #include "util/sha256.h"
@@ -34,13 +35,9 @@ void Migrator::EnsureBookkeeping() {
   tx.commit();
 }
 
-int Migrator::CurrentVersion() const {
-  return db_.execAndGet("PRAGMA user_version").getInt();
-}
+int Migrator::CurrentVersion() const { return db_.execAndGet("PRAGMA user_version").getInt(); }
 
-int Migrator::LatestVersion() const {
-  return migrations_.empty() ? 0 : migrations_.back().version;
-}
+int Migrator::LatestVersion() const { return migrations_.empty() ? 0 : migrations_.back().version; }
 
 std::vector<MigrationInfo> Migrator::List() const {
   std::map<int, MigrationInfo> applied;
@@ -79,10 +76,10 @@ Status Migrator::Check() const {
   const int current = CurrentVersion();
   const int latest = LatestVersion();
   if (current > latest) {
-    return Status::SchemaMismatch(fmt::format(
-        "store is at schema {} but this build of hwrec knows schema {} at most: "
-        "upgrade hwrec to open it",
-        current, latest));
+    return Status::SchemaMismatch(
+        fmt::format("store is at schema {} but this build of hwrec knows schema {} at most: "
+                    "upgrade hwrec to open it",
+                    current, latest));
   }
   if (!db_.tableExists("schema_migrations")) return Status::Ok();
   SQLite::Statement query(db_, "SELECT version, name, checksum FROM schema_migrations");
@@ -112,19 +109,18 @@ Status Migrator::Check() const {
   return Status::Ok();
 }
 
-Result<std::vector<int>> Migrator::ApplyPending() {
-  EnsureBookkeeping();
-  if (Status status = Check(); !status.ok()) return status;
-  std::vector<int> applied;
+std::vector<int> Migrator::Pending() const {
+  const int current = CurrentVersion();
+  std::vector<int> pending;
   for (const Migration& m : migrations_) {
-    if (m.version <= CurrentVersion()) continue;
-    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
-    try {
-      db_.exec(m.sql);
-    } catch (const SQLite::Exception& e) {
-      return Status::Internal(fmt::format("migration {} failed and changed nothing: {}",
-                                          Label(m.version, m.name), e.what()));
-    }
+    if (m.version > current) pending.push_back(m.version);
+  }
+  return pending;
+}
+
+void Migrator::ApplyOne(const Migration& m) {
+  try {
+    db_.exec(m.sql);
     SQLite::Statement record(db_,
                              "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
                              "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
@@ -134,7 +130,35 @@ Result<std::vector<int>> Migrator::ApplyPending() {
     record.exec();
     // PRAGMA takes no bound parameters; the version is an integer from the build.
     db_.exec(fmt::format("PRAGMA user_version = {:d}", m.version));
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error(fmt::format("migration {} failed and changed nothing: {}",
+                                         Label(m.version, m.name), e.what()));
+  }
+}
+
+Result<std::vector<int>> Migrator::ApplyPending() {
+  EnsureBookkeeping();
+  if (Status status = Check(); !status.ok()) return status;
+  std::vector<int> applied;
+  for (const Migration& m : migrations_) {
+    if (m.version <= CurrentVersion()) continue;
+    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
+    try {
+      ApplyOne(m);
+    } catch (const std::runtime_error& e) {
+      return Status::Internal(e.what());
+    }
     tx.commit();
+    applied.push_back(m.version);
+  }
+  return applied;
+}
+
+std::vector<int> Migrator::ApplyPendingInCallerTransaction() {
+  std::vector<int> applied;
+  for (const Migration& m : migrations_) {
+    if (m.version <= CurrentVersion()) continue;
+    ApplyOne(m);
     applied.push_back(m.version);
   }
   return applied;

@@ -28,10 +28,22 @@ class Migrator {
   int CurrentVersion() const;
   int LatestVersion() const;
   std::vector<MigrationInfo> List() const;
+  // Versions this build would apply, in order.
+  std::vector<int> Pending() const;
   // Applies every pending migration; each one commits or changes nothing.
   Result<std::vector<int>> ApplyPending();
+  // Applies every pending migration inside the write transaction the caller
+  // holds, so that the schema bump commits together with the caller's own
+  // writes or not at all. Call EnsureBookkeeping() first, outside it.
+  // Returns the versions applied; throws std::runtime_error naming the
+  // migration that failed, and the caller rolls back.
+  std::vector<int> ApplyPendingInCallerTransaction();
 
  private:
+  // One migration with its schema_migrations row and user_version, in the
+  // current transaction. Throws std::runtime_error naming the migration.
+  void ApplyOne(const Migration& migration);
+
   SQLite::Database& db_;
   const std::vector<Migration>& migrations_;
 };

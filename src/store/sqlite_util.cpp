@@ -19,6 +19,20 @@ std::optional<double> ColumnOptionalDouble(const SQLite::Column& column) {
   return column.getDouble();
 }
 
+void AssignText(const SQLite::Column& column, std::string* out) {
+  const char* text = column.getText();  // before getBytes: the text form's length
+  out->assign(text, static_cast<std::size_t>(column.getBytes()));
+}
+
+void AssignOptionalText(const SQLite::Column& column, std::optional<std::string>* out) {
+  if (column.isNull()) {
+    out->reset();
+    return;
+  }
+  if (!out->has_value()) out->emplace();
+  AssignText(column, &**out);
+}
+
 double NowEpochSeconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();

@@ -66,6 +66,10 @@ inline void BindOptional(SQLite::Statement& statement, int index,
 std::optional<std::string> ColumnOptionalText(const SQLite::Column& column);
 std::optional<long long> ColumnOptionalInt64(const SQLite::Column& column);
 std::optional<double> ColumnOptionalDouble(const SQLite::Column& column);
+// Reads a text column into `*out`, reusing its buffer: for loops that read
+// millions of rows into the same structs.
+void AssignText(const SQLite::Column& column, std::string* out);
+void AssignOptionalText(const SQLite::Column& column, std::optional<std::string>* out);
 
 // Seconds since the epoch, now.
 double NowEpochSeconds();
