@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
@@ -65,10 +66,11 @@ struct Fixture {
   void Register(const std::vector<NodePool>& pools) {
     for (const NodePool& pool : pools) REQUIRE(RegisterNodePool(*store, pool).ok());
   }
+  // Five executions on `pool`, numbered from `first` (distinct numbers: distinct executions).
   void History(const std::string& pool, double gpu_peak_gb, double utilization, double cpu_p95,
-               std::int64_t memory_peak) {
+               std::int64_t memory_peak, int first = 0) {
     std::vector<Observation> batch;
-    for (int n = 0; n < 5; ++n) {
+    for (int n = first; n < first + 5; ++n) {
       batch.push_back(Ran(pool, n, gpu_peak_gb, utilization, cpu_p95, memory_peak));
     }
     Ingestor ingestor(*store);
@@ -396,6 +398,50 @@ TEST_CASE("placement: recording writes exactly the chosen request", "[placement]
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.status().message(), Catch::Contains("no candidate pool fits"));
   CHECK(ListPlacements(*f.store, "exec-43")->empty());
+}
+
+TEST_CASE("placement: an evaluator kept open sees history and settings written since it was used",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("a100-3g", "A100 80GB", "mig-3g.40gb", 1, 2, "a2-ultragpu-1g"), CpuPool("cpu")});
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  const std::vector<PlacementCandidate> candidates = {
+      {"a100-80", {}, {}, {}}, {"a100-3g", {}, {}, {}}, {"cpu", {}, {}, {}}};
+  // The kept evaluator answers exactly as one opened afresh.
+  auto evaluate = [&] {
+    auto kept =
+        evaluator->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+    INFO(kept.status().ToString());
+    REQUIRE(kept.ok());
+    CHECK(*kept == f.Place(Execution(OneGpu()), candidates));
+    return ByPool(*kept);
+  };
+
+  auto before = evaluate();  // no history yet: nothing learned
+  CHECK(Origin(before.at("a100-80"), FigureKind::kGpuMemoryGb).source == FigureSource::kNone);
+  CHECK_FALSE(before.at("a100-80").needs.gpu_memory_gb.has_value());
+
+  f.History("a100-80", 10, 0.5, 2000, 4 * kGiB);
+  auto learned = evaluate();
+  const CandidateEvaluation& full = learned.at("a100-80");
+  CHECK(Origin(full, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
+  CHECK(Origin(full, FigureKind::kGpuMemoryGb).samples == 5);
+  CHECK(*full.needs.gpu_memory_gb == Approx(10 * 1.1));
+  CHECK(learned.at("a100-3g").feasible);
+
+  // A larger peak no longer fits the 40 GB slice.
+  f.History("a100-80", 50, 0.5, 2000, 4 * kGiB, 5);
+  auto larger = evaluate();
+  CHECK(Origin(larger.at("a100-80"), FigureKind::kGpuMemoryGb).samples == 10);
+  CHECK(*larger.at("a100-80").needs.gpu_memory_gb == Approx(50 * 1.1));
+  CHECK_FALSE(larger.at("a100-3g").feasible);
+  CHECK_THAT(larger.at("a100-3g").reason, Catch::Contains("needs 55.0 GB GPU memory"));
+
+  REQUIRE(SetConfig(*f.store, "gpu_memory.margin", "0").ok());
+  auto no_margin = evaluate();
+  CHECK(*no_margin.at("a100-80").needs.gpu_memory_gb == Approx(50));
 }
 
 TEST_CASE("placement: inputs are read with errors that name the field", "[placement]") {

@@ -331,6 +331,53 @@ TEST_CASE("recommend: settings are validated and change the figures", "[recommen
   CHECK(entry->default_value == "p95");
 }
 
+TEST_CASE("recommend: a query kept open reads history and settings as they are at each call",
+          "[recommend]") {
+  Fixture f;
+  const auto key = [&] {
+    auto found = hwrec::FindNodePool(*f.store, "cpu-a");
+    REQUIRE(found.ok());
+    REQUIRE(found->has_value());
+    return HardwareKey::Of(**found);
+  }();
+  hwrec::RecommendationQuery kept(*f.store);
+  auto read = [&] {
+    auto r = kept.Recommend("kept:1", key, kNow);
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    return r->figure(FigureKind::kCpuRequestMillicores);
+  };
+  const auto cpu_runs = [&](const std::string& prefix, double cpu) {
+    std::vector<Observation> batch;
+    for (int i = 0; i < 5; ++i) {
+      auto o = Exec(prefix + std::to_string(i), "kept:1", "cpu-a", kNow - i * 60);
+      o.cpu_millicores_p95 = cpu;
+      o.cpu_millicores_max = cpu;
+      batch.push_back(o);
+    }
+    f.Ingest(batch);
+  };
+
+  CHECK(read().provenance == Provenance::kNone);  // the workload is not known yet
+  cpu_runs("k", 1000);
+  const auto first = read();
+  CHECK(first.provenance == Provenance::kExact);
+  CHECK(first.samples == 5);
+  CHECK(*first.value == Approx(1150));  // p95 with the default 15 % margin
+
+  cpu_runs("m", 2000);
+  const auto second = read();
+  CHECK(second.samples == 10);
+  CHECK(*second.value == Approx(2300));
+
+  REQUIRE(hwrec::SetConfig(*f.store, "cpu_request.margin", "0").ok());
+  const auto third = read();
+  CHECK(third.margin == 0);
+  CHECK(*third.value == Approx(2000));
+  CHECK(*third.value ==
+        Approx(*f.Recommend("kept:1", key).figure(FigureKind::kCpuRequestMillicores).value));
+}
+
 namespace {
 
 // One GenAI pod's GPU memory series: (timestamp, bytes).

@@ -2,7 +2,9 @@
 // execution should request on each pool's own hardware, whether it fits and why
 // not, and which pool to choose (DESIGN §7). An evaluator holds a snapshot of
 // the catalog and the registered pools taken when it is opened, and reads
-// recommendations through its Store's connection: one thread at a time.
+// recommendations through its Store's connection with statements it keeps
+// prepared between evaluations: one thread at a time, and the Store outlives it.
+// Each evaluation reads history and settings as they are then.
 #pragma once
 
 #include <array>
@@ -32,8 +34,9 @@ class PlacementEvaluator {
 
   // Evaluates every candidate (a pool missing from the snapshot is infeasible,
   // with the reason) and chooses by `policy`. Recommendations are read as of
-  // `as_of` (default now), once per distinct hardware key. Fails only on bad
-  // input (no candidates, a pin without a value) or a store error.
+  // `as_of` (default now), once per distinct hardware key, from one consistent
+  // state of the store. Fails only on bad input (no candidates, a pin without a
+  // value) or a store error.
   Result<PlacementResult> Evaluate(const ExecutionToPlace& execution,
                                    const std::vector<PlacementCandidate>& candidates,
                                    PlacementPolicy policy = PlacementPolicy::kBestFit,

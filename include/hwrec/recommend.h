@@ -2,7 +2,9 @@
 // given kind of hardware, with where each figure comes from. Figures are read
 // from per-key aggregates that ingest keeps up to date, so a query costs the
 // same at 10 or 10 million observations. A query object uses its Store's
-// connection: one thread at a time.
+// connection, with statements it keeps prepared between calls: one thread at a
+// time, and the Store outlives it. Each call reads history and settings as they
+// are then.
 #pragma once
 
 #include <array>

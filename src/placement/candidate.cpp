@@ -1,13 +1,14 @@
 #include "placement/candidate.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
-
-#include "util/text.h"
 
 namespace hwrec::internal {
 
@@ -96,26 +97,36 @@ PlacementNeeds ChooseGpuNeeds(const ExecutionFacts& e, const Recommendation* r,
   return needs;
 }
 
-std::string PartitionWords(const GpuPartition& p) {
-  if (p.mode == "full") return fmt::format("a whole {} ({:g} GB)", p.model, p.memory_gb);
-  return fmt::format("{} ({:g} GB)", p.mode.substr(4), p.memory_gb);
-}
+// Every hard limit a candidate breaks, in words, joined by ". " as found:
+// formatted (by formats compiled with FMT_COMPILE) into one stack buffer,
+// copied out once.
+class Problems {
+ public:
+  template <typename Format, typename... Args>
+  void Add(const Format& format, const Args&... args) {
+    if (text_.size() != 0) text_.append(std::string_view(". "));
+    fmt::format_to(fmt::appender(text_), format, args...);
+  }
+  bool empty() const { return text_.size() == 0; }
+  std::string Take() const { return fmt::to_string(text_); }
 
-std::string Plural(std::int64_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
+ private:
+  fmt::memory_buffer text_;
+};
+
+const char* GpuWord(std::int64_t n) { return n == 1 ? "GPU" : "GPUs"; }
 
 // Declared brand, model and architecture must be what the pool records.
 void CheckDeclaredHardware(const DeclaredResources& d, const HardwareProfile& h, bool has_gpus,
-                           std::vector<std::string>* problems) {
+                           Problems* problems) {
   auto check = [&](const char* field, const std::optional<std::string>& want,
                    const std::optional<std::string>& have) {
     if (!want) return;
     if (!have) {
-      problems->push_back(
-          fmt::format("declares {} {}; this pool's {} is not recorded", field, *want, field));
+      problems->Add(FMT_COMPILE("declares {} {}; this pool's {} is not recorded"), field, *want,
+                    field);
     } else if (*have != *want) {
-      problems->push_back(fmt::format("declares {} {}; this pool has {}", field, *want, *have));
+      problems->Add(FMT_COMPILE("declares {} {}; this pool has {}"), field, *want, *have);
     }
   };
   if (has_gpus) {
@@ -126,20 +137,20 @@ void CheckDeclaredHardware(const DeclaredResources& d, const HardwareProfile& h,
 }
 
 void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
-                   std::vector<std::string>* problems) {
+                   Problems* problems) {
   if (e.gpu_count == 0) return;
-  auto needs = [&] { return "needs " + Plural(e.gpu_count, "GPU", "GPUs"); };
+  const std::int64_t n = e.gpu_count;
   if (pool.pool.hardware.gpu_count.value_or(0) == 0) {
-    problems->push_back(needs() + "; this pool has none");
+    problems->Add(FMT_COMPILE("needs {} {}; this pool has none"), n, GpuWord(n));
     return;
   }
-  if (pool.partitions_per_node && e.gpu_count > *pool.partitions_per_node) {
-    problems->push_back(fmt::format("{}; a node of this pool has {} of {}", needs(),
-                                    *pool.partitions_per_node,
-                                    pool.pool.hardware.gpu_mode.value_or("unknown mode")));
+  if (pool.partitions_per_node && n > *pool.partitions_per_node) {
+    problems->Add(FMT_COMPILE("needs {} {}; a node of this pool has {} of {}"), n, GpuWord(n),
+                  *pool.partitions_per_node, pool.pool.hardware.gpu_mode.value_or("unknown mode"));
   }
-  if (c.free_partitions && e.gpu_count > *c.free_partitions) {
-    problems->push_back(fmt::format("{}; this pool has {} free", needs(), *c.free_partitions));
+  if (c.free_partitions && n > *c.free_partitions) {
+    problems->Add(FMT_COMPILE("needs {} {}; this pool has {} free"), n, GpuWord(n),
+                  *c.free_partitions);
   }
 }
 
@@ -155,24 +166,24 @@ Capacity CapacityOf(std::optional<std::int64_t> node, std::optional<std::int64_t
 }
 
 void CheckHost(const EffectiveRequest& r, const PoolFacts& pool, const PlacementCandidate& c,
-               std::vector<std::string>* problems) {
+               Problems* problems) {
   const Capacity cpu = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores);
   if (r.cpu_request_millicores && cpu.amount && *r.cpu_request_millicores > *cpu.amount) {
-    problems->push_back(fmt::format("needs {} CPU millicores; this pool has {} {}",
-                                    *r.cpu_request_millicores, *cpu.amount, cpu.words));
+    problems->Add(FMT_COMPILE("needs {} CPU millicores; this pool has {} {}"),
+                  *r.cpu_request_millicores, *cpu.amount, cpu.words);
   }
   const Capacity memory = CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes);
   if (r.memory_bytes && memory.amount && *r.memory_bytes > *memory.amount) {
-    problems->push_back(fmt::format("needs {:.1f} GiB memory; this pool has {:.1f} GiB {}",
-                                    static_cast<double>(*r.memory_bytes) / kGiB,
-                                    static_cast<double>(*memory.amount) / kGiB, memory.words));
+    problems->Add(FMT_COMPILE("needs {:.1f} GiB memory; this pool has {:.1f} GiB {}"),
+                  static_cast<double>(*r.memory_bytes) / kGiB,
+                  static_cast<double>(*memory.amount) / kGiB, memory.words);
   }
 }
 
 // GPU memory is hard; compute share is soft (noted, scored). Fills the GPU part
 // of the request: the partition's figures, or the needs on an unknown-size pool.
 void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
-              std::vector<std::string>* problems) {
+              Problems* problems) {
   if (e.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
   EffectiveRequest& r = out->request;
   const PlacementNeeds& needs = out->needs;
@@ -189,9 +200,9 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
   if (needs.gpu_memory_gb && *needs.gpu_memory_gb > p->memory_gb + kEpsilon) {
     const bool elsewhere =
         r.origin(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware;
-    problems->push_back(
-        fmt::format("needs {:.1f} GB GPU memory{}; this pool offers {}", *needs.gpu_memory_gb,
-                    elsewhere ? " (learned on other GPU models)" : "", PartitionWords(*p)));
+    problems->Add(FMT_COMPILE("needs {:.1f} GB GPU memory{}; this pool offers {}"),
+                  *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
+                  pool.partition_words);
   }
   if (needs.gpu_compute_fraction && *needs.gpu_compute_fraction > p->compute_fraction + kEpsilon) {
     out->waste.compute_shortfall =
@@ -199,7 +210,7 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
     out->notes.push_back(
         fmt::format("short of compute: needs {:.2f} of a card; {} gives {:.2f} "
                     "(runs slower)",
-                    *needs.gpu_compute_fraction, PartitionWords(*p), p->compute_fraction));
+                    *needs.gpu_compute_fraction, pool.partition_words, p->compute_fraction));
   }
 }
 
@@ -228,13 +239,12 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   w.card = static_cast<double>(e.gpu_count) * std::max(0.0, given - std::min(used, given));
 }
 
-std::string Join(const std::vector<std::string>& parts, const char* separator) {
-  std::string out;
-  for (const std::string& part : parts) out += (out.empty() ? "" : separator) + part;
-  return out;
-}
-
 }  // namespace
+
+std::string PartitionWords(const GpuPartition& p) {
+  if (p.mode == "full") return fmt::format("a whole {} ({:g} GB)", p.model, p.memory_gb);
+  return fmt::format("{} ({:g} GB)", p.mode.substr(4), p.memory_gb);
+}
 
 Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution) {
   ExecutionFacts facts;
@@ -289,7 +299,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
         c.node_pool_id);
     return out;
   }
-  std::vector<std::string> problems;
+  Problems problems;
   const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
   CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
   CheckGpuCount(e, *pool, c, &problems);
@@ -297,7 +307,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   CheckHost(out.request, *pool, c, &problems);
   ScoreWaste(e, *pool, c, &out);
   out.feasible = problems.empty();
-  out.reason = out.feasible ? "fits" : Join(problems, ". ");
+  out.reason = out.feasible ? "fits" : problems.Take();
   return out;
 }
 

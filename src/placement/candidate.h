@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
@@ -18,6 +19,7 @@ struct PoolFacts {
   std::size_t key_index = 0;                // distinct hardware key of the snapshot
   const GpuModel* card = nullptr;           // null: CPU-only or model not recorded
   const GpuPartition* partition = nullptr;  // null: CPU-only or model not recorded
+  std::string partition_words;              // PartitionWords(*partition), or ""
   std::optional<std::int64_t> partitions_per_node;
 };
 
@@ -30,6 +32,9 @@ struct ExecutionFacts {
   bool pin_gpu_memory = false;
   bool pin_compute = false;
 };
+
+// "a whole A100 80GB (80 GB)", "3g.40gb (40 GB)": what one partition offers.
+std::string PartitionWords(const GpuPartition& partition);
 
 // Checks pins and counts; fails naming the field and the fix.
 Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <tuple>
 #include <unordered_map>
 
@@ -10,7 +9,9 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
+#include "hwrec/store.h"
 #include "placement/candidate.h"
+#include "recommend/recommend_internal.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec {
@@ -43,8 +44,10 @@ auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
 }  // namespace
 
 struct PlacementEvaluator::Impl {
-  explicit Impl(const Store& s) : query(s) {}
-  RecommendationQuery query;
+  explicit Impl(const Store& s) : store(s) {}
+  const Store& store;
+  // Kept across evaluations with its prepared statements; settings refreshed each time.
+  std::unique_ptr<internal::RecommendationReader> reader;
   GpuCatalog catalog;
   std::vector<PoolFacts> pools;
   std::unordered_map<std::string, std::size_t> pool_by_id;
@@ -69,6 +72,8 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
     facts.card = catalog.FindModel(*h.gpu_brand, *h.gpu_model);
     if (h.gpu_mode)
       facts.partition = catalog.FindPartition(*h.gpu_brand, *h.gpu_model, *h.gpu_mode);
+    if (facts.partition != nullptr)
+      facts.partition_words = internal::PartitionWords(*facts.partition);
   }
   facts.partitions_per_node = PartitionsPerNode(h);
   facts.pool = std::move(pool);
@@ -76,49 +81,73 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
   pools.push_back(std::move(facts));
 }
 
-// One query per distinct hardware key among `pools`; many candidates share one.
+// One read per distinct hardware key among `pools`, many candidates share one;
+// all of them in one read transaction, the workload looked up once.
 Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
     std::vector<std::optional<Recommendation>>* cache) {
-  cache->assign(keys.size(), std::nullopt);
-  std::vector<const Recommendation*> out(candidates.size(), nullptr);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i] == nullptr) continue;
-    std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
-    if (!slot) {
-      auto recommendation = query.Recommend(workload, keys[candidates[i]->key_index], as_of);
-      if (!recommendation.ok()) return recommendation.status();
-      slot = std::move(*recommendation);
+  return internal::Guarded(store.path(), [&]() -> Result<std::vector<const Recommendation*>> {
+    internal::ReadSnapshot snapshot(internal::StoreAccess::Db(store));
+    auto kept = internal::KeptReader(store, &reader);
+    if (!kept.ok()) return kept.status();
+    internal::RecommendationReader& read = **kept;
+    const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
+    std::vector<bool> used(keys.size(), false);
+    std::vector<const HardwareKey*> wanted;
+    for (const PoolFacts* pool : candidates) {
+      if (pool == nullptr || used[pool->key_index]) continue;
+      used[pool->key_index] = true;
+      wanted.push_back(&keys[pool->key_index]);
     }
-    out[i] = &*slot;
-  }
-  return out;
+    internal::AggregateMemo memo;
+    read.ReadAggregates(workload_id, wanted, &memo);
+    cache->assign(keys.size(), std::nullopt);
+    std::vector<const Recommendation*> out(candidates.size(), nullptr);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (candidates[i] == nullptr) continue;
+      std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
+      if (!slot)
+        slot = read.Read(workload_id, workload, keys[candidates[i]->key_index], as_of, &memo);
+      out[i] = &*slot;
+    }
+    return out;
+  });
 }
 
+// The order is worked out on indices, then each evaluation is moved once.
 void PlacementEvaluator::Impl::Rank(PlacementResult* result, PlacementPolicy policy,
                                     std::int64_t gpu_count,
                                     const std::vector<const PoolFacts*>& pools_given) const {
   auto& all = result->evaluations;
-  const auto infeasible = std::stable_partition(
-      all.begin(), all.end(), [](const CandidateEvaluation& e) { return e.feasible; });
+  std::vector<std::size_t> order;
+  order.reserve(all.size());
   if (policy == PlacementPolicy::kBestFit) {
     // Keys computed once per candidate, then sorted: a comparison costs no lookup.
     using Key = decltype(BestFitKey(all.front(), false, false));
-    std::vector<std::pair<Key, std::size_t>> order;
-    for (auto it = all.begin(); it != infeasible; ++it) {
-      const PoolFacts* pool = pools_given[it->candidate];
+    std::vector<std::pair<Key, std::size_t>> keyed;
+    keyed.reserve(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!all[i].feasible) continue;
+      const PoolFacts* pool = pools_given[all[i].candidate];
       const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
-      order.emplace_back(BestFitKey(*it, gpu_count > 0, gpu_pool),
-                         static_cast<std::size_t>(it - all.begin()));
+      keyed.emplace_back(BestFitKey(all[i], gpu_count > 0, gpu_pool), i);
     }
-    std::sort(order.begin(), order.end());
-    std::vector<CandidateEvaluation> ranked;
-    ranked.reserve(all.size());
-    for (const auto& entry : order) ranked.push_back(std::move(all[entry.second]));
-    std::move(infeasible, all.end(), std::back_inserter(ranked));
-    all = std::move(ranked);
+    std::sort(keyed.begin(), keyed.end());
+    for (const auto& entry : keyed) order.push_back(entry.second);
+  } else {
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (all[i].feasible) order.push_back(i);
+    }
   }
-  if (!all.empty() && all.front().feasible) result->chosen = 0;
+  const bool any_feasible = !order.empty();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].feasible) order.push_back(i);
+  }
+  std::vector<CandidateEvaluation> ranked;
+  ranked.reserve(all.size());
+  for (const std::size_t i : order) ranked.push_back(std::move(all[i]));
+  all = std::move(ranked);
+  if (any_feasible) result->chosen = 0;
 }
 
 PlacementEvaluator::PlacementEvaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -1,5 +1,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <string_view>
 
 #include "hwrec/node_pool.h"
 #include "hwrec/recommend.h"
@@ -117,16 +120,86 @@ RecommendationReader::RecommendationReader(SQLite::Database& db)
                   "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
                   "AND instance_type = ''") {}
 
+// Compares the config rows with those the settings were last read from, in
+// place: an unchanged table costs no allocation.
+bool RecommendationReader::ConfigChanged() {
+  if (!config_) config_.emplace(db_, "SELECT key, value FROM config ORDER BY key");
+  if (!config_rows_) return true;
+  const auto& rows = *config_rows_;
+  config_->reset();
+  std::size_t i = 0;
+  bool changed = false;
+  while (!changed && config_->executeStep()) {
+    const SQLite::Column key = config_->getColumn(0);
+    const SQLite::Column value = config_->getColumn(1);
+    changed =
+        i == rows.size() || rows[i].first != key.getText() || rows[i].second != value.getText();
+    ++i;
+  }
+  config_->reset();
+  return changed || i != rows.size();
+}
+
+void RecommendationReader::RefreshSettings() {
+  if (!ConfigChanged()) return;
+  // Rows first, then the settings: a change in between only costs a re-read later.
+  std::vector<std::pair<std::string, std::string>> rows;
+  config_->reset();
+  while (config_->executeStep()) {
+    rows.emplace_back(config_->getColumn(0).getString(), config_->getColumn(1).getString());
+  }
+  config_->reset();
+  config_rows_ = std::move(rows);
+  settings_ = LoadSettings(db_);
+}
+
 std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& image) {
   workload_.reset();
   workload_.bind(1, image);
-  if (!workload_.executeStep()) return std::nullopt;
-  return workload_.getColumn(0).getInt64();
+  std::optional<std::int64_t> id;
+  if (workload_.executeStep()) id = workload_.getColumn(0).getInt64();
+  workload_.reset();  // an unfinished statement would hold its read transaction open
+  return id;
 }
+
+namespace {
+
+KeyAggregate ParseAggregate(const SQLite::Column& state) {
+  KeyAggregate aggregate;
+  if (!aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
+                                         static_cast<std::size_t>(state.getBytes())))) {
+    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
+  }
+  return aggregate;
+}
+
+// The row `scope` keeps for `hardware`: the parts the scope does not key on are "".
+AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& hardware) {
+  AggregateKey key;
+  key.workload_id = workload_id;
+  key.scope = scope;
+  if (scope == Scope::kExact || scope == Scope::kGpuModel) {
+    key.gpu_brand = hardware.gpu_brand.value_or("");
+    key.gpu_model = hardware.gpu_model.value_or("");
+  }
+  if (scope == Scope::kExact || scope == Scope::kInstanceType) {
+    key.instance_type = hardware.instance_type.value_or("");
+  }
+  return key;
+}
+
+std::optional<Scope> ScopeNamed(std::string_view name) {
+  for (std::size_t s = 0; s < kScopeCount; ++s) {
+    if (name == ScopeName(static_cast<Scope>(s))) return static_cast<Scope>(s);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
                                           const HardwareKey& hardware, double as_of) {
-  std::array<std::optional<KeyAggregate>, 4> by_scope;
+  std::array<std::optional<KeyAggregate>, kScopeCount> by_scope;
   if (workload_id > 0) {
     aggregates_.reset();
     aggregates_.bind(1, workload_id);
@@ -135,16 +208,71 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
     aggregates_.bind(4, hardware.instance_type.value_or(""));
     while (aggregates_.executeStep()) {
       const auto scope = static_cast<std::size_t>(aggregates_.getColumn(0).getInt());
-      const SQLite::Column state = aggregates_.getColumn(1);
-      KeyAggregate aggregate;
-      if (!aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
-                                             static_cast<std::size_t>(state.getBytes())))) {
-        throw std::runtime_error(
-            "an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
-      }
-      by_scope[scope] = std::move(aggregate);
+      by_scope[scope] = ParseAggregate(aggregates_.getColumn(1));
     }
   }
+  ScopeAggregates found{};
+  for (std::size_t s = 0; s < kScopeCount; ++s) {
+    if (by_scope[s]) found[s] = &*by_scope[s];
+  }
+  return Estimate(workload, hardware, as_of, found);
+}
+
+Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
+                                          const HardwareKey& hardware, double as_of,
+                                          AggregateMemo* memo) {
+  ScopeAggregates found{};
+  if (workload_id > 0) {
+    ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
+    for (std::size_t s = 0; s < kScopeCount; ++s) {
+      const auto entry = memo->find(KeyAt(workload_id, static_cast<Scope>(s), hardware));
+      if (entry->second) found[s] = &*entry->second;
+    }
+  }
+  return Estimate(workload, hardware, as_of, found);
+}
+
+void RecommendationReader::ReadAggregates(std::int64_t workload_id,
+                                          const std::vector<const HardwareKey*>& keys,
+                                          AggregateMemo* memo) {
+  if (workload_id <= 0) return;
+  AggregateMemo wanted;
+  for (const HardwareKey* hardware : keys) {
+    for (std::size_t s = 0; s < kScopeCount; ++s) {
+      AggregateKey key = KeyAt(workload_id, static_cast<Scope>(s), *hardware);
+      if (memo->count(key) == 0) wanted.try_emplace(std::move(key));
+    }
+  }
+  if (wanted.empty()) return;
+  if (!workload_rows_) {
+    workload_rows_.emplace(db_,
+                           "SELECT scope, gpu_brand, gpu_model, instance_type, state "
+                           "FROM aggregates WHERE workload_id = ?");
+  }
+  // One seek, then the rows in key order: a seek per row costs more, since each
+  // comparison on this table reads a whole row with its state.
+  SQLite::Statement& select = *workload_rows_;
+  select.reset();
+  select.bind(1, workload_id);
+  AggregateKey key;
+  key.workload_id = workload_id;
+  while (select.executeStep()) {
+    const std::optional<Scope> scope = ScopeNamed(select.getColumn(0).getText());
+    if (!scope) continue;
+    key.scope = *scope;
+    key.gpu_brand = select.getColumn(1).getText();
+    key.gpu_model = select.getColumn(2).getText();
+    key.instance_type = select.getColumn(3).getText();
+    const auto entry = wanted.find(key);
+    if (entry != wanted.end()) entry->second = ParseAggregate(select.getColumn(4));
+  }
+  select.reset();
+  memo->merge(wanted);
+}
+
+Recommendation RecommendationReader::Estimate(const std::string& workload,
+                                              const HardwareKey& hardware, double as_of,
+                                              const ScopeAggregates& by_scope) const {
   Recommendation out;
   out.workload = workload;
   out.hardware = hardware;
@@ -154,14 +282,52 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
     out.figures[f] = EmptyFigure(kind, settings_);
     if (hardware.cpu_only && IsGpuFigure(kind)) continue;
     for (Scope scope : FallbackChain(kind)) {
-      const auto& aggregate = by_scope[static_cast<std::size_t>(scope)];
-      if (!aggregate || aggregate->metric(kind).empty()) continue;
+      const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
+      if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
       out.figures[f] =
           EstimateFigure(kind, aggregate->metric(kind), settings_, ProvenanceOf(scope), as_of);
       break;
     }
   }
   return out;
+}
+
+int RecommendationReader::SchemaVersion() {
+  if (!schema_version_) schema_version_.emplace(db_, "PRAGMA user_version");
+  schema_version_->reset();
+  const int version = schema_version_->executeStep() ? schema_version_->getColumn(0).getInt() : 0;
+  schema_version_->reset();
+  return version;
+}
+
+Result<RecommendationReader*> KeptReader(const Store& store,
+                                         std::unique_ptr<RecommendationReader>* reader) {
+  const int version = *reader != nullptr ? (*reader)->SchemaVersion() : store.schema_version();
+  if (version < Store::LatestSchemaVersion()) {
+    return Status::SchemaMismatch(fmt::format(
+        "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
+        store.path(), version, Store::LatestSchemaVersion(), store.path()));
+  }
+  if (*reader == nullptr) {
+    *reader = std::make_unique<RecommendationReader>(StoreAccess::Db(store));
+  }
+  (*reader)->RefreshSettings();
+  return reader->get();
+}
+
+ReadSnapshot::ReadSnapshot(SQLite::Database& db) : db_(db) {
+  if (sqlite3_get_autocommit(db_.getHandle()) != 0) {
+    db_.exec("BEGIN");
+    began_ = true;
+  }
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  if (!began_) return;
+  // Nothing was written: ending it either way releases the snapshot.
+  if (sqlite3_exec(db_.getHandle(), "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    sqlite3_exec(db_.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
 }
 
 }  // namespace internal
@@ -180,19 +346,13 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
                                                       const HardwareKey& hardware,
                                                       std::optional<double> as_of) {
   const Store& store = impl_->store;
-  if (store.schema_version() < Store::LatestSchemaVersion()) {
-    return Status::SchemaMismatch(fmt::format(
-        "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
-        store.path(), store.schema_version(), Store::LatestSchemaVersion(), store.path()));
-  }
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
-    if (!impl_->reader) {
-      impl_->reader =
-          std::make_unique<internal::RecommendationReader>(internal::StoreAccess::Db(impl_->store));
-    }
+    internal::ReadSnapshot snapshot(internal::StoreAccess::Db(store));
+    auto reader = internal::KeptReader(store, &impl_->reader);
+    if (!reader.ok()) return reader.status();
     const double at = as_of.value_or(internal::NowEpochSeconds());
-    const auto id = impl_->reader->WorkloadId(workload);
-    return impl_->reader->Read(id.value_or(0), workload, hardware, at);
+    const auto id = (*reader)->WorkloadId(workload);
+    return (*reader)->Read(id.value_or(0), workload, hardware, at);
   });
 }
 
