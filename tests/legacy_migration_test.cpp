@@ -550,6 +550,8 @@ TEST_CASE("legacy bench: migrate prints rows per second and peak RSS", "[legacy]
   CHECK_THAT(result.out, Catch::Contains("rows/s"));
   CHECK_THAT(result.out, Catch::Contains("peak RSS"));
   CHECK_THAT(result.out, Catch::Contains("the targets apply at 1,000,000 rows"));
+  CHECK_THAT(result.out, Catch::Contains("raw SQLite ceiling"));
+  CHECK_THAT(result.out, Catch::Contains("ratio ours/ceiling"));
 }
 
 TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", "[legacy]") {

@@ -376,6 +376,17 @@ TEST_CASE("recommend: a query kept open reads history and settings as they are a
   CHECK(*third.value == Approx(2000));
   CHECK(*third.value ==
         Approx(*f.Recommend("kept:1", key).figure(FigureKind::kCpuRequestMillicores).value));
+
+  // Another connection (another process, say) commits a change: seen too.
+  {
+    auto other = hwrec::test::OpenStoreOrFail(f.store->path());
+    REQUIRE(hwrec::SetConfig(*other, "cpu_request.margin", "0.5").ok());
+  }
+  const auto fourth = read();
+  CHECK(fourth.margin == Approx(0.5));
+  CHECK(*fourth.value == Approx(3000));
+  // Unchanged since: the same figures from the settings already read.
+  CHECK(*read().value == Approx(3000));
 }
 
 namespace {

@@ -300,8 +300,23 @@ int RecommendationReader::SchemaVersion() {
   return version;
 }
 
+bool RecommendationReader::StoreMayHaveChanged() {
+  if (!data_version_) data_version_.emplace(db_, "PRAGMA data_version");
+  data_version_->reset();
+  const std::int64_t data_version =
+      data_version_->executeStep() ? data_version_->getColumn(0).getInt64() : 0;
+  data_version_->reset();
+  const std::pair<std::int64_t, std::int64_t> now{
+      data_version, static_cast<std::int64_t>(sqlite3_total_changes64(db_.getHandle()))};
+  const bool changed = seen_version_ != now;
+  seen_version_ = now;
+  return changed;
+}
+
 Result<RecommendationReader*> KeptReader(const Store& store,
                                          std::unique_ptr<RecommendationReader>* reader) {
+  // Unchanged since the last call: the schema and the settings are as checked then.
+  if (*reader != nullptr && !(*reader)->StoreMayHaveChanged()) return reader->get();
   const int version = *reader != nullptr ? (*reader)->SchemaVersion() : store.schema_version();
   if (version < Store::LatestSchemaVersion()) {
     return Status::SchemaMismatch(fmt::format(
@@ -310,6 +325,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
   }
   if (*reader == nullptr) {
     *reader = std::make_unique<RecommendationReader>(StoreAccess::Db(store));
+    (*reader)->StoreMayHaveChanged();  // the baseline for the next call
   }
   (*reader)->RefreshSettings();
   return reader->get();

@@ -39,6 +39,10 @@ class RecommendationReader {
   // A reader kept across writes to the store calls it before each batch of reads.
   void RefreshSettings();
   int SchemaVersion();  // PRAGMA user_version, as of now
+  // True when the store may have changed since the last call: another
+  // connection committed (PRAGMA data_version) or this one wrote rows.
+  // The first call returns true.
+  bool StoreMayHaveChanged();
   std::optional<std::int64_t> WorkloadId(const std::string& image);
   // workload_id 0: a workload with no history (every figure `none`).
   Recommendation Read(std::int64_t workload_id, const std::string& workload,
@@ -64,9 +68,11 @@ class RecommendationReader {
   RecommenderSettings settings_;
   SQLite::Statement workload_;
   SQLite::Statement aggregates_;
-  std::optional<SQLite::Statement> schema_version_;  // prepared on first use
-  std::optional<SQLite::Statement> workload_rows_;   // a workload's rows; prepared on first use
-  std::optional<SQLite::Statement> config_;          // prepared by the first RefreshSettings
+  std::optional<SQLite::Statement> schema_version_;                    // prepared on first use
+  std::optional<SQLite::Statement> data_version_;                      // prepared on first use
+  std::optional<std::pair<std::int64_t, std::int64_t>> seen_version_;  // (data_version, changes)
+  std::optional<SQLite::Statement> workload_rows_;  // a workload's rows; prepared on first use
+  std::optional<SQLite::Statement> config_;         // prepared by the first RefreshSettings
   std::optional<std::vector<std::pair<std::string, std::string>>> config_rows_;
 };
 
