@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds with a CMake preset (default: dev) and runs
-# every test with CTest. `scripts/test.sh asan` runs them under ASan + UBSan.
+# every test with CTest. `scripts/test.sh asan` runs them under ASan + UBSan,
+# `scripts/test.sh tsan` under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-dev}
