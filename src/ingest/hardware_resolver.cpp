@@ -20,7 +20,16 @@ void FillFrom(std::optional<T>* field, const std::optional<T>& pool_value) {
   if (!field->has_value()) *field = pool_value;
 }
 
+// Ingest takes the pool's brand and model too, when the record has none.
 void FillFromPool(HardwareProfile* h, const HardwareProfile& pool) {
+  FillShapeFromPool(h, pool);
+  FillFrom(&h->gpu_brand, pool.gpu_brand);
+  FillFrom(&h->gpu_model, pool.gpu_model);
+}
+
+}  // namespace
+
+void FillShapeFromPool(HardwareProfile* h, const HardwareProfile& pool) {
   FillFrom(&h->instance_type, pool.instance_type);
   FillFrom(&h->architecture, pool.architecture);
   FillFrom(&h->cpu_millicores, pool.cpu_millicores);
@@ -28,9 +37,9 @@ void FillFromPool(HardwareProfile* h, const HardwareProfile& pool) {
   FillFrom(&h->gpu_count, pool.gpu_count);
   FillFrom(&h->gpu_mode, pool.gpu_mode);
   FillFrom(&h->gpu_total, pool.gpu_total);
-  FillFrom(&h->gpu_brand, pool.gpu_brand);
-  FillFrom(&h->gpu_model, pool.gpu_model);
 }
+
+namespace {
 
 std::string ValidModes(const GpuModel& model) {
   std::vector<std::string> modes;

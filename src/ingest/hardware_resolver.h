@@ -27,6 +27,10 @@ struct ResolvedHardware {
   std::string hp_v2;
 };
 
+// Fills what `h` did not record of the pool's shape (instance type through
+// gpu_total); brand and model are left to the caller's own rules.
+void FillShapeFromPool(HardwareProfile* h, const HardwareProfile& pool);
+
 class HardwareResolver {
  public:
   // `total_compute_slices` divides MIG modes of cards the catalog does not know.

@@ -100,37 +100,6 @@ void IngestRun::FinishChunk() {
   internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds());
 }
 
-// The aggregates' view of one accepted record.
-internal::AggregateInput AggregateInputOf(const internal::ObservationRow& row,
-                                          std::int64_t workload_id) {
-  const Observation& o = row.observation;
-  const HardwareProfile& h = row.resolved.hardware;
-  auto as_double = [](const std::optional<std::int64_t>& v) -> std::optional<double> {
-    if (!v) return std::nullopt;
-    return static_cast<double>(*v);
-  };
-  internal::AggregateInput in;
-  in.workload_id = workload_id;
-  in.finished_at = o.finished_at;
-  in.status = o.status;
-  in.gpu_brand = h.gpu_brand.value_or("");
-  in.gpu_model = h.gpu_model.value_or("");
-  in.instance_type = h.instance_type.value_or("");
-  in.has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
-  in.instance_memory_bytes = as_double(h.memory_bytes);
-  in.card_memory_gb = row.resolved.card_memory_gb;
-  in.cpu_avg = o.cpu_millicores_avg;
-  in.cpu_p95 = o.cpu_millicores_p95;
-  in.cpu_max = o.cpu_millicores_max;
-  in.memory_peak_bytes = as_double(o.memory_peak_bytes);
-  in.gpu_memory_peak_gb = o.gpu_memory_peak_gb;
-  in.gpu_compute_fraction = row.gpu_compute_fraction;
-  in.gpu_utilization = o.gpu_utilization;
-  in.requested_memory_bytes = as_double(o.requested.memory_bytes);
-  in.requested_gpu_memory_gb = o.requested.gpu_memory_gb;
-  return in;
-}
-
 // The one path of an accepted record: resolve, hash, insert, count.
 void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* raw) {
   auto record_text = [&] { return raw != nullptr ? *raw : internal::ObservationToJson(o); };

@@ -11,6 +11,7 @@
 
 #include "hwrec/observation.h"
 #include "ingest/hardware_resolver.h"
+#include "recommend/aggregator.h"
 #include "util/sha256.h"
 
 namespace hwrec::internal {
@@ -24,6 +25,9 @@ struct ObservationRow {
   bool profile_id_mismatch = false;
   const Sha256Digest& content_hash;
 };
+
+// The aggregates' view of one stored row of `workload_id`.
+AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id);
 
 enum class InsertOutcome {
   kInserted,   // a new execution

@@ -19,6 +19,7 @@
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
 #include "recommend/aggregator.h"
+#include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
 #include "store/migration.h"
 #include "store/migrator.h"

@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <set>
-
 #include "ingest/observation_encoding.h"
-#include "recommend/recommend_internal.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec::internal {
@@ -20,35 +17,6 @@ std::string InsertQuarantineSql() {
       "INSERT INTO legacy_quarantine (legacy_{}, reason_code, reason, quarantined_at) "
       "VALUES ({})",
       kLegacyColumns, params);
-}
-
-std::optional<double> AsDouble(const std::optional<std::int64_t>& v) {
-  if (!v) return std::nullopt;
-  return static_cast<double>(*v);
-}
-
-// The aggregates' view of one row (as ingest builds it), workload id aside.
-void FillAggregateInput(const PreparedLegacyRow& row, AggregateInput* in) {
-  const Observation& o = row.observation;
-  const ResolvedHardware& resolved = row.resolution->resolved;
-  const HardwareProfile& h = resolved.hardware;
-  in->finished_at = o.finished_at;
-  in->status = o.status;
-  in->gpu_brand = h.gpu_brand.value_or("");
-  in->gpu_model = h.gpu_model.value_or("");
-  in->instance_type = h.instance_type.value_or("");
-  in->has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
-  in->instance_memory_bytes = AsDouble(h.memory_bytes);
-  in->card_memory_gb = resolved.card_memory_gb;
-  in->cpu_avg = o.cpu_millicores_avg;
-  in->cpu_p95 = o.cpu_millicores_p95;
-  in->cpu_max = o.cpu_millicores_max;
-  in->memory_peak_bytes = AsDouble(o.memory_peak_bytes);
-  in->gpu_memory_peak_gb = o.gpu_memory_peak_gb;
-  in->gpu_compute_fraction = row.gpu_compute_fraction;
-  in->gpu_utilization = o.gpu_utilization;
-  in->requested_memory_bytes = AsDouble(o.requested.memory_bytes);
-  in->requested_gpu_memory_gb = o.requested.gpu_memory_gb;
 }
 
 }  // namespace
@@ -87,7 +55,10 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
       ProfileIdVersionOf(*obs.hardware_profile_id) == ProfileIdVersion::kV1 &&
       *obs.hardware_profile_id != r.resolved.hp_v1;
   out->content_hash = ContentHash(obs, scratch);
-  FillAggregateInput(*out, &out->aggregate);
+  out->aggregate = AggregateInputOf(
+      ObservationRow{obs, r.resolved, out->gpu_compute_fraction, out->fraction_source,
+                     out->profile_id_mismatch, out->content_hash},
+      0);
   out->storable = true;
 }
 
@@ -139,24 +110,6 @@ void LegacyMover::Quarantine(const LegacyRow& row, const std::string& code,
   s.bind(kLegacyColumnCount + 2, reason);
   s.bind(kLegacyColumnCount + 3, now_);
   s.exec();
-}
-
-std::int64_t RefreshAllRecommendations(SQLite::Database& db) {
-  std::set<MaterialKey> keys;
-  SQLite::Statement seen(db,
-                         "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
-                         "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
-                         "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
-                         "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
-                         "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
-  while (seen.executeStep()) {
-    keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
-                 seen.getColumn(2).getString(), seen.getColumn(3).getString(),
-                 seen.getColumn(4).getInt() != 0);
-  }
-  db.exec("DELETE FROM recommendations");
-  MaterializeRecommendations(db, keys, NowEpochSeconds());
-  return static_cast<std::int64_t>(keys.size());
 }
 
 }  // namespace hwrec::internal

@@ -70,8 +70,4 @@ class LegacyMover {
   PreparedLegacyRow prepared_;  // TryStore's, reused
 };
 
-// Every (workload, hardware key) with history or offered by a registered pool,
-// materialised anew as of now. Returns the rows written. Inside a transaction.
-std::int64_t RefreshAllRecommendations(SQLite::Database& db);
-
 }  // namespace hwrec::internal

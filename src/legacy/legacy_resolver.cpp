@@ -11,23 +11,6 @@ namespace hwrec::internal {
 
 namespace {
 
-template <typename T>
-void FillFrom(std::optional<T>* field, const std::optional<T>& pool_value) {
-  if (!field->has_value()) *field = pool_value;
-}
-
-// The pool's shape fills what the row did not record; brand and model are the
-// resolver's decision, not a fill.
-void FillShape(HardwareProfile* h, const HardwareProfile& pool) {
-  FillFrom(&h->instance_type, pool.instance_type);
-  FillFrom(&h->architecture, pool.architecture);
-  FillFrom(&h->cpu_millicores, pool.cpu_millicores);
-  FillFrom(&h->memory_bytes, pool.memory_bytes);
-  FillFrom(&h->gpu_count, pool.gpu_count);
-  FillFrom(&h->gpu_mode, pool.gpu_mode);
-  FillFrom(&h->gpu_total, pool.gpu_total);
-}
-
 bool HasGpu(const HardwareProfile& h) { return h.gpu_count.value_or(0) > 0 || h.gpu_mode; }
 
 template <typename T>
@@ -131,7 +114,7 @@ LegacyResolution LegacyResolver::ResolveUncached(const LegacyRow& row) const {
   HardwareProfile h = row.hardware;
   if (row.node_pool_id) {
     if (auto pool = pools_.find(*row.node_pool_id); pool != pools_.end()) {
-      FillShape(&h, pool->second.hardware);
+      FillShapeFromPool(&h, pool->second.hardware);
       return FromPool(row, pool->second, std::move(h));
     }
   }
@@ -204,7 +187,7 @@ LegacyResolution LegacyResolver::ResolveWithModel(const LegacyRow& row,
   HardwareProfile h = row.hardware;
   if (row.node_pool_id) {
     if (auto pool = pools_.find(*row.node_pool_id); pool != pools_.end()) {
-      FillShape(&h, pool->second.hardware);
+      FillShapeFromPool(&h, pool->second.hardware);
     }
   }
   return Finish(std::move(h), &model, LegacyRoute::kOperator);

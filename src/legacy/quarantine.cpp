@@ -9,6 +9,7 @@
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
 #include "recommend/aggregator.h"
+#include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
 #include "store/sqlite_util.h"
 #include "util/text.h"

@@ -1,6 +1,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
+#include <set>
+
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "recommend/aggregator.h"
@@ -70,6 +72,28 @@ void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey
   }
 }
 
+std::int64_t RefreshAllRecommendations(SQLite::Database& db) {
+  std::set<MaterialKey> keys;
+  // Keys with history (a key naming no GPU is CPU-only), keys already
+  // materialised, and every registered pool's key for every workload.
+  SQLite::Statement seen(db,
+                         "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
+                         "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
+                         "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
+                         "FROM recommendations "
+                         "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
+                         "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
+                         "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
+  while (seen.executeStep()) {
+    keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
+                 seen.getColumn(2).getString(), seen.getColumn(3).getString(),
+                 seen.getColumn(4).getInt() != 0);
+  }
+  db.exec("DELETE FROM recommendations");
+  MaterializeRecommendations(db, keys, NowEpochSeconds());
+  return static_cast<std::int64_t>(keys.size());
+}
+
 }  // namespace internal
 
 namespace {
@@ -80,27 +104,9 @@ Result<std::int64_t> Refresh(Store& store, bool rebuild) {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     if (rebuild) internal::RebuildAggregates(db, internal::LoadSettings(db));
-    std::set<internal::MaterialKey> keys;
-    // Keys with history (a key naming no GPU is CPU-only), keys already
-    // materialised, and every registered pool's key for every workload.
-    SQLite::Statement seen(
-        db,
-        "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
-        "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
-        "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
-        "FROM recommendations "
-        "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
-        "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
-        "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
-    while (seen.executeStep()) {
-      keys.emplace(seen.getColumn(0).getInt64(), seen.getColumn(1).getString(),
-                   seen.getColumn(2).getString(), seen.getColumn(3).getString(),
-                   seen.getColumn(4).getInt() != 0);
-    }
-    db.exec("DELETE FROM recommendations");
-    internal::MaterializeRecommendations(db, keys, internal::NowEpochSeconds());
+    const std::int64_t written = internal::RefreshAllRecommendations(db);
     tx.Commit();
-    return static_cast<std::int64_t>(keys.size());
+    return written;
   });
 }
 

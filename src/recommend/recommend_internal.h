@@ -105,5 +105,9 @@ void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey
 
 // The key a materialised row stands for ("" parts are unknown).
 HardwareKey KeyOf(const MaterialKey& key);
+// Materialises anew, as of now, every (workload, hardware key) with history,
+// already materialised, or offered by a registered pool. Returns the rows
+// written. Inside the caller's transaction.
+std::int64_t RefreshAllRecommendations(SQLite::Database& db);
 
 }  // namespace hwrec::internal
