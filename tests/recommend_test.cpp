@@ -479,3 +479,30 @@ TEST_CASE("recommend: percentiles on a real GenAI series stay within 5 % of exac
     CHECK(*memory.value <= exact * 1.05 + 0.01);
   }
 }
+
+TEST_CASE("recommend: an aggregate's sample count and last run add up over ingests",
+          "[recommend]") {
+  Fixture f;
+  for (const std::string prefix : {"first-", "second-"}) {
+    std::vector<Observation> batch;
+    for (int i = 0; i < 5; ++i) {
+      auto o = Exec(prefix + std::to_string(i), "counted:1", "cpu-a",
+                    kNow - (prefix == "first-" ? 3600 : 0) - i * 60);
+      o.cpu_millicores_p95 = 1000;
+      batch.push_back(o);
+    }
+    f.Ingest(batch);
+  }
+  SQLite::Database db(f.dir.File("rec.db"), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT a.scope, a.samples, a.last_finished_at FROM aggregates a JOIN "
+                      "workloads w ON w.id = a.workload_id WHERE w.image = 'counted:1'");
+  int keys = 0;
+  while (q.executeStep()) {
+    ++keys;
+    INFO(q.getColumn(0).getString());
+    CHECK(q.getColumn(1).getInt64() == 10);
+    CHECK(q.getColumn(2).getDouble() == kNow);
+  }
+  CHECK(keys == 4);  // exact, gpu_model, instance_type, any
+}

@@ -113,7 +113,8 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
 }
 
 const char* const kSelectAggregateSql =
-    "SELECT state FROM aggregates WHERE workload_id = ? AND scope = ? AND gpu_brand = ? AND "
+    "SELECT state, samples, last_finished_at FROM aggregates WHERE workload_id = ? AND "
+    "scope = ? AND gpu_brand = ? AND "
     "gpu_model = ? AND instance_type = ?";
 
 namespace {
@@ -215,8 +216,11 @@ std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& query, const Aggreg
     blob.assign(static_cast<const char*>(column.getBlob()),
                 static_cast<std::size_t>(column.getBytes()));
   }
-  query.reset();
   KeyAggregate aggregate;
+  // The state blob holds the metrics; the counts live in their own columns.
+  aggregate.samples = query.getColumn(1).getInt64();
+  aggregate.last_finished_at = query.getColumn(2).getDouble();
+  query.reset();
   if (!aggregate.Deserialize(blob)) {
     throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
   }
