@@ -350,6 +350,93 @@ TEST_CASE("legacy migration: a row already stored as an observation is quarantin
   CHECK(CountRows(path, "legacy_quarantine") == 8);
 }
 
+// Rows of `table` whose text and blob columns were stored with another type.
+std::int64_t MistypedRows(const std::string& path, const std::string& table) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  const std::string sql =
+      table == "observations"
+          ? "SELECT count(*) FROM observations WHERE typeof(execution_id) != 'text' OR "
+            "typeof(status) != 'text' OR typeof(hp_v2) != 'text' OR typeof(fraction_source) != "
+            "'text' OR typeof(content_hash) != 'blob'"
+          : "SELECT count(*) FROM legacy_quarantine WHERE typeof(execution_id) != 'text' OR "
+            "typeof(site_id) != 'text' OR typeof(status) != 'text' OR typeof(reason) != 'text'";
+  return db.execAndGet(sql).getInt64();
+}
+
+std::int64_t QuarantinedAs(const std::string& path, const std::string& execution_id,
+                           const std::string& code) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT count(*) FROM legacy_quarantine WHERE execution_id = ? AND "
+                      "reason_code = ?");
+  q.bind(1, execution_id);
+  q.bind(2, code);
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
+TEST_CASE("legacy migration: rows of executions already stored are quarantined amid new ones",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("again.db");
+
+  SECTION("in one batch, after a row that makes the image known") {
+    MakeLegacy(path);
+    AddLegacyPool(path, {"pool-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+    auto pooled = [](const std::string& id) {
+      LegacyRowSpec row = hwrec::test::Row(id);
+      row.node_pool_id = "pool-a100";
+      return row;
+    };
+    AddLegacyRow(path, pooled("stored-first"));
+    MigrateOrFail(path);
+    CheckAggregatesMatchRebuild(path);
+    for (const char* id : {"new-1", "stored-first", "new-2"}) AddLegacyRow(path, pooled(id));
+    const auto report = MigrateOrFail(path);
+    CHECK(report.legacy_rows == 3);
+    CHECK(report.migrated == 2);
+    CHECK(report.quarantined == 1);
+    CHECK(QuarantinedAs(path, "stored-first", "execution_already_stored") == 1);
+    CHECK(CountRows(path, "observations") == 3);
+    CHECK(MistypedRows(path, "observations") == 0);
+    CHECK(MistypedRows(path, "legacy_quarantine") == 0);
+    CheckAggregatesMatchRebuild(path);
+  }
+  SECTION("over several batches") {
+    // The same 3,000 legacy rows twice: migrated once, then found again after
+    // 5,000 new rows, so they meet known images across batches.
+    const std::string first = dir.File("first.db");
+    const std::string copy = dir.File("first-copy.db");
+    const std::string later = dir.File("later.db");
+    hwrec::test::WriteBenchFixture(first, 3000, 7);
+    std::filesystem::copy_file(first, copy);
+    hwrec::test::WriteBenchFixture(later, 5000, 8);
+    const auto initial = MigrateOrFail(first);
+    CopyLegacyRows(later, first, "later-");
+    CopyLegacyRows(copy, first, "");
+    const auto report = MigrateOrFail(first);
+    CHECK(report.legacy_rows == 8000);
+    CHECK(report.migrated + report.quarantined == 8000);
+    SQLite::Database db(first, SQLite::OPEN_READONLY);
+    // Each of the 3,000 rows is now either one observation and one row
+    // quarantined as already stored, or two quarantined rows with the same reason.
+    CHECK(db.execAndGet("SELECT count(*) FROM legacy_quarantine WHERE reason_code = "
+                        "'execution_already_stored'")
+              .getInt64() == initial.migrated);
+    CHECK(db.execAndGet("SELECT count(*) FROM legacy_quarantine q JOIN observations o USING "
+                        "(execution_id) WHERE q.reason_code != 'execution_already_stored'")
+              .getInt64() == 0);
+    CHECK(db.execAndGet("SELECT count(*) FROM (SELECT execution_id FROM legacy_quarantine "
+                        "WHERE execution_id NOT LIKE 'later-%' GROUP BY execution_id HAVING "
+                        "count(*) = 2 AND count(DISTINCT reason_code) = 1)")
+              .getInt64() == initial.quarantined);
+    CHECK(CountRows(first, "observations") == initial.migrated + report.migrated);
+    CHECK(MistypedRows(first, "observations") == 0);
+    CHECK(MistypedRows(first, "legacy_quarantine") == 0);
+    CheckAggregatesMatchRebuild(first);
+  }
+}
+
 TEST_CASE("legacy migration: two pools colliding on hp:v1 with different cards become two keys",
           "[legacy]") {
   TempDir dir;

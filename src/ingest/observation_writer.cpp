@@ -2,43 +2,22 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace hwrec::internal {
 
 namespace {
 
-constexpr const char* kInsertObservation =
-    "INSERT INTO observations (execution_id, workload_id, finished_at, site_id, node_pool_id, "
-    "status, duration_s, instance_type, architecture, cpu_millicores, memory_bytes, gpu_count, "
-    "gpu_mode, gpu_total, gpu_brand, gpu_model, hp_v1, hp_v2, sent_profile_id, "
-    "profile_id_mismatch, gpu_compute_fraction, fraction_source, gpu_utilization, "
-    "gpu_memory_peak_gb, cpu_millicores_avg, cpu_millicores_p95, cpu_millicores_max, "
-    "memory_peak_bytes, requested_cpu_millicores, requested_memory_bytes, "
-    "requested_gpu_memory_gb, requested_gpu_compute_fraction, content_hash, ingested_at) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34) "
-    "ON CONFLICT (execution_id) DO NOTHING";
+std::string InsertObservationSql() {
+  std::string sql = "INSERT INTO observations (" + std::string(kObservationColumns) + ") VALUES (";
+  for (int i = 1; i <= kObservationColumnCount; ++i)
+    sql += (i == 1 ? "?" : ", ?") + std::to_string(i);
+  return sql + ") ON CONFLICT (execution_id) DO NOTHING";
+}
 
 // Binds without copying: every statement here is stepped before its values change.
-void BindText(SQLite::Statement& statement, int index, const std::optional<std::string>& value) {
-  if (value) {
-    statement.bindNoCopy(index, *value);
-  } else {
-    statement.bind(index);
-  }
-}
-
 void BindText(SQLite::Statement& statement, int index, const std::string& value) {
   statement.bindNoCopy(index, value);
-}
-
-template <typename T>
-void BindNumber(SQLite::Statement& statement, int index, const std::optional<T>& value) {
-  if (value) {
-    statement.bind(index, *value);
-  } else {
-    statement.bind(index);
-  }
 }
 
 }  // namespace
@@ -72,10 +51,51 @@ AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload
   return in;
 }
 
+void ObservationValues(const ObservationRow& row, std::int64_t workload_id, double ingested_at,
+                       SqlValue* values) {
+  const Observation& o = row.observation;
+  const HardwareProfile& h = row.resolved.hardware;
+  SqlValue* v = values;
+  *v++ = SqlValue::Text(o.execution_id);
+  *v++ = SqlValue::Integer(workload_id);
+  *v++ = SqlValue::Real(o.finished_at);
+  *v++ = SqlValue::Text(o.site_id);
+  *v++ = SqlValue::Text(o.node_pool_id);
+  *v++ = SqlValue::Text(ToString(o.status));
+  *v++ = SqlValue::Real(o.duration_s);
+  *v++ = SqlValue::Text(h.instance_type);
+  *v++ = SqlValue::Text(h.architecture);
+  *v++ = SqlValue::Integer(h.cpu_millicores);
+  *v++ = SqlValue::Integer(h.memory_bytes);
+  *v++ = SqlValue::Integer(h.gpu_count);
+  *v++ = SqlValue::Text(h.gpu_mode);
+  *v++ = SqlValue::Integer(h.gpu_total);
+  *v++ = SqlValue::Text(h.gpu_brand);
+  *v++ = SqlValue::Text(h.gpu_model);
+  *v++ = SqlValue::Text(row.resolved.hp_v1);
+  *v++ = SqlValue::Text(row.resolved.hp_v2);
+  *v++ = SqlValue::Text(o.hardware_profile_id);
+  *v++ = SqlValue::Integer(row.profile_id_mismatch ? 1 : 0);
+  *v++ = SqlValue::Real(row.gpu_compute_fraction);
+  *v++ = SqlValue::Text(ToString(row.fraction_source));
+  *v++ = SqlValue::Real(o.gpu_utilization);
+  *v++ = SqlValue::Real(o.gpu_memory_peak_gb);
+  *v++ = SqlValue::Real(o.cpu_millicores_avg);
+  *v++ = SqlValue::Real(o.cpu_millicores_p95);
+  *v++ = SqlValue::Real(o.cpu_millicores_max);
+  *v++ = SqlValue::Integer(o.memory_peak_bytes);
+  *v++ = SqlValue::Integer(o.requested.cpu_millicores);
+  *v++ = SqlValue::Integer(o.requested.memory_bytes);
+  *v++ = SqlValue::Real(o.requested.gpu_memory_gb);
+  *v++ = SqlValue::Real(o.requested.gpu_compute_fraction);
+  *v++ = SqlValue::Blob(row.content_hash.data(), row.content_hash.size());
+  *v++ = SqlValue::Real(ingested_at);
+}
+
 ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
     : db_(db),
       source_(std::move(source)),
-      insert_observation_(db, kInsertObservation),
+      insert_observation_(db, InsertObservationSql()),
       stored_hash_(db, "SELECT content_hash FROM observations WHERE execution_id = ?1"),
       insert_workload_(db, "INSERT OR IGNORE INTO workloads (image) VALUES (?1)"),
       select_workload_(db, "SELECT id FROM workloads WHERE image = ?1"),
@@ -86,19 +106,23 @@ ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
                        "INSERT INTO ingest_conflicts (execution_id, source, line, record, "
                        "seen_at) VALUES (?1, ?2, ?3, ?4, ?5)") {}
 
+std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
+  const Observation& o = row.observation;
+  if (auto cached = workload_ids_.find(o.action_image); cached != workload_ids_.end()) {
+    return cached->second;
+  }
+  // A re-sent record must not create a workload: look for the execution first.
+  if (CompareStored(o.execution_id, row.content_hash)) return std::nullopt;
+  return CreateWorkload(o.action_image);
+}
+
 InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
   const Observation& o = row.observation;
-  std::int64_t workload_id = 0;
-  if (auto cached = workload_ids_.find(o.action_image); cached != workload_ids_.end()) {
-    workload_id = cached->second;
-  } else {
-    // A re-sent record must not create a workload: look for the execution first.
-    if (auto stored = CompareStored(o.execution_id, row.content_hash)) return *stored;
-    workload_id = CreateWorkload(o.action_image);
-  }
-  BindObservation(row, workload_id);
+  const std::optional<std::int64_t> workload_id = WorkloadFor(row);
+  if (!workload_id) return *CompareStored(o.execution_id, row.content_hash);
+  BindObservation(row, *workload_id);
   if (insert_observation_.exec() == 1) {
-    last_workload_id_ = workload_id;
+    last_workload_id_ = *workload_id;
     return InsertOutcome::kInserted;
   }
   if (auto stored = CompareStored(o.execution_id, row.content_hash)) return *stored;
@@ -135,44 +159,13 @@ std::optional<InsertOutcome> ObservationWriter::CompareStored(const std::string&
 }
 
 void ObservationWriter::BindObservation(const ObservationRow& row, std::int64_t workload_id) {
-  const Observation& o = row.observation;
-  const HardwareProfile& h = row.resolved.hardware;
   SQLite::Statement& s = insert_observation_;
   s.reset();
-  BindText(s, 1, o.execution_id);
-  s.bind(2, workload_id);
-  s.bind(3, o.finished_at);
-  BindText(s, 4, o.site_id);
-  BindText(s, 5, o.node_pool_id);
-  s.bind(6, std::string(ToString(o.status)));
-  BindNumber(s, 7, o.duration_s);
-  BindText(s, 8, h.instance_type);
-  BindText(s, 9, h.architecture);
-  BindNumber(s, 10, h.cpu_millicores);
-  BindNumber(s, 11, h.memory_bytes);
-  BindNumber(s, 12, h.gpu_count);
-  BindText(s, 13, h.gpu_mode);
-  BindNumber(s, 14, h.gpu_total);
-  BindText(s, 15, h.gpu_brand);
-  BindText(s, 16, h.gpu_model);
-  BindText(s, 17, row.resolved.hp_v1);
-  BindText(s, 18, row.resolved.hp_v2);
-  BindText(s, 19, o.hardware_profile_id);
-  s.bind(20, row.profile_id_mismatch ? 1 : 0);
-  BindNumber(s, 21, row.gpu_compute_fraction);
-  s.bind(22, std::string(ToString(row.fraction_source)));
-  BindNumber(s, 23, o.gpu_utilization);
-  BindNumber(s, 24, o.gpu_memory_peak_gb);
-  BindNumber(s, 25, o.cpu_millicores_avg);
-  BindNumber(s, 26, o.cpu_millicores_p95);
-  BindNumber(s, 27, o.cpu_millicores_max);
-  BindNumber(s, 28, o.memory_peak_bytes);
-  BindNumber(s, 29, o.requested.cpu_millicores);
-  BindNumber(s, 30, o.requested.memory_bytes);
-  BindNumber(s, 31, o.requested.gpu_memory_gb);
-  BindNumber(s, 32, o.requested.gpu_compute_fraction);
-  s.bindNoCopy(33, row.content_hash.data(), static_cast<int>(row.content_hash.size()));
-  s.bind(34, now_);
+  SqlValue values[kObservationColumnCount];
+  ObservationValues(row, workload_id, now_, values);
+  for (int column = 0; column < kObservationColumnCount; ++column) {
+    BindValue(s, column + 1, values[column]);
+  }
 }
 
 void ObservationWriter::RecordReject(std::int64_t line, const std::string& execution_id,

@@ -12,6 +12,7 @@
 #include "hwrec/observation.h"
 #include "ingest/hardware_resolver.h"
 #include "recommend/aggregator.h"
+#include "store/row_source_table.h"
 #include "util/sha256.h"
 
 namespace hwrec::internal {
@@ -25,6 +26,24 @@ struct ObservationRow {
   bool profile_id_mismatch = false;
   const Sha256Digest& content_hash;
 };
+
+// The columns of observations that a stored row fills, in the order of
+// ObservationValues.
+inline constexpr const char* kObservationColumns =
+    "execution_id, workload_id, finished_at, site_id, node_pool_id, status, duration_s, "
+    "instance_type, architecture, cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, "
+    "gpu_brand, gpu_model, hp_v1, hp_v2, sent_profile_id, profile_id_mismatch, "
+    "gpu_compute_fraction, fraction_source, gpu_utilization, gpu_memory_peak_gb, "
+    "cpu_millicores_avg, cpu_millicores_p95, cpu_millicores_max, memory_peak_bytes, "
+    "requested_cpu_millicores, requested_memory_bytes, requested_gpu_memory_gb, "
+    "requested_gpu_compute_fraction, content_hash, ingested_at";
+inline constexpr int kObservationColumnCount = 34;
+
+// Fills `values[0, kObservationColumnCount)` with `row` as stored under
+// `workload_id` at `ingested_at`, in kObservationColumns' order. The values
+// point into `row`.
+void ObservationValues(const ObservationRow& row, std::int64_t workload_id, double ingested_at,
+                       SqlValue* values);
 
 // The aggregates' view of one stored row of `workload_id`.
 AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id);
@@ -45,6 +64,11 @@ class ObservationWriter {
   void set_now(double epoch_seconds) { now_ = epoch_seconds; }
 
   InsertOutcome Insert(const ObservationRow& row);
+  // The workload `row` is stored under, created when new. Nullopt when the
+  // image is new and the execution is already stored (duplicate or
+  // conflict): a re-sent record must not create a workload. For callers that
+  // insert rows themselves, in bulk.
+  std::optional<std::int64_t> WorkloadFor(const ObservationRow& row);
   // The workload id of the last record Insert stored.
   std::int64_t last_workload_id() const { return last_workload_id_; }
   void RecordReject(std::int64_t line, const std::string& execution_id, const FieldError& error,

@@ -191,11 +191,11 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
       stored.emplace(db, "SELECT 1 FROM observations WHERE execution_id = ?");
     }
     std::map<std::pair<std::string, std::string>, LegacyPlanGroup> groups;
-    SQLite::Statement rows(
+    internal::RawQuery rows(
         db, fmt::format("SELECT {} FROM site_observations ORDER BY id", internal::kLegacyColumns));
     LegacyRow row;
-    while (rows.executeStep()) {
-      internal::ReadLegacyRow(rows, 0, &row);
+    while (rows.Step()) {
+      internal::ReadLegacyRow(rows.handle(), 0, &row);
       PlanRow(row, *(*resolver)->Resolve(row), stored ? &*stored : nullptr, &plan,
               &GroupOf(&groups, row));
     }
@@ -231,7 +231,7 @@ class LegacyMove {
       : db_(db),
         resolver_(resolver),
         aggregates_(db, settings, internal::StoredAggregates::kMergeOnFlush),
-        mover_(db, now, nullptr),
+        writer_(db, now),
         rows_(db, fmt::format("SELECT {} FROM site_observations ORDER BY id",
                               internal::kLegacyColumns)),
         parallel_(std::thread::hardware_concurrency() > 1) {}
@@ -278,11 +278,11 @@ class LegacyMove {
   void Read(MoveBatch* batch) {
     batch->size = 0;
     while (!exhausted_ && batch->size < kBatchRows) {
-      if (!rows_.executeStep()) {
+      if (!rows_.Step()) {
         exhausted_ = true;
         break;
       }
-      internal::ReadLegacyRow(rows_, 0, &batch->rows[batch->size++]);
+      internal::ReadLegacyRow(rows_.handle(), 0, &batch->rows[batch->size++]);
     }
   }
 
@@ -294,15 +294,10 @@ class LegacyMove {
   }
 
   void Store(MoveBatch* batch) {
-    for (std::size_t i = 0; i < batch->size; ++i) {
-      internal::PreparedLegacyRow& p = batch->prepared[i];
-      if (p.storable && mover_.Store(&p)) {
-        ++migrated_;
-      } else {
-        mover_.Quarantine(batch->rows[i], p.code, p.reason);
-        ++quarantined_;
-      }
-    }
+    const std::size_t stored =
+        writer_.Store(batch->rows.data(), batch->prepared.data(), batch->size);
+    migrated_ += static_cast<std::int64_t>(stored);
+    quarantined_ += static_cast<std::int64_t>(batch->size - stored);
     done_ += static_cast<std::int64_t>(batch->size);
   }
 
@@ -315,8 +310,8 @@ class LegacyMove {
   SQLite::Database& db_;
   internal::LegacyResolver& resolver_;  // worker's while the move runs
   internal::AggregateWriter aggregates_;
-  internal::LegacyMover mover_;
-  SQLite::Statement rows_;
+  internal::LegacyBatchWriter writer_;
+  internal::RawQuery rows_;
   const bool parallel_;
   bool exhausted_ = false;
   std::string scratch_;  // worker's

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_set>
+#include <vector>
+
 #include "ingest/observation_encoding.h"
 #include "store/sqlite_util.h"
 
@@ -9,14 +14,30 @@ namespace hwrec::internal {
 
 namespace {
 
-std::string InsertQuarantineSql() {
-  std::string params;
-  for (int i = 1; i <= kLegacyColumnCount + 3; ++i) params += i == 1 ? "?" : ", ?";
-  // The legacy id goes to legacy_id; the quarantine numbers its rows itself.
+std::string AlreadyStoredReason(const std::string& execution_id) {
   return fmt::format(
-      "INSERT INTO legacy_quarantine (legacy_{}, reason_code, reason, quarantined_at) "
-      "VALUES ({})",
-      kLegacyColumns, params);
+      "execution '{}' is already stored as an observation: compare the two "
+      "and delete the one that is wrong",
+      execution_id);
+}
+
+ObservationRow RowOf(const PreparedLegacyRow& p) {
+  return ObservationRow{p.observation,     p.resolution->resolved, p.gpu_compute_fraction,
+                        p.fraction_source, p.profile_id_mismatch,  p.content_hash};
+}
+
+// Splits a column list ("a, b, c") into names.
+std::vector<std::string> ColumnNames(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::size_t first = list.find_first_not_of(' ', start);
+    names.push_back(list.substr(first, end - first));
+    start = end + 1;
+  }
+  return names;
 }
 
 }  // namespace
@@ -63,11 +84,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
 }
 
 LegacyMover::LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates)
-    : db_(db),
-      now_(now),
-      aggregates_(aggregates),
-      writer_(db, "legacy-migration"),
-      insert_quarantine_(db, InsertQuarantineSql()) {
+    : aggregates_(aggregates), writer_(db, "legacy-migration") {
   writer_.set_now(now);
 }
 
@@ -85,14 +102,9 @@ bool LegacyMover::TryStore(const LegacyRow& row, std::shared_ptr<const LegacyRes
 }
 
 bool LegacyMover::Store(PreparedLegacyRow* p) {
-  const ObservationRow row{p->observation,     p->resolution->resolved, p->gpu_compute_fraction,
-                           p->fraction_source, p->profile_id_mismatch,  p->content_hash};
-  if (writer_.Insert(row) != InsertOutcome::kInserted) {
+  if (writer_.Insert(RowOf(*p)) != InsertOutcome::kInserted) {
     p->code = kAlreadyStored;
-    p->reason = fmt::format(
-        "execution '{}' is already stored as an observation: compare the two "
-        "and delete the one that is wrong",
-        p->observation.execution_id);
+    p->reason = AlreadyStoredReason(p->observation.execution_id);
     p->stored = false;
     return false;
   }
@@ -101,15 +113,159 @@ bool LegacyMover::Store(PreparedLegacyRow* p) {
   return true;
 }
 
-void LegacyMover::Quarantine(const LegacyRow& row, const std::string& code,
-                             const std::string& reason) {
-  SQLite::Statement& s = insert_quarantine_;
-  s.reset();
-  BindLegacyRow(s, 1, row);
-  s.bind(kLegacyColumnCount + 1, code);
-  s.bind(kLegacyColumnCount + 2, reason);
-  s.bind(kLegacyColumnCount + 3, now_);
-  s.exec();
+}  // namespace hwrec::internal
+
+namespace hwrec::internal {
+
+// The batch being written, as the two tables the inserts read: the rows to
+// store as observations and the rows to quarantine, each a list of indices
+// into the batch in legacy order.
+class LegacyBatchWriter::Batch {
+ public:
+  explicit Batch(double now) : observations(this), quarantine(this), now_(now) {}
+
+  void Reset(const LegacyRow* rows, PreparedLegacyRow* prepared) {
+    rows_ = rows;
+    prepared_ = prepared;
+    observations.index.clear();
+    quarantine.index.clear();
+  }
+  PreparedLegacyRow& prepared(std::size_t i) { return prepared_[i]; }
+
+  struct Observations : RowSource {
+    explicit Observations(const Batch* b) : batch(b) {}
+    std::size_t RowCount() const override { return index.size(); }
+    void Values(std::size_t row, SqlValue* values) const override {
+      const PreparedLegacyRow& p = batch->prepared_[index[row]];
+      ObservationValues(RowOf(p), p.aggregate.workload_id, batch->now_, values);
+    }
+    const Batch* batch;
+    std::vector<std::size_t> index;
+  } observations;
+
+  struct Quarantine : RowSource {
+    explicit Quarantine(const Batch* b) : batch(b) {}
+    std::size_t RowCount() const override { return index.size(); }
+    void Values(std::size_t row, SqlValue* values) const override {
+      const std::size_t i = index[row];
+      LegacyValues(batch->rows_[i], values);
+      const PreparedLegacyRow& p = batch->prepared_[i];
+      values[kLegacyColumnCount] = SqlValue::Text(p.code);
+      values[kLegacyColumnCount + 1] = SqlValue::Text(p.reason);
+      values[kLegacyColumnCount + 2] = SqlValue::Real(batch->now_);
+    }
+    const Batch* batch;
+    std::vector<std::size_t> index;
+  } quarantine;
+
+ private:
+  const double now_;
+  const LegacyRow* rows_ = nullptr;
+  PreparedLegacyRow* prepared_ = nullptr;
+};
+
+namespace {
+
+constexpr const char* kObservationBatchTable = "hwrec_legacy_batch_observations";
+constexpr const char* kQuarantineBatchTable = "hwrec_legacy_batch_quarantine";
+
+std::vector<std::string> QuarantineColumns() {
+  std::vector<std::string> names = ColumnNames(fmt::format("legacy_{}", kLegacyColumns));
+  for (const char* name : {"reason_code", "reason", "quarantined_at"}) names.emplace_back(name);
+  return names;
+}
+
+}  // namespace
+
+LegacyBatchWriter::LegacyBatchWriter(SQLite::Database& db, double now)
+    : batch_(std::make_unique<Batch>(now)),
+      writer_(db, "legacy-migration"),
+      observation_table_(std::make_unique<RowSourceTable>(
+          db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
+      quarantine_table_(std::make_unique<RowSourceTable>(db, kQuarantineBatchTable,
+                                                         QuarantineColumns(), &batch_->quarantine)),
+      // `WHERE true` lets SQLite tell the upsert clause from a join's ON.
+      insert_observations_(db, fmt::format("INSERT INTO observations ({0}) SELECT {0} FROM {1} "
+                                           "WHERE true ON CONFLICT (execution_id) DO NOTHING",
+                                           kObservationColumns, kObservationBatchTable)),
+      insert_quarantine_(db, fmt::format("INSERT INTO legacy_quarantine (legacy_{0}, reason_code, "
+                                         "reason, quarantined_at) SELECT * FROM {1}",
+                                         kLegacyColumns, kQuarantineBatchTable)),
+      last_id_(db, "SELECT coalesce(max(id), 0) FROM observations"),
+      stored_id_(db, "SELECT id FROM observations WHERE execution_id = ?1") {
+  writer_.set_now(now);
+}
+
+LegacyBatchWriter::~LegacyBatchWriter() = default;
+
+std::size_t LegacyBatchWriter::Store(const LegacyRow* rows, PreparedLegacyRow* prepared,
+                                     std::size_t n) {
+  Batch& batch = *batch_;
+  batch.Reset(rows, prepared);
+  for (std::size_t i = 0; i < n; ++i) {
+    PreparedLegacyRow& p = prepared[i];
+    p.stored = false;
+    if (!p.storable) {
+      batch.quarantine.index.push_back(i);
+      continue;
+    }
+    const std::optional<std::int64_t> workload_id = writer_.WorkloadFor(RowOf(p));
+    if (!workload_id) {
+      p.code = kAlreadyStored;
+      p.reason = AlreadyStoredReason(p.observation.execution_id);
+      batch.quarantine.index.push_back(i);
+      continue;
+    }
+    p.aggregate.workload_id = *workload_id;
+    batch.observations.index.push_back(i);
+  }
+  std::size_t stored = 0;
+  if (!batch.observations.index.empty()) {
+    last_id_.reset();
+    last_id_.executeStep();
+    const std::int64_t last_id_before = last_id_.getColumn(0).getInt64();
+    last_id_.reset();  // no read left open while the insert writes
+    insert_observations_.reset();
+    const auto inserted = static_cast<std::size_t>(insert_observations_.exec());
+    if (inserted == batch.observations.index.size()) {
+      for (std::size_t i : batch.observations.index) batch.prepared(i).stored = true;
+    } else {
+      SortOutAlreadyStored(last_id_before);
+    }
+    stored = inserted;
+    const auto marked = static_cast<std::size_t>(
+        std::count_if(prepared, prepared + n, [](const PreparedLegacyRow& p) { return p.stored; }));
+    if (marked != inserted) {
+      throw std::logic_error(
+          fmt::format("the legacy batch stored {} observations but {} rows were found stored",
+                      inserted, marked));
+    }
+  }
+  if (!batch.quarantine.index.empty()) {
+    insert_quarantine_.reset();
+    insert_quarantine_.exec();
+  }
+  return stored;
+}
+
+void LegacyBatchWriter::SortOutAlreadyStored(std::int64_t last_id_before) {
+  Batch& batch = *batch_;
+  std::unordered_set<std::int64_t> claimed;
+  for (std::size_t i : batch.observations.index) {
+    PreparedLegacyRow& p = batch.prepared(i);
+    stored_id_.reset();
+    stored_id_.bindNoCopy(1, p.observation.execution_id);
+    const std::int64_t id = stored_id_.executeStep() ? stored_id_.getColumn(0).getInt64() : 0;
+    // Rows went in in batch order, so the first row of a repeated execution holds its id.
+    p.stored = id > last_id_before && claimed.insert(id).second;
+    if (!p.stored) {
+      p.code = kAlreadyStored;
+      p.reason = AlreadyStoredReason(p.observation.execution_id);
+      batch.quarantine.index.push_back(i);
+    }
+  }
+  stored_id_.reset();
+  std::sort(batch.quarantine.index.begin(), batch.quarantine.index.end());
 }
 
 }  // namespace hwrec::internal

@@ -1,8 +1,10 @@
-// LegacyMover: the writes of a legacy migration and of quarantine resolve.
-// A resolved row becomes an observation (through ingest's ObservationWriter,
-// so a later re-send is recognised), anything else goes to legacy_quarantine
-// with every original field and its reason. Runs inside the caller's
-// transaction; statements are prepared once. One thread at a time.
+// The writes of legacy rows: LegacyBatchWriter moves a migration's batches
+// into observations or legacy_quarantine; LegacyMover stores one row at a
+// time for quarantine resolve. Either way a resolved row becomes an
+// observation as ingest would store it (ingest's workload rule and columns,
+// so a later re-send is recognised), and a row that cannot be stored keeps
+// every original field beside its reason. Both run inside the caller's
+// transaction with statements prepared once. One thread at a time.
 #pragma once
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -11,11 +13,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ingest/observation_writer.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
 #include "recommend/aggregator.h"
+#include "store/row_source_table.h"
 
 namespace hwrec::internal {
 
@@ -53,21 +57,50 @@ class LegacyMover {
   // is valid; otherwise `*code` and `*reason` say why it was not. True when stored.
   bool TryStore(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
                 std::string* code, std::string* reason);
+
+ private:
   // Stores a prepared, storable row; sets `stored` and the aggregate's
   // workload id, or the quarantine code and reason when the execution is
   // already stored. Does not feed the aggregates. True when stored.
   bool Store(PreparedLegacyRow* row);
-  // Inserts the row into legacy_quarantine, its legacy id kept as legacy_id.
-  void Quarantine(const LegacyRow& row, const std::string& code, const std::string& reason);
 
- private:
-  SQLite::Database& db_;
-  double now_;
   AggregateWriter* aggregates_;
   ObservationWriter writer_;
-  SQLite::Statement insert_quarantine_;
   std::string scratch_;
   PreparedLegacyRow prepared_;  // TryStore's, reused
+};
+
+// The writes of a legacy migration, a batch at a time: the storable rows go
+// into observations and the rest into legacy_quarantine, each with one
+// INSERT ... SELECT over the batch held in memory (RowSourceTable), which
+// SQLite runs as one loop instead of one statement per row. The outcome per
+// row is the same as LegacyMover's: an execution already stored (before the
+// migration, or earlier in it) is quarantined as such. Runs inside the
+// caller's transaction. One thread at a time.
+class LegacyBatchWriter {
+ public:
+  LegacyBatchWriter(SQLite::Database& db, double now);
+  ~LegacyBatchWriter();
+  LegacyBatchWriter(const LegacyBatchWriter&) = delete;
+  LegacyBatchWriter& operator=(const LegacyBatchWriter&) = delete;
+
+  // Writes rows [0, n): sets each storable row's `stored` and its aggregate's
+  // workload id, or its quarantine code and reason. Returns how many rows
+  // were stored as observations; the others are in legacy_quarantine.
+  std::size_t Store(const LegacyRow* rows, PreparedLegacyRow* prepared, std::size_t n);
+
+ private:
+  class Batch;
+
+  // After an insert that stored fewer rows than it was given: finds the ones
+  // it stored (their ids are above `last_id_before`) and moves the others,
+  // whose executions were stored already, to the quarantine list.
+  void SortOutAlreadyStored(std::int64_t last_id_before);
+
+  std::unique_ptr<Batch> batch_;
+  ObservationWriter writer_;  // workload ids, with ingest's rule
+  std::unique_ptr<RowSourceTable> observation_table_, quarantine_table_;
+  SQLite::Statement insert_observations_, insert_quarantine_, last_id_, stored_id_;
 };
 
 }  // namespace hwrec::internal

@@ -1,6 +1,9 @@
 #include "legacy/legacy_row.h"
 
 #include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <string>
 
 #include "store/sqlite_util.h"
 
@@ -16,88 +19,143 @@ const char* const kLegacyColumns =
 
 namespace {
 
-std::optional<std::int64_t> OptionalInt(const SQLite::Column& column) {
-  auto value = ColumnOptionalInt64(column);
-  if (!value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
+// Reads the current row of a query column by column through SQLite's C API:
+// the migration reads a million rows, and SQLiteCpp's Column object per
+// value costs more than the value.
+class StatementReader {
+ public:
+  StatementReader(sqlite3_stmt* statement, int first) : s_(statement), i_(first) {}
+  bool Null() const { return sqlite3_column_type(s_, i_) == SQLITE_NULL; }
+  void Skip() { ++i_; }
+  std::int64_t Int() { return sqlite3_column_int64(s_, i_++); }
+  double Real() { return sqlite3_column_double(s_, i_++); }
+  void Text(std::string* out) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s_, i_));
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(s_, i_++));
+    out->assign(text == nullptr ? "" : text, size);
+  }
+
+ private:
+  sqlite3_stmt* s_;
+  int i_;
+};
+
+// The same through SQLiteCpp, for queries prepared with it.
+class ColumnReader {
+ public:
+  ColumnReader(const SQLite::Statement& statement, int first) : s_(statement), i_(first) {}
+  bool Null() const { return s_.isColumnNull(i_); }
+  void Skip() { ++i_; }
+  std::int64_t Int() { return s_.getColumn(i_++).getInt64(); }
+  double Real() { return s_.getColumn(i_++).getDouble(); }
+  void Text(std::string* out) { AssignText(s_.getColumn(i_++), out); }
+
+ private:
+  const SQLite::Statement& s_;
+  int i_;
+};
+
+template <typename Reader>
+void ReadText(Reader& r, std::optional<std::string>* out) {
+  if (r.Null()) {
+    r.Skip();
+    out->reset();
+    return;
+  }
+  if (!out->has_value()) out->emplace();
+  r.Text(&**out);
 }
 
-template <typename T>
-void BindValue(SQLite::Statement& s, int index, const std::optional<T>& value) {
-  if (value) {
-    s.bind(index, *value);
-  } else {
-    s.bind(index);
-  }
+template <typename Reader>
+std::optional<std::int64_t> ReadOptionalInt(Reader& r) {
+  if (!r.Null()) return r.Int();
+  r.Skip();
+  return std::nullopt;
+}
+
+template <typename Reader>
+std::optional<double> ReadOptionalReal(Reader& r) {
+  if (!r.Null()) return r.Real();
+  r.Skip();
+  return std::nullopt;
+}
+
+template <typename Reader>
+void ReadLegacyFields(Reader& r, LegacyRow* row) {
+  row->id = r.Int();
+  r.Text(&row->execution_id);
+  r.Text(&row->site_id);
+  r.Text(&row->action_image);
+  ReadText(r, &row->node_pool_id);
+  row->finished_at = r.Real();
+  r.Text(&row->status);
+  row->duration_s = ReadOptionalReal(r);
+  ReadText(r, &row->hardware_profile_id);
+  HardwareProfile& h = row->hardware;
+  ReadText(r, &h.instance_type);
+  ReadText(r, &h.architecture);
+  h.cpu_millicores = ReadOptionalInt(r);
+  h.memory_bytes = ReadOptionalInt(r);
+  h.gpu_count = ReadOptionalInt(r);
+  ReadText(r, &h.gpu_mode);
+  h.gpu_total = ReadOptionalInt(r);
+  ReadText(r, &row->node_pool_gpu);
+  row->gpu_compute_fraction = ReadOptionalReal(r);
+  row->gpu_utilization = ReadOptionalReal(r);
+  row->gpu_memory_peak_gb = ReadOptionalReal(r);
+  row->cpu_millicores_avg = ReadOptionalReal(r);
+  row->cpu_millicores_p95 = ReadOptionalReal(r);
+  row->cpu_millicores_max = ReadOptionalReal(r);
+  row->memory_peak_bytes = ReadOptionalInt(r);
+  row->requested.cpu_millicores = ReadOptionalInt(r);
+  row->requested.memory_bytes = ReadOptionalInt(r);
+  row->requested.gpu_memory_gb = ReadOptionalReal(r);
+  row->requested.gpu_compute_fraction = ReadOptionalReal(r);
 }
 
 }  // namespace
 
-void ReadLegacyRow(const SQLite::Statement& s, int first, LegacyRow* row) {
-  int i = first;
-  auto col = [&]() { return s.getColumn(i++); };
-  row->id = col().getInt64();
-  AssignText(col(), &row->execution_id);
-  AssignText(col(), &row->site_id);
-  AssignText(col(), &row->action_image);
-  AssignOptionalText(col(), &row->node_pool_id);
-  row->finished_at = col().getDouble();
-  AssignText(col(), &row->status);
-  row->duration_s = ColumnOptionalDouble(col());
-  AssignOptionalText(col(), &row->hardware_profile_id);
-  HardwareProfile& h = row->hardware;
-  AssignOptionalText(col(), &h.instance_type);
-  AssignOptionalText(col(), &h.architecture);
-  h.cpu_millicores = OptionalInt(col());
-  h.memory_bytes = OptionalInt(col());
-  h.gpu_count = OptionalInt(col());
-  AssignOptionalText(col(), &h.gpu_mode);
-  h.gpu_total = OptionalInt(col());
-  AssignOptionalText(col(), &row->node_pool_gpu);
-  row->gpu_compute_fraction = ColumnOptionalDouble(col());
-  row->gpu_utilization = ColumnOptionalDouble(col());
-  row->gpu_memory_peak_gb = ColumnOptionalDouble(col());
-  row->cpu_millicores_avg = ColumnOptionalDouble(col());
-  row->cpu_millicores_p95 = ColumnOptionalDouble(col());
-  row->cpu_millicores_max = ColumnOptionalDouble(col());
-  row->memory_peak_bytes = OptionalInt(col());
-  row->requested.cpu_millicores = OptionalInt(col());
-  row->requested.memory_bytes = OptionalInt(col());
-  row->requested.gpu_memory_gb = ColumnOptionalDouble(col());
-  row->requested.gpu_compute_fraction = ColumnOptionalDouble(col());
+void ReadLegacyRow(const SQLite::Statement& statement, int first, LegacyRow* row) {
+  ColumnReader reader(statement, first);
+  ReadLegacyFields(reader, row);
 }
 
-void BindLegacyRow(SQLite::Statement& s, int first, const LegacyRow& row) {
-  int i = first;
+void ReadLegacyRow(sqlite3_stmt* statement, int first, LegacyRow* row) {
+  StatementReader reader(statement, first);
+  ReadLegacyFields(reader, row);
+}
+
+void LegacyValues(const LegacyRow& row, SqlValue* values) {
   const HardwareProfile& h = row.hardware;
-  s.bind(i++, row.id);
-  s.bind(i++, row.execution_id);
-  s.bind(i++, row.site_id);
-  s.bind(i++, row.action_image);
-  BindValue(s, i++, row.node_pool_id);
-  s.bind(i++, row.finished_at);
-  s.bind(i++, row.status);
-  BindValue(s, i++, row.duration_s);
-  BindValue(s, i++, row.hardware_profile_id);
-  BindValue(s, i++, h.instance_type);
-  BindValue(s, i++, h.architecture);
-  BindValue(s, i++, h.cpu_millicores);
-  BindValue(s, i++, h.memory_bytes);
-  BindValue(s, i++, h.gpu_count);
-  BindValue(s, i++, h.gpu_mode);
-  BindValue(s, i++, h.gpu_total);
-  BindValue(s, i++, row.node_pool_gpu);
-  BindValue(s, i++, row.gpu_compute_fraction);
-  BindValue(s, i++, row.gpu_utilization);
-  BindValue(s, i++, row.gpu_memory_peak_gb);
-  BindValue(s, i++, row.cpu_millicores_avg);
-  BindValue(s, i++, row.cpu_millicores_p95);
-  BindValue(s, i++, row.cpu_millicores_max);
-  BindValue(s, i++, row.memory_peak_bytes);
-  BindValue(s, i++, row.requested.cpu_millicores);
-  BindValue(s, i++, row.requested.memory_bytes);
-  BindValue(s, i++, row.requested.gpu_memory_gb);
-  BindValue(s, i++, row.requested.gpu_compute_fraction);
+  SqlValue* v = values;
+  *v++ = SqlValue::Integer(row.id);
+  *v++ = SqlValue::Text(row.execution_id);
+  *v++ = SqlValue::Text(row.site_id);
+  *v++ = SqlValue::Text(row.action_image);
+  *v++ = SqlValue::Text(row.node_pool_id);
+  *v++ = SqlValue::Real(row.finished_at);
+  *v++ = SqlValue::Text(row.status);
+  *v++ = SqlValue::Real(row.duration_s);
+  *v++ = SqlValue::Text(row.hardware_profile_id);
+  *v++ = SqlValue::Text(h.instance_type);
+  *v++ = SqlValue::Text(h.architecture);
+  *v++ = SqlValue::Integer(h.cpu_millicores);
+  *v++ = SqlValue::Integer(h.memory_bytes);
+  *v++ = SqlValue::Integer(h.gpu_count);
+  *v++ = SqlValue::Text(h.gpu_mode);
+  *v++ = SqlValue::Integer(h.gpu_total);
+  *v++ = SqlValue::Text(row.node_pool_gpu);
+  *v++ = SqlValue::Real(row.gpu_compute_fraction);
+  *v++ = SqlValue::Real(row.gpu_utilization);
+  *v++ = SqlValue::Real(row.gpu_memory_peak_gb);
+  *v++ = SqlValue::Real(row.cpu_millicores_avg);
+  *v++ = SqlValue::Real(row.cpu_millicores_p95);
+  *v++ = SqlValue::Real(row.cpu_millicores_max);
+  *v++ = SqlValue::Integer(row.memory_peak_bytes);
+  *v++ = SqlValue::Integer(row.requested.cpu_millicores);
+  *v++ = SqlValue::Integer(row.requested.memory_bytes);
+  *v++ = SqlValue::Real(row.requested.gpu_memory_gb);
+  *v++ = SqlValue::Real(row.requested.gpu_compute_fraction);
 }
 
 std::optional<Observation> ToObservation(const LegacyRow& row, FieldError* error) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hwrec/observation.h"
+#include "store/row_source_table.h"
 
 namespace hwrec::internal {
 
@@ -35,7 +36,7 @@ struct LegacyRow {
   RequestedResources requested;
 };
 
-// The legacy columns in the order ReadLegacyRow and BindLegacyRow use, with
+// The legacy columns in the order ReadLegacyRow and LegacyValues use, with
 // `id` first; shared by site_observations and legacy_quarantine (where `id`
 // numbers the quarantine and the legacy id is kept as `legacy_id`).
 extern const char* const kLegacyColumns;
@@ -43,8 +44,12 @@ inline constexpr int kLegacyColumnCount = 28;
 
 // Reads columns [first, first + kLegacyColumnCount) of the current row.
 void ReadLegacyRow(const SQLite::Statement& statement, int first, LegacyRow* row);
-// Binds parameters [first, first + kLegacyColumnCount).
-void BindLegacyRow(SQLite::Statement& statement, int first, const LegacyRow& row);
+// The same for a statement on SQLite's C API (RawQuery), for loops over
+// millions of rows.
+void ReadLegacyRow(sqlite3_stmt* statement, int first, LegacyRow* row);
+// Fills `values[0, kLegacyColumnCount)` with `row`, in kLegacyColumns' order.
+// The values point into `row`.
+void LegacyValues(const LegacyRow& row, SqlValue* values);
 
 // The observation the row records, as sent (hardware without brand or model).
 // Nullopt with `*error` when its status is not one hwrec knows.

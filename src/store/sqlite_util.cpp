@@ -1,5 +1,7 @@
 #include "store/sqlite_util.h"
 
+#include <sqlite3.h>
+
 #include <chrono>
 
 namespace hwrec::internal {
@@ -31,6 +33,25 @@ void AssignOptionalText(const SQLite::Column& column, std::optional<std::string>
   }
   if (!out->has_value()) out->emplace();
   AssignText(column, &**out);
+}
+
+RawQuery::RawQuery(SQLite::Database& db, const std::string& sql) : db_(db.getHandle()) {
+  const int rc =
+      sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size() + 1), &statement_, nullptr);
+  if (rc != SQLITE_OK) {
+    SQLite::Exception error(db_, rc);
+    sqlite3_finalize(statement_);
+    throw error;
+  }
+}
+
+RawQuery::~RawQuery() { sqlite3_finalize(statement_); }
+
+bool RawQuery::Step() {
+  const int rc = sqlite3_step(statement_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  throw SQLite::Exception(db_, rc);
 }
 
 double NowEpochSeconds() {

@@ -71,6 +71,25 @@ std::optional<double> ColumnOptionalDouble(const SQLite::Column& column);
 void AssignText(const SQLite::Column& column, std::string* out);
 void AssignOptionalText(const SQLite::Column& column, std::optional<std::string>* out);
 
+// A read query on SQLite's C API, for loops over millions of rows where a
+// SQLiteCpp Column object per value costs more than the value. Takes no
+// parameters. One thread at a time, like the connection.
+class RawQuery {
+ public:
+  RawQuery(SQLite::Database& db, const std::string& sql);
+  ~RawQuery();
+  RawQuery(const RawQuery&) = delete;
+  RawQuery& operator=(const RawQuery&) = delete;
+
+  // True on a row, false when done; throws SQLite::Exception on an error.
+  bool Step();
+  sqlite3_stmt* handle() const { return statement_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
 // Seconds since the epoch, now.
 double NowEpochSeconds();
 
