@@ -142,6 +142,7 @@ std::int64_t ObservationWriter::CreateWorkload(const std::string& image) {
       throw std::logic_error("workload " + image + " was neither inserted nor found");
     }
     id = select_workload_.getColumn(0).getInt64();
+    select_workload_.reset();  // no read left open while the caller writes
   }
   workload_ids_.emplace(image, id);
   return id;
@@ -152,9 +153,13 @@ std::optional<InsertOutcome> ObservationWriter::CompareStored(const std::string&
   stored_hash_.reset();
   BindText(stored_hash_, 1, execution_id);
   if (!stored_hash_.executeStep()) return std::nullopt;
-  const SQLite::Column stored = stored_hash_.getColumn(0);
-  const bool same = static_cast<std::size_t>(stored.getBytes()) == hash.size() &&
-                    std::memcmp(stored.getBlob(), hash.data(), hash.size()) == 0;
+  bool same = false;
+  {
+    const SQLite::Column stored = stored_hash_.getColumn(0);
+    same = static_cast<std::size_t>(stored.getBytes()) == hash.size() &&
+           std::memcmp(stored.getBlob(), hash.data(), hash.size()) == 0;
+  }
+  stored_hash_.reset();  // no read left open while the caller writes
   return same ? InsertOutcome::kDuplicate : InsertOutcome::kConflict;
 }
 

@@ -256,7 +256,9 @@ void LegacyBatchWriter::SortOutAlreadyStored(std::int64_t last_id_before) {
     stored_id_.reset();
     stored_id_.bindNoCopy(1, p.observation.execution_id);
     const std::int64_t id = stored_id_.executeStep() ? stored_id_.getColumn(0).getInt64() : 0;
-    // Rows went in in batch order, so the first row of a repeated execution holds its id.
+    // site_observations holds each execution once, so an id at or below
+    // last_id_before was stored before this batch; were an execution repeated,
+    // the first row (rows go in in batch order) would hold its id.
     p.stored = id > last_id_before && claimed.insert(id).second;
     if (!p.stored) {
       p.code = kAlreadyStored;

@@ -36,11 +36,17 @@ struct Cursor {
     try {
       source->Values(row, values.data());
     } catch (const std::exception& e) {
-      sqlite3_free(base.pVtab->zErrMsg);
-      base.pVtab->zErrMsg = sqlite3_mprintf("%s", e.what());
-      return SQLITE_ERROR;
+      return Fail(e.what());
+    } catch (...) {
+      return Fail("a row could not be read");
     }
     return SQLITE_OK;
+  }
+
+  int Fail(const char* message) {
+    sqlite3_free(base.pVtab->zErrMsg);
+    base.pVtab->zErrMsg = sqlite3_mprintf("%s", message);
+    return SQLITE_ERROR;
   }
 };
 
@@ -73,11 +79,15 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
 
 int Open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
   const Definition* definition = reinterpret_cast<const Table*>(vtab)->definition;
-  auto* cursor = new (std::nothrow) Cursor;
-  if (cursor == nullptr) return SQLITE_NOMEM;
+  std::unique_ptr<Cursor> cursor;
+  try {
+    cursor = std::make_unique<Cursor>();
+    cursor->values.resize(definition->columns);
+  } catch (...) {  // no exception crosses into SQLite
+    return SQLITE_NOMEM;
+  }
   cursor->source = definition->source;
-  cursor->values.resize(definition->columns);
-  *out = &cursor->base;
+  *out = &cursor.release()->base;
   return SQLITE_OK;
 }
 
