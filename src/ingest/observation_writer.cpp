@@ -107,25 +107,34 @@ ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
                        "seen_at) VALUES (?1, ?2, ?3, ?4, ?5)") {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
+  std::optional<InsertOutcome> stored;
+  return ResolveWorkload(row, &stored);
+}
+
+std::optional<std::int64_t> ObservationWriter::ResolveWorkload(
+    const ObservationRow& row, std::optional<InsertOutcome>* stored) {
   const Observation& o = row.observation;
   if (auto cached = workload_ids_.find(o.action_image); cached != workload_ids_.end()) {
     return cached->second;
   }
   // A re-sent record must not create a workload: look for the execution first.
-  if (CompareStored(o.execution_id, row.content_hash)) return std::nullopt;
+  *stored = CompareStored(o.execution_id, row.content_hash);
+  if (*stored) return std::nullopt;
   return CreateWorkload(o.action_image);
 }
 
 InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
   const Observation& o = row.observation;
-  const std::optional<std::int64_t> workload_id = WorkloadFor(row);
-  if (!workload_id) return *CompareStored(o.execution_id, row.content_hash);
+  std::optional<InsertOutcome> stored;
+  const std::optional<std::int64_t> workload_id = ResolveWorkload(row, &stored);
+  if (!workload_id) return *stored;
   BindObservation(row, *workload_id);
   if (insert_observation_.exec() == 1) {
     last_workload_id_ = *workload_id;
     return InsertOutcome::kInserted;
   }
-  if (auto stored = CompareStored(o.execution_id, row.content_hash)) return *stored;
+  stored = CompareStored(o.execution_id, row.content_hash);
+  if (stored) return *stored;
   throw std::logic_error("observation " + o.execution_id + " was neither inserted nor found");
 }
 

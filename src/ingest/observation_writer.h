@@ -77,6 +77,10 @@ class ObservationWriter {
                       const std::string& record);
 
  private:
+  // WorkloadFor, with `*stored` set to how the execution is stored when it
+  // returns nullopt.
+  std::optional<std::int64_t> ResolveWorkload(const ObservationRow& row,
+                                              std::optional<InsertOutcome>* stored);
   std::int64_t CreateWorkload(const std::string& image);
   // Duplicate or conflict when the execution is stored, nullopt when it is not.
   std::optional<InsertOutcome> CompareStored(const std::string& execution_id,

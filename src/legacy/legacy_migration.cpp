@@ -104,12 +104,10 @@ void PlanRow(const LegacyRow& row, const LegacyResolution& r, SQLite::Statement*
   std::string code = r.reason_code;
   std::string reason = r.reason;
   if (r.route != LegacyRoute::kQuarantine) {
-    FieldError error;
-    std::optional<Observation> o = internal::ToObservation(row, &error);
-    std::optional<FieldError> invalid = o ? ValidateObservation(*o) : error;
-    if (invalid) {
+    FieldError invalid;
+    if (!internal::ToValidObservation(row, &invalid)) {
       code = internal::kInvalidField;
-      reason = fmt::format("{}: {}", invalid->field, invalid->reason);
+      reason = fmt::format("{}: {}", invalid.field, invalid.reason);
     } else if (stored != nullptr) {
       stored->reset();
       stored->bind(1, row.execution_id);
@@ -228,8 +226,7 @@ class LegacyMove {
  public:
   LegacyMove(SQLite::Database& db, internal::LegacyResolver& resolver, double now,
              const internal::RecommenderSettings& settings)
-      : db_(db),
-        resolver_(resolver),
+      : resolver_(resolver),
         aggregates_(db, settings, internal::StoredAggregates::kMergeOnFlush),
         writer_(db, now),
         rows_(db, fmt::format("SELECT {} FROM site_observations ORDER BY id",
@@ -307,7 +304,6 @@ class LegacyMove {
     }
   }
 
-  SQLite::Database& db_;
   internal::LegacyResolver& resolver_;  // worker's while the move runs
   internal::AggregateWriter aggregates_;
   internal::LegacyBatchWriter writer_;
@@ -378,8 +374,8 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
 // only connection: the new pages are then written to the file once, where a
 // WAL writes them twice (to the WAL, then at checkpoint). Rollback journals
 // are as crash-safe as WAL; synchronous = FULL while it lasts. The page cache
-// is enlarged so that the move does not spill mid-transaction, and
-// secure_delete is FAST: emptying site_observations would otherwise zero and
+// is enlarged to 64 MiB, which keeps the indexes' working pages cached while
+// the move writes, and secure_delete is FAST: emptying site_observations would otherwise zero and
 // journal every page of it, though every row it held now lives on in
 // observations or legacy_quarantine. Everything is restored when the scope
 // ends, whatever happened.

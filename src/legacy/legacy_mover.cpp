@@ -54,13 +54,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
     return;
   }
   FieldError error;
-  std::optional<Observation> o = ToObservation(row, &error);
-  if (o) {
-    if (auto invalid = ValidateObservation(*o)) {
-      error = *invalid;
-      o.reset();
-    }
-  }
+  std::optional<Observation> o = ToValidObservation(row, &error);
   if (!o) {
     out->code = kInvalidField;
     out->reason = fmt::format("{}: {}", error.field, error.reason);
@@ -76,10 +70,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
       ProfileIdVersionOf(*obs.hardware_profile_id) == ProfileIdVersion::kV1 &&
       *obs.hardware_profile_id != r.resolved.hp_v1;
   out->content_hash = ContentHash(obs, scratch);
-  out->aggregate = AggregateInputOf(
-      ObservationRow{obs, r.resolved, out->gpu_compute_fraction, out->fraction_source,
-                     out->profile_id_mismatch, out->content_hash},
-      0);
+  out->aggregate = AggregateInputOf(RowOf(*out), 0);
   out->storable = true;
 }
 
@@ -112,10 +103,6 @@ bool LegacyMover::Store(PreparedLegacyRow* p) {
   p->stored = true;
   return true;
 }
-
-}  // namespace hwrec::internal
-
-namespace hwrec::internal {
 
 // The batch being written, as the two tables the inserts read: the rows to
 // store as observations and the rows to quarantine, each a list of indices

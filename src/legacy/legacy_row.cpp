@@ -158,7 +158,7 @@ void LegacyValues(const LegacyRow& row, SqlValue* values) {
   *v++ = SqlValue::Real(row.requested.gpu_compute_fraction);
 }
 
-std::optional<Observation> ToObservation(const LegacyRow& row, FieldError* error) {
+std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* error) {
   const std::optional<ExecutionStatus> status = ParseExecutionStatus(row.status);
   if (!status) {
     *error = FieldError{"status", fmt::format("'{}' is not an execution status: hwrec knows "
@@ -184,6 +184,10 @@ std::optional<Observation> ToObservation(const LegacyRow& row, FieldError* error
   o.cpu_millicores_max = row.cpu_millicores_max;
   o.memory_peak_bytes = row.memory_peak_bytes;
   o.requested = row.requested;
+  if (auto invalid = ValidateObservation(o)) {
+    *error = *invalid;
+    return std::nullopt;
+  }
   return o;
 }
 

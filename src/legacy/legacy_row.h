@@ -52,7 +52,8 @@ void ReadLegacyRow(sqlite3_stmt* statement, int first, LegacyRow* row);
 void LegacyValues(const LegacyRow& row, SqlValue* values);
 
 // The observation the row records, as sent (hardware without brand or model).
-// Nullopt with `*error` when its status is not one hwrec knows.
-std::optional<Observation> ToObservation(const LegacyRow& row, FieldError* error);
+// Nullopt with `*error` when its status is not one hwrec knows or the
+// observation fails ValidateObservation.
+std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* error);
 
 }  // namespace hwrec::internal

@@ -197,6 +197,15 @@ AggregateWriter::TakeTouched() {
   return std::exchange(touched_, {});
 }
 
+KeyAggregate AggregateFromState(const SQLite::Column& state) {
+  KeyAggregate aggregate;
+  if (!aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
+                                         static_cast<std::size_t>(state.getBytes())))) {
+    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
+  }
+  return aggregate;
+}
+
 std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key) {
   SQLite::Statement query(db, kSelectAggregateSql);
   return ReadAggregate(query, key);
@@ -210,20 +219,11 @@ std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& query, const Aggreg
   query.bind(4, key.gpu_model);
   query.bind(5, key.instance_type);
   if (!query.executeStep()) return std::nullopt;
-  std::string blob;
-  {
-    const SQLite::Column column = query.getColumn(0);
-    blob.assign(static_cast<const char*>(column.getBlob()),
-                static_cast<std::size_t>(column.getBytes()));
-  }
-  KeyAggregate aggregate;
+  KeyAggregate aggregate = AggregateFromState(query.getColumn(0));
   // The state blob holds the metrics; the counts live in their own columns.
   aggregate.samples = query.getColumn(1).getInt64();
   aggregate.last_finished_at = query.getColumn(2).getDouble();
   query.reset();
-  if (!aggregate.Deserialize(blob)) {
-    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
-  }
   return aggregate;
 }
 

@@ -116,6 +116,9 @@ class AggregateWriter {
 
 // Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.
 std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key);
+// The metrics of an aggregates row's `state` column (samples and
+// last_finished_at are left 0). Throws when the blob is corrupt.
+KeyAggregate AggregateFromState(const SQLite::Column& state);
 // The same with a statement prepared from kSelectAggregateSql.
 std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& select, const AggregateKey& key);
 extern const char* const kSelectAggregateSql;

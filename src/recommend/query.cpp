@@ -164,15 +164,6 @@ std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& 
 
 namespace {
 
-KeyAggregate ParseAggregate(const SQLite::Column& state) {
-  KeyAggregate aggregate;
-  if (!aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
-                                         static_cast<std::size_t>(state.getBytes())))) {
-    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
-  }
-  return aggregate;
-}
-
 // The row `scope` keeps for `hardware`: the parts the scope does not key on are "".
 AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& hardware) {
   AggregateKey key;
@@ -208,7 +199,7 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
     aggregates_.bind(4, hardware.instance_type.value_or(""));
     while (aggregates_.executeStep()) {
       const auto scope = static_cast<std::size_t>(aggregates_.getColumn(0).getInt());
-      by_scope[scope] = ParseAggregate(aggregates_.getColumn(1));
+      by_scope[scope] = AggregateFromState(aggregates_.getColumn(1));
     }
   }
   ScopeAggregates found{};
@@ -264,7 +255,7 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
     key.gpu_model = select.getColumn(2).getText();
     key.instance_type = select.getColumn(3).getText();
     const auto entry = wanted.find(key);
-    if (entry != wanted.end()) entry->second = ParseAggregate(select.getColumn(4));
+    if (entry != wanted.end()) entry->second = AggregateFromState(select.getColumn(4));
   }
   select.reset();
   memo->merge(wanted);
