@@ -683,3 +683,45 @@ TEST_CASE("legacy migration: the store's connection settings are restored afterw
   CHECK(CountRows(path, "site_observations") == 0);
   CHECK_FALSE(std::filesystem::exists(path + "-journal"));
 }
+
+TEST_CASE("legacy migration: progress is reported as rows move, as a bar only on a terminal",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("progress.db");
+  hwrec::test::WriteBenchFixture(path, 20000, 4);
+
+  SECTION("the library reports rising counts that end at the legacy rows") {
+    auto options = Consent();
+    std::vector<std::pair<std::int64_t, std::int64_t>> calls;
+    options.progress = [&](std::int64_t done, std::int64_t total) {
+      calls.emplace_back(done, total);
+    };
+    MigrateOrFail(path, options);
+    REQUIRE(calls.size() >= 3);  // 20,000 rows: every 8,192 and at the end
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      CHECK(calls[i].second == 20000);
+      if (i > 0) CHECK(calls[i].first >= calls[i - 1].first);
+    }
+    CHECK(calls.back().first == 20000);
+  }
+  SECTION("the CLI draws no bar when stderr is not a terminal") {
+    const auto cli = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup");
+    INFO(cli.err);
+    REQUIRE(cli.exit_code == 0);
+    CHECK_THAT(cli.err, !Catch::Contains("migrating legacy rows"));
+  }
+  SECTION("the CLI draws the bar on stderr when it is a terminal") {
+    // util-linux `script` runs the command on a pseudo-terminal.
+    if (hwrec::test::RunShell("command -v script").exit_code != 0) {
+      WARN("`script` is not installed: the terminal case is not checked");
+      return;
+    }
+    const std::string command =
+        ShellQuote(HWREC_CLI_PATH) + " migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup";
+    const auto run = hwrec::test::RunShell("script -qec " + ShellQuote(command) + " /dev/null");
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.out, Catch::Contains("migrating legacy rows ["));
+    CHECK_THAT(run.out, Catch::Contains("100% 20000/20000"));
+  }
+}
