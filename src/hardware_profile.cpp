@@ -80,16 +80,18 @@ std::optional<ProfileIdVersion> ProfileIdVersionOf(std::string_view id) {
 Result<HardwareProfile> ParseHardwareProfile(std::string_view json) {
   auto parsed = internal::ParseJsonRecord(json);
   if (auto* error = std::get_if<FieldError>(&parsed)) {
-    return Status::InvalidArgument(fmt::format("profile: {}", error->reason));
+    if (error->field == "json") {
+      return Status::InvalidArgument(fmt::format("profile: {}", error->reason));
+    }
+    return Status::InvalidArgument(fmt::format("profile: {} {}", error->field, error->reason));
   }
   const auto& object = std::get<nlohmann::json>(parsed);
   internal::JsonFields fields(object);
   HardwareProfile p;
   std::optional<FieldError> error;
   if (!error) {
-    error = fields.RejectUnknown({"instance_type", "architecture", "cpu_millicores",
-                                  "memory_bytes", "gpu_count", "gpu_mode", "gpu_total",
-                                  "gpu_brand", "gpu_model"});
+    error = fields.RejectUnknown({"instance_type", "architecture", "cpu_millicores", "memory_bytes",
+                                  "gpu_count", "gpu_mode", "gpu_total", "gpu_brand", "gpu_model"});
   }
   if (!error) error = fields.String("instance_type", &p.instance_type, true);
   if (!error) error = fields.String("architecture", &p.architecture, true);

@@ -12,6 +12,7 @@
 #include "hwrec/observation.h"
 #include "store/sqlite_util.h"
 #include "util/json_fields.h"
+#include "util/line_reader.h"
 #include "util/text.h"
 
 namespace hwrec {
@@ -21,16 +22,19 @@ namespace {
 using internal::StoreAccess;
 using PoolOrError = std::variant<NodePool, FieldError>;
 
+// Longest pool line read; a pool is a few hundred bytes.
+constexpr std::size_t kMaxPoolLineBytes = 1048576;
+
 std::string PoolName(const NodePool& pool) {
   return pool.node_pool_id.empty() ? "node pool" : fmt::format("node pool '{}'", pool.node_pool_id);
 }
 
 std::optional<FieldError> CheckIdsAndSizes(const NodePool& pool) {
-  if (internal::Trim(pool.node_pool_id).empty()) {
-    return FieldError{"node_pool_id", "is missing: it is required"};
-  }
-  if (internal::Trim(pool.site_id).empty()) {
-    return FieldError{"site_id", "is missing: it is required"};
+  for (const auto& [field, id] :
+       {std::pair<const char*, const std::string*>{"node_pool_id", &pool.node_pool_id},
+        {"site_id", &pool.site_id}}) {
+    if (internal::Trim(*id).empty()) return FieldError{field, "is missing: it is required"};
+    if (auto problem = internal::TextProblem(*id)) return FieldError{field, std::move(*problem)};
   }
   const HardwareProfile& h = pool.hardware;
   const std::pair<const char*, const std::optional<std::int64_t>*> sizes[] = {
@@ -42,6 +46,13 @@ std::optional<FieldError> CheckIdsAndSizes(const NodePool& pool) {
     if (value->has_value() && **value < 0) {
       return FieldError{field, fmt::format("is {}: it must be zero or more", **value)};
     }
+  }
+  // gpu_total counts every GPU (card or partition) of a node; 0 is not recorded.
+  if (h.gpu_count.value_or(0) > h.gpu_total.value_or(0) && h.gpu_total.value_or(0) > 0) {
+    return FieldError{"gpu_count",
+                      fmt::format("is {}, more than gpu_total {}: gpu_total counts every GPU (or "
+                                  "partition) of the node, so send gpu_count <= gpu_total",
+                                  *h.gpu_count, *h.gpu_total)};
   }
   return std::nullopt;
 }
@@ -140,6 +151,9 @@ std::optional<FieldError> RequiredText(const internal::JsonFields& fields, std::
   if (auto error = fields.String(key, out, true)) return error;
   if (internal::Trim(**out).empty())
     return FieldError{fields.Path(key), "is empty: it is required"};
+  if (auto problem = internal::TextProblem(**out)) {
+    return FieldError{fields.Path(key), std::move(*problem)};
+  }
   return std::nullopt;
 }
 
@@ -319,8 +333,15 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
     if (!catalog.ok()) return catalog.status();
     PoolImportSummary summary;
     std::string line;
-    for (std::int64_t number = 1; std::getline(jsonl, line); ++number) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+    internal::LineReader reader(jsonl, kMaxPoolLineBytes);
+    for (std::int64_t number = 1; reader.Next(&line); ++number) {
+      if (reader.truncated()) {
+        summary.errors.push_back({number, "", "json",
+                                  fmt::format("the line is {} bytes, over the limit of {}: send "
+                                              "one pool per line",
+                                              reader.length(), kMaxPoolLineBytes)});
+        continue;
+      }
       if (internal::Trim(line).empty()) continue;
       PoolOrError pool = ParsePool(line);
       if (std::holds_alternative<NodePool>(pool)) {

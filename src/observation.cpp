@@ -3,6 +3,7 @@
 #include <date/date.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "util/json_fields.h"
+#include "util/text.h"
 
 namespace hwrec {
 
@@ -66,26 +68,31 @@ std::optional<std::string> NormaliseRfc3339(std::string_view text) {
   const bool offset = zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') &&
                       DigitsAt(zone, 1, 2) && zone[3] == ':' && DigitsAt(zone, 4, 2);
   if (!offset) return std::nullopt;
+  // RFC 3339: time-numoffset hours 00-23, minutes 00-59.
+  const bool in_range = (zone[1] < '2' || (zone[1] == '2' && zone[2] <= '3')) && zone[4] <= '5';
+  if (!in_range) return std::nullopt;
   return out + std::string(zone);
 }
 
 // ---- checks shared by JSON parsing and ValidateObservation ------------------
 
-// Records the first problem found; later checks do nothing once one is found.
+// Records every problem found, at most one per field.
 class Checker {
  public:
   void Required(std::string_view field, const std::string& value) {
-    if (!error && value.empty()) Fail(field, "is missing: it is required");
+    if (value.empty()) return Fail(field, "is missing: it is required");
+    Text(field, value);
   }
-  void NonEmpty(std::string_view field, const std::optional<std::string>& value) {
-    if (!error && value && value->empty()) {
-      Fail(field, "is empty: give a value or leave the field out");
+  void Text(std::string_view field, const std::optional<std::string>& value) {
+    if (!value) return;
+    if (value->empty()) return Fail(field, "is empty: give a value or leave the field out");
+    if (internal::Trim(*value).empty()) {
+      return Fail(field, "is only whitespace: give a value or leave the field out");
     }
+    if (auto problem = internal::TextProblem(*value)) Fail(field, std::move(*problem));
   }
   void NonNegative(std::string_view field, const std::optional<std::int64_t>& value) {
-    if (!error && value && *value < 0) {
-      Fail(field, fmt::format("is {}: it must be zero or more", *value));
-    }
+    if (value && *value < 0) Fail(field, fmt::format("is {}: it must be zero or more", *value));
   }
   void NonNegative(std::string_view field, const std::optional<double>& value) {
     if (Finite(field, value) && *value < 0) {
@@ -101,30 +108,41 @@ class Checker {
                               allow_zero ? "between 0 and 1" : "greater than 0 and at most 1"));
     }
   }
-  // True when present, finite and no error yet.
+  // True when present and finite.
   bool Finite(std::string_view field, const std::optional<double>& value) {
-    if (error || !value) return false;
+    if (!value) return false;
     if (std::isnan(*value)) Fail(field, "is NaN: send a number");
     if (std::isinf(*value)) Fail(field, "is infinite: send a finite number");
-    return !error;
+    return std::isfinite(*value);
   }
   void Fail(std::string_view field, std::string reason) {
-    error = FieldError{std::string(field), std::move(reason)};
+    for (const FieldError& e : errors) {
+      if (e.field == field) return;
+    }
+    errors.push_back(FieldError{std::string(field), std::move(reason)});
   }
 
-  std::optional<FieldError> error;
+  std::vector<FieldError> errors;
 };
 
 void CheckHardware(const HardwareProfile& h, Checker& check) {
-  check.NonEmpty("hardware.instance_type", h.instance_type);
-  check.NonEmpty("hardware.architecture", h.architecture);
+  check.Text("hardware.instance_type", h.instance_type);
+  check.Text("hardware.architecture", h.architecture);
   check.NonNegative("hardware.cpu_millicores", h.cpu_millicores);
   check.NonNegative("hardware.memory_bytes", h.memory_bytes);
   check.NonNegative("hardware.gpu_count", h.gpu_count);
-  check.NonEmpty("hardware.gpu_mode", h.gpu_mode);
+  check.Text("hardware.gpu_mode", h.gpu_mode);
   check.NonNegative("hardware.gpu_total", h.gpu_total);
-  check.NonEmpty("hardware.gpu_brand", h.gpu_brand);
-  check.NonEmpty("hardware.gpu_model", h.gpu_model);
+  check.Text("hardware.gpu_brand", h.gpu_brand);
+  check.Text("hardware.gpu_model", h.gpu_model);
+  // gpu_total counts the GPUs (whole cards or partitions) a node offers, so it
+  // holds at least gpu_count cards; 0 means not recorded.
+  if (h.gpu_count && h.gpu_total && *h.gpu_total > 0 && *h.gpu_count > *h.gpu_total) {
+    check.Fail("hardware.gpu_count",
+               fmt::format("is {}, more than gpu_total {}: gpu_total counts every GPU (or "
+                           "partition) of the node, so send gpu_count <= gpu_total",
+                           *h.gpu_count, *h.gpu_total));
+  }
 }
 
 void CheckMeasurements(const Observation& o, Checker& check) {
@@ -146,16 +164,16 @@ void CheckIdentity(const Observation& o, Checker& check) {
   check.Required("execution_id", o.execution_id);
   check.Required("action_image", o.action_image);
   check.NonNegative("finished_at", std::optional<double>(o.finished_at));
-  check.NonEmpty("site_id", o.site_id);
-  check.NonEmpty("node_pool_id", o.node_pool_id);
+  check.Text("site_id", o.site_id);
+  check.Text("node_pool_id", o.node_pool_id);
   check.NonNegative("duration_s", o.duration_s);
-  if (!check.error && ToString(o.status).empty()) {
+  if (ToString(o.status).empty()) {
     check.Fail("status", fmt::format("is not a status: use {}", kValidStatuses));
   }
 }
 
 void CheckProfileId(const std::optional<std::string>& id, Checker& check) {
-  if (check.error || !id || ProfileIdVersionOf(*id)) return;
+  if (!id || ProfileIdVersionOf(*id)) return;
   check.Fail("hardware_profile_id",
              fmt::format("'{}' is not a hardware profile id: expected hp:v1:<16 hex digits> or "
                          "hp:v2:<16 hex digits> (`hwrec hardware-id` prints them)",
@@ -164,43 +182,72 @@ void CheckProfileId(const std::optional<std::string>& id, Checker& check) {
 
 // ---- JSON -------------------------------------------------------------------
 
-std::optional<FieldError> ReadHardware(const JsonFields& top, HardwareProfile* h) {
-  const nlohmann::json* object = top.Get("hardware");
-  if (object == nullptr) return std::nullopt;
-  if (!object->is_object())
-    return FieldError{"hardware",
-                      "must be an object with the pool's "
-                      "hardware fields"};
-  JsonFields f(*object, "hardware.");
-  std::optional<FieldError> error =
-      f.RejectUnknown({"instance_type", "architecture", "cpu_millicores", "memory_bytes",
-                       "gpu_count", "gpu_mode", "gpu_total", "gpu_brand", "gpu_model"});
-  if (!error) error = f.String("instance_type", &h->instance_type);
-  if (!error) error = f.String("architecture", &h->architecture);
-  if (!error) error = f.Int64("cpu_millicores", &h->cpu_millicores);
-  if (!error) error = f.Int64("memory_bytes", &h->memory_bytes);
-  if (!error) error = f.Int64("gpu_count", &h->gpu_count);
-  if (!error) error = f.String("gpu_mode", &h->gpu_mode);
-  if (!error) error = f.Int64("gpu_total", &h->gpu_total);
-  if (!error) error = f.String("gpu_brand", &h->gpu_brand);
-  if (!error) error = f.String("gpu_model", &h->gpu_model);
-  return error;
+using Errors = std::vector<FieldError>;
+
+void Note(Errors* errors, std::optional<FieldError> error) {
+  if (error) errors->push_back(std::move(*error));
 }
 
-std::optional<FieldError> ReadRequested(const JsonFields& top, RequestedResources* r) {
-  const nlohmann::json* object = top.Get("requested");
+const std::initializer_list<std::string_view> kHardwareFields = {
+    "instance_type", "architecture", "cpu_millicores", "memory_bytes", "gpu_count",
+    "gpu_mode",      "gpu_total",    "gpu_brand",      "gpu_model"};
+const std::initializer_list<std::string_view> kRequestedFields = {
+    "cpu_millicores", "memory_bytes", "gpu_memory_gb", "gpu_compute_fraction"};
+const std::initializer_list<std::string_view> kTopFields = {"execution_id",
+                                                                "action_image",
+                                                                "finished_at",
+                                                                "site_id",
+                                                                "node_pool_id",
+                                                                "status",
+                                                                "duration_s",
+                                                                "hardware",
+                                                                "hardware_profile_id",
+                                                                "gpu_compute_fraction",
+                                                                "gpu_utilization",
+                                                                "gpu_memory_peak_gb",
+                                                                "cpu_millicores_avg",
+                                                                "cpu_millicores_p95",
+                                                                "cpu_millicores_max",
+                                                                "memory_peak_bytes",
+                                                                "requested"};
+
+// A nested object's reader: nullopt when absent, an error when not an object.
+std::optional<JsonFields> Nested(const JsonFields& top, std::string_view key, std::string_view what,
+                                 Errors* errors, Errors* unknown,
+                                 std::initializer_list<std::string_view> known) {
+  const nlohmann::json* object = top.Get(key);
   if (object == nullptr) return std::nullopt;
   if (!object->is_object()) {
-    return FieldError{"requested", "must be an object with what the execution was given"};
+    errors->push_back(FieldError{std::string(key), fmt::format("must be an object with {}", what)});
+    return std::nullopt;
   }
-  JsonFields f(*object, "requested.");
-  std::optional<FieldError> error =
-      f.RejectUnknown({"cpu_millicores", "memory_bytes", "gpu_memory_gb", "gpu_compute_fraction"});
-  if (!error) error = f.Int64("cpu_millicores", &r->cpu_millicores);
-  if (!error) error = f.Int64("memory_bytes", &r->memory_bytes);
-  if (!error) error = f.Double("gpu_memory_gb", &r->gpu_memory_gb);
-  if (!error) error = f.Double("gpu_compute_fraction", &r->gpu_compute_fraction);
-  return error;
+  JsonFields fields(*object, std::string(key) + ".");
+  for (FieldError& e : fields.UnknownFields(known)) unknown->push_back(std::move(e));
+  return fields;
+}
+
+void ReadHardware(const JsonFields& top, HardwareProfile* h, Errors* errors, Errors* unknown) {
+  auto f = Nested(top, "hardware", "the pool's hardware fields", errors, unknown, kHardwareFields);
+  if (!f) return;
+  Note(errors, f->String("instance_type", &h->instance_type));
+  Note(errors, f->String("architecture", &h->architecture));
+  Note(errors, f->Int64("cpu_millicores", &h->cpu_millicores));
+  Note(errors, f->Int64("memory_bytes", &h->memory_bytes));
+  Note(errors, f->Int64("gpu_count", &h->gpu_count));
+  Note(errors, f->String("gpu_mode", &h->gpu_mode));
+  Note(errors, f->Int64("gpu_total", &h->gpu_total));
+  Note(errors, f->String("gpu_brand", &h->gpu_brand));
+  Note(errors, f->String("gpu_model", &h->gpu_model));
+}
+
+void ReadRequested(const JsonFields& top, RequestedResources* r, Errors* errors, Errors* unknown) {
+  auto f =
+      Nested(top, "requested", "what the execution was given", errors, unknown, kRequestedFields);
+  if (!f) return;
+  Note(errors, f->Int64("cpu_millicores", &r->cpu_millicores));
+  Note(errors, f->Int64("memory_bytes", &r->memory_bytes));
+  Note(errors, f->Double("gpu_memory_gb", &r->gpu_memory_gb));
+  Note(errors, f->Double("gpu_compute_fraction", &r->gpu_compute_fraction));
 }
 
 std::optional<FieldError> ReadFinishedAt(const JsonFields& top, double* out) {
@@ -215,7 +262,8 @@ std::optional<FieldError> ReadFinishedAt(const JsonFields& top, double* out) {
     // with \x01; Double below names them. Any other string is a bad timestamp.
     if (text.empty() || text[0] != '\x01') {
       return FieldError{"finished_at", fmt::format("'{}' is not an RFC 3339 timestamp: send e.g. "
-                                                   "2026-11-29T16:02:37Z or epoch seconds",
+                                                   "2026-11-29T16:02:37Z (offsets up to ±23:59) "
+                                                   "or epoch seconds",
                                                    text)};
     }
   }
@@ -239,36 +287,37 @@ std::optional<FieldError> ReadStatus(const JsonFields& top, ExecutionStatus* out
   return FieldError{"status", fmt::format("'{}' is not a status: use {}", *text, kValidStatuses)};
 }
 
-std::optional<FieldError> ReadIdentity(const JsonFields& f, Observation* o) {
-  std::optional<std::string> execution_id;
-  std::optional<std::string> action_image;
-  std::optional<FieldError> error = f.Required("execution_id");
-  if (!error) error = f.String("execution_id", &execution_id);
-  if (!error) error = f.Required("action_image");
-  if (!error) error = f.String("action_image", &action_image);
-  if (!error) error = f.Required("finished_at");
-  if (!error) error = ReadFinishedAt(f, &o->finished_at);
-  if (!error) error = f.String("site_id", &o->site_id);
-  if (!error) error = f.String("node_pool_id", &o->node_pool_id);
-  if (!error) error = ReadStatus(f, &o->status);
-  if (!error) error = f.Double("duration_s", &o->duration_s);
-  if (!error) error = f.String("hardware_profile_id", &o->hardware_profile_id);
-  if (!error) {
-    o->execution_id = std::move(*execution_id);
-    o->action_image = std::move(*action_image);
-  }
-  return error;
+// A required text field: missing, or unreadable, is an error.
+void ReadRequiredText(const JsonFields& f, std::string_view key, std::string* out, Errors* errors) {
+  if (auto missing = f.Required(key)) return errors->push_back(std::move(*missing));
+  std::optional<std::string> text;
+  Note(errors, f.String(key, &text));
+  if (text) *out = std::move(*text);
 }
 
-std::optional<FieldError> ReadMeasurements(const JsonFields& f, Observation* o) {
-  std::optional<FieldError> error = f.Double("gpu_compute_fraction", &o->gpu_compute_fraction);
-  if (!error) error = f.Double("gpu_utilization", &o->gpu_utilization);
-  if (!error) error = f.Double("gpu_memory_peak_gb", &o->gpu_memory_peak_gb);
-  if (!error) error = f.Double("cpu_millicores_avg", &o->cpu_millicores_avg);
-  if (!error) error = f.Double("cpu_millicores_p95", &o->cpu_millicores_p95);
-  if (!error) error = f.Double("cpu_millicores_max", &o->cpu_millicores_max);
-  if (!error) error = f.Int64("memory_peak_bytes", &o->memory_peak_bytes);
-  return error;
+void ReadIdentity(const JsonFields& f, Observation* o, Errors* errors) {
+  ReadRequiredText(f, "execution_id", &o->execution_id, errors);
+  ReadRequiredText(f, "action_image", &o->action_image, errors);
+  if (auto missing = f.Required("finished_at")) {
+    errors->push_back(std::move(*missing));
+  } else {
+    Note(errors, ReadFinishedAt(f, &o->finished_at));
+  }
+  Note(errors, f.String("site_id", &o->site_id));
+  Note(errors, f.String("node_pool_id", &o->node_pool_id));
+  Note(errors, ReadStatus(f, &o->status));
+  Note(errors, f.Double("duration_s", &o->duration_s));
+  Note(errors, f.String("hardware_profile_id", &o->hardware_profile_id));
+}
+
+void ReadMeasurements(const JsonFields& f, Observation* o, Errors* errors) {
+  Note(errors, f.Double("gpu_compute_fraction", &o->gpu_compute_fraction));
+  Note(errors, f.Double("gpu_utilization", &o->gpu_utilization));
+  Note(errors, f.Double("gpu_memory_peak_gb", &o->gpu_memory_peak_gb));
+  Note(errors, f.Double("cpu_millicores_avg", &o->cpu_millicores_avg));
+  Note(errors, f.Double("cpu_millicores_p95", &o->cpu_millicores_p95));
+  Note(errors, f.Double("cpu_millicores_max", &o->cpu_millicores_max));
+  Note(errors, f.Int64("memory_peak_bytes", &o->memory_peak_bytes));
 }
 
 }  // namespace
@@ -317,32 +366,50 @@ bool Observation::operator==(const Observation& o) const {
          memory_peak_bytes == o.memory_peak_bytes && requested == o.requested;
 }
 
-std::variant<Observation, FieldError> ParseObservationJson(std::string_view json) {
+ObservationParse ParseObservationJson(std::string_view json, bool strict) {
+  ObservationParse result;
   auto parsed = internal::ParseJsonRecord(json);
-  if (auto* error = std::get_if<FieldError>(&parsed)) return std::move(*error);
+  if (auto* error = std::get_if<FieldError>(&parsed)) {
+    result.errors.push_back(std::move(*error));
+    return result;
+  }
   const JsonFields fields(std::get<nlohmann::json>(parsed));
   Observation o;
-  std::optional<FieldError> error = fields.RejectUnknown(
-      {"execution_id", "action_image", "finished_at", "site_id", "node_pool_id", "status",
-       "duration_s", "hardware", "hardware_profile_id", "gpu_compute_fraction", "gpu_utilization",
-       "gpu_memory_peak_gb", "cpu_millicores_avg", "cpu_millicores_p95", "cpu_millicores_max",
-       "memory_peak_bytes", "requested"});
-  if (!error) error = ReadIdentity(fields, &o);
-  if (!error) error = ReadHardware(fields, &o.hardware);
-  if (!error) error = ReadMeasurements(fields, &o);
-  if (!error) error = ReadRequested(fields, &o.requested);
-  if (!error) error = ValidateObservation(o);
-  if (error) return std::move(*error);
-  return o;
+  Errors unknown = fields.UnknownFields(kTopFields);
+  ReadIdentity(fields, &o, &result.errors);
+  ReadHardware(fields, &o.hardware, &result.errors, &unknown);
+  ReadMeasurements(fields, &o, &result.errors);
+  ReadRequested(fields, &o.requested, &result.errors, &unknown);
+  result.execution_id = o.execution_id;
+  // Fields already refused while reading are not judged again.
+  for (FieldError& problem : ObservationProblems(o)) {
+    const auto same = [&](const FieldError& e) { return e.field == problem.field; };
+    if (std::none_of(result.errors.begin(), result.errors.end(), same)) {
+      result.errors.push_back(std::move(problem));
+    }
+  }
+  Errors& unknown_goes_to = strict ? result.errors : result.warnings;
+  for (FieldError& e : unknown) {
+    if (strict) e.reason += " (strict mode refuses unknown fields)";
+    unknown_goes_to.push_back(std::move(e));
+  }
+  if (result.errors.empty()) result.observation = std::move(o);
+  return result;
 }
 
-std::optional<FieldError> ValidateObservation(const Observation& observation) {
+std::vector<FieldError> ObservationProblems(const Observation& observation) {
   Checker check;
   CheckIdentity(observation, check);
   CheckProfileId(observation.hardware_profile_id, check);
   CheckHardware(observation.hardware, check);
   CheckMeasurements(observation, check);
-  return check.error;
+  return std::move(check.errors);
+}
+
+std::optional<FieldError> ValidateObservation(const Observation& observation) {
+  std::vector<FieldError> problems = ObservationProblems(observation);
+  if (problems.empty()) return std::nullopt;
+  return std::move(problems.front());
 }
 
 std::optional<double> ParseRfc3339(std::string_view text) {

@@ -123,10 +123,10 @@ TEST_CASE("ingest: a mixed file keeps the good lines and names each reject's fie
   IngestOptions options;
   options.source = "observations_mixed.jsonl";
   const IngestSummary summary = f.IngestLines(content, options);
-  CHECK(summary.accepted == 5);
+  CHECK(summary.accepted == 6);  // line 15 is kept with a warning
   CHECK(summary.duplicates == 1);
   CHECK(summary.conflicts == 1);
-  CHECK(summary.rejected == 10);
+  CHECK(summary.rejected == 9);
   CHECK(summary.conflict_execution_ids == std::vector<std::string>{"mix-05"});
 
   const std::vector<std::pair<std::int64_t, std::string>> expected = {
@@ -138,7 +138,6 @@ TEST_CASE("ingest: a mixed file keeps the good lines and names each reject's fie
       {11, "requested.memory_bytes"},
       {12, "gpu_utilization"},
       {14, "hardware.gpu_model"},
-      {15, "gpu_utilisation"},
       {17, "finished_at"}};
   std::vector<std::pair<std::int64_t, std::string>> actual;
   for (const auto& reject : summary.rejects) actual.emplace_back(reject.line, reject.field);
@@ -146,9 +145,13 @@ TEST_CASE("ingest: a mixed file keeps the good lines and names each reject's fie
   CHECK(summary.rejects[0].execution_id == "mix-04");
   CHECK(summary.rejects[2].execution_id.empty());  // line 7 is not JSON
   CHECK_THAT(summary.rejects[7].reason, Catch::Contains("A100 80GB"));
+  REQUIRE(summary.warnings.size() == 1);
+  CHECK(summary.warnings[0].line == 15);
+  CHECK(summary.warnings[0].field == "gpu_utilisation");
+  CHECK(summary.warnings[0].message == "is not a known field: did you mean `gpu_utilization`?");
 
-  CHECK(f.Count("observations") == 5);
-  CHECK(f.Count("ingest_rejects") == 10);
+  CHECK(f.Count("observations") == 6);
+  CHECK(f.Count("ingest_rejects") == 9);
   CHECK(f.Count("ingest_conflicts") == 1);
   SQLite::Statement reject(f.db(),
                            "SELECT source, execution_id, field, record FROM ingest_rejects "
@@ -166,11 +169,11 @@ TEST_CASE("ingest: the same file in small batches gives the same result", "[inge
   options.batch_size = 2;
   const IngestSummary summary = f.IngestLines(
       hwrec::test::ReadFile(hwrec::test::TestDataPath("observations_mixed.jsonl")), options);
-  CHECK(summary.accepted == 5);
+  CHECK(summary.accepted == 6);  // line 15 is kept with a warning
   CHECK(summary.duplicates == 1);
   CHECK(summary.conflicts == 1);
-  CHECK(summary.rejected == 10);
-  CHECK(f.Count("observations") == 5);
+  CHECK(summary.rejected == 9);
+  CHECK(f.Count("observations") == 6);
 }
 
 TEST_CASE("ingest: a bad record built in C++ does not stop the good ones beside it", "[ingest]") {
@@ -226,10 +229,10 @@ TEST_CASE("ingest: re-ingesting the mixed file stores nothing twice", "[ingest]"
   f.IngestLines(content);
   const IngestSummary second = f.IngestLines(content);
   CHECK(second.accepted == 0);
-  CHECK(second.duplicates == 6);  // five stored lines and the re-sent one
+  CHECK(second.duplicates == 7);  // six stored lines and the re-sent one
   CHECK(second.conflicts == 1);
-  CHECK(second.rejected == 10);
-  CHECK(f.Count("observations") == 5);
+  CHECK(second.rejected == 9);
+  CHECK(f.Count("observations") == 6);
 }
 
 TEST_CASE("ingest: a re-sent execution with different content is a conflict; the first stays",

@@ -140,12 +140,8 @@ TEST_CASE("pools: a pool with gpu_count 0 must not describe a GPU", "[pools]") {
   CHECK_THAT(ValidationError(pool), Catch::Contains("gpu_mode is set but gpu_count is 0"));
 }
 
-TEST_CASE("pools: a GPU pool must say its gpu_mode, well formed even when the model is unknown",
-          "[pools]") {
+TEST_CASE("pools: a GPU pool's gpu_mode is well formed even when the model is unknown", "[pools]") {
   NodePool pool = A30Pool();
-  pool.hardware.gpu_mode.reset();
-  CHECK_THAT(ValidationError(pool), Catch::Contains("gpu_mode is missing"));
-  pool = A30Pool();
   pool.hardware.gpu_model.reset();
   pool.hardware.gpu_mode = "half";
   CHECK_THAT(ValidationError(pool), Catch::Contains("gpu_mode is 'half'"));
@@ -380,6 +376,40 @@ TEST_CASE("pools cli: a missing or unknown subcommand is a usage error", "[pools
   CHECK(test::RunCli("pools import --help").exit_code == 0);
   CHECK(test::RunCli("pools list --help").exit_code == 0);
   CHECK(test::RunCli("pools list").exit_code == 2);
+}
+
+TEST_CASE("pools: gpu_count above gpu_total is refused", "[pools][parse]") {
+  NodePool pool = A30Pool();
+  pool.hardware.gpu_count = 9;
+  CHECK_THAT(ValidationError(pool), Catch::Contains("gpu_count is 9, more than gpu_total 8"));
+  pool.hardware.gpu_count = 8;
+  CHECK(ValidateNodePool(pool, Catalog()).ok());
+}
+
+TEST_CASE("pools: ids that are only whitespace or hold control characters are refused",
+          "[pools][parse]") {
+  NodePool pool = A30Pool();
+  pool.node_pool_id = "pool\x01";
+  CHECK_THAT(ValidationError(pool), Catch::Contains("node_pool_id holds the control character"));
+  pool.node_pool_id = "\t ";
+  CHECK_THAT(ValidationError(pool), Catch::Contains("node_pool_id is missing"));
+  auto parsed = ParseNodePoolJson(R"({"site_id":"s\u0000","node_pool_id":"p"})");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK_THAT(parsed.status().message(), Catch::Contains("site_id holds the control character"));
+  auto dup = ParseNodePoolJson(R"({"site_id":"s","node_pool_id":"p","site_id":"t"})");
+  REQUIRE_FALSE(dup.ok());
+  CHECK_THAT(dup.status().message(), Catch::Contains("site_id appears more than once"));
+}
+
+TEST_CASE("pools import: CR-only line endings separate pools", "[pools][parse]") {
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  const auto summary =
+      ImportOrFail(*store, R"({"site_id":"s","node_pool_id":"a","instance_type":"c6g.large"})"
+                           "\r"
+                           R"({"site_id":"s","node_pool_id":"b","instance_type":"c6g.large"})");
+  CHECK(summary.registered == 2);
+  CHECK(summary.errors.empty());
 }
 
 }  // namespace hwrec

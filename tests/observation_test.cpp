@@ -18,17 +18,20 @@ constexpr double kFinishedAt = 1795968157;  // 2026-11-29T16:02:37Z
 
 Observation ParseOrFail(const std::string& json) {
   auto parsed = ParseObservationJson(json);
-  if (const auto* error = std::get_if<FieldError>(&parsed)) {
-    FAIL(error->field << ": " << error->reason);
+  if (!parsed.errors.empty()) {
+    FAIL(parsed.errors[0].field << ": " << parsed.errors[0].reason);
   }
-  return std::get<Observation>(std::move(parsed));
+  REQUIRE(parsed.observation.has_value());
+  return std::move(*parsed.observation);
 }
 
-FieldError ParseError(const std::string& json) {
-  auto parsed = ParseObservationJson(json);
+// The first error of a record that must be rejected.
+FieldError ParseError(const std::string& json, bool strict = false) {
+  auto parsed = ParseObservationJson(json, strict);
   INFO(json);
-  REQUIRE(std::holds_alternative<FieldError>(parsed));
-  return std::get<FieldError>(parsed);
+  REQUIRE_FALSE(parsed.errors.empty());
+  CHECK_FALSE(parsed.observation.has_value());
+  return parsed.errors.front();
 }
 
 // A minimal valid record with `extra` fields appended.
@@ -168,9 +171,6 @@ TEST_CASE("observation: each kind of bad value is refused naming its field", "[o
       {R"({"execution_id":7,"action_image":"i","finished_at":1})", "execution_id",
        "must be a string"},
       {R"({"execution_id":"","action_image":"i","finished_at":1})", "execution_id", "empty"},
-      {Record(R"("gpu_utilisation":0.5)"), "gpu_utilisation", "not a known field"},
-      {Record(R"("hardware":{"gpu_modle":"A30"})"), "hardware.gpu_modle", "not a known field"},
-      {Record(R"("requested":{"cpu":1})"), "requested.cpu", "not a known field"},
       {Record(R"("hardware":"A30")"), "hardware", "must be an object"},
       {Record(R"("requested":[1])"), "requested", "must be an object"},
       {Record(R"("hardware":{"gpu_count":-1})"), "hardware.gpu_count", "zero or more"},
@@ -251,4 +251,172 @@ TEST_CASE("observation: a parsed record equals the same record built in C++", "[
   expected.gpu_compute_fraction = 0.25;
   CHECK_FALSE(ParseOrFail(Record(R"("hardware":{"gpu_model":"A30"},"gpu_compute_fraction":0.5)")) ==
               expected);
+}
+
+TEST_CASE("observation: a number out of double range rejects its record, naming the field",
+          "[observation][parse]") {
+  const std::string digits400(400, '9');
+  struct Case {
+    std::string json;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {Record(R"("hardware":{"cpu_millicores":1e400})"), "hardware.cpu_millicores"},
+      {Record(R"("gpu_memory_peak_gb":-1e400)"), "gpu_memory_peak_gb"},
+      {Record(R"("memory_peak_bytes":)" + digits400), "memory_peak_bytes"},
+      {Record(R"("requested":{"memory_bytes":1e400})"), "requested.memory_bytes"},
+      {R"({"execution_id":"e1","action_image":"i","finished_at":1e400})", "finished_at"},
+      // With a bare NaN elsewhere in the line, the out-of-range field is still named.
+      {Record(R"("gpu_utilization":NaN,"duration_s":1e999)"), "duration_s"},
+  };
+  for (const Case& c : cases) {
+    const FieldError error = ParseError(c.json);
+    INFO(c.json.substr(0, 120) << " -> " << error.field << ": " << error.reason);
+    CHECK(error.field == c.field);
+    CHECK_THAT(error.reason, Catch::Contains("beyond the range of a number") &&
+                                 Catch::Contains("send a finite number"));
+  }
+  CHECK(ParseError(Record(R"("gpu_utilization":NaN)")).field == "gpu_utilization");
+}
+
+TEST_CASE("observation: invalid UTF-8 or a raw control character in a string names its field",
+          "[observation][parse]") {
+  const FieldError utf8 = ParseError(Record("\"site_id\":\"caf\xC3\x28\""));
+  CHECK(utf8.field == "site_id");
+  CHECK_THAT(utf8.reason, Catch::Contains("UTF-8"));
+  const FieldError raw_tab = ParseError(Record("\"hardware\":{\"gpu_model\":\"A\t30\"}"));
+  CHECK(raw_tab.field == "hardware.gpu_model");
+  CHECK_THAT(raw_tab.reason, Catch::Contains("control character U+0009"));
+  const FieldError in_key = ParseError(Record("\"hardware\":{\"gpu\xFF\":1}"));
+  CHECK(in_key.field == "hardware");
+  CHECK_THAT(in_key.reason, Catch::Contains("key") && Catch::Contains("UTF-8"));
+  // A plain syntax error still names the byte.
+  const FieldError syntax = ParseError(Record(R"("duration_s":12,,)"));
+  CHECK(syntax.field == "json");
+  CHECK_THAT(syntax.reason, Catch::Contains("malformed JSON at byte"));
+}
+
+TEST_CASE("observation: a key repeated at any depth rejects the record, naming the key",
+          "[observation][parse]") {
+  const FieldError top = ParseError(Record(R"("execution_id":"e2")"));
+  CHECK(top.field == "execution_id");
+  CHECK_THAT(top.reason, Catch::Contains("more than once"));
+  CHECK(ParseError(Record(R"("hardware":{"gpu_count":1,"gpu_model":"A30","gpu_count":2})")).field ==
+        "hardware.gpu_count");
+  // The same key in two different objects is not a repeat.
+  ParseOrFail(Record(R"("hardware":{"memory_bytes":1},"requested":{"memory_bytes":1})"));
+}
+
+TEST_CASE(
+    "observation: ids and text that are only whitespace or hold control characters are "
+    "refused",
+    "[observation][parse]") {
+  struct Case {
+    std::string json;
+    std::string field;
+    std::string reason;
+  };
+  const std::vector<Case> cases = {
+      {R"({"execution_id":"   ","action_image":"i","finished_at":1})", "execution_id",
+       "only whitespace"},
+      {R"({"execution_id":"e","action_image":"\t","finished_at":1})", "action_image",
+       "only whitespace"},
+      {R"({"execution_id":"e\u0000x","action_image":"i","finished_at":1})", "execution_id",
+       "control character U+0000"},
+      {R"({"execution_id":"e","action_image":"img\u001f","finished_at":1})", "action_image",
+       "control character U+001F"},
+      {Record(R"("site_id":"a\u007fb")"), "site_id", "control character U+007F"},
+      {Record(R"("node_pool_id":" ")"), "node_pool_id", "only whitespace"},
+      {Record(R"("hardware":{"gpu_model":"A30\u0001"})"), "hardware.gpu_model",
+       "control character U+0001"},
+  };
+  for (const Case& c : cases) {
+    const FieldError error = ParseError(c.json);
+    INFO(c.json << " -> " << error.field << ": " << error.reason);
+    CHECK(error.field == c.field);
+    CHECK_THAT(error.reason, Catch::Contains(c.reason));
+  }
+  // A record built in C++ gets the same checks, invalid UTF-8 included.
+  Observation o = ValidObservation();
+  o.execution_id = " ";
+  o.action_image = std::string("img\0x", 5);
+  o.node_pool_id = "pool\xC3\x28";
+  const std::vector<FieldError> problems = hwrec::ObservationProblems(o);
+  REQUIRE(problems.size() == 3);
+  CHECK(problems[0].field == "execution_id");
+  CHECK(problems[1].field == "action_image");
+  CHECK(problems[2].field == "node_pool_id");
+  CHECK_THAT(problems[2].reason, Catch::Contains("UTF-8"));
+}
+
+TEST_CASE("observation: an RFC 3339 offset beyond 23:59 is refused", "[observation][parse]") {
+  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37+23:59").has_value());
+  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37-00:00") == kFinishedAt);
+  for (const char* bad : {"2026-11-29T16:02:37+25:00", "2026-11-29T16:02:37+24:00",
+                          "2026-11-29T16:02:37-23:60", "2026-11-29T16:02:37+99:99"}) {
+    INFO(bad);
+    CHECK_FALSE(hwrec::ParseRfc3339(bad).has_value());
+  }
+  const FieldError error = ParseError(
+      R"({"execution_id":"e","action_image":"i","finished_at":"2026-11-29T16:02:37+25:00"})");
+  CHECK(error.field == "finished_at");
+  CHECK_THAT(error.reason, Catch::Contains("23:59"));
+}
+
+TEST_CASE("observation: hardware with gpu_count above gpu_total is refused",
+          "[observation][parse]") {
+  const FieldError error = ParseError(Record(R"("hardware":{"gpu_count":4,"gpu_total":2})"));
+  CHECK(error.field == "hardware.gpu_count");
+  CHECK_THAT(error.reason, Catch::Contains("more than gpu_total 2"));
+  ParseOrFail(Record(R"("hardware":{"gpu_count":2,"gpu_total":8})"));
+  Observation o = ValidObservation();
+  o.hardware.gpu_count = 3;
+  o.hardware.gpu_total = 1;
+  REQUIRE(hwrec::ValidateObservation(o).has_value());
+  CHECK(hwrec::ValidateObservation(o)->field == "hardware.gpu_count");
+}
+
+TEST_CASE(
+    "observation: an unknown field is a warning naming the closest known field; strict "
+    "mode rejects it",
+    "[observation][parse]") {
+  const std::string json = Record(
+      R"("memory_peak_gib":12,"hardware":{"gpu_modell":"A30"},"requested":{"cpu":1},"zzz":1)");
+  const hwrec::ObservationParse parsed = ParseObservationJson(json);
+  CHECK(parsed.errors.empty());
+  REQUIRE(parsed.observation.has_value());
+  CHECK(parsed.observation->execution_id == "e1");
+  std::vector<std::pair<std::string, std::string>> warnings;
+  for (const FieldError& w : parsed.warnings) warnings.emplace_back(w.field, w.reason);
+  CHECK(warnings ==
+        std::vector<std::pair<std::string, std::string>>{
+            {"memory_peak_gib", "is not a known field: did you mean `memory_peak_bytes`?"},
+            {"zzz", "is not a known field: check its spelling"},
+            {"hardware.gpu_modell", "is not a known field: did you mean `gpu_model`?"},
+            {"requested.cpu", "is not a known field: check its spelling"}});
+
+  const hwrec::ObservationParse strict = ParseObservationJson(json, true);
+  CHECK_FALSE(strict.observation.has_value());
+  CHECK(strict.warnings.empty());
+  REQUIRE(strict.errors.size() == 4);
+  CHECK(strict.errors[0].field == "memory_peak_gib");
+  CHECK_THAT(strict.errors[0].reason, Catch::Contains("strict"));
+}
+
+TEST_CASE("observation: every bad field of a record is reported, not only the first",
+          "[observation][parse]") {
+  const hwrec::ObservationParse parsed = ParseObservationJson(
+      R"({"execution_id":"e1","finished_at":1,"duration_s":-1,"gpu_utilization":2,)"
+      R"("hardware":{"gpu_count":-1,"gpu_model":""},"requested":{"memory_bytes":"x"}})");
+  CHECK_FALSE(parsed.observation.has_value());
+  CHECK(parsed.execution_id == "e1");
+  std::vector<std::string> fields;
+  for (const FieldError& e : parsed.errors) fields.push_back(e.field);
+  CHECK(fields == std::vector<std::string>{"action_image", "duration_s", "hardware.gpu_count",
+                                           "hardware.gpu_model", "requested.memory_bytes",
+                                           "gpu_utilization"});
+  Observation o = ValidObservation();
+  o.duration_s = -1;
+  o.gpu_utilization = 3;
+  CHECK(hwrec::ObservationProblems(o).size() == 2);
 }

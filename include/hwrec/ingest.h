@@ -19,24 +19,39 @@ namespace hwrec {
 class Store;
 
 struct IngestOptions {
-  std::string source = "api";   // recorded with rejects: a file name, "-", "api"
+  std::string source = "api";      // recorded with rejects: a file name, "-", "api"
   std::size_t batch_size = 10000;  // records per transaction
+  // A JSON line longer than this is rejected (field `json`) without being read
+  // whole into memory.
+  std::size_t max_line_bytes = 1048576;
+  bool strict = false;  // unknown fields reject their record instead of a warning
 };
 
 struct IngestReject {
-  std::int64_t line = 0;      // 1-based line (JSON lines) or position in the batch
-  std::string execution_id;   // empty when the record had none readable
-  std::string field;          // e.g. "gpu_compute_fraction", "json" for malformed lines
-  std::string reason;
+  std::int64_t line = 0;           // 1-based line (JSON lines) or position in the batch
+  std::string execution_id;        // empty when the record had none readable
+  std::string field;               // e.g. "gpu_compute_fraction", "json" for malformed lines
+  std::string reason;              // field and reason of the first problem
+  std::vector<FieldError> errors;  // every problem of the record, the first included
+};
+
+// A record kept with a remark, e.g. an unknown field (ignored) and the closest
+// known name.
+struct IngestWarning {
+  std::int64_t line = 0;
+  std::string execution_id;
+  std::string field;
+  std::string message;
 };
 
 struct IngestSummary {
-  std::int64_t accepted = 0;    // new observations stored
-  std::int64_t duplicates = 0;  // identical re-sends, counted once
-  std::int64_t conflicts = 0;   // same execution_id, different content: first kept
-  std::int64_t rejected = 0;    // invalid records, kept in ingest_rejects
+  std::int64_t accepted = 0;               // new observations stored
+  std::int64_t duplicates = 0;             // identical re-sends, counted once
+  std::int64_t conflicts = 0;              // same execution_id, different content: first kept
+  std::int64_t rejected = 0;               // invalid records, kept in ingest_rejects
   std::int64_t profile_id_mismatches = 0;  // sent hardware_profile_id ≠ recomputed
   std::vector<IngestReject> rejects;
+  std::vector<IngestWarning> warnings;  // records kept with a remark
   std::vector<std::string> conflict_execution_ids;
 
   IngestSummary& operator+=(const IngestSummary& other);

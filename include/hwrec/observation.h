@@ -1,5 +1,5 @@
 // Observation: what one finished execution used, as the Runner reports it.
-// Parsing turns a JSON object into an Observation or a FieldError naming the
+// Parsing turns a JSON object into an Observation, or FieldErrors naming each
 // offending field; no store is involved. Pure functions; thread-safe.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <vector>
 
 #include "hwrec/hardware_profile.h"
 
@@ -39,14 +39,14 @@ struct RequestedResources {
 };
 
 struct Observation {
-  std::string execution_id;   // required, unique
-  std::string action_image;   // required: the workload
-  double finished_at = 0;     // required: epoch seconds (UTC)
+  std::string execution_id;  // required, unique
+  std::string action_image;  // required: the workload
+  double finished_at = 0;    // required: epoch seconds (UTC)
   std::optional<std::string> site_id;
   std::optional<std::string> node_pool_id;
   ExecutionStatus status = ExecutionStatus::kSuccess;
   std::optional<double> duration_s;
-  HardwareProfile hardware;  // missing parts are resolved from the node pool
+  HardwareProfile hardware;                        // missing parts are resolved from the node pool
   std::optional<std::string> hardware_profile_id;  // as sent: hp:v1:… or hp:v2:…
   std::optional<double> gpu_compute_fraction;      // share of one card, (0, 1]
   std::optional<double> gpu_utilization;           // busy share of what it had, [0, 1]
@@ -67,12 +67,24 @@ struct FieldError {
   std::string reason;
 };
 
-// Parses one JSON object (DESIGN §5). `finished_at` accepts RFC 3339 or epoch
-// seconds. Checks types, required fields, signs, NaN and ranges; unknown
-// top-level keys are rejected so that typos are not silently dropped.
-std::variant<Observation, FieldError> ParseObservationJson(std::string_view json);
+// What parsing one JSON record found.
+struct ObservationParse {
+  std::optional<Observation> observation;  // set when `errors` is empty
+  std::vector<FieldError> errors;          // every problem of the record
+  std::vector<FieldError> warnings;        // unknown fields, with the closest known name
+  std::string execution_id;                // as read, also when rejected ("" if none)
+};
 
-// Checks an Observation built in C++ the way ParseObservationJson checks JSON.
+// Parses one JSON object (DESIGN §5). `finished_at` accepts RFC 3339 or epoch
+// seconds. Checks types, required fields, text, signs, NaN and ranges, and
+// reports every bad field. Unknown keys (top level, `hardware`, `requested`)
+// are warnings naming the closest known field; errors when `strict`.
+ObservationParse ParseObservationJson(std::string_view json, bool strict = false);
+
+// Checks an Observation built in C++ the way ParseObservationJson checks JSON:
+// every problem, at most one per field.
+std::vector<FieldError> ObservationProblems(const Observation& observation);
+// The first of ObservationProblems, for callers that report one.
 std::optional<FieldError> ValidateObservation(const Observation& observation);
 
 // Parses "2026-11-29T16:02:37Z", "2026-11-29T17:02:37.5+01:00" (RFC 3339).

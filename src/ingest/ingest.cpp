@@ -21,7 +21,7 @@
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
 #include "store/sqlite_util.h"
-#include "util/json_fields.h"
+#include "util/line_reader.h"
 #include "util/text.h"
 
 namespace hwrec {
@@ -33,14 +33,24 @@ using internal::InsertOutcome;
 using internal::ObservationWriter;
 using internal::ResolvedHardware;
 
-// The execution id of a rejected line, when the line is JSON that has one.
-std::string ReadableExecutionId(const std::string& line) {
-  auto parsed = internal::ParseJsonRecord(line);
-  if (const auto* object = std::get_if<nlohmann::json>(&parsed)) {
-    auto it = object->find("execution_id");
-    if (it != object->end() && it->is_string()) return it->get<std::string>();
+// Every problem of a record as one error: the first field, and a reason that
+// lists each problem ("field: reason; field: reason") when there are several.
+FieldError Combined(const std::vector<FieldError>& errors) {
+  if (errors.size() == 1) return errors.front();
+  std::string reason;
+  for (const FieldError& e : errors) {
+    reason += (reason.empty() ? "" : "; ") + e.field + ": " + e.reason;
   }
-  return {};
+  return FieldError{errors.front().field, std::move(reason)};
+}
+
+// How far a line is over the limit, and how to raise the limit.
+FieldError LineTooLong(std::size_t length, std::size_t max_line_bytes) {
+  return FieldError{
+      "json", fmt::format("the line is {} bytes, {} bytes over the limit of {}: send one record "
+                          "per line, or raise the limit (hwrec ingest --max-line-bytes, "
+                          "IngestOptions::max_line_bytes)",
+                          length, length - max_line_bytes, max_line_bytes)};
 }
 
 // One Ingest call: the catalog, pools and statements it loads once, and the
@@ -49,7 +59,8 @@ class IngestRun {
  public:
   IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
             internal::RecommenderSettings settings)
-      : db_(db),
+      : strict_(options.strict),
+        db_(db),
         resolver_(std::move(resolver)),
         writer_(db, options.source),
         settings_(std::move(settings)),
@@ -65,10 +76,17 @@ class IngestRun {
   void Add(std::int64_t line, const Observation& observation, const std::string* raw);
   void Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
               const std::string& record);
+  void Reject(std::int64_t line, const std::string& execution_id,
+              const std::vector<FieldError>& errors, const std::string& record);
+  void Warn(std::int64_t line, const std::string& execution_id,
+            const std::vector<FieldError>& warnings);
+  // Parses one JSON line as read by `reader` and adds or rejects it.
+  void AddLine(std::int64_t line, const std::string& text, const internal::LineReader& reader);
 
   IngestSummary& summary() { return summary_; }
 
  private:
+  bool strict_;
   SQLite::Database& db_;
   HardwareResolver resolver_;
   ObservationWriter writer_;
@@ -81,6 +99,9 @@ class IngestRun {
 Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOptions& options) {
   if (options.batch_size == 0) {
     return Status::InvalidArgument("ingest batch_size is 0: give at least 1 record per batch");
+  }
+  if (options.max_line_bytes == 0) {
+    return Status::InvalidArgument("ingest max_line_bytes is 0: give the longest line to accept");
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   auto catalog = GpuCatalog::Load(store);
@@ -143,9 +164,40 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
 
 void IngestRun::Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
                        const std::string& record) {
-  writer_.RecordReject(line, execution_id, error, record);
+  Reject(line, execution_id, std::vector<FieldError>{error}, record);
+}
+
+void IngestRun::Reject(std::int64_t line, const std::string& execution_id,
+                       const std::vector<FieldError>& errors, const std::string& record) {
+  writer_.RecordReject(line, execution_id, Combined(errors), record);
   ++summary_.rejected;
-  summary_.rejects.push_back(IngestReject{line, execution_id, error.field, error.reason});
+  summary_.rejects.push_back(
+      IngestReject{line, execution_id, errors.front().field, errors.front().reason, errors});
+}
+
+void IngestRun::Warn(std::int64_t line, const std::string& execution_id,
+                     const std::vector<FieldError>& warnings) {
+  for (const FieldError& w : warnings) {
+    summary_.warnings.push_back(IngestWarning{line, execution_id, w.field, w.reason});
+  }
+}
+
+void IngestRun::AddLine(std::int64_t line, const std::string& text,
+                        const internal::LineReader& reader) {
+  if (reader.truncated()) {
+    // Only the first bytes are kept as the rejected record.
+    constexpr std::size_t kKeptBytes = 1024;
+    Reject(line, "", LineTooLong(reader.length(), reader.max_line_bytes()),
+           text.substr(0, kKeptBytes));
+    return;
+  }
+  ObservationParse parsed = ParseObservationJson(text, strict_);
+  if (!parsed.errors.empty()) {
+    Reject(line, parsed.execution_id, parsed.errors, text);
+    return;
+  }
+  Warn(line, parsed.execution_id, parsed.warnings);
+  Add(line, *parsed.observation, &text);
 }
 
 Status StoppedAt(const IngestOptions& options, std::int64_t chunk_first_line,
@@ -165,6 +217,7 @@ IngestSummary& IngestSummary::operator+=(const IngestSummary& other) {
   rejected += other.rejected;
   profile_id_mismatches += other.profile_id_mismatches;
   rejects.insert(rejects.end(), other.rejects.begin(), other.rejects.end());
+  warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
   conflict_execution_ids.insert(conflict_execution_ids.end(), other.conflict_execution_ids.begin(),
                                 other.conflict_execution_ids.end());
   return *this;
@@ -194,8 +247,9 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
         (*run)->BeginChunk();
         for (std::size_t i = first; i < end; ++i) {
           const auto line = static_cast<std::int64_t>(i + 1);
-          if (auto error = ValidateObservation(observations[i])) {
-            (*run)->Reject(line, observations[i].execution_id, *error,
+          const std::vector<FieldError> problems = ObservationProblems(observations[i]);
+          if (!problems.empty()) {
+            (*run)->Reject(line, observations[i].execution_id, problems,
                            internal::ObservationToJson(observations[i]));
           } else {
             (*run)->Add(line, observations[i], nullptr);
@@ -217,25 +271,21 @@ Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
     auto run = IngestRun::Start(impl_->store, options);
     if (!run.ok()) return run.status();
     SQLite::Database& db = internal::StoreAccess::Db(impl_->store);
+    internal::LineReader reader(in, options.max_line_bytes);
     std::string text;
     std::int64_t line = 0;
-    while (in) {
+    bool more = true;
+    while (more) {
       const std::int64_t chunk_first_line = line + 1;
       try {
         internal::WriteTransaction transaction(db);
         (*run)->BeginChunk();
         std::size_t records = 0;
-        while (records < options.batch_size && std::getline(in, text)) {
+        while (records < options.batch_size && (more = reader.Next(&text))) {
           ++line;
-          if (!text.empty() && text.back() == '\r') text.pop_back();
-          if (internal::Trim(text).empty()) continue;
+          if (!reader.truncated() && internal::Trim(text).empty()) continue;
           ++records;
-          auto parsed = ParseObservationJson(text);
-          if (auto* error = std::get_if<FieldError>(&parsed)) {
-            (*run)->Reject(line, ReadableExecutionId(text), *error, text);
-          } else {
-            (*run)->Add(line, std::get<Observation>(parsed), &text);
-          }
+          (*run)->AddLine(line, text, reader);
         }
         (*run)->FinishChunk();
         transaction.Commit();

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "util/text.h"
 
 namespace hwrec::internal {
 
@@ -92,28 +96,202 @@ const char* SignWords(Sign sign) {
   return "";
 }
 
+// The key path of the value being parsed ("hardware.gpu_count", "a[2]"), fed
+// by parser events; it also notes the first key repeated within one object.
+class KeyPath {
+ public:
+  void Reset() {
+    frames_.clear();
+    duplicate_.reset();
+  }
+  void Open(bool object) { frames_.push_back(Frame{object, {}, 0, false, {}}); }
+  void Close() {
+    if (!frames_.empty()) frames_.pop_back();
+    Completed();
+  }
+  void Key(const std::string& key) {
+    if (frames_.empty()) return;
+    Frame& top = frames_.back();
+    top.key = key;
+    top.has_key = true;
+    if (std::find(top.keys.begin(), top.keys.end(), key) != top.keys.end()) {
+      if (!duplicate_) duplicate_ = Path();
+    } else {
+      top.keys.push_back(key);
+    }
+  }
+  // A value ended in the innermost object or array.
+  void Completed() {
+    if (frames_.empty()) return;
+    Frame& top = frames_.back();
+    if (top.object) {
+      top.has_key = false;
+    } else {
+      ++top.index;
+    }
+  }
+  // True when the parser is between a key and its value's end, or in an array.
+  bool InValue() const {
+    return !frames_.empty() && (!frames_.back().object || frames_.back().has_key);
+  }
+  std::string Path() const {
+    std::string out;
+    for (const Frame& frame : frames_) {
+      if (!frame.object) {
+        out += fmt::format("[{}]", frame.index);
+      } else if (frame.has_key) {
+        out += (out.empty() ? "" : ".") + frame.key;
+      }
+    }
+    return out;
+  }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;
+    std::size_t index;
+    bool has_key;
+    std::vector<std::string> keys;
+  };
+  std::vector<Frame> frames_;
+  std::optional<std::string> duplicate_;
+};
+
+// Parses with a callback that keeps `path` current, for duplicate keys.
+nlohmann::json ParseTracked(std::string_view text, KeyPath* path) {
+  path->Reset();
+  using Event = nlohmann::json::parse_event_t;
+  auto track = [path](int /*depth*/, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        path->Open(event == Event::object_start);
+        break;
+      case Event::key:
+        path->Key(parsed.get_ref<const std::string&>());
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        path->Close();
+        break;
+      case Event::value:
+        path->Completed();
+        break;
+    }
+    return true;
+  };
+  return nlohmann::json::parse(text.begin(), text.end(), track, false);
+}
+
+// SAX handler that only follows the key path, to say where a parse failed.
+class FailureLocator : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override { return Open(true); }
+  bool key(string_t& key) override {
+    path.Key(key);
+    return true;
+  }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(false); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    failed = true;
+    byte = position;
+    token = last_token;
+    id = ex.id;
+    message = ex.what();
+    return false;
+  }
+
+  KeyPath path;
+  bool failed = false;
+  std::size_t byte = 0;
+  std::string token;
+  int id = 0;
+  std::string message;
+
+ private:
+  bool Value() {
+    path.Completed();
+    return true;
+  }
+  bool Open(bool object) {
+    path.Open(object);
+    return true;
+  }
+  bool Close() {
+    path.Close();
+    return true;
+  }
+};
+
+constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406
+
+// The lexer's words after "invalid string: ", up to "; last read".
+std::optional<std::string> StringProblem(const std::string& message) {
+  constexpr std::string_view kMark = "invalid string: ";
+  const std::size_t start = message.find(kMark);
+  if (start == std::string::npos) return std::nullopt;
+  const std::size_t from = start + kMark.size();
+  return message.substr(from, message.find("; last read", from) - from);
+}
+
+// Names the field at fault in a text that failed to parse, and the fix.
+FieldError Diagnose(std::string_view text) {
+  FailureLocator locator;
+  try {
+    nlohmann::json::sax_parse(text.begin(), text.end(), &locator);
+  } catch (const std::exception& e) {
+    return FieldError{"json", fmt::format("malformed JSON ({}): fix the line so that it is one "
+                                          "JSON object",
+                                          e.what())};
+  }
+  const bool in_value = locator.path.InValue();
+  const std::string path = locator.path.Path();
+  const std::string field = path.empty() ? "json" : path;
+  if (locator.id == kNumberOverflow) {
+    const std::string shown =
+        locator.token.size() > 24 ? locator.token.substr(0, 20) + "..." : locator.token;
+    return FieldError{field, fmt::format("is {}, beyond the range of a number (about ±1.8e308): "
+                                         "send a finite number in the field's unit",
+                                         shown)};
+  }
+  if (auto problem = StringProblem(locator.message)) {
+    if (in_value) return FieldError{field, fmt::format("is not valid JSON text: {}", *problem)};
+    return FieldError{field, fmt::format("has a key that is not valid JSON text: {}", *problem)};
+  }
+  return FieldError{"json", fmt::format("malformed JSON at byte {}: fix the line so that it is one "
+                                        "JSON object",
+                                        locator.byte)};
+}
+
 }  // namespace
 
 std::variant<nlohmann::json, FieldError> ParseJsonRecord(std::string_view text) {
-  auto parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  KeyPath path;
+  auto parsed = ParseTracked(text, &path);
+  std::optional<std::string> quoted;
   if (parsed.is_discarded()) {
-    if (auto quoted = QuoteNonFiniteTokens(text)) {
-      parsed = nlohmann::json::parse(*quoted, nullptr, false);
-    }
+    quoted = QuoteNonFiniteTokens(text);
+    if (quoted) parsed = ParseTracked(*quoted, &path);
   }
-  if (parsed.is_discarded()) {
-    try {
-      const auto reparsed = nlohmann::json::parse(text.begin(), text.end());
-      static_cast<void>(reparsed);
-    } catch (const nlohmann::json::parse_error& e) {
-      return FieldError{"json", fmt::format("malformed JSON at byte {}: fix the line so that it "
-                                            "is one JSON object",
-                                            e.byte)};
-    }
-    return FieldError{"json", "malformed JSON: fix the line so that it is one JSON object"};
-  }
+  if (parsed.is_discarded()) return Diagnose(quoted ? std::string_view(*quoted) : text);
   if (!parsed.is_object()) {
     return FieldError{"json", fmt::format("expected a JSON object, got {}", Describe(parsed))};
+  }
+  if (path.duplicate()) {
+    return FieldError{*path.duplicate(),
+                      "appears more than once: send each field once (hwrec does not pick one)"};
   }
   return parsed;
 }
@@ -129,16 +307,25 @@ const nlohmann::json* JsonFields::Get(std::string_view key) const {
 
 bool JsonFields::Has(std::string_view key) const { return Get(key) != nullptr; }
 
+std::vector<FieldError> JsonFields::UnknownFields(
+    std::initializer_list<std::string_view> known) const {
+  std::vector<FieldError> unknown;
+  const std::vector<std::string_view> names(known);
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    if (std::find(names.begin(), names.end(), it.key()) != names.end()) continue;
+    const auto closest = ClosestSpelling(it.key(), names);
+    unknown.push_back(FieldError{
+        Path(it.key()), closest ? fmt::format("is not a known field: did you mean `{}`?", *closest)
+                                : std::string("is not a known field: check its spelling")});
+  }
+  return unknown;
+}
+
 std::optional<FieldError> JsonFields::RejectUnknown(
     std::initializer_list<std::string_view> known) const {
-  for (auto it = object_.begin(); it != object_.end(); ++it) {
-    bool found = false;
-    for (std::string_view k : known) found = found || it.key() == k;
-    if (!found) {
-      return FieldError{Path(it.key()), "is not a known field: check its spelling"};
-    }
-  }
-  return std::nullopt;
+  std::vector<FieldError> unknown = UnknownFields(known);
+  if (unknown.empty()) return std::nullopt;
+  return std::move(unknown.front());
 }
 
 std::optional<FieldError> JsonFields::Required(std::string_view key) const {
@@ -154,9 +341,16 @@ std::optional<FieldError> JsonFields::String(std::string_view key, std::optional
     return FieldError{Path(key), fmt::format("must be a string, got {}", Describe(*value))};
   }
   const auto& text = value->get_ref<const std::string&>();
-  if (!allow_empty && text.empty()) {
-    return FieldError{Path(key), "is empty: give a value or leave the field out"};
+  if (allow_empty) {
+    *out = text;
+    return std::nullopt;
   }
+  if (Trim(text).empty()) {
+    return FieldError{Path(key), text.empty() ? "is empty: give a value or leave the field out"
+                                              : "is only whitespace: give a value or leave the "
+                                                "field out"};
+  }
+  if (auto problem = TextProblem(text)) return FieldError{Path(key), std::move(*problem)};
   *out = text;
   return std::nullopt;
 }

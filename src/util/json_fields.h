@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "hwrec/observation.h"  // FieldError
 
@@ -18,7 +19,10 @@ namespace hwrec::internal {
 
 // Parses one JSON text. Bare NaN / Infinity tokens (as some JSON writers emit)
 // are not JSON; they are read as a marker so that the field holding one is
-// rejected by name ("is NaN") instead of the whole line as malformed.
+// rejected by name ("is NaN") instead of the whole line as malformed. A number
+// out of double range, invalid UTF-8 or a raw control character in a string,
+// and a key repeated in one object are errors naming the field's path; other
+// syntax errors are "json: malformed JSON at byte N".
 std::variant<nlohmann::json, FieldError> ParseJsonRecord(std::string_view text);
 
 enum class Sign { kAny, kNonNegative, kPositive };
@@ -29,11 +33,15 @@ class JsonFields {
   JsonFields(const nlohmann::json& object, std::string prefix = "");
 
   bool Has(std::string_view key) const;  // present and not null
+  // Every key of the object not in `known`, each with the closest known name.
+  std::vector<FieldError> UnknownFields(std::initializer_list<std::string_view> known) const;
   // First key of the object not in `known`, as an error, or nullopt.
   std::optional<FieldError> RejectUnknown(std::initializer_list<std::string_view> known) const;
 
   // Each reader leaves `out` untouched when the field is absent or null and
-  // returns an error when it is present with the wrong type or value.
+  // returns an error when it is present with the wrong type or value. A string
+  // must hold text (not only whitespace, valid UTF-8, no control characters)
+  // unless `allow_empty`, which takes any string as sent.
   std::optional<FieldError> String(std::string_view key, std::optional<std::string>* out,
                                    bool allow_empty = false) const;
   std::optional<FieldError> Int64(std::string_view key, std::optional<std::int64_t>* out,

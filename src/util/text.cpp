@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 
 namespace hwrec::internal {
 
 namespace {
-char LowerAscii(char c) {
-  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-}
+char LowerAscii(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 }  // namespace
 
@@ -54,6 +54,86 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+bool IsValidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+      code = lead & 0x1Fu;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      code = lead & 0x0Fu;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      code = lead & 0x07u;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0u) != 0x80u) return false;
+      code = (code << 6) | (next & 0x3Fu);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    if (overlong || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return false;
+    i += length;
+  }
+  return true;
+}
+
+std::optional<std::string> TextProblem(std::string_view text) {
+  if (!IsValidUtf8(text)) return "is not valid UTF-8: send UTF-8 text";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", byte);
+      return std::string("holds the control character ") + code +
+             ": send printable text (remove it, or spell it out)";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ClosestSpelling(std::string_view word,
+                                           const std::vector<std::string_view>& candidates) {
+  // Close: at most half the longer spelling differs, or they share a prefix of
+  // at least half the candidate ("memory_peak_gib" → "memory_peak_bytes").
+  // Ties go to the longer shared prefix: a misspelt unit keeps the name's start.
+  // A word that starts a candidate is an abbreviation of it and ranks first.
+  std::optional<std::string> best;
+  std::size_t best_distance = 0;
+  std::size_t best_prefix = 0;
+  bool best_abbreviation = false;
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = EditDistance(word, candidate);
+    std::size_t prefix = 0;
+    while (prefix < word.size() && prefix < candidate.size() && word[prefix] == candidate[prefix])
+      ++prefix;
+    const bool close = 2 * distance <= std::max(word.size(), candidate.size()) ||
+                       2 * prefix >= candidate.size();
+    const bool abbreviation = prefix == word.size();
+    const bool better = !best || (abbreviation && !best_abbreviation) ||
+                        (abbreviation == best_abbreviation &&
+                         (distance < best_distance ||
+                          (distance == best_distance && prefix > best_prefix)));
+    if (close && better) {
+      best = std::string(candidate);
+      best_distance = distance;
+      best_prefix = prefix;
+      best_abbreviation = abbreviation;
+    }
+  }
+  return best;
 }
 
 std::string JoinOr(const std::vector<std::string>& items) {

@@ -2,6 +2,7 @@
 // distance for "did you mean" suggestions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,16 @@ std::vector<std::string> SplitWhitespace(std::string_view text);
 bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle);
 // Levenshtein distance over bytes.
 std::size_t EditDistance(std::string_view a, std::string_view b);
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or
+// code points past U+10FFFF).
+bool IsValidUtf8(std::string_view text);
+// Why `text` cannot be stored as an id, image or other text field: invalid
+// UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.
+std::optional<std::string> TextProblem(std::string_view text);
+// The entry of `candidates` closest to `word` by edit distance, when close
+// enough to be a likely misspelling; nullopt otherwise.
+std::optional<std::string> ClosestSpelling(std::string_view word,
+                                           const std::vector<std::string_view>& candidates);
 // "a", "a or b", "a, b or c"
 std::string JoinOr(const std::vector<std::string>& items);
 
