@@ -104,10 +104,16 @@ std::optional<FieldError> CheckBrand(const HardwareProfile& h, const GpuCatalog&
 }
 
 // Checks the GPU fields of a pool with GPUs; fills gpu_brand from the catalog
-// when only gpu_model is given.
+// when only gpu_model is given. A pool without gpu_mode (older registrations)
+// has unknown partitioning, as one without gpu_model has an unknown card.
 std::optional<FieldError> ResolveGpu(HardwareProfile* h, const GpuCatalog& catalog) {
   if (!h->gpu_mode) {
-    return FieldError{"gpu_mode", "is missing: a pool with GPUs says full or mig-<profile>"};
+    if (!h->gpu_model) return CheckBrand(*h, catalog);
+    const GpuModel* model = h->gpu_brand ? catalog.FindModel(*h->gpu_brand, *h->gpu_model)
+                                         : catalog.FindModelAnyBrand(*h->gpu_model);
+    if (model == nullptr) return UnknownModel(*h, catalog);
+    h->gpu_brand = model->brand;
+    return std::nullopt;
   }
   if (!h->gpu_model) {  // an unknown model: allowed, but the rest must still make sense
     if (!internal::IsGpuModeSyntax(*h->gpu_mode)) {

@@ -378,6 +378,38 @@ TEST_CASE("pools cli: a missing or unknown subcommand is a usage error", "[pools
   CHECK(test::RunCli("pools list").exit_code == 2);
 }
 
+TEST_CASE("pools: a GPU pool without a recorded gpu_mode is kept as unknown partitioning",
+          "[pools][parse]") {
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  NodePool pool = A30Pool();
+  pool.hardware.gpu_mode.reset();
+  pool.hardware.gpu_brand.reset();
+  REQUIRE(RegisterNodePool(*store, pool).ok());
+  const NodePool stored = FindOrFail(*store, pool.node_pool_id);
+  CHECK_FALSE(stored.hardware.gpu_mode.has_value());
+  CHECK(stored.hardware.gpu_brand == "NVIDIA");  // the model is still checked and resolved
+  pool.hardware.gpu_model = "A31";
+  CHECK_THAT(ValidationError(pool), Catch::Contains("not in the GPU catalog"));
+
+  const auto summary =
+      ImportOrFail(*store, R"({"site_id":"s","node_pool_id":"old","gpu_model":"T4","gpu_count":2})"
+                           "\n");
+  CHECK(summary.registered == 1);
+  CHECK(summary.errors.empty());
+
+  const auto list = test::RunCli("pools list " + test::ShellQuote(dir.File("store.db")));
+  INFO(list.out << list.err);
+  CHECK(list.exit_code == 0);
+  std::istringstream rows(list.out);
+  std::string row;
+  bool shown_unknown = false;
+  while (std::getline(rows, row)) {
+    if (row.rfind("old", 0) == 0) shown_unknown = row.find("unknown") != std::string::npos;
+  }
+  CHECK(shown_unknown);
+}
+
 TEST_CASE("pools: gpu_count above gpu_total is refused", "[pools][parse]") {
   NodePool pool = A30Pool();
   pool.hardware.gpu_count = 9;

@@ -194,6 +194,29 @@ TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged t
   CHECK(pinned.evaluations[0].feasible);
 }
 
+TEST_CASE(
+    "placement: a GPU pool without a recorded gpu_mode is eligible for every GPU request, "
+    "never judged too small",
+    "[placement][parse]") {
+  Fixture f;
+  NodePool unsplit = Pool("a30-old", "A30", "", 4, 0, "on-prem-a30");
+  unsplit.hardware.gpu_mode.reset();
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"), unsplit});
+  f.History("a100-80", 35, 0.7, 4000, 8 * kGiB);
+  DeclaredResources two = OneGpu();
+  two.gpu_count = 2;
+  two.gpu_memory_gb = 200;  // more than an A30 holds
+  two.pinned = {"gpu_memory_gb"};
+  const auto result = f.Place(Execution(two), std::vector<std::string>{"a30-old"});
+  REQUIRE(result.evaluations.size() == 1);
+  const CandidateEvaluation& e = result.evaluations[0];
+  CHECK(e.feasible);
+  CHECK_FALSE(e.waste.card.has_value());
+  CHECK_FALSE(e.request.gpu_config_id.has_value());
+  REQUIRE(e.notes.size() == 1);
+  CHECK_THAT(e.notes[0], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
+}
+
 TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation", "[placement]") {
   Fixture f;
   f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});

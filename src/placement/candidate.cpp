@@ -191,7 +191,11 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
   if (p == nullptr) {
     r.gpu_memory_gb = needs.gpu_memory_gb;
     r.gpu_compute_fraction = needs.gpu_compute_fraction;
-    out->notes.push_back("GPU model not recorded: the pool is of unknown size, not judged small");
+    out->notes.push_back(pool.card == nullptr
+                             ? "GPU model not recorded: the pool is of unknown size, not judged "
+                               "small"
+                             : "GPU partitioning (gpu_mode) not recorded: the pool is of unknown "
+                               "size, not judged small");
     return;
   }
   r.gpu_config_id = p->gpu_config_id;

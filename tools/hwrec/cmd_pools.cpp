@@ -65,6 +65,12 @@ nlohmann::ordered_json PoolJson(const NodePool& pool) {
   return object;
 }
 
+// The pool's gpu_mode; "unknown" when it has GPUs but no recorded mode.
+std::string ModeColumn(const HardwareProfile& h) {
+  if (!h.gpu_mode && h.gpu_count.value_or(0) > 0) return "unknown";
+  return OrDash(h.gpu_mode);
+}
+
 void PrintPoolsTable(const std::vector<NodePool>& pools) {
   Table table({"node_pool_id", "site_id", "name", "instance_type", "architecture", "cpu_millicores",
                "memory_bytes", "gpu", "gpu_count", "gpu_mode", "gpu_total", "hp_v2"});
@@ -72,7 +78,7 @@ void PrintPoolsTable(const std::vector<NodePool>& pools) {
     const HardwareProfile& h = pool.hardware;
     table.AddRow({pool.node_pool_id, pool.site_id, pool.name.empty() ? "-" : pool.name,
                   OrDash(h.instance_type), OrDash(h.architecture), OrDash(h.cpu_millicores),
-                  OrDash(h.memory_bytes), GpuColumn(pool), OrDash(h.gpu_count), OrDash(h.gpu_mode),
+                  OrDash(h.memory_bytes), GpuColumn(pool), OrDash(h.gpu_count), ModeColumn(h),
                   OrDash(h.gpu_total), IdOrError(h, ProfileIdVersion::kV2)});
   }
   table.Print(std::cout);
