@@ -146,6 +146,12 @@ TEST_CASE(
   CHECK(summary.warnings[0].field == "memory_peak_gib");
   CHECK(summary.warnings[0].message == "is not a known field: did you mean `memory_peak_bytes`?");
 
+  // A record rejected later (here: a card not in the catalog) has its reject, not a warning.
+  const IngestSummary rejected =
+      f.Ingest(Line("w-3", R"("memory_peak_gib":21,"hardware":{"gpu_model":"A31"})") + "\n");
+  CHECK(rejected.rejected == 1);
+  CHECK(rejected.warnings.empty());
+
   IngestSummary merged;
   merged += summary;
   CHECK(merged.warnings.size() == 1);

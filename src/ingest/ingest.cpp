@@ -196,8 +196,10 @@ void IngestRun::AddLine(std::int64_t line, const std::string& text,
     Reject(line, parsed.execution_id, parsed.errors, text);
     return;
   }
-  Warn(line, parsed.execution_id, parsed.warnings);
+  // Warnings are for records kept: one that Add rejects has its reject instead.
+  const std::int64_t rejected_before = summary_.rejected;
   Add(line, *parsed.observation, &text);
+  if (summary_.rejected == rejected_before) Warn(line, parsed.execution_id, parsed.warnings);
 }
 
 Status StoppedAt(const IngestOptions& options, std::int64_t chunk_first_line,

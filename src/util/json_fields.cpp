@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 #include <vector>
 
 #include "util/text.h"
@@ -114,11 +115,7 @@ class KeyPath {
     Frame& top = frames_.back();
     top.key = key;
     top.has_key = true;
-    if (std::find(top.keys.begin(), top.keys.end(), key) != top.keys.end()) {
-      if (!duplicate_) duplicate_ = Path();
-    } else {
-      top.keys.push_back(key);
-    }
+    if (!top.keys.insert(key).second && !duplicate_) duplicate_ = Path();
   }
   // A value ended in the innermost object or array.
   void Completed() {
@@ -153,7 +150,7 @@ class KeyPath {
     std::string key;
     std::size_t index;
     bool has_key;
-    std::vector<std::string> keys;
+    std::unordered_set<std::string> keys;  // a set: a line may hold many keys
   };
   std::vector<Frame> frames_;
   std::optional<std::string> duplicate_;
