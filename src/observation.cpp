@@ -194,22 +194,22 @@ const std::initializer_list<std::string_view> kHardwareFields = {
 const std::initializer_list<std::string_view> kRequestedFields = {
     "cpu_millicores", "memory_bytes", "gpu_memory_gb", "gpu_compute_fraction"};
 const std::initializer_list<std::string_view> kTopFields = {"execution_id",
-                                                                "action_image",
-                                                                "finished_at",
-                                                                "site_id",
-                                                                "node_pool_id",
-                                                                "status",
-                                                                "duration_s",
-                                                                "hardware",
-                                                                "hardware_profile_id",
-                                                                "gpu_compute_fraction",
-                                                                "gpu_utilization",
-                                                                "gpu_memory_peak_gb",
-                                                                "cpu_millicores_avg",
-                                                                "cpu_millicores_p95",
-                                                                "cpu_millicores_max",
-                                                                "memory_peak_bytes",
-                                                                "requested"};
+                                                            "action_image",
+                                                            "finished_at",
+                                                            "site_id",
+                                                            "node_pool_id",
+                                                            "status",
+                                                            "duration_s",
+                                                            "hardware",
+                                                            "hardware_profile_id",
+                                                            "gpu_compute_fraction",
+                                                            "gpu_utilization",
+                                                            "gpu_memory_peak_gb",
+                                                            "cpu_millicores_avg",
+                                                            "cpu_millicores_p95",
+                                                            "cpu_millicores_max",
+                                                            "memory_peak_bytes",
+                                                            "requested"};
 
 // A nested object's reader: nullopt when absent, an error when not an object.
 std::optional<JsonFields> Nested(const JsonFields& top, std::string_view key, std::string_view what,

@@ -475,7 +475,8 @@ TEST_CASE("placement: inputs are read with errors that name the field", "[placem
   CHECK(declared->pinned == std::vector<std::string>{"gpu_memory_gb"});
   auto typo = ParseDeclaredResources(R"({"gpu_mem": 3})", "--declared");
   REQUIRE_FALSE(typo.ok());
-  CHECK(typo.status().message() == "--declared: gpu_mem is not a known field: did you mean `gpu_memory_gb`?");
+  CHECK(typo.status().message() ==
+        "--declared: gpu_mem is not a known field: did you mean `gpu_memory_gb`?");
   auto share = ParseDeclaredResources(R"({"gpu_compute_fraction": 1.5})", "--retry-floor");
   REQUIRE_FALSE(share.ok());
   CHECK_THAT(share.status().message(), Catch::Contains("--retry-floor: gpu_compute_fraction"));

@@ -253,6 +253,9 @@ FieldError Diagnose(std::string_view text) {
                                           "JSON object",
                                           e.what())};
   }
+  if (!locator.failed) {
+    return FieldError{"json", "malformed JSON: fix the line so that it is one JSON object"};
+  }
   const bool in_value = locator.path.InValue();
   const std::string path = locator.path.Path();
   const std::string field = path.empty() ? "json" : path;
@@ -264,8 +267,11 @@ FieldError Diagnose(std::string_view text) {
                                          shown)};
   }
   if (auto problem = StringProblem(locator.message)) {
-    if (in_value) return FieldError{field, fmt::format("is not valid JSON text: {}", *problem)};
-    return FieldError{field, fmt::format("has a key that is not valid JSON text: {}", *problem)};
+    return FieldError{field, fmt::format("{} ({}): send UTF-8 text with control characters "
+                                         "escaped",
+                                         in_value ? "is not valid JSON text"
+                                                  : "has a key that is not valid JSON text",
+                                         *problem)};
   }
   return FieldError{"json", fmt::format("malformed JSON at byte {}: fix the line so that it is one "
                                         "JSON object",

@@ -119,13 +119,13 @@ std::optional<std::string> ClosestSpelling(std::string_view word,
     std::size_t prefix = 0;
     while (prefix < word.size() && prefix < candidate.size() && word[prefix] == candidate[prefix])
       ++prefix;
-    const bool close = 2 * distance <= std::max(word.size(), candidate.size()) ||
-                       2 * prefix >= candidate.size();
+    const bool close =
+        2 * distance <= std::max(word.size(), candidate.size()) || 2 * prefix >= candidate.size();
     const bool abbreviation = prefix == word.size();
-    const bool better = !best || (abbreviation && !best_abbreviation) ||
-                        (abbreviation == best_abbreviation &&
-                         (distance < best_distance ||
-                          (distance == best_distance && prefix > best_prefix)));
+    const bool better =
+        !best || (abbreviation && !best_abbreviation) ||
+        (abbreviation == best_abbreviation &&
+         (distance < best_distance || (distance == best_distance && prefix > best_prefix)));
     if (close && better) {
       best = std::string(candidate);
       best_distance = distance;
