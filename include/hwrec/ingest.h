@@ -19,23 +19,26 @@ namespace hwrec {
 class Store;
 
 struct IngestOptions {
-  std::string source = "api";   // recorded with rejects: a file name, "-", "api"
+  std::string source = "api";      // recorded with rejects: a file name, "-", "api"
   std::size_t batch_size = 10000;  // records per transaction
 };
 
 struct IngestReject {
-  std::int64_t line = 0;      // 1-based line (JSON lines) or position in the batch
-  std::string execution_id;   // empty when the record had none readable
-  std::string field;          // e.g. "gpu_compute_fraction", "json" for malformed lines
+  std::int64_t line = 0;     // 1-based line (JSON lines) or position in the batch
+  std::string execution_id;  // empty when the record had none readable
+  std::string field;         // e.g. "gpu_compute_fraction", "json" for malformed lines
   std::string reason;
 };
 
 struct IngestSummary {
-  std::int64_t accepted = 0;    // new observations stored
-  std::int64_t duplicates = 0;  // identical re-sends, counted once
-  std::int64_t conflicts = 0;   // same execution_id, different content: first kept
-  std::int64_t rejected = 0;    // invalid records, kept in ingest_rejects
+  std::int64_t accepted = 0;               // new observations stored
+  std::int64_t duplicates = 0;             // identical re-sends, counted once
+  std::int64_t conflicts = 0;              // same execution_id, different content: first kept
+  std::int64_t rejected = 0;               // invalid records, kept in ingest_rejects
   std::int64_t profile_id_mismatches = 0;  // sent hardware_profile_id ≠ recomputed
+  // Accepted with a node_pool_id no registered pool has: only the hardware the
+  // record sent is known, the rest is learned as the unknown population.
+  std::int64_t unresolved_hardware = 0;
   std::vector<IngestReject> rejects;
   std::vector<std::string> conflict_execution_ids;
 
