@@ -282,12 +282,19 @@ TEST_CASE("ingest: a record with only node_pool_id takes its hardware from the p
   CHECK(f.Stored("p-1", "hp_v2") == "'" + *hp_v2 + "'");
 }
 
-TEST_CASE("ingest: fields the record sends win over the pool's", "[ingest]") {
+TEST_CASE("ingest: a field the record sends that its pool contradicts is a reject naming both",
+          "[ingest]") {
   IngestFixture f;
-  f.IngestLines(Line("p-2", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-1g.6gb"})"));
-  CHECK(f.Stored("p-2", "gpu_mode") == "'mig-1g.6gb'");
-  CHECK(f.Stored("p-2", "gpu_model") == "'A30'");
-  CHECK(f.StoredDouble("p-2", "gpu_compute_fraction") == 0.25);
+  const auto summary = f.IngestLines(
+      Line("p-2", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-1g.6gb"})") +
+      Line("p-3", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-2g.12gb"})"));
+  CHECK(summary.accepted == 1);
+  REQUIRE(summary.rejects.size() == 1);
+  CHECK(summary.rejects[0].field == "hardware.gpu_mode");
+  CHECK_THAT(summary.rejects[0].reason,
+             Catch::Contains(R"(is "mig-1g.6gb" but node pool a30-mig has "mig-2g.12gb")"));
+  CHECK(f.Stored("p-3", "gpu_model") == "'A30'");
+  CHECK(f.StoredDouble("p-3", "gpu_compute_fraction") == 0.5);
 }
 
 TEST_CASE("ingest: an A30 mig-2g.12gb without a stamped share gets 0.5 from the catalog",

@@ -154,7 +154,10 @@ TEST_CASE("recommend: GPU memory travels to another card model, compute share do
   CHECK_FALSE(share.value.has_value());
 }
 
-TEST_CASE("recommend: CPU learned on one instance type is not exact for another", "[recommend]") {
+TEST_CASE(
+    "recommend: CPU and memory learned on one instance type are not offered for another unless "
+    "fallback.cpu_memory_any_hardware allows it",
+    "[recommend]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 10; ++i) {
@@ -172,9 +175,18 @@ TEST_CASE("recommend: CPU learned on one instance type is not exact for another"
   CHECK(same.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kNone);
 
   const auto other = f.RecommendForPool("etl:3", "cpu-b");
-  CHECK(other.figure(FigureKind::kCpuRequestMillicores).provenance ==
+  for (FigureKind kind : {FigureKind::kCpuRequestMillicores, FigureKind::kCpuLimitMillicores,
+                          FigureKind::kMemoryBytes}) {
+    CHECK(other.figure(kind).provenance == Provenance::kNone);
+    CHECK_FALSE(other.figure(kind).value.has_value());
+  }
+
+  REQUIRE(hwrec::SetConfig(*f.store, "fallback.cpu_memory_any_hardware", "true").ok());
+  const auto opted_in = f.RecommendForPool("etl:3", "cpu-b");
+  CHECK(opted_in.figure(FigureKind::kCpuRequestMillicores).provenance ==
         Provenance::kWorkloadAnyHardware);
-  CHECK(other.figure(FigureKind::kMemoryBytes).provenance == Provenance::kWorkloadAnyHardware);
+  CHECK(opted_in.figure(FigureKind::kMemoryBytes).provenance == Provenance::kWorkloadAnyHardware);
+  CHECK_FALSE(hwrec::SetConfig(*f.store, "fallback.cpu_memory_any_hardware", "yes").ok());
 }
 
 TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend]") {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/hardware_profile.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -19,12 +20,12 @@ class Store;
 
 // One way to use a card: the whole card (`full`) or one MIG profile.
 struct GpuPartition {
-  std::string gpu_config_id;  // stable slug, e.g. "nvidia-a100-80gb-mig-1g.10gb"
-  std::string brand;          // "NVIDIA"
-  std::string model;          // "A100 80GB"
-  std::string mode;           // "full" or "mig-1g.10gb": what node pools record as gpu_mode
-  double memory_gb = 0;       // memory this partition offers
-  int compute_slices = 0;     // compute slices it holds (the card's total when full)
+  std::string gpu_config_id;    // stable slug, e.g. "nvidia-a100-80gb-mig-1g.10gb"
+  std::string brand;            // "NVIDIA"
+  std::string model;            // "A100 80GB"
+  std::string mode;             // "full" or "mig-1g.10gb": what node pools record as gpu_mode
+  double memory_gb = 0;         // memory this partition offers
+  int compute_slices = 0;       // compute slices it holds (the card's total when full)
   double compute_fraction = 0;  // compute_slices / the card's compute slices
 };
 
@@ -32,7 +33,7 @@ struct GpuModel {
   std::string brand;
   std::string model;
   double memory_gb = 0;
-  int compute_slices = 1;  // 7 for A100/H100/H200, 4 for A30, 1 for cards without MIG
+  int compute_slices = 1;                // 7 for A100/H100/H200, 4 for A30, 1 for cards without MIG
   std::vector<GpuPartition> partitions;  // `full` first, then MIG profiles by size
 };
 
@@ -54,6 +55,10 @@ class GpuCatalog {
   // Partitions whose id, brand, model or mode match every whitespace-separated
   // token of `query`, case-insensitively. An empty query matches everything.
   std::vector<GpuPartition> Search(std::string_view query) const;
+  // Fills a missing gpu_brand with the brand of gpu_model when the catalog
+  // knows that model; nothing else changes. Ingest and `hwrec hardware-id`
+  // both apply it before computing ids, so they agree on hp:v2.
+  void FillBrand(HardwareProfile* profile) const;
   // Up to `limit` catalog model spellings closest to `model`, best first.
   std::vector<std::string> ClosestModels(std::string_view model, std::size_t limit = 3) const;
 

@@ -50,6 +50,9 @@ struct IngestSummary {
   std::int64_t conflicts = 0;              // same execution_id, different content: first kept
   std::int64_t rejected = 0;               // invalid records, kept in ingest_rejects
   std::int64_t profile_id_mismatches = 0;  // sent hardware_profile_id ≠ recomputed
+  // Accepted with a node_pool_id no registered pool has: only the hardware the
+  // record sent is known, the rest is learned as the unknown population.
+  std::int64_t unresolved_hardware = 0;
   std::vector<IngestReject> rejects;
   std::vector<IngestWarning> warnings;  // records kept with a remark
   std::vector<std::string> conflict_execution_ids;

@@ -157,6 +157,13 @@ const GpuModel* GpuCatalog::FindModelAnyBrand(std::string_view model) const {
   return nullptr;
 }
 
+void GpuCatalog::FillBrand(HardwareProfile* profile) const {
+  if (profile->gpu_brand || !profile->gpu_model) return;
+  if (const GpuModel* model = FindModelAnyBrand(*profile->gpu_model)) {
+    profile->gpu_brand = model->brand;
+  }
+}
+
 const GpuPartition* GpuCatalog::FindPartition(std::string_view brand, std::string_view model,
                                               std::string_view mode) const {
   const GpuModel* m = FindModel(brand, model);

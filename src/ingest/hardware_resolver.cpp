@@ -27,6 +27,39 @@ void FillFromPool(HardwareProfile* h, const HardwareProfile& pool) {
   FillFrom(&h->gpu_model, pool.gpu_model);
 }
 
+std::string Quoted(const std::string& value) { return fmt::format("\"{}\"", value); }
+std::string Quoted(std::int64_t value) { return std::to_string(value); }
+
+template <typename T>
+std::optional<FieldError> Differs(const char* field, const std::optional<T>& sent,
+                                  const std::optional<T>& registered, const std::string& pool_id) {
+  if (!sent || !registered || *sent == *registered) return std::nullopt;
+  return FieldError{
+      fmt::format("hardware.{}", field),
+      fmt::format("hardware.{} is {} but node pool {} has {}: send the pool's value or leave "
+                  "the field out (missing hardware is taken from the pool), or register the pool "
+                  "again if its hardware changed",
+                  field, Quoted(*sent), pool_id, Quoted(*registered))};
+}
+
+// The first field the record and its registered pool both hold with different
+// values (the card first, then the shape): merging them would describe
+// hardware that is neither.
+std::optional<FieldError> Contradiction(const HardwareProfile& sent, const HardwareProfile& pool,
+                                        const std::string& pool_id) {
+  std::optional<FieldError> e;
+  if (!e) e = Differs("gpu_model", sent.gpu_model, pool.gpu_model, pool_id);
+  if (!e) e = Differs("gpu_brand", sent.gpu_brand, pool.gpu_brand, pool_id);
+  if (!e) e = Differs("instance_type", sent.instance_type, pool.instance_type, pool_id);
+  if (!e) e = Differs("architecture", sent.architecture, pool.architecture, pool_id);
+  if (!e) e = Differs("cpu_millicores", sent.cpu_millicores, pool.cpu_millicores, pool_id);
+  if (!e) e = Differs("memory_bytes", sent.memory_bytes, pool.memory_bytes, pool_id);
+  if (!e) e = Differs("gpu_count", sent.gpu_count, pool.gpu_count, pool_id);
+  if (!e) e = Differs("gpu_mode", sent.gpu_mode, pool.gpu_mode, pool_id);
+  if (!e) e = Differs("gpu_total", sent.gpu_total, pool.gpu_total, pool_id);
+  return e;
+}
+
 }  // namespace
 
 void FillShapeFromPool(HardwareProfile* h, const HardwareProfile& pool) {
@@ -96,7 +129,10 @@ HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& k
   if (key.node_pool_id) {
     // An unregistered pool is recorded as sent: the record's own hardware stands.
     if (auto pool = pools_.find(*key.node_pool_id); pool != pools_.end()) {
+      if (auto error = Contradiction(out.hardware, pool->second, pool->first)) return *error;
       FillFromPool(&out.hardware, pool->second);
+    } else {
+      out.pool_unregistered = true;
     }
   }
   const GpuModel* model = nullptr;
@@ -117,13 +153,10 @@ HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& k
 std::optional<FieldError> HardwareResolver::ResolveModel(HardwareProfile* h,
                                                          const GpuModel** model) const {
   if (!h->gpu_model) return std::nullopt;
+  catalog_.FillBrand(h);
   const std::string& name = *h->gpu_model;
-  *model =
-      h->gpu_brand ? catalog_.FindModel(*h->gpu_brand, name) : catalog_.FindModelAnyBrand(name);
-  if (*model != nullptr) {
-    h->gpu_brand = (*model)->brand;
-    return std::nullopt;
-  }
+  if (h->gpu_brand) *model = catalog_.FindModel(*h->gpu_brand, name);
+  if (*model != nullptr) return std::nullopt;
   if (const GpuModel* other = catalog_.FindModelAnyBrand(name)) {
     return FieldError{"hardware.gpu_brand",
                       fmt::format("'{}' is not the brand of {} in the GPU catalog: use {} or "
@@ -156,6 +189,7 @@ std::optional<FieldError> HardwareResolver::ResolveMode(const GpuModel* model,
     }
     out->mode_fraction = partition->compute_fraction;
     out->mode_source = FractionSource::kCatalog;
+    out->partition_memory_gb = partition->memory_gb;
     return std::nullopt;
   }
   if (mode == "full") {

@@ -22,7 +22,9 @@ struct ResolvedHardware {
   HardwareProfile hardware;             // what is stored with the observation
   std::optional<double> mode_fraction;  // the share of one card gpu_mode stands for
   FractionSource mode_source = FractionSource::kNone;
-  std::optional<double> card_memory_gb;  // the whole card's memory, when the model is known
+  std::optional<double> card_memory_gb;       // the whole card's memory, when the model is known
+  std::optional<double> partition_memory_gb;  // what one gpu_mode partition holds, when known
+  bool pool_unregistered = false;             // a node_pool_id was sent that no registered pool has
   std::string hp_v1;
   std::string hp_v2;
 };

@@ -17,6 +17,7 @@
 #include "ingest/hardware_resolver.h"
 #include "ingest/observation_encoding.h"
 #include "ingest/observation_writer.h"
+#include "ingest/record_bounds.h"
 #include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
@@ -68,7 +69,10 @@ class IngestRun {
 
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options);
 
-  void BeginChunk() { writer_.set_now(internal::NowEpochSeconds()); }
+  void BeginChunk() {
+    now_ = internal::NowEpochSeconds();
+    writer_.set_now(now_);
+  }
   // Writes what the chunk's records derive: aggregates and the recommendations
   // of the keys they touched. Inside the chunk's transaction, before commit.
   void FinishChunk();
@@ -94,6 +98,7 @@ class IngestRun {
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   std::string content_key_;  // reused for every record
+  double now_ = 0;           // the store's clock for this chunk
 };
 
 Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOptions& options) {
@@ -126,8 +131,13 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   auto record_text = [&] { return raw != nullptr ? *raw : internal::ObservationToJson(o); };
   FieldError error;
   const ResolvedHardware* resolved = resolver_.Resolve(o, &error);
-  if (resolved == nullptr) {
-    Reject(line, o.execution_id, error, record_text());
+  std::optional<FieldError> implausible;
+  if (resolved != nullptr) {
+    implausible = internal::CheckFinishedAt(o.finished_at, now_, settings_.max_clock_skew_hours);
+    if (!implausible) implausible = internal::CheckWithinHardware(o, *resolved);
+  }
+  if (resolved == nullptr || implausible) {
+    Reject(line, o.execution_id, implausible.value_or(error), record_text());
     return;
   }
   const internal::Sha256Digest hash = internal::ContentHash(o, &content_key_);
@@ -150,6 +160,7 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
       aggregates_.Add(AggregateInputOf(row, writer_.last_workload_id()));
       ++summary_.accepted;
       if (row.profile_id_mismatch) ++summary_.profile_id_mismatches;
+      if (resolved->pool_unregistered) ++summary_.unresolved_hardware;
       break;
     case InsertOutcome::kDuplicate:
       ++summary_.duplicates;
@@ -218,6 +229,7 @@ IngestSummary& IngestSummary::operator+=(const IngestSummary& other) {
   conflicts += other.conflicts;
   rejected += other.rejected;
   profile_id_mismatches += other.profile_id_mismatches;
+  unresolved_hardware += other.unresolved_hardware;
   rejects.insert(rejects.end(), other.rejects.begin(), other.rejects.end());
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
   conflict_execution_ids.insert(conflict_execution_ids.end(), other.conflict_execution_ids.begin(),

@@ -36,7 +36,7 @@ AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload
   in.gpu_brand = h.gpu_brand.value_or("");
   in.gpu_model = h.gpu_model.value_or("");
   in.instance_type = h.instance_type.value_or("");
-  in.has_gpu = h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value();
+  in.has_gpu = UsedGpu(h, o.gpu_memory_peak_gb, row.gpu_compute_fraction);
   in.instance_memory_bytes = as_double(h.memory_bytes);
   in.card_memory_gb = row.resolved.card_memory_gb;
   in.cpu_avg = o.cpu_millicores_avg;

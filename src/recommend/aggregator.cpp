@@ -73,6 +73,12 @@ std::string KeyAggregate::Serialize() const {
   return blob;
 }
 
+bool UsedGpu(const HardwareProfile& h, const std::optional<double>& gpu_memory_peak_gb,
+             const std::optional<double>& gpu_compute_fraction) {
+  if (h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value()) return true;
+  return !h.gpu_count.has_value() && (gpu_memory_peak_gb || gpu_compute_fraction);
+}
+
 bool KeyAggregate::Deserialize(const std::string& blob) {
   std::size_t offset = 0;
   for (MetricState& m : metrics) {
@@ -234,13 +240,17 @@ void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings
       db,
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
       "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
-      "coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL, o.memory_bytes, m.memory_gb, "
+      "coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL AND "
+      "(o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)), "
+      "o.memory_bytes, m.memory_gb, "
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "
       "o.requested_memory_bytes, o.requested_gpu_memory_gb "
       "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = "
       "o.gpu_model "
-      "ORDER BY o.finished_at");
+      "WHERE o.finished_at <= ? ORDER BY o.finished_at");
+  // A row stored before ingest bounded finished_at must not outweigh every real one.
+  rows.bind(1, settings.latest_finished_at(NowEpochSeconds()));
   while (rows.executeStep()) {
     AggregateInput in;
     in.workload_id = rows.getColumn(0).getInt64();

@@ -77,6 +77,12 @@ struct AggregateInput {
   std::optional<double> requested_memory_bytes, requested_gpu_memory_gb;
 };
 
+// Whether an execution used a GPU: its node has GPUs or a GPU mode, or, when
+// the node's GPU count is not known (an unregistered pool), it reports a GPU
+// memory peak or share. RebuildAggregates applies the same rule in SQL.
+bool UsedGpu(const HardwareProfile& hardware, const std::optional<double>& gpu_memory_peak_gb,
+             const std::optional<double>& gpu_compute_fraction);
+
 // The value each metric takes from one input (nullopt: the input says nothing
 // about it). OOM executions yield the synthetic bumped peak.
 std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& input,
@@ -123,7 +129,8 @@ KeyAggregate AggregateFromState(const SQLite::Column& state);
 std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& select, const AggregateKey& key);
 extern const char* const kSelectAggregateSql;
 
-// Deletes every aggregate and rebuilds them from the observations table.
+// Deletes every aggregate and rebuilds them from the observations table,
+// leaving out rows that finished later than now plus ingest.max_clock_skew_hours.
 void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings);
 
 }  // namespace hwrec::internal

@@ -20,9 +20,13 @@ using internal::KeyAggregate;
 using internal::Scope;
 
 // Where each figure may come from, most specific first (DESIGN §3, §6). GPU
-// compute share never leaves its card model.
-const std::vector<Scope>& FallbackChain(FigureKind kind) {
-  static const std::vector<Scope> kCpu = {Scope::kExact, Scope::kInstanceType, Scope::kAny};
+// compute share never leaves its card model; CPU and memory leave their
+// instance type only when fallback.cpu_memory_any_hardware allows it.
+const std::vector<Scope>& FallbackChain(FigureKind kind,
+                                        const internal::RecommenderSettings& settings) {
+  static const std::vector<Scope> kCpu = {Scope::kExact, Scope::kInstanceType};
+  static const std::vector<Scope> kCpuAnyHardware = {Scope::kExact, Scope::kInstanceType,
+                                                     Scope::kAny};
   static const std::vector<Scope> kGpuMemory = {Scope::kExact, Scope::kGpuModel, Scope::kAny};
   static const std::vector<Scope> kGpuShare = {Scope::kExact, Scope::kGpuModel};
   switch (kind) {
@@ -31,7 +35,7 @@ const std::vector<Scope>& FallbackChain(FigureKind kind) {
     case FigureKind::kGpuComputeFraction:
       return kGpuShare;
     default:
-      return kCpu;
+      return settings.cpu_memory_any_hardware ? kCpuAnyHardware : kCpu;
   }
 }
 
@@ -272,7 +276,7 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
     const auto kind = static_cast<FigureKind>(f);
     out.figures[f] = EmptyFigure(kind, settings_);
     if (hardware.cpu_only && IsGpuFigure(kind)) continue;
-    for (Scope scope : FallbackChain(kind)) {
+    for (Scope scope : FallbackChain(kind, settings_)) {
       const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
       if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
       out.figures[f] =

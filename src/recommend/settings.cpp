@@ -28,14 +28,22 @@ struct Range {
 
 const std::map<std::string, Range>& NumericRanges() {
   static const std::map<std::string, Range> kRanges = {
-      {"half_life_hours", {0, 8760, false, false}},  {"max_range_samples", {1, 1000, true, true}},
-      {"compute_ladder_step", {0, 1, false, false}}, {"total_compute_slices", {1, 64, true, true}},
-      {"oom_bump_factor", {1, 4, false, false}},     {"cpu_request.margin", {0, 10, true, false}},
-      {"cpu_limit.margin", {0, 10, true, false}},    {"memory.margin", {0, 10, true, false}},
-      {"gpu_memory.margin", {0, 10, true, false}},   {"gpu_compute.margin", {0, 10, true, false}},
+      {"half_life_hours", {0, 8760, false, false}},
+      {"max_range_samples", {1, 1000, true, true}},
+      {"compute_ladder_step", {0, 1, false, false}},
+      {"total_compute_slices", {1, 64, true, true}},
+      {"oom_bump_factor", {1, 4, false, false}},
+      {"cpu_request.margin", {0, 10, true, false}},
+      {"cpu_limit.margin", {0, 10, true, false}},
+      {"memory.margin", {0, 10, true, false}},
+      {"gpu_memory.margin", {0, 10, true, false}},
+      {"gpu_compute.margin", {0, 10, true, false}},
+      {"ingest.max_clock_skew_hours", {0, 8760, true, false}},
   };
   return kRanges;
 }
+
+bool IsBooleanKey(const std::string& key) { return key == "fallback.cpu_memory_any_hardware"; }
 
 const char* kFigurePrefixes[kFigureCount] = {"cpu_request", "cpu_limit", "memory", "gpu_memory",
                                              "gpu_compute"};
@@ -78,6 +86,14 @@ const std::vector<ConfigKey>& ConfigKeys() {
        "compute slices assumed for a MIG mode whose card model is unknown", false},
       {"oom_bump_factor", "1.2", "an OOM adds a peak of max(requested, observed) times this",
        false},
+      {"ingest.max_clock_skew_hours", "24",
+       "how many hours after the store's clock a finished_at may be; later records are "
+       "rejected and left out of rebuilt aggregates",
+       false},
+      {"fallback.cpu_memory_any_hardware", "false",
+       "true: CPU and memory fall back to the workload's history on any hardware when an "
+       "instance type has none",
+       false},
   };
   return kKeys;
 }
@@ -98,6 +114,12 @@ Status ValidateConfigValue(const std::string& key, const std::string& value) {
     if (!ParseStatistic(value)) {
       return Status::InvalidArgument(
           fmt::format("{} must be one of p90, p95, p98, p99, avg, max; got '{}'", key, value));
+    }
+    return Status::Ok();
+  }
+  if (IsBooleanKey(key)) {
+    if (value != "true" && value != "false") {
+      return Status::InvalidArgument(fmt::format("{} must be true or false; got '{}'", key, value));
     }
     return Status::Ok();
   }
@@ -128,6 +150,8 @@ RecommenderSettings LoadSettings(SQLite::Database& db) {
   s.compute_ladder_step = std::stod(values["compute_ladder_step"]);
   s.total_compute_slices = std::stoi(values["total_compute_slices"]);
   s.oom_bump_factor = std::stod(values["oom_bump_factor"]);
+  s.max_clock_skew_hours = std::stod(values["ingest.max_clock_skew_hours"]);
+  s.cpu_memory_any_hardware = values["fallback.cpu_memory_any_hardware"] == "true";
   for (std::size_t i = 0; i < kFigureCount; ++i) {
     const std::string prefix = kFigurePrefixes[i];
     s.figures[i].statistic = *ParseStatistic(values[prefix + ".statistic"]);

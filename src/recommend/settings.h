@@ -37,9 +37,13 @@ struct RecommenderSettings {
   double compute_ladder_step = 0.05;
   int total_compute_slices = 7;
   double oom_bump_factor = 1.2;
+  double max_clock_skew_hours = 24;      // how far ahead of now a finished_at may be
+  bool cpu_memory_any_hardware = false;  // CPU and memory may fall back across instance types
   std::array<FigureSettings, kFigureCount> figures;
 
   double half_life_s() const { return half_life_hours * 3600.0; }
+  // The latest finished_at a record may claim when the store's clock reads `now`.
+  double latest_finished_at(double now) const { return now + max_clock_skew_hours * 3600.0; }
   const FigureSettings& figure(FigureKind kind) const {
     return figures[static_cast<std::size_t>(kind)];
   }

@@ -223,12 +223,17 @@ bool FillUsage(Rng& rng, const ImageProfile& image, const BenchPool& pool, Obser
   const double slowness =
       image.uses_gpu ? pool.gpu_slowness / std::pow(fraction, 0.6) : pool.cpu_slowness;
   obs->duration_s = Round(rng.LogNormal(image.duration_s * slowness, 0.35), 3);
-  const double cpu_avg = rng.LogNormal(image.cpu_millicores * pool.cpu_slowness, 0.25);
-  const double cpu_p95 = cpu_avg * image.cpu_p95_ratio * rng.LogNormal(1, 0.08);
+  // No execution uses more CPU or memory than its node has: ingest refuses that.
+  const double node_cpu = static_cast<double>(pool.pool.hardware.cpu_millicores.value_or(0));
+  const double node_memory = static_cast<double>(pool.pool.hardware.memory_bytes.value_or(0));
+  const double cpu_avg =
+      std::min(rng.LogNormal(image.cpu_millicores * pool.cpu_slowness, 0.25), node_cpu);
+  const double cpu_p95 = std::min(cpu_avg * image.cpu_p95_ratio * rng.LogNormal(1, 0.08), node_cpu);
   obs->cpu_millicores_avg = Round(cpu_avg, 1);
   obs->cpu_millicores_p95 = Round(cpu_p95, 1);
-  obs->cpu_millicores_max = Round(cpu_p95 * image.cpu_max_ratio, 1);
-  obs->memory_peak_bytes = static_cast<std::int64_t>(rng.LogNormal(image.memory_bytes, 0.2));
+  obs->cpu_millicores_max = Round(std::min(cpu_p95 * image.cpu_max_ratio, node_cpu), 1);
+  obs->memory_peak_bytes =
+      static_cast<std::int64_t>(std::min(rng.LogNormal(image.memory_bytes, 0.2), node_memory));
   obs->requested = image.requested;
   if (!image.uses_gpu) return false;
   obs->requested.gpu_compute_fraction = fraction;
@@ -251,7 +256,7 @@ void SetStatus(Rng& rng, bool gpu_full, const BenchPool& pool, Observation* obs)
     if (pool.partition_memory_gb > 0) obs->gpu_memory_peak_gb = pool.partition_memory_gb;
   } else if (u < 0.035) {
     obs->status = ExecutionStatus::kOom;
-    obs->memory_peak_bytes = obs->requested.memory_bytes;
+    obs->memory_peak_bytes = std::min(obs->requested.memory_bytes, pool.pool.hardware.memory_bytes);
   } else if (u < 0.055) {
     obs->status = ExecutionStatus::kFailed;
   } else if (u < 0.06) {

@@ -51,6 +51,7 @@ void PrintJson(const IngestSummary& summary) {
                                {"message", warning.message}});
   }
   out["profile_id_mismatches"] = summary.profile_id_mismatches;
+  out["unresolved_hardware"] = summary.unresolved_hardware;
   out["conflict_execution_ids"] = summary.conflict_execution_ids;
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
@@ -71,7 +72,12 @@ void PrintTable(const IngestSummary& summary) {
             << fmt::format("conflicts              {}\n", summary.conflicts)
             << fmt::format("rejected               {}\n", summary.rejected)
             << fmt::format("warnings               {}\n", summary.warnings.size())
-            << fmt::format("profile id mismatches  {}\n", summary.profile_id_mismatches);
+            << fmt::format("profile id mismatches  {}\n", summary.profile_id_mismatches)
+            << fmt::format("unresolved hardware    {}\n", summary.unresolved_hardware);
+  if (summary.unresolved_hardware > 0) {
+    std::cout << "\nSome records name a node pool that is not registered: their hardware is "
+                 "learned as unknown; register the pools with `hwrec pools import`.\n";
+  }
   if (!summary.conflict_execution_ids.empty()) {
     std::cout << "\nConflicting re-sends (the stored record was kept):\n";
     for (const std::string& id : summary.conflict_execution_ids) std::cout << "  " << id << "\n";

@@ -1,0 +1,96 @@
+#include "ingest/record_bounds.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+namespace hwrec::internal {
+
+namespace {
+
+// Seconds since the epoch of 10000-01-01: later values print as numbers.
+constexpr double kLastPrintableTime = 253402300800.0;
+
+std::string TimeText(double seconds) {
+  if (std::isfinite(seconds) && std::fabs(seconds) < kLastPrintableTime) {
+    return fmt::format("{} ({})", FormatRfc3339(seconds), seconds);
+  }
+  return fmt::format("{}", seconds);
+}
+
+// The likely cause of a time beyond the bound, as advice to the sender.
+std::string FutureTimeCause(double finished_at, double latest) {
+  const double as_seconds = finished_at / 1000.0;
+  if (as_seconds > 946684800.0 && as_seconds <= latest) {  // after 2000-01-01 once divided
+    return "it looks like milliseconds since the epoch: send seconds";
+  }
+  return "check the clock of the host that sent it, or raise ingest.max_clock_skew_hours";
+}
+
+// Whole numbers print without an exponent: 137438953472, not 1.37438953472e+11.
+std::string Number(double value) {
+  if (std::fabs(value) < 1e15 && std::floor(value) == value) {
+    return std::to_string(static_cast<long long>(value));
+  }
+  return fmt::format("{}", value);
+}
+
+std::optional<FieldError> AboveBound(const char* field, double value, const char* unit,
+                                     std::optional<double> bound, const std::string& what) {
+  if (!bound || *bound <= 0 || value <= *bound * (1 + kHardwareBoundTolerance)) {
+    return std::nullopt;
+  }
+  return FieldError{field, fmt::format("{} {} is more than {} holds ({} {}, +{:.0f} % tolerance): "
+                                       "check the unit and the hardware the record names",
+                                       Number(value), unit, what, Number(*bound), unit,
+                                       kHardwareBoundTolerance * 100)};
+}
+
+std::optional<double> AsDouble(const std::optional<std::int64_t>& value) {
+  if (!value) return std::nullopt;
+  return static_cast<double>(*value);
+}
+
+}  // namespace
+
+std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double max_skew_hours) {
+  const double latest = now + max_skew_hours * 3600.0;
+  if (finished_at <= latest) return std::nullopt;
+  return FieldError{
+      "finished_at",
+      fmt::format("{} is later than {}, the store's clock plus the allowed skew of {} h (config "
+                  "ingest.max_clock_skew_hours): {}",
+                  TimeText(finished_at), FormatRfc3339(latest), max_skew_hours,
+                  FutureTimeCause(finished_at, latest))};
+}
+
+std::optional<FieldError> CheckWithinHardware(const Observation& o,
+                                              const ResolvedHardware& resolved) {
+  const HardwareProfile& h = resolved.hardware;
+  const std::optional<double> gpu_bound =
+      resolved.partition_memory_gb ? resolved.partition_memory_gb : resolved.card_memory_gb;
+  const std::string partition =
+      fmt::format("a {} {} partition", h.gpu_model.value_or("GPU"), h.gpu_mode.value_or("full"));
+  if (o.gpu_memory_peak_gb) {
+    if (auto e =
+            AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GB", gpu_bound, partition)) {
+      return e;
+    }
+  }
+  const std::optional<double> cpu_bound = AsDouble(h.cpu_millicores);
+  const std::optional<double> cpu[] = {o.cpu_millicores_avg, o.cpu_millicores_p95,
+                                       o.cpu_millicores_max};
+  const char* cpu_fields[] = {"cpu_millicores_avg", "cpu_millicores_p95", "cpu_millicores_max"};
+  for (int i = 0; i < 3; ++i) {
+    if (!cpu[i]) continue;
+    if (auto e = AboveBound(cpu_fields[i], *cpu[i], "millicores", cpu_bound, "the node")) return e;
+  }
+  if (o.memory_peak_bytes) {
+    return AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
+                      AsDouble(h.memory_bytes), "the node");
+  }
+  return std::nullopt;
+}
+
+}  // namespace hwrec::internal

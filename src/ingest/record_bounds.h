@@ -1,0 +1,28 @@
+// What a record may claim about its time and its hardware (DESIGN §5): a
+// finished_at no later than the store's clock plus the allowed skew, and
+// observed peaks no larger than the resolved hardware holds. Pure functions.
+#pragma once
+
+#include <optional>
+
+#include "hwrec/observation.h"
+#include "ingest/hardware_resolver.h"
+
+namespace hwrec::internal {
+
+// How far a peak may exceed its bound before it is refused: measurement
+// noise and rounding of the advertised sizes, not hardware.
+inline constexpr double kHardwareBoundTolerance = 0.05;
+
+// A reject naming finished_at when it is later than `latest` (now plus the
+// skew of `max_skew_hours`), saying when it looks like milliseconds.
+std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double max_skew_hours);
+
+// A reject naming the first observed figure above what `resolved` holds: GPU
+// memory above the partition (or card), CPU above the node's millicores,
+// memory above the node's bytes. Bounds the hardware does not record are not
+// checked.
+std::optional<FieldError> CheckWithinHardware(const Observation& observation,
+                                              const ResolvedHardware& resolved);
+
+}  // namespace hwrec::internal
