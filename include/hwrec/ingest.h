@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <string>
@@ -17,29 +18,40 @@
 namespace hwrec {
 
 class Store;
+struct IngestProgress;
 
 struct IngestOptions {
-  std::string source = "api";   // recorded with rejects: a file name, "-", "api"
+  std::string source = "api";      // recorded with rejects: a file name, "-", "api"
   std::size_t batch_size = 10000;  // records per transaction
+  // Called after each batch's commit, on the ingesting thread: what it reports
+  // is stored even if the process stops right after.
+  std::function<void(const IngestProgress&)> on_batch_committed;
 };
 
 struct IngestReject {
-  std::int64_t line = 0;      // 1-based line (JSON lines) or position in the batch
-  std::string execution_id;   // empty when the record had none readable
-  std::string field;          // e.g. "gpu_compute_fraction", "json" for malformed lines
+  std::int64_t line = 0;     // 1-based line (JSON lines) or position in the batch
+  std::string execution_id;  // empty when the record had none readable
+  std::string field;         // e.g. "gpu_compute_fraction", "json" for malformed lines
   std::string reason;
 };
 
 struct IngestSummary {
-  std::int64_t accepted = 0;    // new observations stored
-  std::int64_t duplicates = 0;  // identical re-sends, counted once
-  std::int64_t conflicts = 0;   // same execution_id, different content: first kept
-  std::int64_t rejected = 0;    // invalid records, kept in ingest_rejects
+  std::int64_t accepted = 0;               // new observations stored
+  std::int64_t duplicates = 0;             // identical re-sends, counted once
+  std::int64_t conflicts = 0;              // same execution_id, different content: first kept
+  std::int64_t rejected = 0;               // invalid records, kept in ingest_rejects
   std::int64_t profile_id_mismatches = 0;  // sent hardware_profile_id ≠ recomputed
   std::vector<IngestReject> rejects;
   std::vector<std::string> conflict_execution_ids;
 
   IngestSummary& operator+=(const IngestSummary& other);
+};
+
+// What is stored once a batch is committed.
+struct IngestProgress {
+  std::int64_t committed_through_line = 0;  // the batch's last line (or position), 1-based
+  std::int64_t batches = 0;                 // batches committed so far, this one included
+  const IngestSummary* totals = nullptr;    // running counts; valid during the call only
 };
 
 class Ingestor {
