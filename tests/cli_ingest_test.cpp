@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwrec/ingest.h"
@@ -74,6 +75,28 @@ TEST_CASE("ingest: the library reports each committed batch with its last line a
     CHECK(calls[i].committed_through_line == through);
     CHECK(stored[i] == through);  // every line up to there is counted once
   }
+}
+
+TEST_CASE("ingest: observations built in C++ are acknowledged per committed batch too",
+          "[ingest][progress]") {
+  hwrec::test::TempDir dir;
+  auto store = hwrec::test::OpenStoreOrFail(dir.File("store.db"));
+  std::vector<hwrec::Observation> observations(25);
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    observations[i].execution_id = "c-" + std::to_string(i);
+    observations[i].action_image = "ghcr.io/acme/etl:1";
+    observations[i].finished_at = 1795968157;
+  }
+  observations[12].action_image.clear();  // a reject is counted in its batch
+  hwrec::IngestOptions options;
+  options.batch_size = 10;
+  std::vector<std::pair<std::int64_t, std::int64_t>> calls;  // through line, rejected so far
+  options.on_batch_committed = [&](const hwrec::IngestProgress& progress) {
+    calls.emplace_back(progress.committed_through_line, progress.totals->rejected);
+  };
+  REQUIRE(hwrec::Ingestor(*store, options).Ingest(observations).ok());
+  using Call = std::pair<std::int64_t, std::int64_t>;
+  CHECK(calls == std::vector<Call>{{10, 0}, {20, 1}, {25, 1}});
 }
 
 TEST_CASE("ingest cli: --format jsonl prints a line per committed batch, then the summary",
