@@ -373,6 +373,8 @@ CREATE TABLE workloads (
   image TEXT NOT NULL UNIQUE
 );
 
+CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts (execution_id, record);
+
 CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects (record, field);
 
 CREATE INDEX legacy_quarantine_by_execution ON legacy_quarantine (execution_id);

@@ -1,6 +1,7 @@
 // Recording twice adds nothing: a placement re-recorded for the same
-// execution stays one row, a file ingested again does not store its rejects
-// again, and a store holding such duplicates from before is cleaned on upgrade.
+// execution stays one row, a file ingested again does not store its rejects or
+// conflicts again, and a store holding such duplicates from before is cleaned
+// on upgrade.
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <catch2/catch.hpp>
@@ -94,6 +95,23 @@ TEST_CASE("ingest: re-ingesting a file does not store its rejects again", "[inge
   CHECK(Count(path, "ingest_rejects") == rejects);
 }
 
+TEST_CASE("ingest: a conflicting re-send ingested again is kept once in ingest_conflicts",
+          "[ingest][idempotence]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const std::string path = dir.File("example.db");
+  const std::string line =
+      R"({"execution_id":"x-1","action_image":"ghcr.io/acme/etl:1","finished_at":1795968157,)"
+      R"("node_pool_id":"sitea-arm-cpu","duration_s":)";
+  REQUIRE(RunCli("ingest " + store + " -", line + "10}\n").exit_code == 0);
+  const std::string resend = line + "20}\n";
+  REQUIRE(RunCli("ingest " + store + " -", resend).exit_code == 0);
+  REQUIRE(Count(path, "ingest_conflicts") == 1);
+  const auto again = RunCli("ingest " + store + " - --format json", resend);
+  CHECK_THAT(again.out, Catch::Contains(R"("conflicts": 1)"));  // still reported
+  CHECK(Count(path, "ingest_conflicts") == 1);
+}
+
 TEST_CASE("migrations: duplicates recorded before schema 8 are removed, keeping the latest",
           "[migrations][idempotence]") {
   hwrec::test::TempDir dir;
@@ -122,6 +140,12 @@ TEST_CASE("migrations: duplicates recorded before schema 8 are removed, keeping 
       reject.bind(1, i);
       reject.bind(2, 1000.0 + i);
       reject.exec();
+      SQLite::Statement conflict(db,
+                                 "INSERT INTO ingest_conflicts (execution_id, source, line, "
+                                 "record, seen_at) VALUES ('exec-1', 'f.jsonl', ?, '{}', ?)");
+      conflict.bind(1, i);
+      conflict.bind(2, 1000.0 + i);
+      conflict.exec();
     }
   }
   SQLite::Database db(path, SQLite::OPEN_READWRITE);
@@ -130,4 +154,6 @@ TEST_CASE("migrations: duplicates recorded before schema 8 are removed, keeping 
   CHECK(db.execAndGet("SELECT node_pool_id FROM placements").getString() == "pool-3");
   CHECK(db.execAndGet("SELECT count(*) FROM ingest_rejects").getInt64() == 1);
   CHECK(db.execAndGet("SELECT line FROM ingest_rejects").getInt64() == 3);
+  CHECK(db.execAndGet("SELECT count(*) FROM ingest_conflicts").getInt64() == 1);
+  CHECK(db.execAndGet("SELECT line FROM ingest_conflicts").getInt64() == 3);
 }

@@ -106,9 +106,12 @@ ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
                      "ON CONFLICT (record, field) DO UPDATE SET source = excluded.source, "
                      "line = excluded.line, execution_id = excluded.execution_id, "
                      "reason = excluded.reason, rejected_at = excluded.rejected_at"),
+      // The same re-sent record seen again stays one row, showing when it was last seen.
       insert_conflict_(db,
                        "INSERT INTO ingest_conflicts (execution_id, source, line, record, "
-                       "seen_at) VALUES (?1, ?2, ?3, ?4, ?5)") {}
+                       "seen_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+                       "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
+                       "excluded.source, line = excluded.line, seen_at = excluded.seen_at") {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
   std::optional<InsertOutcome> stored;
