@@ -1,4 +1,4 @@
--- hwrec schema 7: generated from migrations/ by the `schema` build target.
+-- hwrec schema 8: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -373,13 +373,17 @@ CREATE TABLE workloads (
   image TEXT NOT NULL UNIQUE
 );
 
+CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts (execution_id, record);
+
+CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects (record, field);
+
 CREATE INDEX legacy_quarantine_by_execution ON legacy_quarantine (execution_id);
 
 CREATE INDEX legacy_quarantine_by_pool ON legacy_quarantine (site_id, node_pool_id);
 
 CREATE INDEX observations_by_workload ON observations (workload_id, finished_at);
 
-CREATE INDEX placements_by_execution ON placements (execution_id, placed_at);
+CREATE UNIQUE INDEX placements_by_execution ON placements (execution_id);
 
 CREATE INDEX site_observations_by_key ON site_observations (site_id, action_image, finished_at);
 

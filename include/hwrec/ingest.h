@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 namespace hwrec {
 
 class Store;
+struct IngestProgress;
 
 struct IngestOptions {
   std::string source = "api";      // recorded with rejects: a file name, "-", "api"
@@ -25,6 +27,9 @@ struct IngestOptions {
   // whole into memory.
   std::size_t max_line_bytes = 1048576;
   bool strict = false;  // unknown fields reject their record instead of a warning
+  // Called after each batch's commit, on the ingesting thread: what it reports
+  // is stored even if the process stops right after.
+  std::function<void(const IngestProgress&)> on_batch_committed;
 };
 
 struct IngestReject {
@@ -58,6 +63,13 @@ struct IngestSummary {
   std::vector<std::string> conflict_execution_ids;
 
   IngestSummary& operator+=(const IngestSummary& other);
+};
+
+// What is stored once a batch is committed.
+struct IngestProgress {
+  std::int64_t committed_through_line = 0;  // the batch's last line (or position), 1-based
+  std::int64_t batches = 0;                 // batches committed so far, this one included
+  const IngestSummary* totals = nullptr;    // running counts; valid during the call only
 };
 
 class Ingestor {

@@ -48,9 +48,12 @@ class PlacementEvaluator {
   std::unique_ptr<Impl> impl_;
 };
 
-// Writes the chosen effective request of `result` onto a new `placements` row
-// for `execution_id`, with its provenance and the time, in one write
-// transaction. Returns the row id. Fails when nothing was chosen.
+// Writes the chosen effective request of `result` onto the `placements` row
+// of `execution_id`, with its provenance and the time, in one write
+// transaction. Returns the row id. One row per execution: recording the same
+// decision again changes nothing; another decision replaces the row (same id,
+// new time), as the latest choice is the one applied. Fails when nothing was
+// chosen.
 Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_id,
                                      const PlacementResult& result);
 
@@ -65,7 +68,7 @@ struct PlacementRecord {
   double placed_at = 0;  // epoch seconds
 };
 
-// Every placement recorded for `execution_id`, oldest first.
+// The placement recorded for `execution_id`: none or one.
 Result<std::vector<PlacementRecord>> ListPlacements(const Store& store,
                                                     const std::string& execution_id);
 

@@ -87,6 +87,9 @@ class IngestRun {
   // Parses one JSON line as read by `reader` and adds or rejects it.
   void AddLine(std::int64_t line, const std::string& text, const internal::LineReader& reader);
 
+  // Reports a commit through `line` to the caller's callback, if any, once per line reached.
+  void Committed(const IngestOptions& options, std::int64_t line);
+
   IngestSummary& summary() { return summary_; }
 
  private:
@@ -98,7 +101,9 @@ class IngestRun {
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   std::string content_key_;  // reused for every record
-  double now_ = 0;           // the store's clock for this chunk
+  double now_ = 0;  // the store's clock for this chunk
+  std::int64_t batches_ = 0;
+  std::int64_t reported_line_ = 0;
 };
 
 Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOptions& options) {
@@ -171,6 +176,13 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
       writer_.RecordConflict(line, o.execution_id, record_text());
       break;
   }
+}
+
+void IngestRun::Committed(const IngestOptions& options, std::int64_t line) {
+  if (line <= reported_line_) return;  // a batch of nothing but trailing blank lines
+  reported_line_ = line;
+  ++batches_;
+  if (options.on_batch_committed) options.on_batch_committed({line, batches_, &summary_});
 }
 
 void IngestRun::Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
@@ -274,6 +286,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
       } catch (const std::exception& e) {
         return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);
       }
+      (*run)->Committed(options, static_cast<std::int64_t>(end));
     }
     return std::move((*run)->summary());
   });
@@ -306,6 +319,7 @@ Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
       } catch (const std::exception& e) {
         return StoppedAt(options, chunk_first_line, e);
       }
+      (*run)->Committed(options, line);
     }
     if (in.bad()) {
       return Status::IoError(

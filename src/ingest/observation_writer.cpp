@@ -99,12 +99,19 @@ ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
       stored_hash_(db, "SELECT content_hash FROM observations WHERE execution_id = ?1"),
       insert_workload_(db, "INSERT OR IGNORE INTO workloads (image) VALUES (?1)"),
       select_workload_(db, "SELECT id FROM workloads WHERE image = ?1"),
+      // A record rejected again for the same field stays one row, showing its latest rejection.
       insert_reject_(db,
                      "INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
-                     "record, rejected_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+                     "record, rejected_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                     "ON CONFLICT (record, field) DO UPDATE SET source = excluded.source, "
+                     "line = excluded.line, execution_id = excluded.execution_id, "
+                     "reason = excluded.reason, rejected_at = excluded.rejected_at"),
+      // The same re-sent record seen again stays one row, showing when it was last seen.
       insert_conflict_(db,
                        "INSERT INTO ingest_conflicts (execution_id, source, line, record, "
-                       "seen_at) VALUES (?1, ?2, ?3, ?4, ?5)") {}
+                       "seen_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+                       "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
+                       "excluded.source, line = excluded.line, seen_at = excluded.seen_at") {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
   std::optional<InsertOutcome> stored;

@@ -10,12 +10,17 @@
 #include <utility>
 #include <vector>
 
+#include "util/decimal.h"
+
 namespace hwrec::internal {
 
 namespace {
 
 constexpr double kEpsilon = 1e-9;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// Waste scores are kept to the precision ranking compares them at (1e-6), so
+// 0.5 - 0.3 is stored and printed as 0.2, not 0.19999999999999996.
+constexpr int kWastePlaces = 6;
 
 struct Chosen {
   std::optional<double> value;
@@ -209,8 +214,9 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
                   pool.partition_words);
   }
   if (needs.gpu_compute_fraction && *needs.gpu_compute_fraction > p->compute_fraction + kEpsilon) {
-    out->waste.compute_shortfall =
-        static_cast<double>(e.gpu_count) * (*needs.gpu_compute_fraction - p->compute_fraction);
+    out->waste.compute_shortfall = RoundToDecimals(
+        static_cast<double>(e.gpu_count) * (*needs.gpu_compute_fraction - p->compute_fraction),
+        kWastePlaces);
     out->notes.push_back(
         fmt::format("short of compute: needs {:.2f} of a card; {} gives {:.2f} "
                     "(runs slower)",
@@ -221,7 +227,7 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
 double IdleShare(std::optional<std::int64_t> used, Capacity capacity) {
   if (!capacity.amount || *capacity.amount <= 0) return 1;
   const double left = static_cast<double>(*capacity.amount - used.value_or(0));
-  return std::max(0.0, left / static_cast<double>(*capacity.amount));
+  return RoundToDecimals(std::max(0.0, left / static_cast<double>(*capacity.amount)), kWastePlaces);
 }
 
 void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
@@ -240,7 +246,9 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
   const double used = std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb,
                                out->needs.gpu_compute_fraction.value_or(0));
-  w.card = static_cast<double>(e.gpu_count) * std::max(0.0, given - std::min(used, given));
+  w.card = RoundToDecimals(
+      static_cast<double>(e.gpu_count) * std::max(0.0, given - std::min(used, given)),
+      kWastePlaces);
 }
 
 }  // namespace

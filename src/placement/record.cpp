@@ -1,6 +1,10 @@
 // Recording the chosen request: the `placements` table.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 #include "hwrec/placement.h"
 #include "hwrec/store.h"
 #include "store/sqlite_util.h"
@@ -23,12 +27,31 @@ constexpr const char* kColumns =
 // Provenance columns in FigureKind order, from the 12th column on (1-based).
 constexpr int kFirstProvenanceColumn = 12;
 
-std::int64_t Insert(SQLite::Database& db, const std::string& execution_id,
+// The upsert of an execution's placement: a new execution inserts; a re-record
+// with the same decision changes nothing (not even placed_at); one with another
+// decision replaces the row, keeping its id. The columns before placed_at are
+// the decision.
+std::string UpsertSql() {
+  std::string columns = kColumns;
+  std::string excluded;
+  for (std::size_t start = 0; start < columns.size();) {
+    const std::size_t end = std::min(columns.find(", ", start), columns.size());
+    excluded += (start == 0 ? "excluded." : ", excluded.") + columns.substr(start, end - start);
+    start = end + 2;
+  }
+  const std::size_t decision_end = columns.rfind(", placed_at");
+  const std::size_t excluded_decision_end = excluded.rfind(", excluded.placed_at");
+  return fmt::format(
+      "INSERT INTO placements ({0}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?) ON CONFLICT (execution_id) DO UPDATE SET ({0}) = ({1}) WHERE ({2}) IS NOT "
+      "({3})",
+      columns, excluded, columns.substr(0, decision_end),
+      excluded.substr(0, excluded_decision_end));
+}
+
+std::int64_t Upsert(SQLite::Database& db, const std::string& execution_id,
                     const PlacementResult& result, const CandidateEvaluation& chosen) {
-  SQLite::Statement insert(
-      db, fmt::format("INSERT INTO placements ({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                      "?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      kColumns));
+  SQLite::Statement insert(db, UpsertSql());
   const EffectiveRequest& r = chosen.request;
   insert.bind(1, execution_id);
   insert.bind(2, result.workload);
@@ -48,7 +71,10 @@ std::int64_t Insert(SQLite::Database& db, const std::string& execution_id,
   }
   insert.bind(22, internal::NowEpochSeconds());
   insert.exec();
-  return db.getLastInsertRowid();
+  SQLite::Statement id(db, "SELECT id FROM placements WHERE execution_id = ?");
+  id.bind(1, execution_id);
+  if (!id.executeStep()) throw std::logic_error("a placement was neither written nor found");
+  return id.getColumn(0).getInt64();
 }
 
 PlacementRecord ReadRecord(SQLite::Statement& row) {
@@ -95,7 +121,7 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
   return internal::Guarded("record placement", [&]() -> Result<std::int64_t> {
     SQLite::Database& db = StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
-    const std::int64_t id = Insert(db, execution_id, result, *chosen);
+    const std::int64_t id = Upsert(db, execution_id, result, *chosen);
     tx.Commit();
     return id;
   });

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/decimal.h"
+
 namespace hwrec::internal {
 
 namespace {
@@ -63,7 +65,9 @@ double Finish(FigureKind kind, double value, double ladder_step) {
 
 double RoundToLadder(double share, double step) {
   const double steps = std::ceil(share / step - 1e-9);
-  return std::clamp(steps * step, step, 1.0);
+  // steps * step alone is off the decimal (7 * 0.05 = 0.35000000000000003).
+  const double rung = RoundToDecimals(steps * step, DecimalPlaces(step));
+  return std::clamp(rung, step, 1.0);
 }
 
 Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings) {

@@ -20,6 +20,26 @@ Format ParseFormat(const std::string& text) {
   throw UsageError(fmt::format("--format must be table or json, not '{}'", text));
 }
 
+Format ParseStreamingFormat(const std::string& text) {
+  if (text == "jsonl") return Format::kJsonLines;
+  if (text == "table" || text == "json") return ParseFormat(text);
+  throw UsageError(fmt::format("--format must be table, json or jsonl, not '{}'", text));
+}
+
+void DrawProgressLine(const std::string& label, std::optional<double> share,
+                      const std::string& detail, bool last) {
+  constexpr std::size_t kWidth = 30;
+  std::string line = "\r" + label;
+  if (share) {
+    const double clamped = std::clamp(*share, 0.0, 1.0);
+    const auto filled = static_cast<std::size_t>(clamped * static_cast<double>(kWidth));
+    line += fmt::format(" [{}{}] {:3.0f}%", std::string(filled, '#'),
+                        std::string(kWidth - filled, '.'), clamped * 100);
+  }
+  line += " " + detail;
+  std::cerr << line << (last ? "\n" : "") << std::flush;
+}
+
 bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
                const po::options_description& options,
                const po::positional_options_description& positional, po::variables_map* vm) {

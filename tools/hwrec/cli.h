@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,11 +36,18 @@ struct Command {
 
 const std::vector<Command>& Commands();  // defined in main.cpp
 
-enum class Format { kTable, kJson };
+enum class Format { kTable, kJson, kJsonLines };
 
 // Adds --format table|json to `options`, storing into `*format_text`.
 void AddFormatOption(po::options_description& options, std::string* format_text);
-Format ParseFormat(const std::string& text);  // throws UsageError
+Format ParseFormat(const std::string& text);  // throws UsageError; table or json
+// Same, also accepting jsonl (one JSON object per line, as work goes).
+Format ParseStreamingFormat(const std::string& text);
+
+// Redraws one progress line in place on stderr: "<label> [###...] 42% <detail>",
+// or "<label> <detail>" when the share is unknown. `last` ends the line.
+void DrawProgressLine(const std::string& label, std::optional<double> share,
+                      const std::string& detail, bool last);
 
 // Parses `args` against `options` (+ positionals). Returns false when --help was
 // asked (after printing `usage` and options to stdout); throws UsageError.

@@ -1,11 +1,13 @@
 // `hwrec ingest STORE FILE|-`: ingests JSON lines of observations and reports
 // what was stored, recognised as re-sent, in conflict, or rejected (and why).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli.h"
 #include "commands.h"
@@ -16,16 +18,33 @@ namespace hwrec::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "hwrec ingest STORE FILE|- [--format table|json] [--strict] [--max-line-bytes N]\n\n"
+    "hwrec ingest STORE FILE|- [--format table|json|jsonl] [--batch-size N] [--strict]\n"
+    "             [--max-line-bytes N]\n\n"
     "Ingests execution observations, one JSON object per line, from FILE or stdin (-).\n"
     "A re-sent execution is counted once; a re-sent execution with different content is a\n"
     "conflict (the first stays). Bad lines are reported with their field and reason, kept in\n"
     "the store's ingest_rejects table, and never stop the good lines. Unknown fields are\n"
     "warnings (the record is kept) unless --strict; a line over --max-line-bytes (default\n"
     "1048576) is rejected.\n\n"
+    "Lines are stored in batches, one transaction each. --format jsonl prints one JSON line\n"
+    "per committed batch as it is committed ({\"event\":\"batch_committed\",\n"
+    "\"committed_through_line\":N,...}: every line up to N is stored), then the summary as a\n"
+    "last line ({\"event\":\"summary\",...}). On a terminal, stderr shows a progress bar.\n\n"
     "Exit codes: 0 every line stored or recognised, 3 some lines rejected, 1 error, 2 usage";
 
-void PrintJson(const IngestSummary& summary) {
+nlohmann::ordered_json Counts(const IngestSummary& summary) {
+  nlohmann::ordered_json out;
+  out["accepted"] = summary.accepted;
+  out["duplicates"] = summary.duplicates;
+  out["conflicts"] = summary.conflicts;
+  out["rejected"] = summary.rejected;
+  out["warning_count"] = summary.warnings.size();
+  out["profile_id_mismatches"] = summary.profile_id_mismatches;
+  out["unresolved_hardware"] = summary.unresolved_hardware;
+  return out;
+}
+
+nlohmann::ordered_json SummaryJson(const IngestSummary& summary) {
   nlohmann::ordered_json out;
   out["accepted"] = summary.accepted;
   out["duplicates"] = summary.duplicates;
@@ -53,7 +72,29 @@ void PrintJson(const IngestSummary& summary) {
   out["profile_id_mismatches"] = summary.profile_id_mismatches;
   out["unresolved_hardware"] = summary.unresolved_hardware;
   out["conflict_execution_ids"] = summary.conflict_execution_ids;
-  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return out;
+}
+
+std::string Dump(const nlohmann::ordered_json& json, int indent) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One line per committed batch, flushed so that a caller reading the pipe
+// knows what is stored even if hwrec is stopped right after.
+void PrintBatchLine(const IngestProgress& progress) {
+  nlohmann::ordered_json out;
+  out["event"] = "batch_committed";
+  out["committed_through_line"] = progress.committed_through_line;
+  out["batches"] = progress.batches;
+  out.update(Counts(*progress.totals));
+  std::cout << Dump(out, -1) << std::endl;
+}
+
+void PrintSummaryLine(const IngestSummary& summary) {
+  nlohmann::ordered_json out;
+  out["event"] = "summary";
+  out.update(SummaryJson(summary));
+  std::cout << Dump(out, -1) << std::endl;
 }
 
 void PrintWarnings(const std::vector<IngestWarning>& warnings) {
@@ -98,48 +139,94 @@ void PrintTable(const IngestSummary& summary) {
   table.Print(std::cout);
 }
 
-Result<IngestSummary> IngestInput(Store& store, const std::string& input, IngestOptions options) {
-  options.source = input;
-  Ingestor ingestor(store, options);
-  if (input == "-") return ingestor.IngestJsonLines(std::cin);
-  std::ifstream file(input, std::ios::binary);
+// The share of a file read so far, from its position; unknown for stdin.
+std::optional<double> ShareRead(std::istream& in, std::int64_t size) {
+  if (size <= 0) return std::nullopt;
+  const std::streamoff position = in.tellg();
+  if (position < 0) return 1.0;  // past the end
+  return static_cast<double>(position) / static_cast<double>(size);
+}
+
+// Progress on stderr when it is a terminal (`*drawn` set once drawn), then a
+// line per batch for jsonl.
+void WatchProgress(IngestOptions& options, Format format, std::istream& in, std::int64_t size,
+                   bool* drawn) {
+  const bool bar = isatty(STDERR_FILENO) != 0;
+  const std::string label = "ingesting " + options.source;
+  options.on_batch_committed = [=, &in](const IngestProgress& progress) {
+    if (bar) {
+      *drawn = true;
+      const IngestSummary& t = *progress.totals;
+      DrawProgressLine(label, ShareRead(in, size),
+                       fmt::format("line {}: {} accepted, {} rejected",
+                                   progress.committed_through_line, t.accepted, t.rejected),
+                       false);
+    }
+    if (format == Format::kJsonLines) PrintBatchLine(progress);
+  };
+}
+
+Result<IngestSummary> IngestStream(Store& store, IngestOptions options, Format format,
+                                   std::istream& in, std::int64_t size) {
+  bool drawn = false;
+  WatchProgress(options, format, in, size, &drawn);
+  auto summary = Ingestor(store, options).IngestJsonLines(in);
+  if (drawn) std::cerr << "\n";  // ends the progress line
+  return summary;
+}
+
+Result<IngestSummary> IngestInput(Store& store, const IngestOptions& options, Format format) {
+  if (options.source == "-") return IngestStream(store, options, format, std::cin, 0);
+  std::ifstream file(options.source, std::ios::binary | std::ios::ate);
   if (!file) {
-    return Status::NotFound(fmt::format(
-        "{}: cannot open the file for reading: check the path, or pass - for stdin", input));
+    return Status::NotFound(
+        fmt::format("{}: cannot open the file for reading: check the path, or pass - for stdin",
+                    options.source));
   }
-  return ingestor.IngestJsonLines(file);
+  const std::int64_t size = file.tellg();
+  file.seekg(0);
+  return IngestStream(store, options, format, file, size);
 }
 
 }  // namespace
 
 int RunIngest(const std::vector<std::string>& args) {
   std::string store_path;
-  std::string input;
   std::string format_text;
-  IngestOptions ingest_options;
+  IngestOptions ingest;
+  std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
   po::options_description options("Options");
   options.add_options()("store", po::value(&store_path)->required(), "the store (positional)")(
-      "input", po::value(&input)->required(), "JSON lines file, or - for stdin (positional)");
-  options.add_options()("strict", po::bool_switch(&ingest_options.strict),
-                        "reject records with unknown fields instead of warning")(
-      "max-line-bytes", po::value(&ingest_options.max_line_bytes)->default_value(1048576),
+      "input", po::value(&ingest.source)->required(),
+      "JSON lines file, or - for stdin (positional)")(
+      "format", po::value(&format_text)->default_value("table"),
+      "output format: table, json, or jsonl (a line per committed batch, then the summary)")(
+      "batch-size", po::value(&batch_size)->default_value(batch_size),
+      "records per transaction (at least 1)")(
+      "strict", po::bool_switch(&ingest.strict),
+      "reject records with unknown fields instead of warning")(
+      "max-line-bytes", po::value(&ingest.max_line_bytes)->default_value(1048576),
       "reject lines longer than this many bytes");
-  AddFormatOption(options, &format_text);
   po::positional_options_description positional;
   positional.add("store", 1).add("input", 1);
   po::variables_map vm;
   if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
-  const Format format = ParseFormat(format_text);
-  if (ingest_options.max_line_bytes == 0) {
+  const Format format = ParseStreamingFormat(format_text);
+  if (batch_size < 1)
+    throw UsageError(fmt::format("--batch-size must be at least 1, not {}", batch_size));
+  ingest.batch_size = static_cast<std::size_t>(batch_size);
+  if (ingest.max_line_bytes == 0) {
     throw UsageError("--max-line-bytes is 0: give the longest line to accept, e.g. 1048576");
   }
 
   auto store = OpenWritableStore(store_path);
   if (!store) return kExitError;
-  auto summary = IngestInput(*store, input, ingest_options);
+  auto summary = IngestInput(*store, ingest, format);
   if (!summary.ok()) return Fail(summary.status());
-  if (format == Format::kJson) {
-    PrintJson(*summary);
+  if (format == Format::kJsonLines) {
+    PrintSummaryLine(*summary);
+  } else if (format == Format::kJson) {
+    std::cout << Dump(SummaryJson(*summary), 2) << "\n";
   } else {
     PrintTable(*summary);
   }

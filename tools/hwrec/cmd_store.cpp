@@ -203,13 +203,9 @@ std::vector<NodePool> ReadPools(const std::string& path) {
 
 // A one-line bar redrawn in place on stderr.
 void DrawProgress(std::int64_t done, std::int64_t total) {
-  constexpr std::size_t kWidth = 30;
   const double share = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-  const auto filled = static_cast<std::size_t>(share * static_cast<double>(kWidth));
-  std::cerr << fmt::format("\rmigrating legacy rows [{}{}] {:3.0f}% {}/{}",
-                           std::string(filled, '#'), std::string(kWidth - filled, '.'), share * 100,
-                           done, total)
-            << (done >= total ? "\n" : "") << std::flush;
+  DrawProgressLine("migrating legacy rows", share, fmt::format("{}/{}", done, total),
+                   done >= total);
 }
 
 std::string GroupCounts(const LegacyPlanGroup& g) {
