@@ -614,6 +614,34 @@ TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebu
   }
 }
 
+TEST_CASE("recommend: each figure reports the time of its newest sample, in the view too",
+          "[recommend][confidence]") {
+  Fixture f;
+  auto batch = SixRuns("seen:1", kNow - 3600);
+  batch[2].memory_peak_bytes.reset();  // memory's newest sample is then the run before it
+  batch[0].memory_peak_bytes.reset();
+  batch[1].finished_at = kNow - 100 * 86400.0;  // an old run arriving late does not move it
+  f.Ingest(batch);
+  const auto r = f.RecommendForPool("seen:1", "cpu-a");
+  REQUIRE(r.figure(FigureKind::kCpuRequestMillicores).last_seen.has_value());
+  CHECK(*r.figure(FigureKind::kCpuRequestMillicores).last_seen == kNow - 3600);
+  CHECK(*r.figure(FigureKind::kMemoryBytes).last_seen == kNow - 3600 - 3 * 600);
+  CHECK_FALSE(r.figure(FigureKind::kGpuMemoryGb).last_seen.has_value());
+
+  SQLite::Database db(f.store->path(), SQLite::OPEN_READONLY);
+  SQLite::Statement rows(db,
+                         "SELECT figure, last_seen FROM v_recommendations WHERE workload = "
+                         "'seen:1' AND instance_type = 'n2-standard-32' AND gpu_model IS NULL");
+  std::map<std::string, std::string> seen;
+  while (rows.executeStep()) {
+    seen[rows.getColumn(0).getString()] =
+        rows.getColumn(1).isNull() ? "null" : rows.getColumn(1).getString();
+  }
+  CHECK(seen["cpu_request_millicores"] == hwrec::FormatRfc3339(kNow - 3600));
+  CHECK(seen["memory_bytes"] == hwrec::FormatRfc3339(kNow - 3600 - 3 * 600));
+  CHECK(seen["gpu_memory_gb"] == "null");
+}
+
 TEST_CASE("recommend: a stored state with a non-finite number is reported corrupt and rebuilt",
           "[recommend][extreme]") {
   Fixture f;
