@@ -232,7 +232,7 @@ CREATE TABLE recommendations (
   gpu_compute_fraction_confidence REAL NOT NULL,
   gpu_compute_fraction_lower REAL,
   gpu_compute_fraction_upper REAL,
-  as_of REAL NOT NULL,
+  as_of REAL NOT NULL, cpu_request_millicores_last_seen REAL, cpu_limit_millicores_last_seen REAL, memory_bytes_last_seen REAL, gpu_memory_gb_last_seen REAL, gpu_compute_fraction_last_seen REAL,
   PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type, cpu_only)
 ) WITHOUT ROWID;
 
@@ -431,31 +431,37 @@ SELECT w.image AS workload,
        f.cpu_only,
        f.figure, f.value, f.provenance, f.samples, round(f.confidence, 3) AS confidence,
        f.lower, f.upper,
+       strftime('%Y-%m-%dT%H:%M:%SZ', f.last_seen, 'unixepoch') AS last_seen,
        strftime('%Y-%m-%dT%H:%M:%SZ', f.as_of, 'unixepoch') AS as_of
 FROM (
   SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of, 'cpu_request_millicores' AS figure,
          cpu_request_millicores AS value, cpu_request_millicores_provenance AS provenance, cpu_request_millicores_samples AS samples,
-         cpu_request_millicores_confidence AS confidence, cpu_request_millicores_lower AS lower, cpu_request_millicores_upper AS upper
+         cpu_request_millicores_confidence AS confidence, cpu_request_millicores_lower AS lower, cpu_request_millicores_upper AS upper,
+         cpu_request_millicores_last_seen AS last_seen
   FROM recommendations
   UNION ALL
   SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of, 'cpu_limit_millicores' AS figure,
          cpu_limit_millicores AS value, cpu_limit_millicores_provenance AS provenance, cpu_limit_millicores_samples AS samples,
-         cpu_limit_millicores_confidence AS confidence, cpu_limit_millicores_lower AS lower, cpu_limit_millicores_upper AS upper
+         cpu_limit_millicores_confidence AS confidence, cpu_limit_millicores_lower AS lower, cpu_limit_millicores_upper AS upper,
+         cpu_limit_millicores_last_seen AS last_seen
   FROM recommendations
   UNION ALL
   SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of, 'memory_bytes' AS figure,
          memory_bytes AS value, memory_bytes_provenance AS provenance, memory_bytes_samples AS samples,
-         memory_bytes_confidence AS confidence, memory_bytes_lower AS lower, memory_bytes_upper AS upper
+         memory_bytes_confidence AS confidence, memory_bytes_lower AS lower, memory_bytes_upper AS upper,
+         memory_bytes_last_seen AS last_seen
   FROM recommendations
   UNION ALL
   SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of, 'gpu_memory_gb' AS figure,
          gpu_memory_gb AS value, gpu_memory_gb_provenance AS provenance, gpu_memory_gb_samples AS samples,
-         gpu_memory_gb_confidence AS confidence, gpu_memory_gb_lower AS lower, gpu_memory_gb_upper AS upper
+         gpu_memory_gb_confidence AS confidence, gpu_memory_gb_lower AS lower, gpu_memory_gb_upper AS upper,
+         gpu_memory_gb_last_seen AS last_seen
   FROM recommendations
   UNION ALL
   SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of, 'gpu_compute_fraction' AS figure,
          gpu_compute_fraction AS value, gpu_compute_fraction_provenance AS provenance, gpu_compute_fraction_samples AS samples,
-         gpu_compute_fraction_confidence AS confidence, gpu_compute_fraction_lower AS lower, gpu_compute_fraction_upper AS upper
+         gpu_compute_fraction_confidence AS confidence, gpu_compute_fraction_lower AS lower, gpu_compute_fraction_upper AS upper,
+         gpu_compute_fraction_last_seen AS last_seen
   FROM recommendations
 ) AS f
 JOIN workloads w ON w.id = f.workload_id;

@@ -107,3 +107,39 @@ TEST_CASE("cli: refresh rewrites the materialised recommendations", "[cli][recom
   CHECK(rebuild.exit_code == 0);
   CHECK_THAT(rebuild.out, Catch::Contains("rebuilt aggregates"));
 }
+
+TEST_CASE("cli: recommend's confidence measures evidence, not age, and names the newest sample",
+          "[cli][recommend][confidence]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ExampleStore(dir);
+  const std::string ask = "recommend " + store +
+                          " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb "
+                          "--format json";
+  const auto now = RunCli(ask);
+  const auto year_later = RunCli(ask + " --as-of 2027-12-01T00:00:00Z");
+  REQUIRE(now.exit_code == 0);
+  REQUIRE(year_later.exit_code == 0);
+  const auto a = nlohmann::json::parse(now.out);
+  const auto b = nlohmann::json::parse(year_later.out);
+  for (const auto& [name, figure] : a["figures"].items()) {
+    INFO(name);
+    // Six executions of the example behind each figure: well above the 0.04
+    // that an age-based confidence gave three days later.
+    CHECK(figure["confidence"].get<double>() > 0.3);
+    CHECK(figure["confidence"] == b["figures"][name]["confidence"]);
+    REQUIRE(figure["last_seen"].is_string());
+    CHECK_THAT(figure["last_seen"].get<std::string>(), Catch::StartsWith("2026-11-2"));
+    CHECK(figure["last_seen"] == b["figures"][name]["last_seen"]);
+  }
+  const auto table = RunCli("recommend " + store +
+                            " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb");
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("last seen"));
+  CHECK_THAT(table.out,
+             Catch::Contains(a["figures"]["gpu_memory_gb"]["last_seen"].get<std::string>()));
+  const auto unknown = RunCli("recommend " + store +
+                              " --image nobody:1 --pool siteb-h100-80gb "
+                              "--format json");
+  REQUIRE(unknown.exit_code == 0);
+  CHECK(nlohmann::json::parse(unknown.out)["figures"]["gpu_memory_gb"]["last_seen"].is_null());
+}

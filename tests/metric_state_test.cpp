@@ -3,9 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "recommend/aggregator.h"
 #include "recommend/estimator.h"
 
 using hwrec::internal::MetricState;
@@ -48,8 +55,9 @@ TEST_CASE("histogram: decay makes old values weigh less", "[aggregate]") {
   for (int i = 0; i < 20; ++i) state.Add(100, now, kHalfLife, 10);
   CHECK(*state.Percentile(0.95) <= 105);
   CHECK(*state.MaxEver() == 1000);
-  // A day ago the new values weighed 4x less than they do now.
-  CHECK(state.DecayedWeight(now, kHalfLife) == Approx(20.0).epsilon(1e-3));
+  // Ten days older (20 half-lives), the old values add almost no evidence.
+  CHECK(state.EffectiveSamples() == Approx(20.0).epsilon(1e-3));
+  CHECK(state.count() == 40);
 }
 
 TEST_CASE("histogram: the recent ring keeps the latest executions by finish time", "[aggregate]") {
@@ -74,6 +82,8 @@ TEST_CASE("histogram: state survives a round trip through its blob", "[aggregate
   CHECK(*copy.Percentile(0.95) == *state.Percentile(0.95));
   CHECK(*copy.MaxOfRecent(10) == *state.MaxOfRecent(10));
   CHECK(copy.count() == 50);
+  CHECK(copy.EffectiveSamples() == state.EffectiveSamples());
+  CHECK(*copy.LastSeen() == 1.7e9 + 50 * 60);
   std::size_t bad_offset = 0;
   CHECK_FALSE(copy.ReadFrom(blob.substr(0, blob.size() / 2), &bad_offset));
 }
@@ -105,9 +115,8 @@ TEST_CASE("histogram: merging two states equals adding every value to one", "[ag
   CHECK(*merged.MaxOfRecent(10) == *single.MaxOfRecent(10));
   CHECK(*merged.MaxOfRecent(3) == *single.MaxOfRecent(3));
   CHECK(*merged.DecayedAverage() == Approx(*single.DecayedAverage()).epsilon(1e-9));
-  const double as_of = 1.7e9 + 31 * 24 * 3600.0;
-  CHECK(merged.DecayedWeight(as_of, kHalfLife) ==
-        Approx(single.DecayedWeight(as_of, kHalfLife)).epsilon(1e-9));
+  CHECK(merged.EffectiveSamples() == Approx(single.EffectiveSamples()).epsilon(1e-9));
+  CHECK(*merged.LastSeen() == *single.LastSeen());
   for (double q : {0.5, 0.9, 0.95, 0.99}) {
     INFO("q = " << q);
     CHECK(*merged.Percentile(q) == Approx(*single.Percentile(q)).epsilon(1e-12));
@@ -123,5 +132,282 @@ TEST_CASE("histogram: merging two states equals adding every value to one", "[ag
     single.Merge(MetricState(1024.0 * 1024.0), kHalfLife, 10);
     CHECK(*single.Percentile(0.95) == before);
     CHECK(single.count() == 3000);
+  }
+}
+
+namespace {
+
+using hwrec::internal::kMaxBuckets;
+
+constexpr double kYear = 365.25 * 86400;
+constexpr std::array<double, 4> kMetricUnits = {1.0, 1024.0 * 1024.0, 0.01, 0.001};
+
+// Every extreme a stored value can take, and values at the bucket cap.
+std::vector<double> ExtremeValues(double unit) {
+  const double cap = unit * std::pow(hwrec::internal::kBucketGrowth, kMaxBuckets - 1);
+  return {0.0,
+          std::numeric_limits<double>::denorm_min(),
+          1e-300,
+          unit,
+          1.0,
+          1e300,
+          1e307,
+          std::numeric_limits<double>::max(),
+          std::numeric_limits<double>::infinity(),  // what an overflowing product gives
+          cap * (1 - 1e-12),
+          cap,
+          cap * (1 + 1e-12)};
+}
+
+// The blob of a state whose buckets stay within the cap, with a ring of `ring` values.
+std::size_t MaxBlobBytes(std::size_t ring) {
+  return static_cast<std::size_t>(kMaxBuckets) * sizeof(double) + 128 + ring * 16;
+}
+
+void CheckFinite(const MetricState& state, std::size_t ring) {
+  CHECK(std::isfinite(state.EffectiveSamples()));
+  CHECK(state.EffectiveSamples() >= 1);
+  CHECK(state.EffectiveSamples() <= static_cast<double>(state.count()));
+  CHECK(std::isfinite(*state.LastSeen()));
+  for (double q : {0.01, 0.5, 0.95, 0.98, 1.0}) {
+    INFO("q = " << q);
+    REQUIRE(state.Percentile(q).has_value());
+    CHECK(std::isfinite(*state.Percentile(q)));
+  }
+  CHECK(std::isfinite(*state.MaxEver()));
+  CHECK(std::isfinite(*state.MaxOfRecent(ring)));
+  CHECK(std::isfinite(*state.DecayedAverage()));
+  std::string blob;
+  state.AppendTo(&blob);
+  CHECK(blob.size() <= MaxBlobBytes(ring));
+  MetricState copy;
+  std::size_t offset = 0;
+  CHECK(copy.ReadFrom(blob, &offset));
+  hwrec::internal::RecommenderSettings settings;
+  for (auto& figure : settings.figures) figure.margin = 10;  // the largest margin allowed
+  for (std::size_t k = 0; k < hwrec::kFigureCount; ++k) {
+    const auto kind = static_cast<hwrec::FigureKind>(k);
+    INFO(hwrec::ToString(kind));
+    const auto figure =
+        hwrec::internal::EstimateFigure(kind, state, settings, hwrec::Provenance::kExact);
+    REQUIRE(figure.value.has_value());
+    CHECK(std::isfinite(*figure.value));
+    CHECK(std::isfinite(*figure.lower));
+    CHECK(std::isfinite(*figure.upper));
+    CHECK(std::isfinite(figure.confidence));
+    CHECK(figure.confidence <= 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("histogram: every extreme value keeps figures finite and buckets within the cap",
+          "[aggregate][extreme]") {
+  for (double unit : kMetricUnits) {
+    for (double value : ExtremeValues(unit)) {
+      INFO("unit " << unit << ", value " << value);
+      MetricState state(unit);
+      state.Add(0.0, 1.7e9, kHalfLife, 10);  // an earlier value near 0 spans the whole range
+      state.Add(value, 1.7e9 + 60, kHalfLife, 10);
+      state.Add(unit * 2, 1.7e9 + 120, kHalfLife, 10);
+      CheckFinite(state, 10);
+      CHECK(*state.MaxEver() <= unit * std::pow(hwrec::internal::kBucketGrowth, kMaxBuckets));
+    }
+  }
+}
+
+TEST_CASE("histogram: histories years apart, in either order, keep weights finite",
+          "[aggregate][extreme]") {
+  const double now = 1.7e9;
+  const std::vector<double> times = {now - 30 * kYear, now - kYear, now,   now + kYear,
+                                     now + 30 * kYear, 1e300,       -1e300};
+  for (bool ascending : {true, false}) {
+    INFO((ascending ? "oldest first" : "newest first"));
+    MetricState state(1.0);
+    std::vector<double> order = times;
+    std::sort(order.begin(), order.end());
+    if (!ascending) std::reverse(order.begin(), order.end());
+    for (double t : order) state.Add(100, t, kHalfLife, 10);
+    CheckFinite(state, 10);
+    CHECK(*state.DecayedAverage() == Approx(100));
+  }
+  SECTION("the newest values decide a percentile, whichever order they came in") {
+    MetricState newest_last(1.0), newest_first(1.0);
+    newest_last.Add(1000, now - 10 * kYear, kHalfLife, 10);
+    newest_last.Add(10, now, kHalfLife, 10);
+    newest_first.Add(10, now, kHalfLife, 10);
+    newest_first.Add(1000, now - 10 * kYear, kHalfLife, 10);
+    CHECK(*newest_last.Percentile(0.95) <= 10.5);
+    CHECK(*newest_first.Percentile(0.95) <= 10.5);
+  }
+}
+
+TEST_CASE("histogram: merging extreme states years apart stays finite and bounded",
+          "[aggregate][extreme]") {
+  const double now = 1.7e9;
+  for (double unit : kMetricUnits) {
+    for (double shift : {-40 * kYear, -kYear, 0.0, kYear, 40 * kYear, 1e300}) {
+      INFO("unit " << unit << ", shift " << shift);
+      MetricState old_state(unit), new_state(unit);
+      for (double v : ExtremeValues(unit)) old_state.Add(v, now, kHalfLife, 10);
+      for (double v : ExtremeValues(unit)) new_state.Add(v / 2, now + shift, kHalfLife, 10);
+      MetricState forward = old_state;
+      forward.Merge(new_state, kHalfLife, 10);
+      MetricState backward = new_state;
+      backward.Merge(old_state, kHalfLife, 10);
+      CheckFinite(forward, 10);
+      CheckFinite(backward, 10);
+      CHECK(forward.count() == backward.count());
+    }
+  }
+}
+
+TEST_CASE("histogram: seeded random extreme histories stay finite and bounded",
+          "[aggregate][extreme]") {
+  const std::uint64_t seed = 20261201;
+  std::cout << "histogram extremes: seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> pick(0, 11);
+  std::uniform_real_distribution<double> years(-50, 50);
+  for (double unit : kMetricUnits) {
+    const auto values = ExtremeValues(unit);
+    MetricState total(unit);
+    for (int round = 0; round < 20; ++round) {
+      MetricState part(unit);
+      for (int i = 0; i < 50; ++i) {
+        const double v = values[static_cast<std::size_t>(pick(rng))] * (i % 7 == 0 ? 0.5 : 1);
+        part.Add(v, 1.7e9 + years(rng) * kYear, kHalfLife, 10);
+      }
+      total.Merge(part, kHalfLife, 10);
+    }
+    INFO("seed " << seed << ", unit " << unit);
+    CheckFinite(total, 10);
+  }
+}
+
+namespace {
+
+template <typename T>
+void Put(std::string* out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out->append(bytes, sizeof(T));
+}
+
+// A state in the format hwrec wrote before it kept the sum of squared weights
+// (format 1): `weights` from bucket `first`, equal totals, one recent value.
+std::string FormatOneBlob(double unit, std::int32_t first, const std::vector<double>& weights,
+                          double total, double max) {
+  std::string blob;
+  Put<std::uint8_t>(&blob, 1);
+  Put(&blob, unit);
+  Put(&blob, 1.7e9);  // reference time
+  Put(&blob, first);
+  Put(&blob, static_cast<std::uint32_t>(weights.size()));
+  for (double w : weights) Put(&blob, w);
+  Put(&blob, total);
+  Put(&blob, total * max);  // weighted sum
+  Put<std::int64_t>(&blob, static_cast<std::int64_t>(weights.size()));
+  Put(&blob, max);
+  Put<std::uint32_t>(&blob, 1);
+  Put(&blob, 1.7e9);
+  Put(&blob, max);
+  return blob;
+}
+
+bool Reads(const std::string& blob) {
+  MetricState state;
+  std::size_t offset = 0;
+  return state.ReadFrom(blob, &offset) && offset == blob.size();
+}
+
+}  // namespace
+
+TEST_CASE("histogram: a stored state with non-finite numbers or absurd buckets is refused",
+          "[aggregate][extreme]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(Reads(FormatOneBlob(1.0, 3, {1, 2}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, 3, {1, nan}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, 3, {1, 2}, inf, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, 3, {1, 2}, 3, nan)));
+  CHECK_FALSE(Reads(FormatOneBlob(inf, 3, {1, 2}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(0.0, 3, {1, 2}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, 3, {1, -2}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, 3, {1, 2}, 3, std::numeric_limits<double>::max())));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, -5, {1, 2}, 3, 4)));
+  CHECK_FALSE(Reads(FormatOneBlob(1.0, kMaxBuckets - 1, {1, 2}, 3, 4)));
+  CHECK_FALSE(Reads(
+      FormatOneBlob(1.0, 0, std::vector<double>(static_cast<std::size_t>(kMaxBuckets) + 1, 1.0),
+                    kMaxBuckets + 1.0, 4)));
+}
+
+TEST_CASE("histogram: a state stored before Σw² was kept reads with a conservative evidence",
+          "[aggregate][confidence]") {
+  // Two buckets of weight 1 and 2 (three samples): Σw² is unknown, at least
+  // 1² + 2² = 5 is assumed, so the effective sample size reads 9 / 5.
+  MetricState state;
+  std::size_t offset = 0;
+  const std::string blob = FormatOneBlob(1.0, 3, {1, 2}, 3, 4);
+  REQUIRE(state.ReadFrom(blob, &offset));
+  CHECK(state.EffectiveSamples() == Approx(9.0 / 5.0));
+  CHECK(*state.LastSeen() == 1.7e9);
+  std::string rewritten;
+  state.AppendTo(&rewritten);
+  MetricState copy;
+  offset = 0;
+  REQUIRE(copy.ReadFrom(rewritten, &offset));
+  CHECK(copy.EffectiveSamples() == Approx(9.0 / 5.0));
+}
+
+TEST_CASE("histogram: evidence is the effective number of executions, unchanged by age",
+          "[aggregate][confidence]") {
+  MetricState week_old(1.0), hour_old(1.0);
+  for (int i = 0; i < 6; ++i) {
+    week_old.Add(100 + i, 1.7e9 - 7 * 86400.0 + i * 600, kHalfLife, 10);
+    hour_old.Add(100 + i, 1.7e9 - 3600.0 + i * 600, kHalfLife, 10);
+  }
+  CHECK(week_old.EffectiveSamples() == Approx(hour_old.EffectiveSamples()).epsilon(1e-12));
+  CHECK(hour_old.EffectiveSamples() > 5.9);
+  CHECK(hour_old.EffectiveSamples() <= 6);
+  MetricState single(1.0);
+  single.Add(100, 1.7e9, kHalfLife, 10);
+  CHECK(single.EffectiveSamples() == 1);
+  CHECK(MetricState(1.0).EffectiveSamples() == 0);
+}
+
+TEST_CASE("aggregate: an OOM bump on a huge value stays finite", "[aggregate][extreme]") {
+  using hwrec::internal::AggregateInput;
+  using hwrec::internal::MetricValues;
+  const hwrec::internal::RecommenderSettings settings;
+  for (double huge : {1e300, 1e307, std::numeric_limits<double>::max(),
+                      std::numeric_limits<double>::infinity()}) {
+    INFO("value " << huge);
+    AggregateInput memory;
+    memory.status = hwrec::ExecutionStatus::kOom;
+    memory.memory_peak_bytes = huge;
+    memory.requested_memory_bytes = huge;
+    AggregateInput gpu;
+    gpu.status = hwrec::ExecutionStatus::kGpuOom;
+    gpu.has_gpu = true;
+    gpu.gpu_memory_peak_gb = huge;
+    gpu.requested_gpu_memory_gb = huge;
+    gpu.gpu_compute_fraction = huge;
+    gpu.gpu_utilization = huge;
+    for (const AggregateInput& input : {memory, gpu}) {
+      for (const auto& value : MetricValues(input, settings)) {
+        if (value) CHECK(std::isfinite(*value));
+      }
+    }
+    hwrec::internal::KeyAggregate aggregate;
+    for (const AggregateInput& input : {memory, gpu}) {
+      const auto values = MetricValues(input, settings);
+      for (std::size_t m = 0; m < values.size(); ++m) {
+        if (values[m]) aggregate.metrics[m].Add(*values[m], 1.7e9, kHalfLife, 10);
+      }
+    }
+    hwrec::internal::KeyAggregate copy;
+    CHECK(copy.Deserialize(aggregate.Serialize()));
+    CHECK(aggregate.Serialize().size() <= hwrec::internal::kMetricCount * MaxBlobBytes(10));
   }
 }

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 
 #include <fstream>
 #include <map>
@@ -16,6 +18,7 @@
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/observation.h"
 #include "hwrec/recommend.h"
 #include "test_support.h"
 
@@ -517,4 +520,175 @@ TEST_CASE("recommend: an aggregate's sample count and last run add up over inges
     CHECK(q.getColumn(2).getDouble() == kNow);
   }
   CHECK(keys == 4);  // exact, gpu_model, instance_type, any
+}
+
+namespace {
+
+// Six executions of `image` on cpu-a, ten minutes apart, the last at `newest`.
+std::vector<Observation> SixRuns(const std::string& image, double newest) {
+  std::vector<Observation> batch;
+  for (int i = 0; i < 6; ++i) {
+    auto o = Exec(image + "-" + std::to_string(i), image, "cpu-a", newest - i * 600);
+    o.cpu_millicores_p95 = 1000 + 100 * i;
+    o.cpu_millicores_max = 2000 + 100 * i;
+    o.memory_peak_bytes = static_cast<std::int64_t>((4 + i) * kGiB);
+    batch.push_back(o);
+  }
+  return batch;
+}
+
+}  // namespace
+
+TEST_CASE("recommend: six executions a week ago and six an hour ago give the same confidence",
+          "[recommend][confidence]") {
+  Fixture f;
+  f.Ingest(SixRuns("week-old:1", kNow - 7 * 86400.0));
+  f.Ingest(SixRuns("hour-old:1", kNow - 3600));
+  const auto week_old = f.RecommendForPool("week-old:1", "cpu-a");
+  const auto hour_old = f.RecommendForPool("hour-old:1", "cpu-a");
+  const auto year_later = f.RecommendForPool("week-old:1", "cpu-a", kNow + 365 * 86400.0);
+  for (std::size_t k = 0; k < 3; ++k) {  // CPU request, CPU limit, memory
+    INFO(hwrec::ToString(week_old.figures[k].kind));
+    CHECK(week_old.figures[k].provenance == Provenance::kExact);
+    CHECK(week_old.figures[k].confidence == Approx(hour_old.figures[k].confidence));
+    CHECK(year_later.figures[k].confidence == Approx(hour_old.figures[k].confidence));
+    // Six runs within an hour weigh almost alike: about six executions of evidence.
+    CHECK(hour_old.figures[k].confidence > 5.5 / 10.5);
+    CHECK(hour_old.figures[k].confidence <= 6.0 / 11.0 + 1e-12);
+  }
+}
+
+TEST_CASE("recommend: one execution never reads above 1/(1+5) confidence, however recent",
+          "[recommend][confidence]") {
+  Fixture f;
+  auto single = SixRuns("single:1", kNow);
+  single.resize(1);
+  f.Ingest(single);
+  const double years = 10 * 365.25 * 86400;
+  for (double as_of :
+       {kNow, kNow - 30 * 86400.0, kNow + 30 * 86400.0, kNow - years, kNow + years}) {
+    const auto r = f.RecommendForPool("single:1", "cpu-a", as_of);
+    const auto& cpu = r.figure(FigureKind::kCpuRequestMillicores);
+    INFO("as of " << hwrec::FormatRfc3339(as_of));
+    CHECK(cpu.provenance == Provenance::kExact);
+    CHECK(std::isfinite(cpu.confidence));
+    CHECK(cpu.confidence == Approx(1.0 / 6.0));
+    CHECK(cpu.confidence <= 1.0 / 6.0 + 1e-12);
+  }
+}
+
+TEST_CASE("recommend: decay weighs samples against each other, so old evidence counts less",
+          "[recommend][confidence]") {
+  Fixture f;
+  // Five runs a week before one recent run: the recent one dominates, so the
+  // evidence is about one execution, not six.
+  auto batch = SixRuns("mixed-age:1", kNow - 7 * 86400.0);
+  batch[0].finished_at = kNow;
+  f.Ingest(batch);
+  const auto recommendation = f.RecommendForPool("mixed-age:1", "cpu-a");
+  const auto& cpu = recommendation.figure(FigureKind::kCpuRequestMillicores);
+  CHECK(cpu.samples == 6);
+  CHECK(cpu.confidence == Approx(1.0 / 6.0).epsilon(1e-3));
+}
+
+TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebuild",
+          "[recommend][extreme]") {
+  Fixture f;
+  auto near_zero = Exec("tiny", "huge:1", "a100-mig", kNow - 7200);
+  near_zero.gpu_memory_peak_gb = 1e-300;
+  auto huge = Exec("huge", "huge:1", "a100-mig", kNow - 3600);
+  huge.gpu_memory_peak_gb = 1e307;  // validation may reject it: the store must cope either way
+  auto huge_oom = Exec("huge-oom", "huge:1", "h100", kNow - 1800);
+  huge_oom.status = hwrec::ExecutionStatus::kGpuOom;
+  huge_oom.gpu_memory_peak_gb = 1e307;
+  huge_oom.requested.gpu_memory_gb = 1e307;
+  {
+    hwrec::Ingestor ingestor(*f.store);
+    auto first = ingestor.Ingest({near_zero, huge, huge_oom});
+    INFO(first.status().ToString());
+    REQUIRE(first.ok());
+    CHECK(first->accepted >= 1);
+  }
+  auto later = Exec("later", "huge:1", "a100-mig", kNow - 60);
+  later.gpu_memory_peak_gb = 20;
+  f.Ingest({later});
+  auto rebuilt = hwrec::RebuildRecommendations(*f.store);
+  INFO(rebuilt.status().ToString());
+  REQUIRE(rebuilt.ok());
+  for (const char* pool : {"a100-mig", "h100", "a30-mig"}) {
+    for (const auto& figure : f.RecommendForPool("huge:1", pool).figures) {
+      INFO(pool << " " << hwrec::ToString(figure.kind));
+      CHECK(std::isfinite(figure.confidence));
+      for (const auto& v : {figure.value, figure.lower, figure.upper}) {
+        if (v) CHECK(std::isfinite(*v));
+      }
+    }
+  }
+}
+
+TEST_CASE("recommend: each figure reports the time of its newest sample, in the view too",
+          "[recommend][confidence]") {
+  Fixture f;
+  auto batch = SixRuns("seen:1", kNow - 3600);
+  batch[2].memory_peak_bytes.reset();  // memory's newest sample is then the run before it
+  batch[0].memory_peak_bytes.reset();
+  batch[1].finished_at = kNow - 100 * 86400.0;  // an old run arriving late does not move it
+  f.Ingest(batch);
+  const auto r = f.RecommendForPool("seen:1", "cpu-a");
+  REQUIRE(r.figure(FigureKind::kCpuRequestMillicores).last_seen.has_value());
+  CHECK(*r.figure(FigureKind::kCpuRequestMillicores).last_seen == kNow - 3600);
+  CHECK(*r.figure(FigureKind::kMemoryBytes).last_seen == kNow - 3600 - 3 * 600);
+  CHECK_FALSE(r.figure(FigureKind::kGpuMemoryGb).last_seen.has_value());
+
+  SQLite::Database db(f.store->path(), SQLite::OPEN_READONLY);
+  SQLite::Statement rows(db,
+                         "SELECT figure, last_seen FROM v_recommendations WHERE workload = "
+                         "'seen:1' AND instance_type = 'n2-standard-32' AND gpu_model IS NULL");
+  std::map<std::string, std::string> seen;
+  while (rows.executeStep()) {
+    seen[rows.getColumn(0).getString()] =
+        rows.getColumn(1).isNull() ? "null" : rows.getColumn(1).getString();
+  }
+  CHECK(seen["cpu_request_millicores"] == hwrec::FormatRfc3339(kNow - 3600));
+  CHECK(seen["memory_bytes"] == hwrec::FormatRfc3339(kNow - 3600 - 3 * 600));
+  CHECK(seen["gpu_memory_gb"] == "null");
+}
+
+TEST_CASE("recommend: a stored state with a non-finite number is reported corrupt and rebuilt",
+          "[recommend][extreme]") {
+  Fixture f;
+  f.Ingest(SixRuns("corrupt:1", kNow - 3600));
+  {
+    SQLite::Database db(f.store->path(), SQLite::OPEN_READWRITE);
+    SQLite::Statement read(db,
+                           "SELECT a.state FROM aggregates a JOIN workloads w ON w.id = "
+                           "a.workload_id WHERE w.image = 'corrupt:1' AND a.scope = 'exact'");
+    REQUIRE(read.executeStep());
+    std::string blob(static_cast<const char*>(read.getColumn(0).getBlob()),
+                     static_cast<std::size_t>(read.getColumn(0).getBytes()));
+    read.reset();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::memcpy(&blob[1], &nan, sizeof nan);  // the first metric's unit, after its version byte
+    SQLite::Statement write(db,
+                            "UPDATE aggregates SET state = ? WHERE scope = 'exact' AND "
+                            "workload_id = (SELECT id FROM workloads WHERE image = 'corrupt:1')");
+    write.bind(1, blob.data(), static_cast<int>(blob.size()));
+    REQUIRE(write.exec() == 1);
+  }
+  auto found = hwrec::FindNodePool(*f.store, "cpu-a");
+  REQUIRE(found.ok());
+  REQUIRE(found->has_value());
+  {
+    hwrec::RecommendationQuery query(*f.store);
+    const auto broken = query.Recommend("corrupt:1", HardwareKey::Of(**found), kNow);
+    REQUIRE_FALSE(broken.ok());
+    CHECK_THAT(broken.status().message(), Catch::Contains("hwrec refresh --rebuild"));
+  }
+  auto rebuilt = hwrec::RebuildRecommendations(*f.store);
+  INFO(rebuilt.status().ToString());
+  REQUIRE(rebuilt.ok());
+  const auto recommendation = f.RecommendForPool("corrupt:1", "cpu-a");
+  const auto& cpu = recommendation.figure(FigureKind::kCpuRequestMillicores);
+  CHECK(cpu.provenance == Provenance::kExact);
+  CHECK(std::isfinite(cpu.confidence));
 }

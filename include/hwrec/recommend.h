@@ -57,19 +57,26 @@ struct Figure {
   FigureKind kind = FigureKind::kCpuRequestMillicores;
   std::optional<double> value;  // with margin (and ladder rounding for compute share)
   Provenance provenance = Provenance::kNone;
-  std::int64_t samples = 0;     // executions behind the figure
-  double confidence = 0;        // 0..1, grows with decayed sample weight
-  std::optional<double> lower;  // median of the same history, with margin
-  std::optional<double> upper;  // largest recent value, with margin
-  std::string statistic;        // "p95", "max of last 10", …
-  double margin = 0;            // 0.15 for +15 %
+  std::int64_t samples = 0;  // executions behind the figure
+  // 0..1: n / (n + 5) for the effective number n of executions behind the
+  // figure (Kish's (Σw)² / Σw² of the decayed weights), times a factor for
+  // borrowed provenance. It does not shrink as the history ages: see last_seen.
+  double confidence = 0;
+  std::optional<double> last_seen;  // epoch seconds of the newest sample behind the figure
+  std::optional<double> lower;      // median of the same history, with margin
+  std::optional<double> upper;      // largest recent value, with margin
+  std::string statistic;            // "p95", "max of last 10", …
+  double margin = 0;                // 0.15 for +15 %
   double half_life_hours = 0;
 };
 
 struct Recommendation {
   std::string workload;
   HardwareKey hardware;
-  double as_of = 0;  // epoch seconds the decayed weights are read at
+  // Epoch seconds the answer is stamped with. Decay weighs samples against
+  // each other, so figures and confidence read the same at any as_of; history
+  // newer than it is not left out.
+  double as_of = 0;
   std::array<Figure, kFigureCount> figures;
 
   const Figure& figure(FigureKind kind) const { return figures[static_cast<std::size_t>(kind)]; }
@@ -82,7 +89,8 @@ class RecommendationQuery {
   RecommendationQuery& operator=(const RecommendationQuery&) = delete;
   ~RecommendationQuery();
 
-  // `as_of` defaults to now. An unknown workload yields figures with provenance none.
+  // `as_of` (default now) only stamps the answer (see Recommendation::as_of).
+  // An unknown workload yields figures with provenance none.
   Result<Recommendation> Recommend(const std::string& workload, const HardwareKey& hardware,
                                    std::optional<double> as_of = std::nullopt);
 

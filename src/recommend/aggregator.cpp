@@ -3,6 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
@@ -18,6 +19,15 @@ constexpr double kOomGpuFloorGb = 1.0;
 
 // Units: the smallest value each metric's histogram tells apart.
 constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001};
+// Values are clamped to this before any product (an OOM bump, fraction ×
+// utilization), so that no product overflows; MetricState then clamps each
+// value to its largest bucket.
+constexpr double kValueCeiling = 1e150;
+
+std::optional<double> Clamped(std::optional<double> value) {
+  if (!value || std::isnan(*value)) return value;
+  return std::clamp(*value, -kValueCeiling, kValueCeiling);
+}
 
 std::optional<double> FirstOf(std::initializer_list<std::optional<double>> values) {
   for (const auto& v : values) {
@@ -30,6 +40,8 @@ std::optional<double> FirstOf(std::initializer_list<std::optional<double>> value
 std::optional<double> OomPeak(std::optional<double> requested, std::optional<double> observed,
                               double factor, double floor, std::optional<double> cap) {
   if (!requested && !observed) return std::nullopt;
+  requested = Clamped(requested);
+  observed = Clamped(observed);
   const double base = std::max(requested.value_or(0), observed.value_or(0));
   double bumped = std::max(base * factor, base + floor);
   if (cap && *cap > 0) bumped = std::min(bumped, *cap);
@@ -112,9 +124,10 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
                      kOomGpuFloorGb, in.card_memory_gb);
     }
     if (in.gpu_compute_fraction) {
-      v[4] = *in.gpu_compute_fraction * in.gpu_utilization.value_or(1.0);
+      v[4] = *Clamped(in.gpu_compute_fraction) * Clamped(in.gpu_utilization).value_or(1.0);
     }
   }
+  for (auto& value : v) value = Clamped(value);
   return v;
 }
 

@@ -81,7 +81,7 @@ Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings) {
 }
 
 Figure EstimateFigure(FigureKind kind, const MetricState& metric,
-                      const RecommenderSettings& settings, Provenance provenance, double as_of) {
+                      const RecommenderSettings& settings, Provenance provenance) {
   Figure figure = EmptyFigure(kind, settings);
   const FigureSettings& fs = settings.figure(kind);
   const auto raw = Raw(metric, fs.statistic, settings.max_range_samples);
@@ -95,8 +95,9 @@ Figure EstimateFigure(FigureKind kind, const MetricState& metric,
   const double recent_max = metric.MaxOfRecent(settings.max_range_samples).value_or(*raw);
   figure.lower = std::min(*figure.value, Finish(kind, median * scale, step));
   figure.upper = std::max(*figure.value, Finish(kind, recent_max * scale, step));
-  const double weight = metric.DecayedWeight(as_of, settings.half_life_s());
-  figure.confidence = weight / (weight + kConfidenceHalfWeight) * ProvenanceFactor(provenance);
+  figure.last_seen = metric.LastSeen();
+  const double evidence = metric.EffectiveSamples();
+  figure.confidence = evidence / (evidence + kConfidenceHalfWeight) * ProvenanceFactor(provenance);
   return figure;
 }
 

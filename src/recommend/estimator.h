@@ -10,12 +10,14 @@
 
 namespace hwrec::internal {
 
-// Confidence of a figure: w / (w + kConfidenceHalfWeight) for decayed sample
-// weight w, scaled down for figures borrowed from a wider population.
+// Confidence of a figure: n / (n + kConfidenceHalfWeight) for the effective
+// number of executions n behind it (MetricState::EffectiveSamples), scaled down
+// for figures borrowed from a wider population. It measures evidence, not age:
+// the figure's last_seen tells how old that evidence is.
 inline constexpr double kConfidenceHalfWeight = 5.0;
 
 Figure EstimateFigure(FigureKind kind, const MetricState& metric,
-                      const RecommenderSettings& settings, Provenance provenance, double as_of);
+                      const RecommenderSettings& settings, Provenance provenance);
 
 // A figure with no history.
 Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings);

@@ -25,7 +25,8 @@ std::string UpsertSql() {
   std::string params = "?, ?, ?, ?, ?, ?";
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const std::string name(ToString(static_cast<FigureKind>(f)));
-    for (const char* suffix : {"", "_provenance", "_samples", "_confidence", "_lower", "_upper"}) {
+    for (const char* suffix :
+         {"", "_provenance", "_samples", "_confidence", "_lower", "_upper", "_last_seen"}) {
       columns += ", " + name + suffix;
       params += ", ?";
     }
@@ -66,6 +67,7 @@ void MaterializeRecommendations(SQLite::Database& db, const std::set<MaterialKey
       upsert.bind(i++, figure.confidence);
       BindOptional(upsert, i++, figure.lower);
       BindOptional(upsert, i++, figure.upper);
+      BindOptional(upsert, i++, figure.last_seen);
     }
     upsert.exec();
     upsert.reset();

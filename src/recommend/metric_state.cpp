@@ -9,9 +9,19 @@ namespace hwrec::internal {
 
 namespace {
 
-constexpr std::uint8_t kFormatVersion = 1;
+constexpr std::uint8_t kFormatVersion = 2;  // format 1 lacked the sum of squared weights
+constexpr std::uint8_t kFormatWithoutSquares = 1;
 // Past this exponent the weights are rebased to keep them far from overflow.
 constexpr double kMaxExponent = 64;
+// Times are clamped to ±10^13 s (317,000 years) so that a difference of two
+// stays finite; a time that far out is not a finish time anyway.
+constexpr double kMaxTime = 1e13;
+
+// Half-lives from `from` to `to`; 0 when that is undefined (no half-life).
+double HalfLives(double to, double from, double half_life_s) {
+  const double exponent = (to - from) / half_life_s;
+  return std::isnan(exponent) ? 0 : exponent;
+}
 
 template <typename T>
 void Put(std::string* out, T value) {
@@ -31,25 +41,24 @@ bool Get(const std::string& data, std::size_t* offset, T* value) {
 }  // namespace
 
 int MetricState::BucketOf(double value) const {
-  if (value <= unit_) return 0;
-  return static_cast<int>(std::floor(std::log(value / unit_) / std::log(kBucketGrowth))) + 1;
+  if (!(value > unit_)) return 0;
+  const double bucket = std::floor(std::log(value / unit_) / std::log(kBucketGrowth)) + 1;
+  return static_cast<int>(std::min(bucket, static_cast<double>(kMaxBuckets - 1)));
 }
 
 double MetricState::UpperEdge(int bucket) const { return unit_ * std::pow(kBucketGrowth, bucket); }
 
 void MetricState::Rebase(double time, double half_life_s) {
-  const double factor = std::exp2((reference_time_ - time) / half_life_s);
+  // `time` is newer than the reference: every factor is at most 1.
+  const double factor = std::exp2(HalfLives(reference_time_, time, half_life_s));
   for (double& w : weights_) w *= factor;
   total_weight_ *= factor;
   weighted_sum_ *= factor;
+  squared_weight_ *= factor * factor;
   reference_time_ = time;
 }
 
-void MetricState::Add(double value, double time, double half_life_s, std::size_t ring_size) {
-  if (count_ == 0) reference_time_ = time;
-  if ((time - reference_time_) / half_life_s > kMaxExponent) Rebase(time, half_life_s);
-  const double weight = std::exp2((time - reference_time_) / half_life_s);
-  const int bucket = BucketOf(value);
+void MetricState::AddToBucket(int bucket, double weight) {
   if (weights_.empty()) {
     first_bucket_ = bucket;
     weights_.assign(1, 0.0);
@@ -60,12 +69,10 @@ void MetricState::Add(double value, double time, double half_life_s, std::size_t
     weights_.resize(static_cast<std::size_t>(bucket - first_bucket_ + 1), 0.0);
   }
   weights_[static_cast<std::size_t>(bucket - first_bucket_)] += weight;
-  total_weight_ += weight;
-  weighted_sum_ += weight * value;
-  max_ = count_ == 0 ? value : std::max(max_, value);
-  ++count_;
+}
 
-  // Keep the `ring_size` most recent values by finish time.
+// Keeps the `ring_size` most recent values by finish time.
+void MetricState::Remember(double time, double value, std::size_t ring_size) {
   if (recent_.size() < ring_size || (!recent_.empty() && time >= recent_.front().first)) {
     auto at = std::upper_bound(recent_.begin(), recent_.end(), std::make_pair(time, value),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -74,14 +81,33 @@ void MetricState::Add(double value, double time, double half_life_s, std::size_t
   }
 }
 
+void MetricState::Add(double value, double time, double half_life_s, std::size_t ring_size) {
+  if (std::isnan(value) || std::isnan(time)) return;
+  // Clamped before any product, so that weight × value stays finite.
+  value = std::clamp(value, 0.0, MaxValue());
+  time = std::clamp(time, -kMaxTime, kMaxTime);
+  if (count_ == 0) reference_time_ = time;
+  if (HalfLives(time, reference_time_, half_life_s) > kMaxExponent) Rebase(time, half_life_s);
+  // At most 2^64; an older sample's weight may underflow to 0, never overflow.
+  const double weight = std::exp2(HalfLives(time, reference_time_, half_life_s));
+  AddToBucket(BucketOf(value), weight);
+  total_weight_ += weight;
+  weighted_sum_ += weight * value;
+  squared_weight_ += weight * weight;
+  max_ = count_ == 0 ? value : std::max(max_, value);
+  ++count_;
+  Remember(time, value, ring_size);
+}
+
 void MetricState::Merge(const MetricState& other, double half_life_s, std::size_t ring_size) {
   if (other.count_ == 0) return;
   if (count_ == 0) {
     *this = other;
   } else {
+    // Both states are brought to the newer reference: both factors are at most 1.
     const double reference = std::max(reference_time_, other.reference_time_);
     Rebase(reference, half_life_s);
-    const double factor = std::exp2((other.reference_time_ - reference) / half_life_s);
+    const double factor = std::exp2(HalfLives(other.reference_time_, reference, half_life_s));
     const int first = std::min(first_bucket_, other.first_bucket_);
     const int end = std::max(first_bucket_ + static_cast<int>(weights_.size()),
                              other.first_bucket_ + static_cast<int>(other.weights_.size()));
@@ -97,6 +123,7 @@ void MetricState::Merge(const MetricState& other, double half_life_s, std::size_
     first_bucket_ = first;
     total_weight_ += other.total_weight_ * factor;
     weighted_sum_ += other.weighted_sum_ * factor;
+    squared_weight_ += other.squared_weight_ * factor * factor;
     count_ += other.count_;
     max_ = std::max(max_, other.max_);
     std::vector<std::pair<double, double>> recent;
@@ -111,9 +138,17 @@ void MetricState::Merge(const MetricState& other, double half_life_s, std::size_
   }
 }
 
-double MetricState::DecayedWeight(double as_of, double half_life_s) const {
+double MetricState::EffectiveSamples() const {
   if (count_ == 0) return 0;
-  return total_weight_ * std::exp2((reference_time_ - as_of) / half_life_s);
+  // Written as Σw · (Σw / Σw²) so that no square of a sum is formed.
+  const double n = squared_weight_ > 0 ? total_weight_ * (total_weight_ / squared_weight_) : 1;
+  if (!(n >= 1)) return 1;  // one sample at least; also a state whose weights all underflowed
+  return std::min(n, static_cast<double>(count_));
+}
+
+std::optional<double> MetricState::LastSeen() const {
+  if (recent_.empty()) return std::nullopt;
+  return recent_.back().first;
 }
 
 std::optional<double> MetricState::Percentile(double q) const {
@@ -131,7 +166,7 @@ std::optional<double> MetricState::Percentile(double q) const {
 
 std::optional<double> MetricState::DecayedAverage() const {
   if (count_ == 0 || total_weight_ <= 0) return std::nullopt;
-  return weighted_sum_ / total_weight_;
+  return std::min(weighted_sum_ / total_weight_, max_);  // an average never exceeds the max
 }
 
 std::optional<double> MetricState::MaxOfRecent(std::size_t n) const {
@@ -158,6 +193,7 @@ void MetricState::AppendTo(std::string* out) const {
   for (double w : weights_) Put(out, w);
   Put(out, total_weight_);
   Put(out, weighted_sum_);
+  Put(out, squared_weight_);
   Put(out, count_);
   Put(out, max_);
   Put(out, static_cast<std::uint32_t>(recent_.size()));
@@ -169,21 +205,36 @@ void MetricState::AppendTo(std::string* out) const {
 
 bool MetricState::ReadFrom(const std::string& data, std::size_t* offset) {
   std::uint8_t version = 0;
+  if (!Get(data, offset, &version)) return false;
+  if (version != kFormatVersion && version != kFormatWithoutSquares) return false;
+  return ReadBody(data, offset, version == kFormatVersion) && Valid();
+}
+
+bool MetricState::ReadBody(const std::string& data, std::size_t* offset, bool has_squares) {
   std::int32_t first = 0;
   std::uint32_t buckets = 0;
   std::uint32_t ring = 0;
-  if (!Get(data, offset, &version) || version != kFormatVersion) return false;
   if (!Get(data, offset, &unit_) || !Get(data, offset, &reference_time_) ||
       !Get(data, offset, &first) || !Get(data, offset, &buckets)) {
     return false;
   }
+  if (buckets > static_cast<std::uint32_t>(kMaxBuckets)) return false;
   if (buckets > (data.size() - *offset) / sizeof(double)) return false;
   first_bucket_ = first;
   weights_.resize(buckets);
   for (double& w : weights_) Get(data, offset, &w);
   if (!Get(data, offset, &total_weight_) || !Get(data, offset, &weighted_sum_) ||
-      !Get(data, offset, &count_) || !Get(data, offset, &max_) || !Get(data, offset, &ring)) {
+      (has_squares && !Get(data, offset, &squared_weight_)) || !Get(data, offset, &count_) ||
+      !Get(data, offset, &max_) || !Get(data, offset, &ring)) {
     return false;
+  }
+  if (!has_squares) {
+    // Format 1 kept no Σw². The sum over buckets of (bucket weight)² is at
+    // least the true Σw² (samples sharing a bucket add to its square), so the
+    // effective sample size read from it errs low: conservative until the
+    // next `hwrec refresh --rebuild` computes it exactly.
+    squared_weight_ = 0;
+    for (double w : weights_) squared_weight_ += w * w;
   }
   if (ring > (data.size() - *offset) / (2 * sizeof(double))) return false;
   recent_.resize(ring);
@@ -192,6 +243,24 @@ bool MetricState::ReadFrom(const std::string& data, std::size_t* offset) {
     Get(data, offset, &value);
   }
   return true;
+}
+
+bool MetricState::Valid() const {
+  const auto finite = [](double v) { return std::isfinite(v); };
+  const auto weight = [](double w) { return std::isfinite(w) && w >= 0; };
+  if (!finite(unit_) || !(unit_ > 0) || !finite(MaxValue())) return false;
+  const double cap = MaxValue();
+  const auto value = [cap](double v) { return std::isfinite(v) && std::fabs(v) <= cap; };
+  if (!finite(reference_time_) || count_ < 0 || !value(max_)) return false;
+  if (first_bucket_ < 0 ||
+      static_cast<std::int64_t>(first_bucket_) + static_cast<std::int64_t>(weights_.size()) >
+          kMaxBuckets) {
+    return false;
+  }
+  if (!std::all_of(weights_.begin(), weights_.end(), weight)) return false;
+  if (!weight(total_weight_) || !weight(squared_weight_) || !finite(weighted_sum_)) return false;
+  return std::all_of(recent_.begin(), recent_.end(),
+                     [&](const auto& tv) { return finite(tv.first) && value(tv.second); });
 }
 
 }  // namespace hwrec::internal

@@ -1,10 +1,14 @@
 // MetricState: the history of one metric (CPU, memory, GPU memory, compute
 // share) of one workload on one hardware key, in constant space:
 //  - a decaying histogram with exponentially growing buckets (each bucket 5 %
-//    wider than the last, so a percentile is within 5 % of the exact one),
-//    weights doubling every half-life relative to a reference time;
+//    wider than the last, so a percentile is within 5 % of the exact one, at
+//    most kMaxBuckets of them), weights doubling every half-life relative to a
+//    reference time that moves with the newest sample (as the Kubernetes VPA's
+//    decaying histogram does), so no weight can overflow;
 //  - a ring of the most recent values (by finish time) for "max of last N";
-//  - count, decayed sum (for avg) and all-time max.
+//  - count, decayed sum (for avg), decayed sum of squared weights (for the
+//    effective sample size) and all-time max.
+// Every number it holds stays finite whatever values and times it is given.
 // Serialises to a compact blob stored in the aggregates table.
 #pragma once
 
@@ -17,13 +21,18 @@
 namespace hwrec::internal {
 
 inline constexpr double kBucketGrowth = 1.05;
+// Buckets per metric. Values are clamped to the last bucket's upper edge,
+// unit × 1.05^511 (6.7e10 units: 70 PB of memory, 67 million cores), beyond
+// anything hardware holds, so a state never exceeds 4 KiB of weights.
+inline constexpr int kMaxBuckets = 512;
 
 class MetricState {
  public:
   // `unit` is the smallest value told apart (bucket 0 holds everything ≤ unit).
   explicit MetricState(double unit = 1.0) : unit_(unit) {}
 
-  // Adds one value observed at `time` (epoch seconds).
+  // Adds one value observed at `time` (epoch seconds). The value is clamped to
+  // [0, MaxValue()]; a NaN value or time says nothing and is ignored.
   void Add(double value, double time, double half_life_s, std::size_t ring_size);
   // Adds every value `other` holds, as if each had been added here: the
   // weights are brought to a common reference time and the rings merged by
@@ -32,8 +41,14 @@ class MetricState {
 
   std::int64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
-  // Decayed total weight as seen at `as_of`.
-  double DecayedWeight(double as_of, double half_life_s) const;
+  // Kish's effective sample size of the decayed weights, (Σw)² / Σw²: about
+  // how many executions the history amounts to, between 1 and count() (0 when
+  // empty). It does not change when every sample ages alike.
+  double EffectiveSamples() const;
+  // The finish time of the newest value.
+  std::optional<double> LastSeen() const;
+  // The largest value kept: the upper edge of the last bucket.
+  double MaxValue() const { return UpperEdge(kMaxBuckets - 1); }
   // Weighted percentile (0 < q ≤ 1): the upper edge of the bucket that holds
   // it, never above the largest value seen.
   std::optional<double> Percentile(double q) const;
@@ -43,20 +58,29 @@ class MetricState {
   std::optional<double> MaxEver() const;
 
   void AppendTo(std::string* out) const;
-  // Reads one state from `data` at `*offset`, advancing it; false if malformed.
+  // Reads one state from `data` at `*offset`, advancing it; false if malformed,
+  // including a state with a non-finite number, a negative weight, a value
+  // above MaxValue() or buckets beyond kMaxBuckets (a corrupt state).
   bool ReadFrom(const std::string& data, std::size_t* offset);
 
  private:
   int BucketOf(double value) const;
   double UpperEdge(int bucket) const;
   void Rebase(double time, double half_life_s);
+  void AddToBucket(int bucket, double weight);
+  void Remember(double time, double value, std::size_t ring_size);
+  bool ReadBody(const std::string& data, std::size_t* offset, bool has_squares);
+  bool Valid() const;
 
   double unit_;
-  double reference_time_ = 0;  // weights are 2^((t - reference_time_) / half-life)
+  // Weights are 2^((t - reference_time_) / half-life), at most 2^64: the
+  // reference moves to a sample more than 64 half-lives newer.
+  double reference_time_ = 0;
   int first_bucket_ = 0;
   std::vector<double> weights_;  // buckets first_bucket_ .. first_bucket_ + size - 1
   double total_weight_ = 0;
   double weighted_sum_ = 0;
+  double squared_weight_ = 0;  // Σw²
   std::int64_t count_ = 0;
   double max_ = 0;
   std::vector<std::pair<double, double>> recent_;  // (time, value), oldest first

@@ -280,7 +280,7 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
       const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
       if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
       out.figures[f] =
-          EstimateFigure(kind, aggregate->metric(kind), settings_, ProvenanceOf(scope), as_of);
+          EstimateFigure(kind, aggregate->metric(kind), settings_, ProvenanceOf(scope));
       break;
     }
   }

@@ -77,6 +77,11 @@ nlohmann::ordered_json OrNull(const std::optional<std::string>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
+std::optional<std::string> TimeOf(const std::optional<double>& epoch_seconds) {
+  if (!epoch_seconds) return std::nullopt;
+  return FormatRfc3339(*epoch_seconds);
+}
+
 std::string Cell(const std::optional<double>& v) {
   if (!v) return "-";
   if (std::fabs(*v) >= 1e6 || std::floor(*v) == *v) return fmt::format("{:.0f}", *v);
@@ -92,10 +97,13 @@ void PrintJson(const Recommendation& r, bool explain) {
   out["as_of"] = FormatRfc3339(r.as_of);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const Figure& f : r.figures) {
-    nlohmann::ordered_json j = {
-        {"value", OrNull(f.value)}, {"provenance", std::string(ToString(f.provenance))},
-        {"samples", f.samples},     {"confidence", std::round(f.confidence * 1000) / 1000},
-        {"lower", OrNull(f.lower)}, {"upper", OrNull(f.upper)}};
+    nlohmann::ordered_json j = {{"value", OrNull(f.value)},
+                                {"provenance", std::string(ToString(f.provenance))},
+                                {"samples", f.samples},
+                                {"confidence", std::round(f.confidence * 1000) / 1000},
+                                {"lower", OrNull(f.lower)},
+                                {"upper", OrNull(f.upper)},
+                                {"last_seen", OrNull(TimeOf(f.last_seen))}};
     if (explain) {
       j["statistic"] = f.statistic;
       j["margin"] = f.margin;
@@ -114,7 +122,7 @@ void PrintTable(const Recommendation& r, bool explain) {
       r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
       r.hardware.instance_type.value_or("unknown instance type"), FormatRfc3339(r.as_of));
   std::vector<std::string> headers = {"figure",     "value", "provenance", "samples",
-                                      "confidence", "lower", "upper"};
+                                      "confidence", "lower", "upper",      "last seen"};
   if (explain) headers.insert(headers.end(), {"statistic", "margin", "half-life"});
   Table table(headers);
   for (const Figure& f : r.figures) {
@@ -124,7 +132,8 @@ void PrintTable(const Recommendation& r, bool explain) {
                                     std::to_string(f.samples),
                                     fmt::format("{:.2f}", f.confidence),
                                     Cell(f.lower),
-                                    Cell(f.upper)};
+                                    Cell(f.upper),
+                                    TimeOf(f.last_seen).value_or("-")};
     if (explain) {
       row.push_back(f.statistic);
       row.push_back(fmt::format("+{:g}%", f.margin * 100));
@@ -148,7 +157,9 @@ int RunRecommend(const std::vector<std::string>& args) {
                                          "GPU brand (default: from the catalog)")(
       "instance-type", po::value<std::string>(), "instance type (node shape)")(
       "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
-      "as-of", po::value<std::string>(), "RFC 3339 time or epoch seconds (default: now)")(
+      "as-of", po::value<std::string>(),
+      "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
+      "confidence read the same at any time")(
       "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
   AddFormatOption(options, &format_text);
   po::positional_options_description positional;
