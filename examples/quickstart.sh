@@ -21,7 +21,8 @@ run() {
 run init "$store"
 run pools import "$store" examples/pools.jsonl
 run pools list "$store"
-# The example holds two bad records and one re-sent execution on purpose:
+# The example holds a bad record, a misspelt field (a warning) and one re-sent
+# execution on purpose:
 # ingest keeps the good ones, reports the rest and exits 3 (partial).
 rc=0
 run ingest "$store" examples/observations.jsonl || rc=$?
