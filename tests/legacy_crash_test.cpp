@@ -13,8 +13,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "hwrec/store.h"
 #include "legacy_fixture.h"
@@ -128,4 +130,87 @@ TEST_CASE(
     CHECK(done.observations == expected.observations);
     CHECK(done.quarantined == expected.quarantined);
   }
+}
+
+namespace {
+
+// Files beside `store` named as finished backups, and leftovers of killed ones.
+struct BackupFiles {
+  std::vector<std::string> finished;
+  std::vector<std::string> partial;
+};
+
+BackupFiles BackupsOf(const std::string& store) {
+  BackupFiles files;
+  const std::filesystem::path path(store);
+  const std::string prefix = path.filename().string() + ".hp-v1-backup-";
+  for (const auto& entry : std::filesystem::directory_iterator(path.parent_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    (name.find(".partial-") == std::string::npos ? files.finished : files.partial)
+        .push_back(entry.path().string());
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "legacy crash: a migration killed while writing its backup never leaves an incomplete file "
+    "under a backup's name",
+    "[legacy][crash][backup]") {
+  constexpr int kBackupRows = 40000;
+  constexpr int kBackupSeeds = 20;
+  hwrec::test::TempDir dir;
+  const std::string fixture = dir.File("fixture.db");
+  hwrec::test::WriteBenchFixture(fixture, kBackupRows, 7);
+  const std::int64_t fixture_rows = hwrec::test::CountRows(fixture, "site_observations");
+
+  // The backup is the migration's first step, after the process starts: aim
+  // the kills from half a start-up to the end of one backup's time.
+  const auto time_us = [](auto&& fn) {
+    const auto started = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                 started)
+        .count();
+  };
+  const std::int64_t startup_us =
+      time_us([] { REQUIRE(hwrec::test::RunCli("--version").exit_code == 0); });
+  const std::int64_t backup_us = time_us([&] {
+    SQLite::Database db(fixture, SQLite::OPEN_READONLY);
+    SQLite::Statement vacuum(db, "VACUUM INTO ?");
+    vacuum.bind(1, dir.File("timing-copy.db"));
+    vacuum.exec();
+  });
+  const std::int64_t first_us = startup_us / 2;
+  const std::int64_t last_us = startup_us + backup_us;
+
+  int killed_in_backup = 0;
+  for (int seed = 1; seed <= kBackupSeeds; ++seed) {
+    const std::string path = dir.File("backup-crash-" + std::to_string(seed) + ".db");
+    std::filesystem::copy_file(fixture, path);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
+    const std::int64_t delay = std::uniform_int_distribution<std::int64_t>(first_us, last_us)(rng);
+    INFO("seed " << seed << ": SIGKILL after " << delay << " us (start-up ~" << startup_us
+                 << " us, backup ~" << backup_us << " us); replay with this seed");
+    const pid_t child = StartMigrate(path, true);
+    std::this_thread::sleep_for(std::chrono::microseconds(delay));
+    kill(child, SIGKILL);
+    Wait(child);
+
+    const BackupFiles after_kill = BackupsOf(path);
+    killed_in_backup += after_kill.partial.empty() ? 0 : 1;
+    for (const std::string& backup : after_kill.finished) {
+      INFO(backup);
+      SQLite::Database db(backup, SQLite::OPEN_READONLY);
+      CHECK(db.execAndGet("PRAGMA integrity_check").getString() == "ok");
+      CHECK(db.execAndGet("SELECT count(*) FROM site_observations").getInt64() == fixture_rows);
+    }
+    // The next run completes the migration and clears what the kill left.
+    if (Inspect(path).version == 1) REQUIRE(Wait(StartMigrate(path, true)) == 0);
+    CHECK(BackupsOf(path).partial.empty());
+  }
+  std::cout << "legacy crash (backup window): " << killed_in_backup << " of " << kBackupSeeds
+            << " kills landed while the backup was being written\n";
 }

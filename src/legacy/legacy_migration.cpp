@@ -3,7 +3,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
-#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -21,6 +20,7 @@
 #include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
+#include "store/backup.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
@@ -56,28 +56,6 @@ std::vector<LegacyMigrationRecord> ReadHistory(SQLite::Database& db) {
                        query.getColumn(4).getInt64(), query.getColumn(5).getString()});
   }
   return history;
-}
-
-// `<store>.hp-v1-backup-<UTC time>`, next to the store, never overwriting a file.
-std::string BackupPath(const std::string& path) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  std::string candidate = fmt::format("{}.hp-v1-backup-{}", path, stamp);
-  for (int n = 2; std::filesystem::exists(candidate); ++n) {
-    candidate = fmt::format("{}.hp-v1-backup-{}-{}", path, stamp, n);
-  }
-  return candidate;
-}
-
-std::string Backup(SQLite::Database& db, const std::string& path) {
-  const std::string target = BackupPath(path);
-  SQLite::Statement vacuum(db, "VACUUM INTO ?");
-  vacuum.bind(1, target);
-  vacuum.exec();
-  return target;
 }
 
 // The catalog the migration will resolve with: the store's when it has one,
@@ -448,7 +426,10 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
       return Status::SchemaMismatch(LegacyConsentMessage(store.path(), legacy_rows));
     }
     if (legacy_rows > 0 && options.backup && store.path() != ":memory:") {
-      report.backup_path = Backup(db, store.path());
+      auto backup =
+          internal::WriteBackup(db, store.path(), "hp-v1-backup", internal::BackupStamp());
+      if (!backup.ok()) return backup.status();
+      report.backup_path = std::move(backup).value();
     }
     migrator.EnsureBookkeeping();
     BulkWriteMode bulk(db);

@@ -3,6 +3,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <system_error>
 
@@ -65,6 +67,25 @@ Status RecoverHotJournal(const std::string& path) {
   return Status::Ok();
 }
 
+// A migration moves rows on a rollback journal; one killed midway leaves the
+// store so. Any open that may write the file, read-only ones included, puts
+// WAL back, so that readers and the writer stop blocking each other. A file
+// that is not an hwrec store, or that this user cannot write, is left as is.
+void RestoreWal(const std::string& path) {
+  if (path == ":memory:" || access(path.c_str(), W_OK) != 0) return;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (access(parent.empty() ? "." : parent.c_str(), W_OK) != 0) return;  // no room for -wal
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    if (db.execAndGet("PRAGMA journal_mode").getString() == "wal") return;
+    if (!db.tableExists("schema_migrations")) return;
+    db.exec("PRAGMA journal_mode = WAL");
+  } catch (const SQLite::Exception&) {
+    // Another connection holds it, or it cannot be written after all: `hwrec
+    // status` shows the journal mode, and the next writer restores it.
+  }
+}
+
 Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bool read_only) {
   db.exec("PRAGMA foreign_keys = ON");
   if (read_only) return Status::Ok();
@@ -97,6 +118,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
     // connection around every call (multi-thread mode).
     if (options.read_only) {
       if (Status s = RecoverHotJournal(path); !s.ok()) return s;
+      RestoreWal(path);
     }
     const int flags =
         SQLite::OPEN_NOMUTEX |

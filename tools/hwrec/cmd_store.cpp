@@ -57,12 +57,20 @@ StoreArgs ParseStoreArgs(const std::vector<std::string>& args, const std::string
   return parsed;
 }
 
+// WAL is what every hwrec open sets; anything else deserves a word.
+std::string JournalNote(const std::string& mode) {
+  if (mode == "wal" || mode == "memory") return "";
+  return " (not WAL: an interrupted migration leaves a rollback journal, and WAL could not be "
+         "restored now because this user cannot write the store or another program holds it "
+         "open; the next hwrec command that can write it restores WAL)";
+}
+
 void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& migrations) {
   std::cout << fmt::format("store:          {}\n", s.path)
             << fmt::format("schema version: {} (this build: {})\n", s.schema_version,
                            s.latest_schema_version)
             << fmt::format("hardware ids:   {}\n", s.hp_version)
-            << fmt::format("journal mode:   {}\n", s.journal_mode)
+            << fmt::format("journal mode:   {}{}\n", s.journal_mode, JournalNote(s.journal_mode))
             << fmt::format("file size:      {} ({} bytes; WAL {} bytes)\n",
                            HumanBytes(s.file_size_bytes), s.file_size_bytes, s.wal_size_bytes);
   int pending = 0;
