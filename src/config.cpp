@@ -55,7 +55,11 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
   if (Status valid = internal::ValidateConfigValue(key, value); !valid.ok()) return valid;
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   const internal::ConfigKey* known = internal::FindConfigKey(key);
-  return internal::Guarded(store.path(), [&]() -> Status {
+  // The value, the aggregates it shapes and the recommendations derived from
+  // them change together or not at all.
+  const std::string what =
+      fmt::format("{}: setting {} to '{}' failed and changed nothing", store.path(), key, value);
+  return internal::Guarded(what, [&]() -> Status {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     SQLite::Statement upsert(db,
@@ -68,6 +72,7 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
     if (known->shapes_aggregates) {
       internal::RebuildAggregates(db, internal::LoadSettings(db));
     }
+    internal::RefreshAllRecommendations(db);
     tx.Commit();
     return Status::Ok();
   });

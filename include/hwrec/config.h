@@ -22,9 +22,11 @@ struct ConfigEntry {
 // Every known key with its current value, in a stable order.
 Result<std::vector<ConfigEntry>> ListConfig(const Store& store);
 Result<ConfigEntry> GetConfig(const Store& store, const std::string& key);
-// Validates and stores one value. Unknown keys and bad values are refused with
-// the allowed range. Keys that shape stored aggregates (half_life_hours,
-// max_range_samples) rebuild them from the observations in the same transaction.
+// Validates and stores one value, and refreshes the materialised
+// recommendations. Unknown keys and bad values are refused with the allowed
+// range. Keys that shape stored aggregates (half_life_hours,
+// max_range_samples) rebuild them from the observations. Value, aggregates and
+// recommendations change in one transaction: on failure nothing changed.
 Status SetConfig(Store& store, const std::string& key, const std::string& value);
 
 }  // namespace hwrec

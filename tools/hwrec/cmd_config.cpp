@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "hwrec/config.h"
 #include "hwrec/recommend.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -41,7 +42,7 @@ int ConfigList(const std::vector<std::string>& args) {
                      {"default", e.default_value},
                      {"description", e.description}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
     return kExitOk;
   }
   Table table({"key", "value", "default", "description"});
@@ -74,16 +75,14 @@ int ConfigGetOrSet(const std::vector<std::string>& args, bool set) {
     if (!store) return kExitError;
     auto entry = GetConfig(*store, key);
     if (!entry.ok()) return Fail(entry.status());
-    std::cout << entry->value << "\n";
+    std::cout << TerminalSafe(entry->value) << "\n";
     return kExitOk;
   }
   auto store = OpenWritableStore(vm["store"].as<std::string>());
   if (!store) return kExitError;
   if (Status s = SetConfig(*store, key, vm["value"].as<std::string>()); !s.ok()) return Fail(s);
-  auto refreshed = RefreshRecommendations(*store);
-  if (!refreshed.ok()) return Fail(refreshed.status());
-  std::cout << fmt::format("{} = {} (recommendations refreshed)\n", key,
-                           vm["value"].as<std::string>());
+  std::cout << TerminalFormat("{} = {} (recommendations refreshed)\n", key,
+                              vm["value"].as<std::string>());
   return kExitOk;
 }
 
@@ -120,8 +119,8 @@ int RunRefresh(const std::vector<std::string>& args) {
   const bool rebuild = vm["rebuild"].as<bool>();
   auto rows = rebuild ? RebuildRecommendations(*store) : RefreshRecommendations(*store);
   if (!rows.ok()) return Fail(rows.status());
-  std::cout << fmt::format("{}refreshed {} recommendation row(s)\n",
-                           rebuild ? "rebuilt aggregates; " : "", *rows);
+  std::cout << TerminalFormat("{}refreshed {} recommendation row(s)\n",
+                              rebuild ? "rebuilt aggregates; " : "", *rows);
   return kExitOk;
 }
 
