@@ -135,7 +135,8 @@ std::string PlacementToJson(const PlacementResult& result, int indent) {
                     {"as_of", result.as_of},
                     {"candidates", std::move(candidates)},
                     {"chosen", std::move(chosen)}};
-  return out.dump(indent);
+  // The workload comes from the caller or the store: invalid UTF-8 is replaced, not fatal.
+  return out.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 Result<PlacementResult> ParsePlacementJson(const std::string& json) {

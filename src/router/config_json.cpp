@@ -263,7 +263,9 @@ RouterConfig Merge(const RouterConfig& current, std::string_view json_text) {
 
 }  // namespace
 
-std::string RouterConfigToJson(const RouterConfig& config) { return ToJson(config).dump(2); }
+std::string RouterConfigToJson(const RouterConfig& config) {
+  return ToJson(config).dump(2, ' ', false, Json::error_handler_t::replace);
+}
 
 Status ImportRouterConfig(Store& store, std::string_view json_text) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;

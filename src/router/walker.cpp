@@ -66,7 +66,7 @@ std::string BackendSelectedEvent(const RouteResult& r) {
   event["requested_width"] = r.requested_width;
   event["realized_width"] = r.realized_width;
   event["degraded"] = r.degraded;
-  return event.dump();
+  return event.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // Walks the rungs; `ledger` holds the day's state.

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "terminal_text.h"
+
 namespace hwrec::cli {
 
 void AddFormatOption(po::options_description& options, std::string* format_text) {
@@ -55,7 +57,7 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
 }
 
 int Fail(const Status& status) {
-  std::cerr << "hwrec: " << status.message() << "\n";
+  std::cerr << "hwrec: " << TerminalSafe(status.message()) << "\n";
   return kExitError;
 }
 
@@ -80,25 +82,28 @@ std::unique_ptr<Store> OpenWritableStore(const std::string& path) {
   return store;
 }
 
-Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {
+  for (std::string& header : headers_) header = TerminalSafe(header);
+}
 
 void Table::AddRow(std::vector<std::string> cells) {
   cells.resize(headers_.size());
+  for (std::string& cell : cells) cell = TerminalSafe(cell);
   rows_.push_back(std::move(cells));
 }
 
 void Table::Print(std::ostream& out) const {
   std::vector<std::size_t> widths(headers_.size());
   for (std::size_t c = 0; c < headers_.size(); ++c) {
-    widths[c] = headers_[c].size();
-    for (const auto& row : rows_) widths[c] = std::max(widths[c], row[c].size());
+    widths[c] = DisplayWidth(headers_[c]);
+    for (const auto& row : rows_) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
   }
   auto print_row = [&](const std::vector<std::string>& cells) {
     std::string line;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (c > 0) line += "  ";
       line += cells[c];
-      if (c + 1 < cells.size()) line.append(widths[c] - cells[c].size(), ' ');
+      if (c + 1 < cells.size()) line.append(widths[c] - DisplayWidth(cells[c]), ' ');
     }
     out << line << "\n";
   };

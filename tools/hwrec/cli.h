@@ -63,7 +63,8 @@ std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& op
 // Same, and also requires a writable store at the latest schema.
 std::unique_ptr<Store> OpenWritableStore(const std::string& path);
 
-// A plain text table with left-aligned columns, headers underlined.
+// A plain text table with left-aligned columns, headers underlined. Every cell
+// is shown through TerminalSafe (terminal_text.h): callers add raw text.
 class Table {
  public:
   explicit Table(std::vector<std::string> headers);

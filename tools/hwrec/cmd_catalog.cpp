@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/catalog.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -35,7 +36,7 @@ void PrintPartitionsJson(const std::vector<GpuPartition>& partitions) {
     object["compute_fraction"] = p.compute_fraction;
     array.push_back(std::move(object));
   }
-  std::cout << array.dump(2) << "\n";
+  std::cout << DumpJson(array) << "\n";
 }
 
 void PrintPartitionsTable(const std::vector<GpuPartition>& partitions) {
@@ -91,11 +92,11 @@ void PrintImportSummary(const CatalogImportSummary& summary, Format format) {
     for (const CatalogImportError& e : summary.errors) {
       out["errors"].push_back({{"line", e.line}, {"field", e.field}, {"reason", e.reason}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
     return;
   }
-  std::cout << fmt::format("added {}, unchanged {}, rejected {}\n", summary.added,
-                           summary.unchanged, summary.errors.size());
+  std::cout << TerminalFormat("added {}, unchanged {}, rejected {}\n", summary.added,
+                              summary.unchanged, summary.errors.size());
   if (summary.errors.empty()) return;
   Table table({"line", "field", "reason"});
   for (const CatalogImportError& e : summary.errors) {

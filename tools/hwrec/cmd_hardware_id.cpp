@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "hwrec/catalog.h"
 #include "hwrec/hardware_profile.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -61,14 +62,16 @@ int RunHardwareId(const std::vector<std::string>& args) {
       out["canonical_v1"] = *CanonicalProfile(*profile, ProfileIdVersion::kV1);
       out["canonical_v2"] = *CanonicalProfile(*profile, ProfileIdVersion::kV2);
     }
-    std::cout << out.dump() << "\n";
+    std::cout << DumpJson(out, -1) << "\n";
     return kExitOk;
   }
   std::cout << "hp_v1  " << *v1 << "\n"
             << "hp_v2  " << *v2 << "\n";
   if (canonical) {
-    std::cout << "canonical_v1  " << *CanonicalProfile(*profile, ProfileIdVersion::kV1) << "\n"
-              << "canonical_v2  " << *CanonicalProfile(*profile, ProfileIdVersion::kV2) << "\n";
+    std::cout << "canonical_v1  "
+              << TerminalSafe(*CanonicalProfile(*profile, ProfileIdVersion::kV1)) << "\n"
+              << "canonical_v2  "
+              << TerminalSafe(*CanonicalProfile(*profile, ProfileIdVersion::kV2)) << "\n";
   }
   return kExitOk;
 }

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/ingest.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -75,9 +76,7 @@ nlohmann::ordered_json SummaryJson(const IngestSummary& summary) {
   return out;
 }
 
-std::string Dump(const nlohmann::ordered_json& json, int indent) {
-  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string Dump(const nlohmann::ordered_json& json, int indent) { return DumpJson(json, indent); }
 
 // One line per committed batch, flushed so that a caller reading the pipe
 // knows what is stored even if hwrec is stopped right after.
@@ -121,7 +120,9 @@ void PrintTable(const IngestSummary& summary) {
   }
   if (!summary.conflict_execution_ids.empty()) {
     std::cout << "\nConflicting re-sends (the stored record was kept):\n";
-    for (const std::string& id : summary.conflict_execution_ids) std::cout << "  " << id << "\n";
+    for (const std::string& id : summary.conflict_execution_ids) {
+      std::cout << "  " << TerminalSafe(id) << "\n";
+    }
   }
   PrintWarnings(summary.warnings);
   if (summary.rejects.empty()) return;

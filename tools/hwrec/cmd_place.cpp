@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/placement.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -35,8 +36,8 @@ std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.2
 std::string Memory(const std::optional<std::int64_t>& v) { return v ? HumanBytes(*v) : "-"; }
 
 void PrintTable(const PlacementResult& result) {
-  std::cout << fmt::format("workload: {}\npolicy:   {}\n\n", result.workload,
-                           ToString(result.policy));
+  std::cout << TerminalFormat("workload: {}\npolicy:   {}\n\n", result.workload,
+                              ToString(result.policy));
   Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share",
                "card waste", "reason"});
   for (std::size_t i = 0; i < result.evaluations.size(); ++i) {
@@ -53,10 +54,10 @@ void PrintTable(const PlacementResult& result) {
   table.Print(std::cout);
   const CandidateEvaluation* chosen = result.chosen_evaluation();
   if (chosen == nullptr) return;
-  std::cout << fmt::format("\nchosen: {}\nprovenance:", chosen->node_pool_id);
+  std::cout << TerminalFormat("\nchosen: {}\nprovenance:", chosen->node_pool_id);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
-    std::cout << fmt::format(" {}={}", ToString(static_cast<FigureKind>(f)),
-                             chosen->request.origins[f].Name());
+    std::cout << TerminalFormat(" {}={}", ToString(static_cast<FigureKind>(f)),
+                                chosen->request.origins[f].Name());
   }
   std::cout << "\n";
 }
@@ -138,8 +139,8 @@ int RunPlace(const std::vector<std::string>& args) {
     const std::string execution_id = vm["record"].as<std::string>();
     auto id = RecordPlacement(*store, execution_id, *result);
     if (!id.ok()) return Fail(id.status());
-    std::cerr << fmt::format("recorded placement {} of execution {} on {}\n", *id, execution_id,
-                             result->chosen_evaluation()->node_pool_id);
+    std::cerr << TerminalFormat("recorded placement {} of execution {} on {}\n", *id, execution_id,
+                                result->chosen_evaluation()->node_pool_id);
   }
   return kExitOk;
 }

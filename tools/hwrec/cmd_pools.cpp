@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/node_pool.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -107,7 +108,7 @@ int PoolsList(const std::vector<std::string>& args) {
   if (format == Format::kJson) {
     nlohmann::ordered_json array = nlohmann::ordered_json::array();
     for (const NodePool& pool : *pools) array.push_back(PoolJson(pool));
-    std::cout << array.dump(2) << "\n";
+    std::cout << DumpJson(array) << "\n";
   } else {
     PrintPoolsTable(*pools);
   }
@@ -127,12 +128,12 @@ void PrintImportSummary(const PoolImportSummary& summary, Format format) {
                                {"field", e.field},
                                {"reason", e.reason}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
     return;
   }
-  std::cout << fmt::format("registered {}, updated {}, unchanged {}, rejected {}\n",
-                           summary.registered, summary.updated, summary.unchanged,
-                           summary.errors.size());
+  std::cout << TerminalFormat("registered {}, updated {}, unchanged {}, rejected {}\n",
+                              summary.registered, summary.updated, summary.unchanged,
+                              summary.errors.size());
   if (summary.errors.empty()) return;
   Table table({"line", "node_pool_id", "field", "reason"});
   for (const PoolImportError& e : summary.errors) {

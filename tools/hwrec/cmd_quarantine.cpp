@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/observation.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -141,12 +142,12 @@ int List(const QuarantineArgs& a) {
   if (a.format == Format::kJson) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const QuarantinedRow& r : *rows) out.push_back(RowJson(r));
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
     return kExitOk;
   }
   if (rows->empty()) {
-    std::cout << fmt::format("{}: no quarantined rows{}\n", a.store,
-                             a.filter.empty() ? "" : " match");
+    std::cout << TerminalFormat("{}: no quarantined rows{}\n", a.store,
+                                a.filter.empty() ? "" : " match");
     return kExitOk;
   }
   PrintRows(*rows);
@@ -165,15 +166,15 @@ int Resolve(const QuarantineArgs& a) {
     out["kept"] = nlohmann::ordered_json::array();
     for (const QuarantinedRow& r : summary->kept) out["kept"].push_back(RowJson(r));
     out["recommendations"] = summary->recommendations;
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
   } else {
-    std::cout << fmt::format(
+    std::cout << TerminalFormat(
         "{}: {} row(s) matched, {} moved into observations as {}, {} kept; recommendations "
         "refreshed: {}\n",
         a.store, summary->matched, summary->moved, a.gpu_model, summary->kept.size(),
         summary->recommendations);
     for (const QuarantinedRow& r : summary->kept) {
-      std::cout << fmt::format("  kept {} ({}): {}\n", r.id, r.execution_id, r.reason);
+      std::cout << TerminalFormat("  kept {} ({}): {}\n", r.id, r.execution_id, r.reason);
     }
   }
   return summary->kept.empty() ? kExitOk : kExitPartial;

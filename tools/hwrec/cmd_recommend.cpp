@@ -11,6 +11,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -112,11 +113,11 @@ void PrintJson(const Recommendation& r, bool explain) {
     figures[std::string(ToString(f.kind))] = j;
   }
   out["figures"] = figures;
-  std::cout << out.dump(2) << "\n";
+  std::cout << DumpJson(out) << "\n";
 }
 
 void PrintTable(const Recommendation& r, bool explain) {
-  std::cout << fmt::format(
+  std::cout << TerminalFormat(
       "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
       r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
       r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),

@@ -12,6 +12,7 @@
 #include "hwrec/route_plan.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -151,8 +152,8 @@ void AddResultJson(const RouteResult& r, Json* out) {
 }
 
 void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
-  std::cout << fmt::format("intent {}, requested width {}, length {:g} h ({})\n\n", plan.intent,
-                           plan.requested_width, plan.length_hours, ToString(plan.length_class));
+  std::cout << TerminalFormat("intent {}, requested width {}, length {:g} h ({})\n\n", plan.intent,
+                              plan.requested_width, plan.length_hours, ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
     const Rung& r = plan.ladder[i];
@@ -168,12 +169,12 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
     pruned.Print(std::cout);
   }
   if (explain) {
-    std::cout << fmt::format(
+    std::cout << TerminalFormat(
         "\nshort jobs are under {:g} h (SPOT leads); FLEX_START runs at most {:g} h; "
         "GCP attempt cap {} per UTC day\n",
         settings.short_job_max_hours, settings.flex_start_max_hours,
         settings.gcp_daily_attempt_cap);
-    for (const std::string& note : plan.notes) std::cout << "note: " << note << "\n";
+    for (const std::string& note : plan.notes) std::cout << "note: " << TerminalSafe(note) << "\n";
   }
 }
 
@@ -191,9 +192,9 @@ void PrintResultTable(const RouteResult& r) {
                             : "\nno rung launched\n");
     return;
   }
-  std::cout << fmt::format("\nselected {}: realized width {} of {}{}\nevent: {}\n", r.selected->id,
-                           r.realized_width, r.requested_width, r.degraded ? " (degraded)" : "",
-                           r.backend_selected_event);
+  std::cout << TerminalFormat("\nselected {}: realized width {} of {}{}\nevent: {}\n",
+                              r.selected->id, r.realized_width, r.requested_width,
+                              r.degraded ? " (degraded)" : "", r.backend_selected_event);
 }
 
 constexpr const char* kConfigHelp =
@@ -211,7 +212,7 @@ void PrintRoute(Format format, const RoutePlan& plan, const RouterSettings& sett
   if (format == Format::kJson) {
     Json out = PlanJson(plan, settings, explain);
     if (result) AddResultJson(*result, &out);
-    std::cout << out.dump(2) << "\n";
+    std::cout << DumpJson(out) << "\n";
     return;
   }
   PrintPlanTable(plan, settings, explain);
@@ -251,12 +252,13 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
   }
   std::cout << "\n";
   intents.Print(std::cout);
-  std::cout << fmt::format(
+  std::cout << TerminalFormat(
       "\nshort_job_max_hours {:g}, flex_start_max_hours {:g}, gcp_daily_attempt_cap {}\n"
       "today ({} UTC): {} GCP attempt(s)\n",
       c.settings.short_job_max_hours, c.settings.flex_start_max_hours,
       c.settings.gcp_daily_attempt_cap, day.day, day.gcp_attempts);
-  for (const std::string& q : day.exhausted_quotas) std::cout << "exhausted: " << q << "\n";
+  for (const std::string& q : day.exhausted_quotas)
+    std::cout << "exhausted: " << TerminalSafe(q) << "\n";
 }
 
 int ConfigShow(const std::vector<std::string>& args) {
@@ -312,8 +314,8 @@ int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
   const Status s = import ? ImportRouterConfig(*store, text)
                           : SetRouterSetting(*store, key, vm["value"].as<std::string>());
   if (!s.ok()) return Fail(s);
-  std::cout << (import ? fmt::format("imported {}\n", key)
-                       : fmt::format("{} = {}\n", key, vm["value"].as<std::string>()));
+  std::cout << (import ? TerminalFormat("imported {}\n", key)
+                       : TerminalFormat("{} = {}\n", key, vm["value"].as<std::string>()));
   return kExitOk;
 }
 

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -66,7 +67,7 @@ std::string JournalNote(const std::string& mode) {
 }
 
 void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& migrations) {
-  std::cout << fmt::format("store:          {}\n", s.path)
+  std::cout << TerminalFormat("store:          {}\n", s.path)
             << fmt::format("schema version: {} (this build: {})\n", s.schema_version,
                            s.latest_schema_version)
             << fmt::format("hardware ids:   {}\n", s.hp_version)
@@ -76,8 +77,8 @@ void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& mi
   int pending = 0;
   for (const MigrationInfo& m : migrations) pending += m.applied ? 0 : 1;
   if (pending > 0) {
-    std::cout << fmt::format("pending:        {} migration(s): run `hwrec migrate {}`\n", pending,
-                             s.path);
+    std::cout << TerminalFormat("pending:        {} migration(s): run `hwrec migrate {}`\n",
+                                pending, s.path);
   }
   std::cout << "\n";
   Table table({"table", "rows"});
@@ -106,14 +107,14 @@ int RunInit(const std::vector<std::string>& args) {
   auto store = OpenStore(a.store);
   if (!store) return kExitError;
   if (existed && store->schema_version() < Store::LatestSchemaVersion()) {
-    std::cout << fmt::format(
+    std::cout << TerminalFormat(
         "{}: store already exists at schema {} (this build: {}): run `hwrec migrate {}`\n", a.store,
         store->schema_version(), Store::LatestSchemaVersion(), a.store);
     return kExitOk;
   }
-  std::cout << fmt::format("{}: {} at schema {}\n", a.store,
-                           existed ? "store already initialised" : "created store",
-                           store->schema_version());
+  std::cout << TerminalFormat("{}: {} at schema {}\n", a.store,
+                              existed ? "store already initialised" : "created store",
+                              store->schema_version());
   return kExitOk;
 }
 
@@ -143,7 +144,7 @@ int RunStatus(const std::vector<std::string>& args) {
   out["tables"] = nlohmann::ordered_json::object();
   for (const TableCount& t : status->tables) out["tables"][t.table] = t.rows;
   out["migrations"] = MigrationsJson(*migrations);
-  std::cout << out.dump(2) << "\n";
+  std::cout << DumpJson(out) << "\n";
   return kExitOk;
 }
 
@@ -225,8 +226,8 @@ std::string GroupCounts(const LegacyPlanGroup& g) {
 }
 
 void PrintPlanTable(const LegacyPlan& plan) {
-  std::cout << fmt::format("{}: schema {} -> {} (dry run: nothing changed)\n", plan.path,
-                           plan.from_version, plan.to_version);
+  std::cout << TerminalFormat("{}: schema {} -> {} (dry run: nothing changed)\n", plan.path,
+                              plan.from_version, plan.to_version);
   for (int version : plan.pending_versions)
     std::cout << fmt::format("  would apply {:04d}\n", version);
   if (plan.legacy_rows == 0) {
@@ -245,9 +246,9 @@ void PrintPlanTable(const LegacyPlan& plan) {
   table.Print(std::cout);
   if (!plan.reason_text.empty()) std::cout << "\nquarantine reasons (one example each):\n";
   for (const auto& [code, text] : plan.reason_text) {
-    std::cout << fmt::format("  {}: {}\n", code, text);
+    std::cout << TerminalFormat("  {}: {}\n", code, text);
   }
-  std::cout << fmt::format("\nto migrate: hwrec migrate {} --accept-hp-v2\n", plan.path);
+  std::cout << TerminalFormat("\nto migrate: hwrec migrate {} --accept-hp-v2\n", plan.path);
 }
 
 nlohmann::ordered_json PlanJson(const LegacyPlan& plan) {
@@ -281,9 +282,9 @@ int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
   auto plan = PlanLegacyMigration(*store, pools);
   if (!plan.ok()) return Fail(plan.status());
   if (a.format == Format::kJson) {
-    std::cout << PlanJson(*plan).dump(2) << "\n";
+    std::cout << DumpJson(PlanJson(*plan)) << "\n";
   } else if (plan->pending_versions.empty() && plan->legacy_rows == 0) {
-    std::cout << fmt::format(
+    std::cout << TerminalFormat(
         "{}: already at schema {}, the latest this build knows; nothing to do\n", a.store,
         plan->from_version);
   } else {
@@ -294,8 +295,9 @@ int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
 
 void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
   if (r.nothing_to_do) {
-    std::cout << fmt::format("{}: already at schema {}, the latest this build knows; nothing to do",
-                             path, r.from_version);
+    std::cout << TerminalFormat(
+        "{}: already at schema {}, the latest this build knows; nothing to do", path,
+        r.from_version);
     if (!r.history.empty()) {
       const LegacyMigrationRecord& last = r.history.back();
       std::cout << fmt::format(
@@ -306,16 +308,16 @@ void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
     std::cout << "\n";
     return;
   }
-  std::cout << fmt::format("{}: schema {} -> {}\n", path, r.from_version, r.to_version);
+  std::cout << TerminalFormat("{}: schema {} -> {}\n", path, r.from_version, r.to_version);
   for (int version : r.applied) std::cout << fmt::format("  applied {:04d}\n", version);
   if (r.legacy_rows == 0) return;
-  if (!r.backup_path.empty()) std::cout << fmt::format("backup: {}\n", r.backup_path);
+  if (!r.backup_path.empty()) std::cout << TerminalFormat("backup: {}\n", r.backup_path);
   std::cout << fmt::format(
       "legacy rows: {} -> {} migrated to hp:v2 observations (hp:v1 ids kept), {} quarantined\n"
       "node pools registered: {}; recommendations materialised: {}\n",
       r.legacy_rows, r.migrated, r.quarantined, r.pools_registered, r.recommendations);
   if (r.quarantined > 0) {
-    std::cout << fmt::format("see the quarantined rows with `hwrec quarantine list {}`\n", path);
+    std::cout << TerminalFormat("see the quarantined rows with `hwrec quarantine list {}`\n", path);
   }
 }
 
@@ -356,7 +358,7 @@ int RunMigrate(const std::vector<std::string>& args) {
   auto report = MigrateStore(*store, options);
   if (!report.ok()) return Fail(report.status());
   if (a->format == Format::kJson) {
-    std::cout << ReportJson(*report).dump(2) << "\n";
+    std::cout << DumpJson(ReportJson(*report)) << "\n";
   } else {
     PrintReport(a->store, *report);
   }
@@ -381,7 +383,7 @@ int RunSchema(const std::vector<std::string>& args) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << *schema;
   if (!out) return Fail(Status::IoError(fmt::format("{}: cannot write the schema", path)));
-  std::cout << fmt::format("wrote {}\n", path);
+  std::cout << TerminalFormat("wrote {}\n", path);
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/version.h"
+#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -78,19 +79,19 @@ int Main(int argc, char** argv) {
     try {
       return command.run(rest);
     } catch (const UsageError& e) {
-      std::cerr << "hwrec " << name << ": " << e.what() << "\n"
+      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n"
                 << "Try `hwrec " << name << " --help`.\n";
       return kExitUsage;
     } catch (const po::error& e) {
-      std::cerr << "hwrec " << name << ": " << e.what() << "\n"
+      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n"
                 << "Try `hwrec " << name << " --help`.\n";
       return kExitUsage;
     } catch (const std::exception& e) {
-      std::cerr << "hwrec " << name << ": " << e.what() << "\n";
+      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n";
       return kExitError;
     }
   }
-  std::cerr << "hwrec: unknown command '" << name << "'. Try `hwrec --help`.\n";
+  std::cerr << "hwrec: unknown command '" << TerminalSafe(name) << "'. Try `hwrec --help`.\n";
   return kExitUsage;
 }
 

@@ -1,0 +1,57 @@
+// What the hwrec CLI shows on a terminal: text from a store, an input file or
+// the command line passes through TerminalSafe so that no control character,
+// escape sequence or invalid UTF-8 byte reaches the terminal raw, and JSON
+// output never fails on text that is not valid UTF-8.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace hwrec::cli {
+
+// `text` with every control character written as an escape: `\n`, `\t`, `\r`,
+// other C0 bytes and DEL as `\x1b`; C1 controls, bidirectional overrides and
+// line separators as `\u009b`; bytes that are not valid UTF-8 as `\xff`.
+// Printable text, including non-ASCII UTF-8, is unchanged.
+std::string TerminalSafe(std::string_view text);
+
+// Code points in `text`: the columns it takes for table alignment.
+std::size_t DisplayWidth(std::string_view text);
+
+namespace detail {
+template <typename T>
+using TerminalArg =
+    std::conditional_t<std::is_convertible_v<const T&, std::string_view>, std::string, T>;
+
+template <typename T>
+decltype(auto) ForTerminal(const T& value) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    return TerminalSafe(std::string_view(value));
+  } else {
+    return value;
+  }
+}
+}  // namespace detail
+
+// fmt::format for lines printed to a terminal: every text argument goes
+// through TerminalSafe; the format string itself is hwrec's own and kept.
+template <typename... Args>
+std::string TerminalFormat(fmt::format_string<detail::TerminalArg<std::decay_t<Args>>...> format,
+                           const Args&... args) {
+  return fmt::vformat(fmt::string_view(format),
+                      fmt::make_format_args(detail::ForTerminal(args)...));
+}
+
+// JSON text for output: invalid UTF-8 in stored or given text is replaced
+// (U+FFFD) instead of failing the command. `indent` < 0 prints one line.
+template <typename Json>
+std::string DumpJson(const Json& json, int indent = 2) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace hwrec::cli
