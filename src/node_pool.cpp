@@ -316,7 +316,7 @@ Result<NodePool> ParseNodePoolJson(const std::string& json) {
 
 Status RegisterNodePool(Store& store, const NodePool& pool) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("registering " + PoolName(pool), [&]() -> Status {
+  return internal::Guarded(store, "registering " + PoolName(pool), [&]() -> Status {
     SQLite::Database& db = StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     auto catalog = GpuCatalog::Load(store);
@@ -332,7 +332,7 @@ Status RegisterNodePool(Store& store, const NodePool& pool) {
 
 Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("importing node pools", [&]() -> Result<PoolImportSummary> {
+  return internal::Guarded(store, "importing node pools", [&]() -> Result<PoolImportSummary> {
     SQLite::Database& db = StoreAccess::Db(store);
     internal::WriteTransaction tx(db);  // pools are checked against the catalog as it is now
     auto catalog = GpuCatalog::Load(store);
@@ -368,7 +368,7 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
 }
 
 Result<std::vector<NodePool>> ListNodePools(const Store& store) {
-  return internal::Guarded("listing node pools", [&]() -> Result<std::vector<NodePool>> {
+  return internal::Guarded(store, "listing node pools", [&]() -> Result<std::vector<NodePool>> {
     SQLite::Database& db = StoreAccess::Db(store);
     if (!db.tableExists("node_pools")) {
       return Status::SchemaMismatch(
@@ -384,7 +384,7 @@ Result<std::vector<NodePool>> ListNodePools(const Store& store) {
 }
 
 Result<std::optional<NodePool>> FindNodePool(const Store& store, const std::string& node_pool_id) {
-  return internal::Guarded("finding node pool " + node_pool_id,
+  return internal::Guarded(store, "finding node pool " + node_pool_id,
                            [&]() -> Result<std::optional<NodePool>> {
                              return LoadPool(StoreAccess::Db(store), node_pool_id);
                            });

@@ -112,7 +112,9 @@ TEST_CASE("backup: a failed backup leaves no file, and a killed one's leftover i
     auto failed = WriteBackup(db, f.store.string(), "hp-v1-backup", kStamp);
     REQUIRE_FALSE(failed.ok());
     CHECK_THAT(failed.status().message(), Catch::Contains("nothing of it is left"));
-    CHECK(Names(f.store_dir) == std::vector<std::string>{"legacy.db"});
+    for (const std::string& name : Names(f.store_dir)) {  // the store's -wal and -shm may be there
+      CHECK(name.find("hp-v1-backup") == std::string::npos);
+    }
   }
   const std::string leftover = f.store.string() + ".hp-v1-backup-20260101T000000Z.partial-99";
   hwrec::test::WriteFile(leftover, "half a copy");

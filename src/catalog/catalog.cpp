@@ -129,7 +129,7 @@ std::string GpuConfigId(std::string_view brand, std::string_view model, std::str
 }
 
 Result<GpuCatalog> GpuCatalog::Load(const Store& store) {
-  return internal::Guarded("loading the GPU catalog", [&]() -> Result<GpuCatalog> {
+  return internal::Guarded(store, "loading the GPU catalog", [&]() -> Result<GpuCatalog> {
     SQLite::Database& db = StoreAccess::Db(store);
     if (!HasCatalogTables(db)) {
       return Status::SchemaMismatch(fmt::format(

@@ -101,7 +101,7 @@ class IngestRun {
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   std::string content_key_;  // reused for every record
-  double now_ = 0;  // the store's clock for this chunk
+  double now_ = 0;           // the store's clock for this chunk
   std::int64_t batches_ = 0;
   std::int64_t reported_line_ = 0;
 };
@@ -261,7 +261,8 @@ Ingestor::~Ingestor() = default;
 
 Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observations) {
   const IngestOptions& options = impl_->options;
-  return internal::Guarded("ingest " + options.source, [&]() -> Result<IngestSummary> {
+  const std::string what = "ingest " + options.source;
+  return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
     auto run = IngestRun::Start(impl_->store, options);
     if (!run.ok()) return run.status();
     SQLite::Database& db = internal::StoreAccess::Db(impl_->store);
@@ -284,6 +285,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
         (*run)->FinishChunk();
         transaction.Commit();
       } catch (const std::exception& e) {
+        if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
         return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);
       }
       (*run)->Committed(options, static_cast<std::int64_t>(end));
@@ -294,7 +296,8 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
 
 Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
   const IngestOptions& options = impl_->options;
-  return internal::Guarded("ingest " + options.source, [&]() -> Result<IngestSummary> {
+  const std::string what = "ingest " + options.source;
+  return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
     auto run = IngestRun::Start(impl_->store, options);
     if (!run.ok()) return run.status();
     SQLite::Database& db = internal::StoreAccess::Db(impl_->store);
@@ -317,6 +320,7 @@ Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
         (*run)->FinishChunk();
         transaction.Commit();
       } catch (const std::exception& e) {
+        if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
         return StoppedAt(options, chunk_first_line, e);
       }
       (*run)->Committed(options, line);

@@ -425,11 +425,14 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     if (legacy_rows > 0 && !options.accept_hp_v2) {
       return Status::SchemaMismatch(LegacyConsentMessage(store.path(), legacy_rows));
     }
-    if (legacy_rows > 0 && options.backup && store.path() != ":memory:") {
+    const bool write_backup = legacy_rows > 0 && options.backup && store.path() != ":memory:";
+    if (write_backup) {  // WriteBackup refuses a damaged store first
       auto backup =
           internal::WriteBackup(db, store.path(), "hp-v1-backup", internal::BackupStamp());
       if (!backup.ok()) return backup.status();
       report.backup_path = std::move(backup).value();
+    } else if (Status s = internal::RefuseIfDamaged(db, store.path(), "the migration"); !s.ok()) {
+      return s;
     }
     migrator.EnsureBookkeeping();
     BulkWriteMode bulk(db);

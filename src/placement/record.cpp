@@ -118,7 +118,7 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
         execution_id));
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("record placement", [&]() -> Result<std::int64_t> {
+  return internal::Guarded(store, "record placement", [&]() -> Result<std::int64_t> {
     SQLite::Database& db = StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     const std::int64_t id = Upsert(db, execution_id, result, *chosen);
@@ -129,7 +129,7 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
 
 Result<std::vector<PlacementRecord>> ListPlacements(const Store& store,
                                                     const std::string& execution_id) {
-  return internal::Guarded("list placements", [&]() -> Result<std::vector<PlacementRecord>> {
+  return internal::Guarded(store, "list placements", [&]() -> Result<std::vector<PlacementRecord>> {
     SQLite::Statement select(
         StoreAccess::Db(store),
         fmt::format("SELECT id, {} FROM placements WHERE execution_id = ? ORDER BY placed_at, id",

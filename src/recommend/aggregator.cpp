@@ -246,9 +246,8 @@ std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& query, const Aggreg
   return aggregate;
 }
 
-void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings) {
-  db.exec("DELETE FROM aggregates");
-  AggregateWriter writer(db, settings);
+void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settings,
+                         const std::function<void(const AggregateInput&)>& fn) {
   SQLite::Statement rows(
       db,
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
@@ -286,8 +285,14 @@ void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings
                                         &in.requested_memory_bytes,
                                         &in.requested_gpu_memory_gb};
     for (int i = 0; i < 11; ++i) *targets[i] = ColumnOptionalDouble(rows.getColumn(7 + i));
-    writer.Add(in);
+    fn(in);
   }
+}
+
+void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings) {
+  db.exec("DELETE FROM aggregates");
+  AggregateWriter writer(db, settings);
+  ForEachRebuildInput(db, settings, [&](const AggregateInput& in) { writer.Add(in); });
   writer.Flush();
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -107,6 +108,11 @@ class AggregateWriter {
   void Flush();
   // (workload, exact key, CPU-only) touched since the last TakeTouched.
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> TakeTouched();
+  // With kMergeOnFlush: what Add gathered since the last Flush, not merged
+  // with what the store holds (an in-memory rebuild, for `hwrec check`).
+  const std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash>& added() const {
+    return cache_;
+  }
 
  private:
   KeyAggregate& Load(const AggregateKey& key);
@@ -128,6 +134,12 @@ KeyAggregate AggregateFromState(const SQLite::Column& state);
 // The same with a statement prepared from kSelectAggregateSql.
 std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& select, const AggregateKey& key);
 extern const char* const kSelectAggregateSql;
+
+// Calls `fn` with every observation a rebuild adds to the aggregates, oldest
+// first: those that finished no later than now plus ingest.max_clock_skew_hours.
+// Only reads the store.
+void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settings,
+                         const std::function<void(const AggregateInput&)>& fn);
 
 // Deletes every aggregate and rebuilds them from the observations table,
 // leaving out rows that finished later than now plus ingest.max_clock_skew_hours.

@@ -172,13 +172,13 @@ std::set<std::pair<std::string, std::string>> CatalogCards(SQLite::Database& db)
 }  // namespace internal
 
 Result<RouterConfig> LoadRouterConfig(const Store& store) {
-  return internal::Guarded("load the router configuration", [&]() -> Result<RouterConfig> {
+  return internal::Guarded(store, "load the router configuration", [&]() -> Result<RouterConfig> {
     return internal::ReadRouterConfig(internal::StoreAccess::Db(store));
   });
 }
 
 Status ValidateRouterConfig(const RouterConfig& config, const Store& store) {
-  return internal::Guarded("validate the router configuration", [&]() -> Status {
+  return internal::Guarded(store, "validate the router configuration", [&]() -> Status {
     return internal::CheckRouterConfig(config,
                                        internal::CatalogCards(internal::StoreAccess::Db(store)));
   });
@@ -186,7 +186,7 @@ Status ValidateRouterConfig(const RouterConfig& config, const Store& store) {
 
 Status SaveRouterConfig(Store& store, const RouterConfig& config) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("save the router configuration", [&]() -> Status {
+  return internal::Guarded(store, "save the router configuration", [&]() -> Status {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     if (Status s = internal::CheckRouterConfig(config, internal::CatalogCards(db)); !s.ok()) {
@@ -200,7 +200,7 @@ Status SaveRouterConfig(Store& store, const RouterConfig& config) {
 
 Status SetRouterSetting(Store& store, const std::string& key, const std::string& value) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("set a router setting", [&]() -> Status {
+  return internal::Guarded(store, "set a router setting", [&]() -> Status {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     RouterConfig config = internal::ReadRouterConfig(db);

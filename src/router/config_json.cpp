@@ -269,7 +269,7 @@ std::string RouterConfigToJson(const RouterConfig& config) {
 
 Status ImportRouterConfig(Store& store, std::string_view json_text) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  return internal::Guarded("import the router configuration", [&]() -> Status {
+  return internal::Guarded(store, "import the router configuration", [&]() -> Status {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     internal::WriteTransaction tx(db);
     RouterConfig merged;

@@ -82,7 +82,7 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
 }  // namespace internal
 
 Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<double> now) {
-  return internal::Guarded("read the router's day state", [&]() -> Result<RouterDayState> {
+  return internal::Guarded(store, "read the router's day state", [&]() -> Result<RouterDayState> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterDayState state;
     state.day = UtcDay(now.value_or(internal::NowEpochSeconds()));

@@ -33,7 +33,7 @@ std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
 }  // namespace
 
 Result<RouterSnapshot> RouterSnapshot::Load(const Store& store, std::optional<double> as_of) {
-  return internal::Guarded("load the router snapshot", [&]() -> Result<RouterSnapshot> {
+  return internal::Guarded(store, "load the router snapshot", [&]() -> Result<RouterSnapshot> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterSnapshot snapshot;
     snapshot.config = internal::ReadRouterConfig(db);

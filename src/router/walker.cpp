@@ -154,7 +154,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
   if (!options.dry_run) {
     if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   }
-  return internal::Guarded("walk the ladder", [&]() -> Result<RouteResult> {
+  return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     const double now = options.now.value_or(internal::NowEpochSeconds());
     internal::DayLedger ledger(db, UtcDay(now), options.dry_run);

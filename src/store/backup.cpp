@@ -96,6 +96,44 @@ std::string LinkUnderFinalName(const std::string& partial, const std::string& ba
 
 }  // namespace
 
+std::string NewestBackup(const std::string& store_path, std::string_view label) {
+  const std::filesystem::path store(store_path);
+  const std::string prefix = fmt::format("{}.{}-", store.filename().string(), label);
+  std::string newest;
+  std::filesystem::file_time_type newest_time;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(DirectoryOf(store_path), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || name.find(kPartialMarker) != std::string::npos) continue;
+    if (!entry.is_regular_file(ec)) continue;
+    const auto time = entry.last_write_time(ec);
+    if (ec || (!newest.empty() && time < newest_time)) continue;
+    newest = entry.path().string();
+    newest_time = time;
+  }
+  return newest;
+}
+
+Status RefuseIfDamaged(SQLite::Database& db, const std::string& store_path,
+                       std::string_view action) {
+  std::string found;
+  try {
+    SQLite::Statement check(db, "PRAGMA quick_check(1)");
+    if (check.executeStep() && check.getColumn(0).getString() != "ok") {
+      found = check.getColumn(0).getString();
+    }
+  } catch (const SQLite::Exception& e) {
+    found = e.what();
+  }
+  if (found.empty()) return Status::Ok();
+  const std::string backup = NewestBackup(store_path);
+  return Status::IoError(fmt::format(
+      "{}: the store is damaged (PRAGMA quick_check: {}), so {} was refused and nothing "
+      "changed: see what is damaged with `hwrec check {}`, then restore the store from {}",
+      store_path, found, action, store_path,
+      backup.empty() ? std::string("a backup") : "its newest backup, " + backup));
+}
+
 std::string BackupStamp() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
@@ -109,6 +147,8 @@ Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_p
                                 std::string_view label, std::string_view stamp) {
   const std::string directory = DirectoryOf(store_path);
   if (Status s = CheckDirectory(directory); !s.ok()) return s;
+  if (Status s = RefuseIfDamaged(db, store_path, "the backup (and what was to follow it)"); !s.ok())
+    return s;
   const std::string base = fmt::format("{}.{}-{}", store_path, label, stamp);
   const std::string partial = fmt::format("{}{}{}", base, kPartialMarker, getpid());
   try {

@@ -22,9 +22,20 @@ namespace hwrec::internal {
 // overwritten or followed. A failed backup leaves no file behind, and a
 // temporary file left by a killed earlier backup of the same store is
 // removed. Refuses (kInvalidArgument, naming the fix) a directory that
-// others can write without the sticky bit; any other failure is kIoError.
+// others can write without the sticky bit, and a store that fails
+// PRAGMA quick_check (RefuseIfDamaged); any other failure is kIoError.
 Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_path,
                                 std::string_view label, std::string_view stamp);
+
+// The newest complete backup of the store (`<store_path>.<label>-*`, by
+// modification time), or "" when there is none.
+std::string NewestBackup(const std::string& store_path, std::string_view label = "hp-v1-backup");
+
+// Runs PRAGMA quick_check on `db` (opened on `store_path`). A damaged store is
+// refused with kIoError before `action` (e.g. "the migration") changes
+// anything: the message says to run `hwrec check` and restore a backup.
+Status RefuseIfDamaged(SQLite::Database& db, const std::string& store_path,
+                       std::string_view action);
 
 // The current UTC time as a backup stamp: 20261129T160237Z.
 std::string BackupStamp();

@@ -2,7 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <filesystem>
+
+#include "store/backup.h"
 
 namespace hwrec::internal {
 
@@ -52,6 +57,31 @@ bool RawQuery::Step() {
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   throw SQLite::Exception(db_, rc);
+}
+
+std::string StorePathIn(const std::string& what) {
+  std::error_code ec;
+  return !what.empty() && std::filesystem::is_regular_file(what, ec) ? what : std::string();
+}
+
+bool IsDamage(const std::exception& e) {
+  const auto* sqlite = dynamic_cast<const SQLite::Exception*>(&e);
+  if (sqlite == nullptr) return false;
+  const int code = sqlite->getErrorCode() & 0xff;
+  return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
+std::string DamagedStoreMessage(const std::string& store_path, const std::string& what,
+                                const std::exception& e) {
+  const std::string store = store_path.empty() ? std::string("STORE") : store_path;
+  const std::string backup = store_path.empty() ? std::string() : NewestBackup(store_path);
+  const std::string during = what == store_path ? std::string() : fmt::format(" while {}", what);
+  return fmt::format(
+      "{}: the store is damaged: SQLite found a page it cannot read{} (SQLite: {}), and the "
+      "command stopped: see what is damaged with `hwrec check {}`, then restore the store from "
+      "{}",
+      store, during, e.what(), store,
+      backup.empty() ? std::string("a backup") : "its newest backup, " + backup);
 }
 
 double NowEpochSeconds() {

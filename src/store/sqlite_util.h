@@ -31,13 +31,42 @@ class WriteTransaction {
   SQLite::Transaction tx_;
 };
 
+// `what` when it names an existing file (a store's path), else "".
+std::string StorePathIn(const std::string& what);
+
+// True when SQLite says the file is damaged (SQLITE_CORRUPT) or no longer
+// reads as a database (SQLITE_NOTADB).
+bool IsDamage(const std::exception& e);
+
+// What a command says when SQLite finds the store damaged: what happened,
+// and to run `hwrec check STORE` and restore the newest backup. `store_path`
+// may be empty when the caller does not know it; `what` names the action.
+std::string DamagedStoreMessage(const std::string& store_path, const std::string& what,
+                                const std::exception& e);
+
 // Runs `fn` (returning Status or Result<T>) and turns SQLite and standard
-// exceptions into an kIoError / kInternal Status that names `what`.
+// exceptions into an kIoError / kInternal Status that names `what`. A damaged
+// store gets DamagedStoreMessage; `what` is taken as the store's path when it
+// names an existing file.
 template <typename Fn>
 auto Guarded(const std::string& what, Fn&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const SQLite::Exception& e) {
+    if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(StorePathIn(what), what, e));
+    return Status::IoError(what + ": " + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(what + ": " + e.what());
+  }
+}
+
+// The same for an action on `store` that `what` describes.
+template <typename Fn>
+auto Guarded(const Store& store, const std::string& what, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const SQLite::Exception& e) {
+    if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(store.path(), what, e));
     return Status::IoError(what + ": " + e.what());
   } catch (const std::exception& e) {
     return Status::Internal(what + ": " + e.what());

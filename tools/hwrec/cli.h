@@ -19,7 +19,13 @@ namespace hwrec::cli {
 namespace po = boost::program_options;
 
 // Documented in `hwrec --help`.
-enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitPartial = 3 };
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitError = 1,
+  kExitUsage = 2,
+  kExitPartial = 3,
+  kExitDamaged = 4,  // `hwrec check` found a problem
+};
 
 // A usage mistake: printed with a hint to --help, exit 2.
 class UsageError : public std::runtime_error {

@@ -20,5 +20,6 @@ int RunRefresh(const std::vector<std::string>& args);
 int RunQuarantine(const std::vector<std::string>& args);
 int RunRoute(const std::vector<std::string>& args);
 int RunPlace(const std::vector<std::string>& args);
+int RunCheck(const std::vector<std::string>& args);
 
 }  // namespace hwrec::cli

@@ -17,6 +17,7 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"init", "create a store at the latest schema", RunInit},
       {"status", "schema version, hp version, row counts and file size", RunStatus},
+      {"check", "whether a store is sound: integrity, foreign keys, schema, aggregates", RunCheck},
       {"migrate", "apply pending schema migrations (--dry-run to preview)", RunMigrate},
       {"ingest", "ingest execution observations from JSON lines", RunIngest},
       {"recommend", "what a workload should request on one kind of hardware", RunRecommend},
@@ -53,7 +54,8 @@ void PrintHelp(std::ostream& out) {
          "  0  success\n"
          "  1  error: nothing or not everything was done; the message says why and the fix\n"
          "  2  usage: the command line is wrong; see the command's --help\n"
-         "  3  partial: done, but some records were rejected (ingest, imports)\n";
+         "  3  partial: done, but some records were rejected (ingest, imports)\n"
+         "  4  damaged: `hwrec check` found a problem in the store\n";
 }
 
 }  // namespace

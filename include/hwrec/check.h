@@ -1,0 +1,54 @@
+// Checking a store for damage: SQLite's own integrity and foreign-key checks,
+// and hwrec's invariants (the schema is what the migrations made, every
+// aggregate equals a rebuild from the observations, recommendations name
+// workloads that exist). A check only reads: it never changes the store.
+// Thread-safe: each call opens its own read-only connection.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+enum class CheckState {
+  kOk,       // the check ran and found nothing wrong
+  kProblem,  // the check found damage or a broken invariant
+  kSkipped,  // the check could not apply to this store (e.g. an older schema)
+};
+
+// "ok", "problem" or "skipped".
+const char* CheckStateName(CheckState state);
+
+// One check of a store and what it found.
+struct CheckResult {
+  std::string name;     // integrity, foreign_keys, schema, aggregates, recommendations
+  std::string summary;  // what was checked, or what was found
+  CheckState state = CheckState::kOk;
+  std::vector<std::string> problems;  // what and where, at most StoreCheckOptions::max_problems
+  std::int64_t problem_count = 0;     // every problem found, listed or not
+  std::string fix;                    // what to do about a problem; empty when ok
+};
+
+struct StoreCheckReport {
+  std::string path;
+  std::string newest_backup;  // the newest STORE.hp-v1-backup-*, empty when none
+  std::vector<CheckResult> checks;
+
+  // True when no check found a problem.
+  bool sound() const;
+};
+
+struct StoreCheckOptions {
+  std::size_t max_problems = 20;  // problems listed per check; all are counted
+};
+
+// Runs every check on the store at `path`. A damaged store is a report with
+// problems, not an error: the Status fails (kNotFound, kInvalidArgument,
+// kIoError) only when the checks could not run, e.g. no such file or a file
+// that is not an hwrec store.
+Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options = {});
+
+}  // namespace hwrec
