@@ -64,3 +64,15 @@ TEST_CASE("migrations: the embedded files are numbered without gaps", "[migratio
   }
   CHECK(std::string(migrations[0].name) == "legacy_site_keyed");
 }
+
+TEST_CASE("migrations: a first migration that fails leaves no bookkeeping behind", "[migrations]") {
+  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec("CREATE TABLE taken (x INTEGER)");
+  const std::vector<Migration> colliding = {{1, "first", "CREATE TABLE taken (y INTEGER);"}};
+  Migrator migrator(db, colliding);
+  auto applied = migrator.ApplyPending();
+  REQUIRE_FALSE(applied.ok());
+  CHECK_THAT(applied.status().message(), Catch::Contains("failed and changed nothing"));
+  CHECK_FALSE(db.tableExists("schema_migrations"));
+  CHECK(migrator.CurrentVersion() == 0);
+}

@@ -2,10 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <sys/wait.h>
 
 namespace hwrec::test {
 
@@ -28,7 +28,9 @@ TempDir::~TempDir() {
 }
 
 std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptions& options) {
-  auto store = Store::Open(path, options);
+  StoreOptions creating = options;
+  creating.create_if_missing = !options.read_only;
+  auto store = Store::Open(path, creating);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
@@ -65,8 +67,8 @@ CommandResult RunShell(const std::string& command_line, const std::string& stdin
   const std::string out = dir.File("stdout");
   const std::string err = dir.File("stderr");
   WriteFile(in, stdin_text);
-  const std::string full = command_line + " <" + ShellQuote(in) + " >" + ShellQuote(out) +
-                           " 2>" + ShellQuote(err);
+  const std::string full =
+      command_line + " <" + ShellQuote(in) + " >" + ShellQuote(out) + " 2>" + ShellQuote(err);
   const int status = std::system(full.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -23,7 +23,8 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Opens (creating) a store at `path`; fails the test when it cannot.
+// Opens a store at `path`, creating it unless `options` is read-only; fails
+// the test when it cannot.
 std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptions& options = {});
 
 void WriteFile(const std::string& path, const std::string& content);
@@ -43,7 +44,7 @@ CommandResult RunShell(const std::string& command_line, const std::string& stdin
 // Quotes one argument for /bin/sh.
 std::string ShellQuote(const std::string& arg);
 
-std::string TestDataPath(const std::string& name);  // tests/data/<name>
+std::string TestDataPath(const std::string& name);    // tests/data/<name>
 std::string SourcePath(const std::string& relative);  // <repo>/<relative>
 
 }  // namespace hwrec::test

@@ -1,7 +1,9 @@
 // Store: one hwrec database file (SQLite in WAL mode) and its schema.
-// Opening applies and checks the connection settings; a brand-new file is
-// created at the latest schema. An existing store is never migrated as a side
-// effect of opening: call Migrate() (or `hwrec migrate`) explicitly.
+// Opening first recognises the file as an hwrec store without writing to it,
+// then applies and checks the connection settings. Only an open with
+// create_if_missing (what `hwrec init` does) makes a new store, at the latest
+// schema. An existing store is never migrated as a side effect of opening:
+// call Migrate() (or `hwrec migrate`) explicitly.
 // A Store is one connection: use it from one thread at a time. Open one Store
 // per thread; SQLite's busy timeout arbitrates writers across processes.
 #pragma once
@@ -20,9 +22,19 @@ struct StoreAccess;
 }
 
 struct StoreOptions {
-  bool read_only = false;         // open with SQLITE_OPEN_READONLY; writes fail
-  bool create_if_missing = true;  // ignored when read_only
-  int busy_timeout_ms = 5000;     // how long a writer waits for another
+  // Open with SQLITE_OPEN_READONLY; writes fail. When the directory cannot be
+  // written (no WAL index can be made), the file is opened immutable.
+  bool read_only = false;
+  // Make a new store when the path is missing or an empty file; the only way
+  // to create one. ":memory:" is accepted only with this set.
+  bool create_if_missing = false;  // ignored when read_only
+  int busy_timeout_ms = 5000;      // how long a writer waits for another
+  // With read_only: never write the file, not even to roll back an
+  // interrupted write or to restore WAL journaling (`--read-only`).
+  bool no_repair = false;
+  // With read_only: open a store whose schema is newer or whose applied
+  // migration changed, for inspection; StoreStatus::schema_problem says what.
+  bool inspect_schema = false;
 };
 
 // One migration as this build knows it, and whether the store has it.
@@ -49,12 +61,22 @@ struct StoreStatus {
   std::int64_t file_size_bytes = 0;
   std::int64_t wal_size_bytes = 0;
   std::vector<TableCount> tables;
+  // How the store was opened: "read-write", "read-only", or "read-only
+  // (immutable: ...)" when the directory could not be written.
+  std::string opened;
+  bool immutable = false;
+  // Empty unless opened with inspect_schema and the schema is not one this
+  // build can use: then what is wrong, as Open would have refused it.
+  std::string schema_problem;
 };
 
 class Store {
  public:
-  // Opens (or creates) the store at `path`. Fails with kSchemaMismatch when the
-  // store is newer than this build or an applied migration was altered.
+  // Opens the store at `path` (creates it only with create_if_missing). Fails
+  // with kNotFound for a missing or empty file, kInvalidArgument for a file
+  // that is not an hwrec store (left byte-identical), kSchemaMismatch when the
+  // store is newer than this build or an applied migration was altered, and
+  // an actionable kIoError/kReadOnly when SQLite cannot open the file.
   static Result<std::unique_ptr<Store>> Open(const std::string& path,
                                              const StoreOptions& options = {});
 
@@ -89,6 +111,9 @@ class Store {
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Impl> Connect(const std::string& path, const StoreOptions& options);
+  static Result<std::unique_ptr<Store>> OpenRecognised(const std::string& path,
+                                                       const StoreOptions& options);
   friend struct internal::StoreAccess;
 
   std::unique_ptr<Impl> impl_;

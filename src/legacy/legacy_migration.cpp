@@ -62,7 +62,9 @@ std::vector<LegacyMigrationRecord> ReadHistory(SQLite::Database& db) {
 // else the catalog this build seeds (what the pending migrations will write).
 Result<GpuCatalog> PlanCatalog(const Store& store) {
   if (internal::StoreAccess::Db(store).tableExists("gpu_models")) return GpuCatalog::Load(store);
-  auto fresh = Store::Open(":memory:");
+  StoreOptions scratch;
+  scratch.create_if_missing = true;
+  auto fresh = Store::Open(":memory:", scratch);
   if (!fresh.ok()) return fresh.status();
   return GpuCatalog::Load(**fresh);
 }

@@ -25,6 +25,11 @@ Migrator::Migrator(SQLite::Database& db, const std::vector<Migration>& migration
 void Migrator::EnsureBookkeeping() {
   if (db_.tableExists("schema_migrations")) return;
   SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
+  CreateBookkeeping();
+  tx.commit();
+}
+
+void Migrator::CreateBookkeeping() {
   db_.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (\n"
       "  version INTEGER PRIMARY KEY,\n"
@@ -32,7 +37,6 @@ void Migrator::EnsureBookkeeping() {
       "  checksum TEXT NOT NULL,\n"
       "  applied_at TEXT NOT NULL\n"
       ")");
-  tx.commit();
 }
 
 int Migrator::CurrentVersion() const { return db_.execAndGet("PRAGMA user_version").getInt(); }
@@ -137,14 +141,16 @@ void Migrator::ApplyOne(const Migration& m) {
 }
 
 Result<std::vector<int>> Migrator::ApplyPending() {
-  EnsureBookkeeping();
   if (Status status = Check(); !status.ok()) return status;
   std::vector<int> applied;
   for (const Migration& m : migrations_) {
     if (m.version <= CurrentVersion()) continue;
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     try {
+      CreateBookkeeping();  // with the first migration, so that a failure leaves nothing
       ApplyOne(m);
+    } catch (const SQLite::Exception& e) {
+      return Status::Internal(std::string("creating schema_migrations failed: ") + e.what());
     } catch (const std::runtime_error& e) {
       return Status::Internal(e.what());
     }

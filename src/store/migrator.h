@@ -40,6 +40,8 @@ class Migrator {
   std::vector<int> ApplyPendingInCallerTransaction();
 
  private:
+  // CREATE TABLE IF NOT EXISTS schema_migrations, in the current transaction.
+  void CreateBookkeeping();
   // One migration with its schema_migrations row and user_version, in the
   // current transaction. Throws std::runtime_error naming the migration.
   void ApplyOne(const Migration& migration);

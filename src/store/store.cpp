@@ -11,16 +11,19 @@
 #include "hwrec/legacy_migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
+#include "store/store_file.h"
 
 namespace hwrec {
 
 struct Store::Impl {
-  Impl(const std::string& p, int flags, const StoreOptions& o)
-      : path(p), options(o), db(p, flags, o.busy_timeout_ms) {}
+  Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
+      : path(p), options(o), db(name, flags, o.busy_timeout_ms) {}
 
   std::string path;
   StoreOptions options;
   SQLite::Database db;
+  std::string immutable_reason;  // set when opened with immutable=1
+  std::string schema_problem;    // set when opened with inspect_schema despite one
 };
 
 namespace internal {
@@ -40,11 +43,6 @@ std::string QuoteIdentifier(const std::string& name) {
     quoted += c;
   }
   return quoted + "\"";
-}
-
-bool IsEmptyDatabase(SQLite::Database& db) {
-  return db.execAndGet("SELECT count(*) FROM sqlite_master").getInt() == 0 &&
-         db.execAndGet("PRAGMA user_version").getInt() == 0;
 }
 
 // A write interrupted in rollback-journal mode (a killed migration) leaves a
@@ -107,39 +105,85 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
-  return internal::Guarded(path, [&]() -> Result<std::unique_ptr<Store>> {
-    std::error_code ec;
-    const bool exists = path == ":memory:" || std::filesystem::exists(path, ec);
-    if (!exists && (options.read_only || !options.create_if_missing)) {
-      return Status::NotFound(
-          fmt::format("{}: no such store: create it with `hwrec init {}`", path, path));
-    }
-    // A Store is used from one thread at a time, so SQLite need not lock the
-    // connection around every call (multi-thread mode).
-    if (options.read_only) {
-      if (Status s = RecoverHotJournal(path); !s.ok()) return s;
-      RestoreWal(path);
-    }
-    const int flags =
-        SQLite::OPEN_NOMUTEX |
-        (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    auto impl = std::make_unique<Impl>(path, flags, options);
-    SQLite::Database& db = impl->db;
-    if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
+  const bool create = options.create_if_missing && !options.read_only;
+  if (path == ":memory:" && !create) {
+    return Status::InvalidArgument(
+        ":memory: holds a store only while it is open: use it with create_if_missing for a "
+        "scratch store, or give the path of a store file");
+  }
+  if (path != ":memory:") {
+    if (Status s = internal::CheckStorePath(path, create); !s.ok()) return s;
+  }
+  try {
+    return OpenRecognised(path, options);
+  } catch (const SQLite::Exception& e) {
+    return internal::DescribeOpenFailure(path, e);
+  } catch (const std::exception& e) {
+    return Status::Internal(path + ": " + e.what());
+  }
+}
 
-    Migrator migrator(db, EmbeddedMigrations());
-    if (IsEmptyDatabase(db)) {
-      if (options.read_only) {
-        return Status::NotFound(fmt::format(
-            "{}: the file holds no hwrec store: create it with `hwrec init {}`", path, path));
-      }
-      auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
-      if (!applied.ok()) return applied.status();
-    }
-    if (Status s = migrator.Check(); !s.ok())
+// Opens the connection. A read-only open whose WAL index cannot be made (a
+// directory this user cannot write, a read-only mount) retries immutable.
+std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const StoreOptions& options) {
+  // A Store is used from one thread at a time, so SQLite need not lock the
+  // connection around every call (multi-thread mode).
+  const int flags =
+      SQLite::OPEN_NOMUTEX |
+      (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  auto impl = std::make_unique<Impl>(path, path, flags, options);
+  if (!options.read_only) return impl;
+  std::string failure;
+  try {
+    impl->db.execAndGet("SELECT count(*) FROM sqlite_master");
+    return impl;
+  } catch (const SQLite::Exception& e) {
+    if (!internal::MayOpenImmutable(e.getExtendedErrorCode())) throw;
+    failure = e.what();
+  }
+  impl =
+      std::make_unique<Impl>(path, internal::ImmutableUri(path), flags | SQLite::OPEN_URI, options);
+  impl->db.execAndGet("SELECT count(*) FROM sqlite_master");
+  impl->immutable_reason = internal::ImmutableReason(path, failure);
+  return impl;
+}
+
+// Nothing that writes runs before the file is recognised as an hwrec store
+// (or an empty database that may be created).
+Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
+                                                     const StoreOptions& options) {
+  const bool create = options.create_if_missing && !options.read_only;
+  const bool repair = options.read_only && !options.no_repair;
+  if (repair) {
+    if (Status s = RecoverHotJournal(path); !s.ok()) return s;
+  }
+  std::unique_ptr<Impl> impl = Connect(path, options);
+  SQLite::Database& db = impl->db;
+  auto kind = internal::RecognizeStore(db, path);
+  if (!kind.ok()) return kind.status();
+  const bool empty = *kind == internal::DatabaseKind::kEmpty;
+  if (empty && !create) {
+    return Status::NotFound(fmt::format(
+        "no hwrec store at {} (the SQLite database is empty): create it with `hwrec init {}`", path,
+        path));
+  }
+  if (!options.read_only && path != ":memory:") {
+    if (Status s = internal::CheckCanWrite(db, path); !s.ok()) return s;
+  }
+  if (repair && impl->immutable_reason.empty()) RestoreWal(path);
+  if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
+
+  Migrator migrator(db, EmbeddedMigrations());
+  if (empty) {
+    auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
+    if (!applied.ok()) return applied.status();
+  }
+  if (Status s = migrator.Check(); !s.ok()) {
+    if (!options.read_only || !options.inspect_schema)
       return Status::SchemaMismatch(path + ": " + s.message());
-    return std::unique_ptr<Store>(new Store(std::move(impl)));
-  });
+    impl->schema_problem = s.message();
+  }
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 const std::string& Store::path() const { return impl_->path; }
@@ -200,6 +244,11 @@ Result<StoreStatus> Store::GetStatus() const {
     status.latest_schema_version = LatestSchemaVersion();
     status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
     status.journal_mode = db.execAndGet("PRAGMA journal_mode").getString();
+    status.immutable = !impl_->immutable_reason.empty();
+    status.opened = !read_only()       ? "read-write"
+                    : status.immutable ? "read-only (immutable: " + impl_->immutable_reason + ")"
+                                       : "read-only";
+    status.schema_problem = impl_->schema_problem;
     std::error_code ec;
     const auto size = std::filesystem::file_size(impl_->path, ec);
     status.file_size_bytes = ec ? 0 : static_cast<std::int64_t>(size);

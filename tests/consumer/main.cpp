@@ -4,7 +4,9 @@
 #include <cstdio>
 
 int main() {
-  auto store = hwrec::Store::Open(":memory:");
+  hwrec::StoreOptions options;
+  options.create_if_missing = true;
+  auto store = hwrec::Store::Open(":memory:", options);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
     return 1;
@@ -12,7 +14,6 @@ int main() {
   hwrec::HardwareProfile profile;
   profile.instance_type = "a2-highgpu-1g";
   auto id = hwrec::HardwareProfileId(profile, hwrec::ProfileIdVersion::kV2);
-  std::printf("hwrec %s schema %d %s\n", hwrec::Version(), (*store)->schema_version(),
-              id->c_str());
+  std::printf("hwrec %s schema %d %s\n", hwrec::Version(), (*store)->schema_version(), id->c_str());
   return id.ok() ? 0 : 1;
 }

@@ -246,7 +246,7 @@ int RunIngestBench(const std::vector<std::string>& args) {
   const ObservationGenerator generator(options->seed, options->observations);
   Result<IngestMeasurement> ours = Status::Internal("not measured");
   {
-    Result<std::unique_ptr<Store>> store = Store::Open(*store_path);
+    Result<std::unique_ptr<Store>> store = Store::Open(*store_path, BenchStoreOptions());
     if (!store.ok()) return Fail(store.status().message());
     if (Status status = RegisterPools(**store, generator); !status.ok()) {
       return Fail("registering the benchmark's node pools: " + status.message());

@@ -276,7 +276,7 @@ int RunFixtureBench(const std::vector<std::string>& args) {
 double RawCopySeconds(const std::string& fixture, const std::string& scratch) {
   SQLite::Database db(scratch, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   {
-    auto store = Store::Open(scratch);  // the latest schema
+    auto store = Store::Open(scratch, BenchStoreOptions());  // the latest schema
     if (!store.ok()) throw std::runtime_error(store.status().message());
   }
   db.exec("PRAGMA journal_mode = DELETE");
@@ -351,7 +351,7 @@ int RunMigrateBench(const std::vector<std::string>& args) {
   const std::int64_t rss_before = PeakRssBytes();
   Stopwatch migrate;
   migrate.Start();
-  auto store = Store::Open(path);
+  auto store = Store::Open(path, BenchStoreOptions());
   if (!store.ok()) {
     std::cerr << "hwrec-bench migrate: " << store.status().message() << "\n";
     return kExitError;

@@ -84,7 +84,7 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
 }
 
 std::unique_ptr<Store> OpenBenchStore(const std::string& path) {
-  auto store = Store::Open(path);
+  auto store = Store::Open(path, BenchStoreOptions());
   if (!store.ok()) throw std::runtime_error(store.status().ToString());
   return std::move(*store);
 }

@@ -174,7 +174,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   if (format != "table" && format != "json") throw UsageError("--format must be table or json");
 
   ScratchDir scratch;
-  auto opened = Store::Open(scratch.File("recommend.hwrec"));
+  auto opened = Store::Open(scratch.File("recommend.hwrec"), BenchStoreOptions());
   if (!opened.ok()) throw std::runtime_error(opened.status().message());
   Store& store = **opened;
   if (Status s = RegisterNodePool(store, BenchPool()); !s.ok()) {

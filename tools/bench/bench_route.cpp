@@ -154,7 +154,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
   }
   if (iterations < 1 || walks < 1) throw UsageError("--iterations and --walks must be positive");
   ScratchDir dir;
-  auto store = Store::Open(dir.File("route.db"));
+  auto store = Store::Open(dir.File("route.db"), BenchStoreOptions());
   if (!store.ok()) throw std::runtime_error(store.status().message());
   SeedHistory(**store);
   const auto load_start = Clock::now();

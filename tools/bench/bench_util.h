@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/store.h"
+
 namespace hwrec::bench {
 
 // Sums the time between Start() and Stop() over any number of laps.
@@ -46,6 +48,13 @@ double PerSecond(std::int64_t count, double seconds);
 // Writes a file's dirty pages to disk, so that the kernel's write-back of one
 // measured phase does not slow the next. Best effort: errors are ignored.
 void FlushFileToDisk(const std::string& path);
+
+// How a bench opens a store: made at the latest schema when the path is fresh.
+inline StoreOptions BenchStoreOptions() {
+  StoreOptions options;
+  options.create_if_missing = true;
+  return options;
+}
 
 // A fresh directory under the system temp dir, removed at destruction.
 class ScratchDir {

@@ -168,7 +168,8 @@ int RunOpenbReplay(const std::string& dir, std::optional<std::size_t> pods,
     return a.creation_time < b.creation_time;
   });
   ScratchDir scratch;
-  auto store = Store::Open(store_path.empty() ? scratch.File("openb.hwrec") : store_path);
+  auto store = Store::Open(store_path.empty() ? scratch.File("openb.hwrec") : store_path,
+                           BenchStoreOptions());
   if (!store.ok()) throw std::runtime_error(store.status().ToString());
   std::string jsonl;
   ReplayFigures figures;

@@ -201,7 +201,7 @@ CeilingResult RunRawCeiling(const std::string& path, const ObservationGenerator&
                             const CeilingOptions& options) {
   {
     // A store made by hwrec itself: the observations table's schema and indexes.
-    Result<std::unique_ptr<Store>> store = Store::Open(path);
+    Result<std::unique_ptr<Store>> store = Store::Open(path, BenchStoreOptions());
     if (!store.ok()) throw std::runtime_error(store.status().message());
   }
   SQLite::Database db(path, SQLite::OPEN_READWRITE);

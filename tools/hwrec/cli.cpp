@@ -62,12 +62,42 @@ int Fail(const Status& status) {
 }
 
 std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& options) {
+  if (path == ":memory:") {
+    Fail(Status::InvalidArgument(
+        ":memory: is not a place for a store: what hwrec wrote there would be lost when the "
+        "command ends: give a file path, created with `hwrec init PATH`"));
+    return nullptr;
+  }
   auto store = Store::Open(path, options);
   if (!store.ok()) {
     Fail(store.status());
     return nullptr;
   }
   return std::move(store).value();
+}
+
+std::unique_ptr<Store> OpenScratchStore() {
+  StoreOptions options;
+  options.create_if_missing = true;
+  auto store = Store::Open(":memory:", options);
+  if (!store.ok()) {
+    Fail(store.status());
+    return nullptr;
+  }
+  return std::move(store).value();
+}
+
+void AddReadOnlyOption(po::options_description& options, bool* strict) {
+  options.add_options()("read-only", po::bool_switch(strict),
+                        "never write to the store, not even to repair its journal (for "
+                        "read-only media and other users' stores)");
+}
+
+StoreOptions ReadingStoreOptions(bool strict) {
+  StoreOptions options;
+  options.read_only = true;
+  options.no_repair = strict;
+  return options;
 }
 
 std::unique_ptr<Store> OpenWritableStore(const std::string& path) {

@@ -64,8 +64,16 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
 // Prints "hwrec: <message>" to stderr and returns kExitError.
 int Fail(const Status& status);
 
-// Opens a store or returns nullptr after printing why.
+// Opens a store or returns nullptr after printing why. ":memory:" is refused:
+// a store there would vanish with the command.
 std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& options = {});
+// A throwaway in-memory store at the latest schema, for commands run without one.
+std::unique_ptr<Store> OpenScratchStore();
+// Adds --read-only: open the store without writing anything to it, not even
+// to roll back an interrupted write or to restore WAL.
+void AddReadOnlyOption(po::options_description& options, bool* strict);
+// The options of a command that only reads; `strict` is --read-only.
+StoreOptions ReadingStoreOptions(bool strict);
 // Same, and also requires a writable store at the latest schema.
 std::unique_ptr<Store> OpenWritableStore(const std::string& path);
 

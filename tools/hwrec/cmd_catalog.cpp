@@ -70,7 +70,7 @@ int CatalogList(const std::vector<std::string>& args) {
   store_options.read_only = !store_path.empty();
   store_options.create_if_missing = false;
   // Without a store, list the catalog this build ships: a fresh in-memory store holds it.
-  auto store = OpenStore(store_path.empty() ? ":memory:" : store_path, store_options);
+  auto store = store_path.empty() ? OpenScratchStore() : OpenStore(store_path, store_options);
   if (!store) return kExitError;
   auto catalog = GpuCatalog::Load(*store);
   if (!catalog.ok()) return Fail(catalog.status());

@@ -19,6 +19,7 @@ namespace {
 Result<GpuCatalog> LoadCatalog(const std::string& store_path) {
   StoreOptions options;
   options.read_only = !store_path.empty();
+  options.create_if_missing = store_path.empty();
   auto store = Store::Open(store_path.empty() ? ":memory:" : store_path, options);
   if (!store.ok()) return store.status();
   return GpuCatalog::Load(**store);

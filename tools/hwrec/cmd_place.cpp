@@ -95,6 +95,8 @@ int RunPlace(const std::vector<std::string>& args) {
       "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
       "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
       "record", po::value<std::string>(), "record the choice for this execution id");
+  bool strict_read_only = false;
+  AddReadOnlyOption(options, &strict_read_only);
   AddFormatOption(options, &format_text);
   po::positional_options_description positional;
   positional.add("store", 1);
@@ -116,10 +118,10 @@ int RunPlace(const std::vector<std::string>& args) {
   auto candidates = ParsePlacementCandidates(candidates_text);
   if (!candidates.ok()) return Fail(candidates.status());
   const bool record = vm.count("record") != 0;
-  StoreOptions store_options;
-  store_options.read_only = !record;
-  auto store = record ? OpenWritableStore(vm["store"].as<std::string>())
-                      : OpenStore(vm["store"].as<std::string>(), store_options);
+  if (record && strict_read_only) throw UsageError("--record writes the store: drop --read-only");
+  auto store =
+      record ? OpenWritableStore(vm["store"].as<std::string>())
+             : OpenStore(vm["store"].as<std::string>(), ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto evaluator = PlacementEvaluator::Open(*store);
   if (!evaluator.ok()) return Fail(evaluator.status());

@@ -162,6 +162,8 @@ int RunRecommend(const std::vector<std::string>& args) {
       "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
       "confidence read the same at any time")(
       "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
+  bool strict_read_only = false;
+  AddReadOnlyOption(options, &strict_read_only);
   AddFormatOption(options, &format_text);
   po::positional_options_description positional;
   positional.add("store", 1);
@@ -179,9 +181,7 @@ int RunRecommend(const std::vector<std::string>& args) {
     as_of = ParseAsOf(vm["as-of"].as<std::string>());
     if (!as_of) throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
   }
-  StoreOptions store_options;
-  store_options.read_only = true;
-  auto store = OpenStore(vm["store"].as<std::string>(), store_options);
+  auto store = OpenStore(vm["store"].as<std::string>(), ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto key = ResolveKey(*store, vm);
   if (!key.ok()) return Fail(key.status());

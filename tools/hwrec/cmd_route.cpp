@@ -348,6 +348,8 @@ int RunRoute(const std::vector<std::string>& args) {
       "explain", po::bool_switch(), "show settings and how GPU models were chosen")(
       "simulate", po::value<std::string>(&simulate),
       "walk the ladder against CAPACITY.json (never changes the store)");
+  bool strict_read_only = false;
+  AddReadOnlyOption(options, &strict_read_only);
   AddFormatOption(options, &format_text);
   po::positional_options_description positional;
   positional.add("store", 1);
@@ -362,10 +364,7 @@ int RunRoute(const std::vector<std::string>& args) {
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
   const std::optional<Capacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<Capacity>(ParseCapacity(simulate));
-  StoreOptions read_only;
-  read_only.read_only = true;
-  read_only.create_if_missing = false;
-  auto store = OpenStore(store_path, read_only);
+  auto store = OpenStore(store_path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto snapshot = RouterSnapshot::Load(*store);
   if (!snapshot.ok()) return Fail(snapshot.status());

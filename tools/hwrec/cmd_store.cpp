@@ -31,12 +31,13 @@ struct StoreArgs {
   std::string store;
   Format format = Format::kTable;
   bool dry_run = false;
+  bool strict_read_only = false;
   bool help = false;
 };
 
-// Parses `<command> STORE [--format] [--dry-run]`.
+// Parses `<command> STORE [--format] [--dry-run] [--read-only]`.
 StoreArgs ParseStoreArgs(const std::vector<std::string>& args, const std::string& usage,
-                         bool with_dry_run, bool with_format) {
+                         bool with_dry_run, bool with_format, bool with_read_only = false) {
   po::options_description options("Options");
   std::string format_text;
   options.add_options()("store", po::value<std::string>(), "path of the store");
@@ -46,8 +47,9 @@ StoreArgs ParseStoreArgs(const std::vector<std::string>& args, const std::string
   }
   po::positional_options_description positional;
   positional.add("store", 1);
-  po::variables_map vm;
   StoreArgs parsed;
+  if (with_read_only) AddReadOnlyOption(options, &parsed.strict_read_only);
+  po::variables_map vm;
   if (!ParseArgs(args, usage, options, positional, &vm)) {
     parsed.help = true;
     return parsed;
@@ -59,8 +61,8 @@ StoreArgs ParseStoreArgs(const std::vector<std::string>& args, const std::string
 }
 
 // WAL is what every hwrec open sets; anything else deserves a word.
-std::string JournalNote(const std::string& mode) {
-  if (mode == "wal" || mode == "memory") return "";
+std::string JournalNote(const std::string& mode, bool immutable) {
+  if (mode == "wal" || mode == "memory" || immutable) return "";
   return " (not WAL: an interrupted migration leaves a rollback journal, and WAL could not be "
          "restored now because this user cannot write the store or another program holds it "
          "open; the next hwrec command that can write it restores WAL)";
@@ -71,12 +73,17 @@ void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& mi
             << fmt::format("schema version: {} (this build: {})\n", s.schema_version,
                            s.latest_schema_version)
             << fmt::format("hardware ids:   {}\n", s.hp_version)
-            << fmt::format("journal mode:   {}{}\n", s.journal_mode, JournalNote(s.journal_mode))
+            << fmt::format("journal mode:   {}{}\n", s.journal_mode,
+                           JournalNote(s.journal_mode, s.immutable))
+            << fmt::format("opened:         {}\n", s.opened)
             << fmt::format("file size:      {} ({} bytes; WAL {} bytes)\n",
                            HumanBytes(s.file_size_bytes), s.file_size_bytes, s.wal_size_bytes);
+  if (!s.schema_problem.empty()) {
+    std::cout << TerminalFormat("schema problem: {}\n", s.schema_problem);
+  }
   int pending = 0;
   for (const MigrationInfo& m : migrations) pending += m.applied ? 0 : 1;
-  if (pending > 0) {
+  if (pending > 0 && s.schema_problem.empty()) {
     std::cout << TerminalFormat("pending:        {} migration(s): run `hwrec migrate {}`\n",
                                 pending, s.path);
   }
@@ -103,8 +110,11 @@ nlohmann::ordered_json MigrationsJson(const std::vector<MigrationInfo>& migratio
 int RunInit(const std::vector<std::string>& args) {
   const StoreArgs a = ParseStoreArgs(args, "hwrec init STORE", false, false);
   if (a.help) return kExitOk;
-  const bool existed = std::filesystem::exists(a.store);
-  auto store = OpenStore(a.store);
+  std::error_code ec;
+  const bool existed = std::filesystem::file_size(a.store, ec) > 0 && !ec;
+  StoreOptions options;
+  options.create_if_missing = true;  // init is the one command that makes a store
+  auto store = OpenStore(a.store, options);
   if (!store) return kExitError;
   if (existed && store->schema_version() < Store::LatestSchemaVersion()) {
     std::cout << TerminalFormat(
@@ -119,10 +129,11 @@ int RunInit(const std::vector<std::string>& args) {
 }
 
 int RunStatus(const std::vector<std::string>& args) {
-  const StoreArgs a = ParseStoreArgs(args, "hwrec status STORE [--format table|json]", false, true);
+  const StoreArgs a = ParseStoreArgs(args, "hwrec status STORE [--read-only] [--format table|json]",
+                                     false, true, true);
   if (a.help) return kExitOk;
-  StoreOptions options;
-  options.read_only = true;
+  StoreOptions options = ReadingStoreOptions(a.strict_read_only);
+  options.inspect_schema = true;  // the operator must be able to look at a store hwrec refuses
   auto store = OpenStore(a.store, options);
   if (!store) return kExitError;
   auto status = store->GetStatus();
@@ -141,6 +152,11 @@ int RunStatus(const std::vector<std::string>& args) {
   out["journal_mode"] = status->journal_mode;
   out["file_size_bytes"] = status->file_size_bytes;
   out["wal_size_bytes"] = status->wal_size_bytes;
+  out["opened"] = status->opened;
+  out["immutable"] = status->immutable;
+  out["schema_problem"] = status->schema_problem.empty()
+                              ? nlohmann::ordered_json()
+                              : nlohmann::ordered_json(status->schema_problem);
   out["tables"] = nlohmann::ordered_json::object();
   for (const TableCount& t : status->tables) out["tables"][t.table] = t.rows;
   out["migrations"] = MigrationsJson(*migrations);
@@ -371,7 +387,7 @@ int RunSchema(const std::vector<std::string>& args) {
                         "write to this file instead of stdout");
   po::variables_map vm;
   if (!ParseArgs(args, "hwrec schema [--output FILE]", options, {}, &vm)) return kExitOk;
-  auto store = OpenStore(":memory:");
+  auto store = OpenScratchStore();
   if (!store) return kExitError;
   auto schema = store->DumpSchema();
   if (!schema.ok()) return Fail(schema.status());

@@ -1,0 +1,234 @@
+// How the CLI opens a STORE: another program's database is refused untouched,
+// only `hwrec init` creates, a store with an altered migration can still be
+// looked at, read-only places are readable, and open failures are explained.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using hwrec::test::ReadFile;
+using hwrec::test::RunCli;
+using hwrec::test::RunShell;
+using hwrec::test::ShellQuote;
+using hwrec::test::TempDir;
+
+namespace {
+
+std::string Pools() { return ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")); }
+std::string Observations() {
+  return ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl"));
+}
+
+// Every command that opens a STORE, as a user would run it on `store`.
+std::vector<std::string> StoreCommands(const std::string& store) {
+  return {"ingest " + store + " " + Observations(),
+          "init " + store,
+          "migrate " + store,
+          "migrate " + store + " --dry-run",
+          "status " + store,
+          "status " + store + " --read-only",
+          "recommend " + store + " --image ghcr.io/acme/llm-finetune:2.3",
+          "pools import " + store + " " + Pools()};
+}
+
+// Runs the CLI as the unprivileged user `nobody`, for whom permission bits
+// count (root ignores them).
+hwrec::test::CommandResult RunCliAsNobody(const std::string& args) {
+  return RunShell("runuser -u nobody -- " + ShellQuote(HWREC_CLI_PATH) + " " + args);
+}
+
+bool CanRunAsNobody() {
+  return geteuid() == 0 && RunShell("runuser -u nobody -- true").exit_code == 0;
+}
+
+// A store with the example pools and history in a directory only root may
+// write, which `nobody` may read.
+std::string ReadOnlyDirStore(const TempDir& dir) {
+  const std::string store = dir.File("store.db");
+  REQUIRE(RunCli("init " + ShellQuote(store)).exit_code == 0);
+  REQUIRE(RunCli("pools import " + ShellQuote(store) + " " + Pools()).exit_code == 0);
+  RunCli("ingest " + ShellQuote(store) + " " + Observations());
+  namespace fs = std::filesystem;
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(store, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                             fs::perms::others_read);
+  REQUIRE_FALSE(fs::exists(store + "-wal"));
+  return store;
+}
+
+}  // namespace
+
+TEST_CASE("cli: every command refuses another program's database and leaves it byte-identical",
+          "[cli][open]") {
+  TempDir dir;
+  const std::string path = dir.File("other.db");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE observations (id INTEGER PRIMARY KEY, what TEXT);"
+        "CREATE TABLE jobs (id INTEGER); INSERT INTO observations VALUES (1, 'theirs')");
+  }
+  const std::string before = ReadFile(path);
+  for (const std::string& command : StoreCommands(ShellQuote(path))) {
+    const auto r = RunCli(command);
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("is not an hwrec store"));
+    CHECK_THAT(r.err, Catch::Contains("jobs, observations"));
+    CHECK(ReadFile(path) == before);
+  }
+  CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
+TEST_CASE("cli: only init creates a store; other commands refuse a missing or empty STORE",
+          "[cli][open]") {
+  TempDir dir;
+  const std::string empty = dir.File("empty.db");
+  hwrec::test::WriteFile(empty, "");
+  for (const std::string& path : {empty, dir.File("absent.db")}) {
+    for (const std::string& command : StoreCommands(ShellQuote(path))) {
+      if (command.rfind("init ", 0) == 0) continue;
+      const auto r = RunCli(command);
+      INFO(command << "\n" << r.err);
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.err, Catch::Contains("no hwrec store at " + path));
+      CHECK_THAT(r.err, Catch::Contains("create it with `hwrec init " + path + "`"));
+    }
+  }
+  CHECK(std::filesystem::file_size(empty) == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.File("absent.db")));
+  const auto init = RunCli("init " + ShellQuote(empty));
+  CHECK(init.exit_code == 0);
+  CHECK_THAT(init.out, Catch::Contains("created store"));
+  CHECK(RunCli("status " + ShellQuote(empty)).exit_code == 0);
+}
+
+TEST_CASE("cli: :memory: is refused as a STORE, naming why", "[cli][open]") {
+  for (const std::string& command :
+       {std::string("ingest :memory: -"), std::string("status :memory:"),
+        std::string("init :memory:"), std::string("recommend :memory: --image x")}) {
+    const auto r = RunCli(command, "");
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains(":memory: is not a place for a store"));
+  }
+}
+
+TEST_CASE("cli: status shows a store whose applied migration changed, naming the mismatch",
+          "[cli][open]") {
+  TempDir dir;
+  const std::string store = dir.File("altered.db");
+  REQUIRE(RunCli("init " + ShellQuote(store)).exit_code == 0);
+  {
+    SQLite::Database raw(store, SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE schema_migrations SET checksum = 'deadbeef' WHERE version = 3");
+  }
+  const auto table = RunCli("status " + ShellQuote(store));
+  INFO(table.err);
+  CHECK(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("schema problem: migration 0003_gpu_catalog_seed"));
+  CHECK_THAT(table.out, Catch::Contains("observations"));
+  const auto json = RunCli("status " + ShellQuote(store) + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto parsed = nlohmann::json::parse(json.out);
+  CHECK_THAT(parsed["schema_problem"].get<std::string>(), Catch::Contains("checksum deadbeef"));
+  REQUIRE(RunCli("init " + ShellQuote(dir.File("sound.db"))).exit_code == 0);
+  const auto sound = RunCli("status " + ShellQuote(dir.File("sound.db")) + " --format json");
+  CHECK(nlohmann::json::parse(sound.out)["schema_problem"].is_null());
+
+  for (const std::string& command :
+       {"recommend " + ShellQuote(store) + " --image x", "ingest " + ShellQuote(store) + " -"}) {
+    const auto refused = RunCli(command, "");
+    INFO(command);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("0003_gpu_catalog_seed"));
+  }
+}
+
+TEST_CASE(
+    "cli: status, recommend, place and route read a store in a directory no one else can "
+    "write",
+    "[cli][open][readonly]") {
+  if (!CanRunAsNobody()) {
+    WARN("skipped: needs root and runuser to run the CLI as the unprivileged user nobody");
+    return;
+  }
+  TempDir dir;
+  const std::string store = ShellQuote(ReadOnlyDirStore(dir));
+  const std::string candidates = dir.File("candidates.json");
+  hwrec::test::WriteFile(candidates, R"([{"node_pool_id": "sitea-a100-80gb"}])");
+  const std::string before = ReadFile(dir.File("store.db"));
+  for (const std::string& flag : {std::string(), std::string(" --read-only")}) {
+    const auto status = RunCliAsNobody("status " + store + flag);
+    INFO(status.err);
+    CHECK(status.exit_code == 0);
+    CHECK_THAT(status.out,
+               Catch::Contains("opened:         read-only (immutable: the directory cannot be "
+                               "written)"));
+    CHECK_THAT(status.out, !Catch::Contains("not WAL"));
+    const auto recommend =
+        RunCliAsNobody("recommend " + store +
+                       " --image ghcr.io/acme/llm-finetune:2.3 --pool sitea-a100-80gb" + flag);
+    INFO(recommend.err);
+    CHECK(recommend.exit_code == 0);
+    const auto place =
+        RunCliAsNobody("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+                       ShellQuote(candidates) + flag);
+    INFO(place.err);
+    CHECK(place.exit_code == 0);
+    const auto route = RunCliAsNobody("route " + store + " --intent capture-7b --length 2h" + flag);
+    INFO(route.err);
+    CHECK(route.exit_code == 0);
+  }
+  CHECK(ReadFile(dir.File("store.db")) == before);
+}
+
+TEST_CASE("cli: writing commands in a folder this user cannot write say so and what to do",
+          "[cli][open][readonly]") {
+  if (!CanRunAsNobody()) {
+    WARN("skipped: needs root and runuser to run the CLI as the unprivileged user nobody");
+    return;
+  }
+  TempDir dir;
+  const std::string store = ShellQuote(ReadOnlyDirStore(dir));
+  const auto init = RunCliAsNobody("init " + ShellQuote(dir.File("new.db")));
+  CHECK(init.exit_code == 1);
+  CHECK_THAT(init.err, Catch::Contains("cannot create the store: this user cannot write the "
+                                       "directory " +
+                                       dir.path().string()));
+  for (const std::string& command :
+       {"ingest " + store + " " + Observations(), "pools import " + store + " " + Pools()}) {
+    const auto r = RunCliAsNobody(command);
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("this user cannot write the store"));
+    CHECK_THAT(r.err, !Catch::Contains("attempt to write a readonly database"));
+  }
+}
+
+TEST_CASE("cli: a directory or a non-database file given as STORE is named, with the fix",
+          "[cli][open]") {
+  TempDir dir;
+  const std::string text = dir.File("notes.txt");
+  hwrec::test::WriteFile(text, std::string(4096, 'n'));
+  for (const std::string& command : StoreCommands(ShellQuote(dir.path().string()))) {
+    const auto r = RunCli(command);
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("is a directory, not a store file"));
+  }
+  for (const std::string& command : StoreCommands(ShellQuote(text))) {
+    const auto r = RunCli(command);
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("is not an SQLite database, so not an hwrec store"));
+    CHECK_THAT(r.err, !Catch::Contains("file is not a database"));
+  }
+  CHECK(ReadFile(text) == std::string(4096, 'n'));
+}
