@@ -117,3 +117,102 @@ TEST_CASE(
   CHECK(summary["duplicates"] == 1);
 }
 
+namespace {
+
+struct ReaderCounts {
+  std::int64_t queries = 0;
+  std::int64_t errors = 0;
+  std::string messages;  // what the failed queries printed
+};
+
+// A plain sqlite3 shell (no busy timeout) counting observations in a loop,
+// until `stop_file` exists (at most 5000 queries).
+ReaderCounts ShellReader(const std::string& store, const std::string& flags,
+                         const std::string& stop_file, const std::string& err_file) {
+  const std::string script =
+      "n=0; f=0; while [ ! -e " + ShellQuote(stop_file) + " ] && [ $n -lt 5000 ]; do " +
+      "n=$((n+1)); sqlite3 " + flags + " " + ShellQuote(store) +
+      " 'SELECT count(*) FROM observations' >/dev/null 2>" + ShellQuote(err_file) +
+      " || { f=$((f+1)); cat " + ShellQuote(err_file) + " >&2; }; done; echo \"$n $f\"";
+  const auto run = hwrec::test::RunShell("sh -c " + ShellQuote(script));
+  ReaderCounts counts;
+  std::istringstream(run.out) >> counts.queries >> counts.errors;
+  counts.messages = run.err;
+  return counts;
+}
+
+std::string Records(const std::string& prefix, int count) {
+  std::string text;
+  for (int i = 0; i < count; ++i) text += Line(prefix + "-" + std::to_string(i)) + "\n";
+  return text;
+}
+
+// One writer as operators run it: a long ingest in many small batches, and
+// beside it short `hwrec ingest` commands one after another; `readers` plain
+// shells read all along. Returns each reader's counts.
+std::vector<ReaderCounts> ReadWhileWriting(const std::string& flags, int readers) {
+  TempDir dir;
+  const std::string store = dir.File("store.db");
+  REQUIRE(RunCli("init " + ShellQuote(store)).exit_code == 0);
+  const std::string stop = dir.File("stop");
+  std::vector<std::future<ReaderCounts>> reading;
+  for (int r = 0; r < readers; ++r) {
+    const std::string err = dir.File("reader-" + std::to_string(r) + ".err");
+    reading.push_back(std::async(std::launch::async, ShellReader, store, flags, stop, err));
+  }
+  const std::string big = dir.File("long.jsonl");
+  hwrec::test::WriteFile(big, Records("long", 1500));
+  auto long_ingest = std::async(std::launch::async, [&] {
+    return RunCli("ingest " + ShellQuote(store) + " " + ShellQuote(big) + " --batch-size 20");
+  });
+  for (int i = 0; i < 25; ++i) {
+    const std::string small = dir.File("small-" + std::to_string(i) + ".jsonl");
+    hwrec::test::WriteFile(small, Records("short-" + std::to_string(i), 4));
+    CHECK(RunCli("ingest " + ShellQuote(store) + " " + ShellQuote(small)).exit_code == 0);
+  }
+  CHECK(long_ingest.get().exit_code == 0);
+  hwrec::test::WriteFile(stop, "");
+  std::vector<ReaderCounts> counts;
+  for (auto& reader : reading) counts.push_back(reader.get());
+  return counts;
+}
+
+std::int64_t Report(const std::string& what, const std::vector<ReaderCounts>& counts) {
+  std::int64_t errors = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    std::printf("%s, reader %zu: %lld queries, %lld refused\n", what.c_str(), r,
+                static_cast<long long>(counts[r].queries),
+                static_cast<long long>(counts[r].errors));
+    errors += counts[r].errors;
+    INFO(counts[r].messages);
+    CHECK(counts[r].queries > 0);
+  }
+  return errors;
+}
+
+}  // namespace
+
+TEST_CASE("sqlite3 without a busy timeout: one shell reads every query while hwrec writes",
+          "[store][locks][concurrency]") {
+  const auto counts = ReadWhileWriting("", 1);
+  CHECK(Report("one sqlite3 shell", counts) == 0);
+}
+
+TEST_CASE(
+    "sqlite3 -readonly without a busy timeout: several shells read every query while hwrec writes",
+    "[store][locks][concurrency]") {
+  const auto counts = ReadWhileWriting("-readonly", 3);
+  CHECK(Report("three sqlite3 -readonly shells", counts) == 0);
+}
+
+TEST_CASE(
+    "sqlite3 with .timeout: several read-write shells read every query while hwrec writes "
+    "(without it they refuse each other, counted)",
+    "[store][locks][concurrency]") {
+  // Each read-write shell's own exit tries for the lock that ends the WAL, so
+  // shells that start and stop together refuse each other: counted, not held
+  // against hwrec.
+  Report("three read-write sqlite3 shells, no timeout", ReadWhileWriting("", 3));
+  const auto counts = ReadWhileWriting("-cmd '.timeout 5000'", 3);
+  CHECK(Report("three read-write sqlite3 shells, .timeout 5000", counts) == 0);
+}
