@@ -21,8 +21,13 @@ class Store;
 struct IngestProgress;
 
 struct IngestOptions {
-  std::string source = "api";      // recorded with rejects: a file name, "-", "api"
-  std::size_t batch_size = 10000;  // records per transaction
+  std::string source = "api";  // recorded with rejects: a file name, "-", "api"
+  // Records per transaction. A batch's lines are read before its transaction
+  // begins; a batch also ends once its lines hold 64 MiB.
+  std::size_t batch_size = 10000;
+  // A descriptor's input that pauses this long, with records read, has them
+  // committed without waiting for the batch to fill (IngestJsonLines(int)).
+  int commit_after_idle_ms = 200;
   // A JSON line longer than this is rejected (field `json`) without being read
   // whole into memory.
   std::size_t max_line_bytes = 1048576;
@@ -82,8 +87,14 @@ class Ingestor {
 
   // Ingests observations built in C++; reject lines are 1-based positions.
   Result<IngestSummary> Ingest(const std::vector<Observation>& observations);
-  // Ingests JSON lines from `in` (blank lines skipped).
+  // Ingests JSON lines from `in` (blank lines skipped). Each batch is read
+  // whole before its transaction, so no lock is held while `in` blocks.
   Result<IngestSummary> IngestJsonLines(std::istream& in);
+  // Ingests JSON lines from `fd` (not closed; e.g. a pipe on stdin) until its
+  // end, committing what has arrived whenever it pauses for
+  // commit_after_idle_ms, so that other writers and readers are never held up
+  // by a producer that is slow or idle.
+  Result<IngestSummary> IngestJsonLines(int fd);
 
  private:
   struct Impl;

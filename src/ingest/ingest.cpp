@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
@@ -54,6 +55,14 @@ FieldError LineTooLong(std::size_t length, std::size_t max_line_bytes) {
                           length, length - max_line_bytes, max_line_bytes)};
 }
 
+// A line read before its batch's transaction begins.
+struct PendingLine {
+  std::int64_t line = 0;
+  std::string text;        // at most max_line_bytes bytes
+  std::size_t length = 0;  // bytes of the whole line, its ending excluded
+  bool truncated = false;  // longer than max_line_bytes
+};
+
 // One Ingest call: the catalog, pools and statements it loads once, and the
 // summary it builds. Transactions are opened by the caller around each chunk.
 class IngestRun {
@@ -61,6 +70,7 @@ class IngestRun {
   IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
             internal::RecommenderSettings settings)
       : strict_(options.strict),
+        max_line_bytes_(options.max_line_bytes),
         db_(db),
         resolver_(std::move(resolver)),
         writer_(db, options.source),
@@ -84,8 +94,8 @@ class IngestRun {
               const std::vector<FieldError>& errors, const std::string& record);
   void Warn(std::int64_t line, const std::string& execution_id,
             const std::vector<FieldError>& warnings);
-  // Parses one JSON line as read by `reader` and adds or rejects it.
-  void AddLine(std::int64_t line, const std::string& text, const internal::LineReader& reader);
+  // Parses one JSON line as read and adds or rejects it.
+  void AddLine(const PendingLine& pending);
 
   // Reports a commit through `line` to the caller's callback, if any, once per line reached.
   void Committed(const IngestOptions& options, std::int64_t line);
@@ -94,6 +104,7 @@ class IngestRun {
 
  private:
   bool strict_;
+  std::size_t max_line_bytes_;
   SQLite::Database& db_;
   HardwareResolver resolver_;
   ObservationWriter writer_;
@@ -112,6 +123,10 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   }
   if (options.max_line_bytes == 0) {
     return Status::InvalidArgument("ingest max_line_bytes is 0: give the longest line to accept");
+  }
+  if (options.commit_after_idle_ms < 0) {
+    return Status::InvalidArgument(
+        "ingest commit_after_idle_ms is negative: give 0 or more milliseconds");
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   auto catalog = GpuCatalog::Load(store);
@@ -205,13 +220,13 @@ void IngestRun::Warn(std::int64_t line, const std::string& execution_id,
   }
 }
 
-void IngestRun::AddLine(std::int64_t line, const std::string& text,
-                        const internal::LineReader& reader) {
-  if (reader.truncated()) {
+void IngestRun::AddLine(const PendingLine& pending) {
+  const std::int64_t line = pending.line;
+  const std::string& text = pending.text;
+  if (pending.truncated) {
     // Only the first bytes are kept as the rejected record.
     constexpr std::size_t kKeptBytes = 1024;
-    Reject(line, "", LineTooLong(reader.length(), reader.max_line_bytes()),
-           text.substr(0, kKeptBytes));
+    Reject(line, "", LineTooLong(pending.length, max_line_bytes_), text.substr(0, kKeptBytes));
     return;
   }
   ObservationParse parsed = ParseObservationJson(text, strict_);
@@ -225,12 +240,76 @@ void IngestRun::AddLine(std::int64_t line, const std::string& text,
   if (summary_.rejected == rejected_before) Warn(line, parsed.execution_id, parsed.warnings);
 }
 
+// A batch's lines in memory stop at this size even before batch_size records,
+// so that a batch of long lines cannot exhaust memory.
+constexpr std::size_t kMaxBatchBytes = std::size_t{64} << 20;
+
+// Reads the next batch's lines, before its transaction begins, so that no
+// write lock is held while input is awaited: up to batch_size records, fewer
+// when the input pauses for commit_after_idle_ms with records in hand. Blank
+// lines advance `*line` only. False once the input has ended.
+bool ReadBatch(internal::LineReader& reader, const IngestOptions& options,
+               std::vector<PendingLine>* batch, std::int64_t* line) {
+  batch->clear();
+  std::size_t bytes = 0;
+  std::string text;
+  while (batch->size() < options.batch_size && bytes < kMaxBatchBytes) {
+    const int wait_ms = batch->empty() ? -1 : options.commit_after_idle_ms;
+    const internal::LineReader::Outcome read = reader.NextWithin(&text, wait_ms);
+    if (read == internal::LineReader::Outcome::kPaused) return true;
+    if (read == internal::LineReader::Outcome::kEnd) return false;
+    ++*line;
+    if (!reader.truncated() && internal::Trim(text).empty()) continue;
+    bytes += text.size();
+    batch->push_back(PendingLine{*line, std::move(text), reader.length(), reader.truncated()});
+    text = std::string();
+  }
+  return true;
+}
+
 Status StoppedAt(const IngestOptions& options, std::int64_t chunk_first_line,
                  const std::exception& e) {
   return Status::IoError(fmt::format(
       "{}: ingest stopped in the batch starting at line {}: {}: the batches before it are "
       "stored; fix the cause and ingest again (stored records are recognised as duplicates)",
       options.source, chunk_first_line, e.what()));
+}
+
+// The JSON-lines loop of both IngestJsonLines overloads: each batch is read
+// whole, then written in one transaction.
+Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
+                                  internal::LineReader& reader) {
+  return internal::Guarded(store, "ingest " + options.source, [&]() -> Result<IngestSummary> {
+    auto run = IngestRun::Start(store, options);
+    if (!run.ok()) return run.status();
+    SQLite::Database& db = internal::StoreAccess::Db(store);
+    std::vector<PendingLine> batch;
+    std::int64_t line = 0;
+    bool more = true;
+    while (more) {
+      more = ReadBatch(reader, options, &batch, &line);
+      if (!batch.empty()) {
+        try {
+          internal::WriteTransaction transaction(db);
+          (*run)->BeginChunk();
+          for (const PendingLine& pending : batch) (*run)->AddLine(pending);
+          (*run)->FinishChunk();
+          transaction.Commit();
+        } catch (const std::exception& e) {
+          if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
+          return StoppedAt(options, batch.front().line, e);
+        }
+      }
+      (*run)->Committed(options, line);  // blank lines alone need no transaction
+    }
+    if (reader.failed()) {
+      return Status::IoError(
+          fmt::format("{}: reading failed after line {}: the lines before "
+                      "it are stored; check the input and ingest again",
+                      options.source, line));
+    }
+    return std::move((*run)->summary());
+  });
 }
 
 }  // namespace
@@ -295,44 +374,13 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
 }
 
 Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
-  const IngestOptions& options = impl_->options;
-  const std::string what = "ingest " + options.source;
-  return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
-    auto run = IngestRun::Start(impl_->store, options);
-    if (!run.ok()) return run.status();
-    SQLite::Database& db = internal::StoreAccess::Db(impl_->store);
-    internal::LineReader reader(in, options.max_line_bytes);
-    std::string text;
-    std::int64_t line = 0;
-    bool more = true;
-    while (more) {
-      const std::int64_t chunk_first_line = line + 1;
-      try {
-        internal::WriteTransaction transaction(db);
-        (*run)->BeginChunk();
-        std::size_t records = 0;
-        while (records < options.batch_size && (more = reader.Next(&text))) {
-          ++line;
-          if (!reader.truncated() && internal::Trim(text).empty()) continue;
-          ++records;
-          (*run)->AddLine(line, text, reader);
-        }
-        (*run)->FinishChunk();
-        transaction.Commit();
-      } catch (const std::exception& e) {
-        if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
-        return StoppedAt(options, chunk_first_line, e);
-      }
-      (*run)->Committed(options, line);
-    }
-    if (in.bad()) {
-      return Status::IoError(
-          fmt::format("{}: reading failed after line {}: the lines before "
-                      "it are stored; check the input and ingest again",
-                      options.source, line));
-    }
-    return std::move((*run)->summary());
-  });
+  internal::LineReader reader(in, impl_->options.max_line_bytes);
+  return IngestLines(impl_->store, impl_->options, reader);
+}
+
+Result<IngestSummary> Ingestor::IngestJsonLines(int fd) {
+  internal::LineReader reader(fd, impl_->options.max_line_bytes);
+  return IngestLines(impl_->store, impl_->options, reader);
 }
 
 }  // namespace hwrec

@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include <unistd.h>
 
@@ -15,9 +16,35 @@
 
 namespace hwrec {
 
+namespace {
+
+// Closing SQLite's last connection to a WAL database checkpoints and deletes
+// the WAL under an exclusive lock, and any close tries for that lock: either
+// refuses a reader that opens meanwhile without a busy timeout (the sqlite3
+// shell). hwrec's connections close without it.
+void KeepWalOnClose(SQLite::Database& db) {
+  sqlite3_db_config(db.getHandle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+}
+
+// Before a writable connection closes: copies the WAL into the store and
+// empties it, so that the next first opener's WAL recovery reads nothing, and
+// so blocks other openers for no time. Skipped without waiting when readers
+// still use the WAL: while they are connected no recovery is needed.
+void CheckpointBeforeClose(SQLite::Database& db) {
+  sqlite3_busy_timeout(db.getHandle(), 0);
+  sqlite3_exec(db.getHandle(), "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+}
+
+}  // namespace
+
 struct Store::Impl {
   Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
       : path(p), options(o), db(name, flags, o.busy_timeout_ms) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    if (!options.read_only) CheckpointBeforeClose(db);
+  }
 
   std::string path;
   StoreOptions options;
@@ -75,6 +102,7 @@ void RestoreWal(const std::string& path) {
   if (access(parent.empty() ? "." : parent.c_str(), W_OK) != 0) return;  // no room for -wal
   try {
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    KeepWalOnClose(db);
     if (db.execAndGet("PRAGMA journal_mode").getString() == "wal") return;
     if (!db.tableExists("schema_migrations")) return;
     db.exec("PRAGMA journal_mode = WAL");
@@ -85,6 +113,7 @@ void RestoreWal(const std::string& path) {
 }
 
 Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bool read_only) {
+  KeepWalOnClose(db);
   db.exec("PRAGMA foreign_keys = ON");
   if (read_only) return Status::Ok();
   const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();

@@ -20,15 +20,17 @@ namespace {
 
 constexpr const char* kUsage =
     "hwrec ingest STORE FILE|- [--format table|json|jsonl] [--batch-size N] [--strict]\n"
-    "             [--max-line-bytes N]\n\n"
+    "             [--max-line-bytes N] [--commit-after-idle MS]\n\n"
     "Ingests execution observations, one JSON object per line, from FILE or stdin (-).\n"
     "A re-sent execution is counted once; a re-sent execution with different content is a\n"
     "conflict (the first stays). Bad lines are reported with their field and reason, kept in\n"
     "the store's ingest_rejects table, and never stop the good lines. Unknown fields are\n"
     "warnings (the record is kept) unless --strict; a line over --max-line-bytes (default\n"
     "1048576) is rejected.\n\n"
-    "Lines are stored in batches, one transaction each. --format jsonl prints one JSON line\n"
-    "per committed batch as it is committed ({\"event\":\"batch_committed\",\n"
+    "Lines are stored in batches, one transaction each, read before it begins; from stdin, what\n"
+    "has arrived is committed when the input pauses for --commit-after-idle MS (default 200),\n"
+    "so other writers and readers never wait on a slow producer. --format jsonl prints one\n"
+    "JSON line per committed batch as it is committed ({\"event\":\"batch_committed\",\n"
     "\"committed_through_line\":N,...}: every line up to N is stored), then the summary as a\n"
     "last line ({\"event\":\"summary\",...}). On a terminal, stderr shows a progress bar.\n\n"
     "Exit codes: 0 every line stored or recognised, 3 some lines rejected, 1 error, 2 usage";
@@ -171,7 +173,10 @@ Result<IngestSummary> IngestStream(Store& store, IngestOptions options, Format f
                                    std::istream& in, std::int64_t size) {
   bool drawn = false;
   WatchProgress(options, format, in, size, &drawn);
-  auto summary = Ingestor(store, options).IngestJsonLines(in);
+  Ingestor ingestor(store, options);
+  // stdin is read through its descriptor, so that a pause in a pipe commits what arrived.
+  auto summary =
+      &in == &std::cin ? ingestor.IngestJsonLines(STDIN_FILENO) : ingestor.IngestJsonLines(in);
   if (drawn) std::cerr << "\n";  // ends the progress line
   return summary;
 }
@@ -207,7 +212,9 @@ int RunIngest(const std::vector<std::string>& args) {
       "strict", po::bool_switch(&ingest.strict),
       "reject records with unknown fields instead of warning")(
       "max-line-bytes", po::value(&ingest.max_line_bytes)->default_value(1048576),
-      "reject lines longer than this many bytes");
+      "reject lines longer than this many bytes")(
+      "commit-after-idle", po::value(&ingest.commit_after_idle_ms)->default_value(200),
+      "from stdin, commit what has arrived once input pauses this many milliseconds");
   po::positional_options_description positional;
   positional.add("store", 1).add("input", 1);
   po::variables_map vm;
@@ -218,6 +225,10 @@ int RunIngest(const std::vector<std::string>& args) {
   ingest.batch_size = static_cast<std::size_t>(batch_size);
   if (ingest.max_line_bytes == 0) {
     throw UsageError("--max-line-bytes is 0: give the longest line to accept, e.g. 1048576");
+  }
+  if (ingest.commit_after_idle_ms < 0) {
+    throw UsageError(fmt::format("--commit-after-idle must be 0 or more milliseconds, not {}",
+                                 ingest.commit_after_idle_ms));
   }
 
   auto store = OpenWritableStore(store_path);
