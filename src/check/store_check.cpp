@@ -155,7 +155,9 @@ void Schema(SQLite::Database& db, CheckResult*, Findings* findings) {
         version, applied.getColumn(0).getInt(), applied.getColumn(1).getInt()));
   }
   if (version != Store::LatestSchemaVersion()) return;
-  auto fresh = Store::Open(":memory:");  // what this build's migrations create
+  StoreOptions scratch;
+  scratch.create_if_missing = true;
+  auto fresh = Store::Open(":memory:", scratch);  // what this build's migrations create
   if (!fresh.ok()) throw std::runtime_error(fresh.status().message());
   const auto expected = SchemaObjects(internal::StoreAccess::Db(**fresh));
   const auto actual = SchemaObjects(db);
