@@ -103,8 +103,10 @@ TEST_CASE("backup: a directory others can write without the sticky bit is refuse
   CHECK(WriteBackup(db, f.store.string(), "hp-v1-backup", kStamp).ok());
 }
 
-TEST_CASE("backup: a failed backup leaves no file, and a killed one's leftover is removed",
-          "[backup]") {
+TEST_CASE(
+    "backup: a failed backup leaves no file, and a killed one's leftover is removed, not one "
+    "under way",
+    "[backup]") {
   BackupFixture f;
   SQLite::Database db(f.store.string(), SQLite::OPEN_READWRITE);
   {
@@ -116,11 +118,17 @@ TEST_CASE("backup: a failed backup leaves no file, and a killed one's leftover i
       CHECK(name.find("hp-v1-backup") == std::string::npos);
     }
   }
-  const std::string leftover = f.store.string() + ".hp-v1-backup-20260101T000000Z.partial-99";
+  // Past the largest pid Linux allows, so its writer is surely gone; pid 1
+  // always runs, so its partial copy is a backup under way and stays.
+  const std::string leftover = f.store.string() + ".hp-v1-backup-20260101T000000Z.partial-4194305";
+  const std::string under_way = f.store.string() + ".hp-v1-backup-20260101T000000Z.partial-1";
   hwrec::test::WriteFile(leftover, "half a copy");
+  hwrec::test::WriteFile(under_way, "a copy being written");
   auto backup = WriteBackup(db, f.store.string(), "hp-v1-backup", kStamp);
   REQUIRE(backup.ok());
   CHECK_FALSE(fs::exists(leftover));
+  CHECK(fs::exists(under_way));
+  fs::remove(under_way);
   std::vector<std::string> backups;
   for (const std::string& name : Names(f.store_dir)) {
     if (name.find("hp-v1-backup") != std::string::npos) backups.push_back(name);

@@ -36,14 +36,34 @@ std::vector<std::string> StoreCommands(const std::string& store) {
           "pools import " + store + " " + Pools()};
 }
 
+// The CLI where `nobody` may run it: the build tree can sit in a directory
+// only root may enter (a fresh clone under mktemp -d), so a copy of the
+// binary lives in a directory of its own, removed when the tests end.
+const std::string& CliForNobody() {
+  namespace fs = std::filesystem;
+  static TempDir dir;
+  static const std::string path = [] {
+    const fs::path copy = dir.path() / "hwrec";
+    fs::copy_file(HWREC_CLI_PATH, copy, fs::copy_options::overwrite_existing);
+    const fs::perms readable_by_all = fs::perms::owner_all | fs::perms::group_read |
+                                      fs::perms::group_exec | fs::perms::others_read |
+                                      fs::perms::others_exec;
+    fs::permissions(dir.path(), readable_by_all);
+    fs::permissions(copy, readable_by_all);
+    return copy.string();
+  }();
+  return path;
+}
+
 // Runs the CLI as the unprivileged user `nobody`, for whom permission bits
 // count (root ignores them).
 hwrec::test::CommandResult RunCliAsNobody(const std::string& args) {
-  return RunShell("runuser -u nobody -- " + ShellQuote(HWREC_CLI_PATH) + " " + args);
+  return RunShell("runuser -u nobody -- " + ShellQuote(CliForNobody()) + " " + args);
 }
 
 bool CanRunAsNobody() {
-  return geteuid() == 0 && RunShell("runuser -u nobody -- true").exit_code == 0;
+  return geteuid() == 0 && RunShell("runuser -u nobody -- true").exit_code == 0 &&
+         RunCliAsNobody("--version").exit_code == 0;
 }
 
 // A store with the example pools and history in a directory only root may

@@ -288,3 +288,25 @@ TEST_CASE(
   CHECK_THAT(summary->rejects[1].reason, Catch::Contains("control character U+0000"));
   CHECK(f.StoredIds() == std::vector<std::string>{"good-1", "good-2"});
 }
+
+TEST_CASE(
+    "ingest: two over-long lines alike in their first bytes are kept as two rejects, once each",
+    "[ingest][parse]") {
+  Fixture f;
+  // The first 1,100 bytes of both are the same; only their ends differ.
+  const std::string same_start = "{\"site_id\":\"" + std::string(1100, 'x');
+  const std::string lines = same_start + R"(a","execution_id":"long-a"})" + "\n" + same_start +
+                            R"(b","execution_id":"long-b"})" + "\n" + Line("good") + "\n";
+  IngestOptions options;
+  options.max_line_bytes = 1000;
+  const auto rejects = [&] {
+    return hwrec::internal::StoreAccess::Db(*f.store)
+        .execAndGet("SELECT count(*) FROM ingest_rejects")
+        .getInt64();
+  };
+  CHECK(f.Ingest(lines, options).rejected == 2);
+  CHECK(rejects() == 2);
+  CHECK(f.Ingest(lines, options).rejected == 2);  // reported again, stored once
+  CHECK(rejects() == 2);
+  CHECK(f.StoredIds() == std::vector<std::string>{"good"});
+}

@@ -190,3 +190,52 @@ TEST_CASE("store: a read-only open rolls back a write interrupted on a rollback 
   CHECK(check.execAndGet("SELECT group_concat(image) FROM workloads").getString() == "kept:1");
   CHECK_FALSE(std::filesystem::exists(crashed + "-journal"));
 }
+
+namespace {
+
+// A copy of a store caught mid-write on a rollback journal, as a killed
+// process leaves it: the file holds half-written pages, the journal the old.
+std::string CrashedMidWrite(const TempDir& dir) {
+  const std::string path = dir.File("store.db");
+  const std::string crashed = dir.File("crashed.db");
+  { hwrec::test::OpenStoreOrFail(path); }
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  db.exec("PRAGMA journal_mode = DELETE");
+  db.exec("INSERT INTO workloads (image) VALUES ('kept:1')");
+  db.exec("PRAGMA cache_size = 1");  // spill to the file mid-transaction
+  db.exec("BEGIN IMMEDIATE");
+  db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+      "INSERT INTO workloads (image) SELECT 'lost:' || i FROM n");
+  db.exec("UPDATE workloads SET image = image || '-changed'");
+  std::filesystem::copy_file(path, crashed);
+  std::filesystem::copy_file(path + "-journal", crashed + "-journal");
+  db.exec("ROLLBACK");
+  return crashed;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "store: --read-only and hwrec check never read a killed writer's half-written pages as the "
+    "store",
+    "[store][readonly]") {
+  TempDir dir;
+  const std::string crashed = CrashedMidWrite(dir);
+  const std::string bytes = hwrec::test::ReadFile(crashed);
+  for (const std::string& command : {"status " + hwrec::test::ShellQuote(crashed) + " --read-only",
+                                     "check " + hwrec::test::ShellQuote(crashed)}) {
+    const auto r = hwrec::test::RunCli(command);
+    INFO(command << "\n" << r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("interrupted write left"));
+    CHECK_THAT(r.err, !Catch::Contains("attempt to write a readonly database"));
+  }
+  CHECK(hwrec::test::ReadFile(crashed) == bytes);  // neither wrote
+  CHECK(std::filesystem::exists(crashed + "-journal"));
+  // Without --read-only, status rolls the write back and reads the store.
+  const auto repaired = hwrec::test::RunCli("status " + hwrec::test::ShellQuote(crashed));
+  CHECK(repaired.exit_code == 0);
+  SQLite::Database check(crashed, SQLite::OPEN_READONLY);
+  CHECK(check.execAndGet("SELECT group_concat(image) FROM workloads").getString() == "kept:1");
+}

@@ -18,6 +18,7 @@
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
+#include "store/store_file.h"
 
 namespace hwrec {
 
@@ -313,16 +314,29 @@ Result<std::unique_ptr<SQLite::Database>> OpenForCheck(const std::string& path) 
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status::NotFound(fmt::format("{}: no such store (not a file)", path));
   }
-  auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY);
-  try {
-    if (!db->tableExists("schema_migrations")) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: not an hwrec store (it has no schema_migrations table): check the path", path));
-    }
-  } catch (const SQLite::Exception& e) {
-    if (!internal::IsDamage(e)) throw;  // a damaged schema is for the checks to report
+  // A check never writes, so it cannot roll back what a killed writer left.
+  const auto journal = std::filesystem::file_size(path + "-journal", ec);
+  if (!ec && journal > 0) {
+    return Status::ReadOnly(fmt::format(
+        "{}: an interrupted write left {}-journal, which must be rolled back before the store "
+        "can be checked: run `hwrec status {}` as a user who can write the store, then check "
+        "again",
+        path, path, path));
   }
-  return db;
+  try {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY);
+    try {
+      if (!db->tableExists("schema_migrations")) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: not an hwrec store (it has no schema_migrations table): check the path", path));
+      }
+    } catch (const SQLite::Exception& e) {
+      if (!internal::IsDamage(e)) throw;  // a damaged schema is for the checks to report
+    }
+    return db;
+  } catch (const SQLite::Exception& e) {
+    return internal::DescribeOpenFailure(path, e);
+  }
 }
 
 std::vector<CheckResult> RunChecks(SQLite::Database& db, const StoreCheckOptions& options) {

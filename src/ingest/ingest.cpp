@@ -224,9 +224,12 @@ void IngestRun::AddLine(const PendingLine& pending) {
   const std::int64_t line = pending.line;
   const std::string& text = pending.text;
   if (pending.truncated) {
-    // Only the first bytes are kept as the rejected record.
+    // Only the first bytes are kept as the rejected record, with its line and
+    // length, so that two long lines alike in their first bytes stay two rejects.
     constexpr std::size_t kKeptBytes = 1024;
-    Reject(line, "", LineTooLong(pending.length, max_line_bytes_), text.substr(0, kKeptBytes));
+    Reject(line, "", LineTooLong(pending.length, max_line_bytes_),
+           fmt::format("{}... [line {}: {} bytes, only the first {} kept]",
+                       text.substr(0, kKeptBytes), line, pending.length, kKeptBytes));
     return;
   }
   ObservationParse parsed = ParseObservationJson(text, strict_);

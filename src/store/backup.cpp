@@ -4,10 +4,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -50,8 +52,19 @@ mode_t StoreMode(const std::string& store_path) {
   return st.st_mode & 0666;
 }
 
+// Whether the process that named a partial copy `….partial-<pid>` still runs
+// (its backup is under way): its file is not a leftover.
+bool WriterAlive(const std::string& name) {
+  const std::size_t at = name.rfind(kPartialMarker);
+  const std::string digits = name.substr(at + kPartialMarker.size());
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  const long pid = std::strtol(digits.c_str(), nullptr, 10);
+  if (pid <= 0 || pid == static_cast<long>(getpid())) return false;
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
 // Temporary copies left by a killed backup of this store: regular files of
-// this user named `<store>.<label>-…​.partial-…`.
+// this user named `<store>.<label>-…​.partial-<pid>` whose process is gone.
 void RemoveStalePartials(const std::string& store_path, std::string_view label) {
   const std::filesystem::path store(store_path);
   const std::string directory = DirectoryOf(store_path);
@@ -60,6 +73,7 @@ void RemoveStalePartials(const std::string& store_path, std::string_view label) 
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(prefix, 0) != 0 || name.find(kPartialMarker) == std::string::npos) continue;
+    if (WriterAlive(name)) continue;
     struct stat st {};
     if (lstat(entry.path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
       unlink(entry.path().c_str());

@@ -146,6 +146,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
   try {
     return OpenRecognised(path, options);
   } catch (const SQLite::Exception& e) {
+    if (options.read_only) {
+      if (auto unsafe = internal::ImmutableWouldMislead(path)) return Status::ReadOnly(*unsafe);
+    }
     return internal::DescribeOpenFailure(path, e);
   } catch (const std::exception& e) {
     return Status::Internal(path + ": " + e.what());
@@ -168,6 +171,9 @@ std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const Store
     return impl;
   } catch (const SQLite::Exception& e) {
     if (!internal::MayOpenImmutable(e.getExtendedErrorCode())) throw;
+    // Immutable reads the main file alone: never when it would show a killed
+    // writer's half-done pages or leave committed changes unread.
+    if (internal::ImmutableWouldMislead(path)) throw;  // Open says why
     failure = e.what();
   }
   impl =

@@ -177,6 +177,35 @@ bool MayOpenImmutable(int extended_code) {
          primary == SQLITE_FULL;
 }
 
+namespace {
+
+bool NonEmptyFile(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  return !ec && size > 0;
+}
+
+}  // namespace
+
+std::optional<std::string> ImmutableWouldMislead(const std::string& path) {
+  if (NonEmptyFile(path + "-journal")) {
+    return fmt::format(
+        "{}: an interrupted write left {}-journal, which must be rolled back before the store "
+        "can be read, and this open may not write (--read-only, or this user cannot write the "
+        "store's directory): run `hwrec status {}` without --read-only as a user who can write "
+        "the store and its directory",
+        path, path, path);
+  }
+  if (NonEmptyFile(path + "-wal")) {
+    return fmt::format(
+        "{}: {}-wal holds changes not yet in the store file, and this user cannot open the "
+        "store's WAL index here: run any hwrec command on it as a user who can write its "
+        "directory, or copy the store with its -wal to a directory this user can write",
+        path, path);
+  }
+  return std::nullopt;
+}
+
 std::string ImmutableReason(const std::string& path, const std::string& sqlite_text) {
   if (access(ParentDirectory(path).c_str(), W_OK) != 0) return "the directory cannot be written";
   return "SQLite could not make the WAL index: " + sqlite_text;

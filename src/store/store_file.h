@@ -4,6 +4,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <optional>
 #include <string>
 
 #include "hwrec/status.h"
@@ -35,6 +36,10 @@ Status DescribeOpenFailure(const std::string& path, const SQLite::Exception& err
 // Whether a read-only open that failed with `extended_code` may retry with
 // `immutable=1`: the file is there but its WAL index cannot be made.
 bool MayOpenImmutable(int extended_code);
+// Why an immutable open of `path` would mislead, or nullopt when it is safe:
+// a hot rollback journal (a killed writer's pages are in the main file) or a
+// -wal holding committed changes the main file does not have yet.
+std::optional<std::string> ImmutableWouldMislead(const std::string& path);
 // Why a read-only open fell back to immutable, for `hwrec status`.
 std::string ImmutableReason(const std::string& path, const std::string& sqlite_text);
 // "file:PATH?immutable=1", with the characters a URI reserves escaped.
