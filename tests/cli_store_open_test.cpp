@@ -238,8 +238,19 @@ TEST_CASE("cli: writing commands in a folder this user cannot write say so and w
   CHECK_THAT(init.err, Catch::Contains("cannot create the store: this user cannot write the "
                                        "directory " +
                                        dir.path().string()));
-  for (const std::string& command :
-       {"ingest " + store + " " + Observations(), "pools import " + store + " " + Pools()}) {
+  // Inputs `nobody` may read: the source tree may sit where only root can enter.
+  const std::string observations = dir.File("observations.jsonl");
+  const std::string pools = dir.File("pools.jsonl");
+  hwrec::test::WriteFile(observations,
+                         ReadFile(hwrec::test::SourcePath("examples/observations.jsonl")));
+  hwrec::test::WriteFile(pools, ReadFile(hwrec::test::SourcePath("examples/pools.jsonl")));
+  for (const std::string& input : {observations, pools}) {
+    std::filesystem::permissions(
+        input, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                   std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+  }
+  for (const std::string& command : {"ingest " + store + " " + ShellQuote(observations),
+                                     "pools import " + store + " " + ShellQuote(pools)}) {
     const auto r = RunCliAsNobody(command);
     INFO(command << "\n" << r.err);
     CHECK(r.exit_code == 1);
