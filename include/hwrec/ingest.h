@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hwrec/observation.h"
+#include "hwrec/runner.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -32,6 +33,9 @@ struct IngestOptions {
   // whole into memory.
   std::size_t max_line_bytes = 1048576;
   bool strict = false;  // unknown fields reject their record instead of a warning
+  // The shape of JSON records: hwrec's (DESIGN §5), the Runner's
+  // CompleteExecutionMetric (docs/RUNNER.md), or told apart per record.
+  RecordForm form = RecordForm::kAuto;
   // Called after each batch's commit, on the ingesting thread: what it reports
   // is stored even if the process stops right after.
   std::function<void(const IngestProgress&)> on_batch_committed;

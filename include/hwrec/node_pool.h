@@ -17,6 +17,7 @@ namespace hwrec {
 
 class Store;
 class GpuCatalog;
+enum class RecordForm;
 
 struct NodePool {
   std::string node_pool_id;  // unique across sites
@@ -57,6 +58,9 @@ struct PoolImportSummary {
 // Imports JSON lines (one pool per line; blank lines skipped). Good lines are
 // registered in one transaction; bad ones are reported with their line.
 Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl);
+// The same for pools in `form`: hwrec's, the Runner's RunnerNodePool
+// (docs/RUNNER.md), or told apart per line.
+Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form);
 
 Result<std::vector<NodePool>> ListNodePools(const Store& store);
 Result<std::optional<NodePool>> FindNodePool(const Store& store, const std::string& node_pool_id);
