@@ -2,7 +2,7 @@
 
 `pip install --no-build-isolation .` runs this through setuptools: CMake
 configures the library and the module only (no tests, no tools) in
-build/pip (or $HWREC_CMAKE_BUILD_DIR), builds the `_hwrec` target, and the
+build/pip (or $HWREC_CMAKE_BUILD_DIR), builds the `hwrec_python` target (the extension _hwrec), and the
 extension is placed in the wheel beside the pure-Python files of python/hwrec.
 A re-install reuses that build directory, so it rebuilds only what changed.
 """
@@ -47,7 +47,7 @@ class CMakeBuild(build_ext):
             f"-DPython3_EXECUTABLE={sys.executable}",
         ])
         subprocess.check_call(
-            ["cmake", "--build", str(build_dir), "--target", "_hwrec", "--parallel", jobs])
+            ["cmake", "--build", str(build_dir), "--target", "hwrec_python", "--parallel", jobs])
         built = sorted((build_dir / "python" / "hwrec").glob("_hwrec*.so"))
         if not built:
             raise RuntimeError(f"{build_dir}/python/hwrec: the build made no _hwrec module")
