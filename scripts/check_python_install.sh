@@ -3,9 +3,9 @@
 # 1. `cmake --install` of a build (default: build/dev) puts the package where
 #    Debian's /usr/bin/python3 imports it for the install prefix;
 # 2. `pip install --no-build-isolation .` from this checkout works offline in a
-#    fresh virtual environment (Debian 12's python3-venv brings pip and
-#    setuptools); hwrec then imports from outside the source tree and makes one
-#    round trip through a store.
+#    fresh virtual environment that uses Debian 12's python3-setuptools and
+#    python3-wheel (--system-site-packages); hwrec then imports from outside the
+#    source tree and makes one round trip through a store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -28,7 +28,7 @@ fi
 (cd "$work" && PYTHONPATH="$work/root$site" /usr/bin/python3 -c \
   'import hwrec, sys; print(f"cmake --install: hwrec {hwrec.__version__} in {sys.argv[1]}")' "$site")
 
-/usr/bin/python3 -m venv "$work/venv"
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"
 export HWREC_CMAKE_BUILD_DIR=${HWREC_CMAKE_BUILD_DIR:-$src/build/pip}
 "$work/venv/bin/python" -m pip install --no-build-isolation --no-index -q "$src"
 

@@ -9,7 +9,7 @@ packages=(
   libfmt-dev libboost-program-options-dev
   nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev
   catch2
-  python3 python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools
+  python3 python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
 )
 
 missing=()
