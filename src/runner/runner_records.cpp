@@ -104,20 +104,6 @@ std::optional<FieldError> ReadWhole(const Json& object, const std::string& prefi
   return std::nullopt;
 }
 
-// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests).
-void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
-          const std::string& prefix = "") {
-  t->names.Set(to, prefix + std::string(key));
-  const Json* value = Member(from, key);
-  if (value == nullptr) return;
-  const auto dot = to.find('.');
-  if (dot == std::string::npos) {
-    t->hwrec[to] = *value;
-  } else {
-    t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = *value;
-  }
-}
-
 void Put(RunnerTranslation* t, const std::string& to, Json value) {
   const auto dot = to.find('.');
   if (dot == std::string::npos) {
@@ -125,6 +111,14 @@ void Put(RunnerTranslation* t, const std::string& to, Json value) {
   } else {
     t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = std::move(value);
   }
+}
+
+// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests);
+// hwrec's parser then judges it, and its errors are renamed back.
+void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
+          const std::string& prefix = "") {
+  t->names.Set(to, prefix + std::string(key));
+  if (const Json* value = Member(from, key)) Put(t, to, *value);
 }
 
 // Cores as millicores, rounded to the nearest one.
@@ -407,8 +401,9 @@ void TranslateMetrics(const Json& object, RunnerTranslation* t) {
   Whole(*m, "metrics.", "memory_max", "bytes", true, "memory_peak_bytes", t);
 }
 
-// hwrec's observation fields and the Runner fields they are read from. Where
-// two Runner fields feed one hwrec field, the first listed is the usual one.
+// hwrec's observation fields and the Runner fields they are usually read from
+// (gpu_compute_fraction may also come from metadata), for problems found after
+// parsing, when the record's own names are no longer at hand.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kObservationNames = {{
     {"action_image", "action_container_image"},
     {"finished_at", "ended_at"},
