@@ -22,6 +22,7 @@
 #include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
+#include "runner/runner_records.h"
 #include "store/sqlite_util.h"
 #include "util/line_reader.h"
 #include "util/text.h"
@@ -70,6 +71,7 @@ class IngestRun {
   IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
             internal::RecommenderSettings settings)
       : strict_(options.strict),
+        form_(options.form),
         max_line_bytes_(options.max_line_bytes),
         db_(db),
         resolver_(std::move(resolver)),
@@ -104,6 +106,8 @@ class IngestRun {
 
  private:
   bool strict_;
+  RecordForm form_;
+  bool runner_record_ = false;  // the record being added was in the Runner's form
   std::size_t max_line_bytes_;
   SQLite::Database& db_;
   HardwareResolver resolver_;
@@ -206,7 +210,11 @@ void IngestRun::Reject(std::int64_t line, const std::string& execution_id, const
 }
 
 void IngestRun::Reject(std::int64_t line, const std::string& execution_id,
-                       const std::vector<FieldError>& errors, const std::string& record) {
+                       const std::vector<FieldError>& given, const std::string& record) {
+  std::vector<FieldError> errors = given;
+  if (runner_record_) {  // found after parsing: named as the Runner's record names them
+    for (FieldError& e : errors) e = internal::RunnerObservationError(std::move(e));
+  }
   writer_.RecordReject(line, execution_id, Combined(errors), record);
   ++summary_.rejected;
   summary_.rejects.push_back(
@@ -232,14 +240,17 @@ void IngestRun::AddLine(const PendingLine& pending) {
                        text.substr(0, kKeptBytes), line, pending.length, kKeptBytes));
     return;
   }
-  ObservationParse parsed = ParseObservationJson(text, strict_);
+  RecordForm read_as = RecordForm::kHwrec;
+  ObservationParse parsed = internal::ParseObservationRecord(text, form_, strict_, &read_as);
   if (!parsed.errors.empty()) {
     Reject(line, parsed.execution_id, parsed.errors, text);
     return;
   }
   // Warnings are for records kept: one that Add rejects has its reject instead.
   const std::int64_t rejected_before = summary_.rejected;
+  runner_record_ = read_as == RecordForm::kRunner;
   Add(line, *parsed.observation, &text);
+  runner_record_ = false;
   if (summary_.rejected == rejected_before) Warn(line, parsed.execution_id, parsed.warnings);
 }
 
