@@ -9,10 +9,16 @@ candidates, observations), and prints p50/p99 in ms as JSON.
 """
 
 import json
+import os
 import sys
 import time
 
-import hwrec
+# Python puts this script's folder first on the path, and that folder holds
+# hwrec's sources, not the built module: import the one PYTHONPATH names.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import hwrec  # noqa: E402
 
 
 def percentile(values, p):
