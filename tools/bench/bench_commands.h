@@ -34,4 +34,7 @@ int RunRouteBench(const std::vector<std::string>& args);
 // hwrec-bench place [--iterations N] | --openb DIR [--pods N] [--emit DIR]
 int RunPlaceBench(const std::vector<std::string>& args);
 
+// hwrec-bench python [--iterations N] [--python EXE] [--script PATH] [--module-dir DIR]
+int RunPythonBench(const std::vector<std::string>& args);
+
 }  // namespace hwrec::bench

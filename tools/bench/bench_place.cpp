@@ -9,14 +9,12 @@
 #include <iostream>
 #include <optional>
 #include <queue>
-#include <sstream>
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
 #include "bench/observation_generator.h"
 #include "bench/openb_inventory.h"
-#include "hwrec/ingest.h"
-#include "hwrec/node_pool.h"
+#include "bench/place_fixture.h"
 #include "hwrec/placement.h"
 #include "hwrec/store.h"
 
@@ -26,8 +24,6 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr double kTargetP99Ms = 1.0;
-constexpr std::int64_t kHistory = 20000;  // observations ingested before measuring
-constexpr std::size_t kBenchPools = 1000;
 
 const char* const kUsage =
     "hwrec-bench place [--iterations N] [--seed S] [--format table|json]\n"
@@ -83,29 +79,6 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
   return options;
 }
 
-std::unique_ptr<Store> OpenBenchStore(const std::string& path) {
-  auto store = Store::Open(path, BenchStoreOptions());
-  if (!store.ok()) throw std::runtime_error(store.status().ToString());
-  return std::move(*store);
-}
-
-void ImportPools(Store& store, const std::string& jsonl) {
-  std::istringstream in(jsonl);
-  auto summary = ImportNodePools(store, in);
-  if (!summary.ok()) throw std::runtime_error(summary.status().ToString());
-  if (!summary->errors.empty()) {
-    const PoolImportError& e = summary->errors.front();
-    throw std::runtime_error(
-        fmt::format("pool line {} ({}): {} {}", e.line, e.node_pool_id, e.field, e.reason));
-  }
-}
-
-template <typename T>
-T Require(Result<T> result) {
-  if (!result.ok()) throw std::runtime_error(result.status().ToString());
-  return std::move(*result);
-}
-
 struct SizeFigures {
   std::size_t candidates = 0;
   double p50_ms = 0;
@@ -113,32 +86,6 @@ struct SizeFigures {
   std::size_t feasible = 0;
   std::string chosen;
 };
-
-// The generator's pools with history, plus kBenchPools pools of the same shapes.
-std::vector<PlacementCandidate> SetUpSynthetic(Store& store, const ObservationGenerator& gen) {
-  std::string jsonl;
-  for (const BenchPool& p : gen.pools()) jsonl += NodePoolJsonLine(p.pool) + "\n";
-  std::vector<PlacementCandidate> candidates;
-  for (std::size_t i = 0; i < kBenchPools; ++i) {
-    NodePool pool = gen.pools()[i % gen.pools().size()].pool;
-    pool.node_pool_id = fmt::format("bench-pool-{:04}", i);
-    pool.name = "";
-    jsonl += NodePoolJsonLine(pool) + "\n";
-    const HardwareProfile& h = pool.hardware;
-    const auto quarter = static_cast<std::int64_t>(i % 4 + 1);
-    candidates.push_back(
-        {pool.node_pool_id, static_cast<std::int64_t>(i * 7) % (h.gpu_total.value_or(0) + 1),
-         h.cpu_millicores.value_or(0) * quarter / 4, h.memory_bytes.value_or(0) * quarter / 4});
-  }
-  ImportPools(store, jsonl);
-  Ingestor ingestor(store);
-  std::vector<Observation> batch;
-  for (std::int64_t first = 0; first < kHistory; first += 5000) {
-    gen.Fill(first, 5000, &batch);
-    Require(ingestor.Ingest(batch));
-  }
-  return candidates;
-}
 
 SizeFigures TimeEvaluations(PlacementEvaluator& evaluator, const ExecutionToPlace& execution,
                             std::vector<PlacementCandidate> candidates, int iterations) {
@@ -163,13 +110,10 @@ int RunSynthetic(const PlaceBenchOptions& options) {
   ScratchDir scratch;
   auto store =
       OpenBenchStore(options.store_path.empty() ? scratch.File("place.hwrec") : options.store_path);
-  const ObservationGenerator gen(options.seed, kHistory);
-  const std::vector<PlacementCandidate> all = SetUpSynthetic(*store, gen);
-  ExecutionToPlace execution;
-  for (std::size_t i = 0; i < gen.images().size() && execution.workload.empty(); ++i) {
-    if (gen.image_profiles()[i].uses_gpu) execution.workload = gen.images()[i];
-  }
-  execution.declared.gpu_count = 1;
+  const ObservationGenerator gen(options.seed, kPlaceHistory);
+  const PlaceFixture fixture = SetUpPlaceFixture(*store, gen);
+  const std::vector<PlacementCandidate>& all = fixture.candidates;
+  const ExecutionToPlace& execution = fixture.execution;
   PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(*store));
   std::vector<SizeFigures> sizes;
   for (const std::size_t n : {std::size_t{10}, std::size_t{100}, std::size_t{1000}}) {
@@ -197,7 +141,7 @@ int RunSynthetic(const PlaceBenchOptions& options) {
   std::cout << fmt::format(
       "hwrec-bench place: {} ({} observations of history, {} iterations, "
       "load {:.2f})\n\n",
-      execution.workload, WithThousands(kHistory), options.iterations, LoadAverage());
+      execution.workload, WithThousands(kPlaceHistory), options.iterations, LoadAverage());
   std::cout << fmt::format("{:>11} {:>10} {:>10} {:>9}  {}\n", "candidates", "p50 ms", "p99 ms",
                            "feasible", "chosen");
   for (const SizeFigures& s : sizes) {

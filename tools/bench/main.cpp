@@ -34,6 +34,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"route", "ladder-build latency (p50/p99) and a full simulated walk", RunRouteBench},
       {"place", "placement evaluation latency (p50/p99) for 10/100/1,000 candidates",
        RunPlaceBench},
+      {"python", "the same recommend, place and ingest timed in C++ and through `import hwrec`",
+       RunPythonBench},
   };
   return kSubcommands;
 }

@@ -1,0 +1,90 @@
+// What the files of the hwrec Python module share: how a Status becomes a
+// Python exception, how a Store is claimed for one call at a time, and the
+// registration functions each file provides to the module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "hwrec/placement.h"
+#include "hwrec/recommend.h"
+#include "hwrec/route_plan.h"
+#include "hwrec/router.h"
+#include "hwrec/status.h"
+#include "hwrec/store.h"
+
+namespace hwrec::python {
+
+namespace py = pybind11;
+
+// A failed hwrec call; the module's translator raises the Python class of its code.
+struct StatusError {
+  Status status;
+};
+// A Store used while another call on it is under way.
+struct ConcurrentUse {
+  std::string message;
+};
+// A Store used after close().
+struct ClosedStore {
+  std::string message;
+};
+
+[[noreturn]] inline void ThrowStatus(const Status& status) { throw StatusError{status}; }
+
+template <typename T>
+T Unwrap(Result<T>&& result) {
+  if (!result.ok()) ThrowStatus(result.status());
+  return std::move(result).value();
+}
+
+inline void Check(const Status& status) {
+  if (!status.ok()) ThrowStatus(status);
+}
+
+// One opened store, with the query objects reused between calls.
+struct PyStore {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<RecommendationQuery> query;   // made on first recommend
+  std::optional<PlacementEvaluator> evaluator;  // made on first place; reset on reload
+  std::atomic<bool> busy{false};
+  std::string path;
+  bool read_only = false;
+};
+
+// Claims a store for one call: raises ConcurrentUseError when another call
+// holds it (another thread, or a launcher re-entering) and hwrec.Error when it
+// is closed. Taken with the GIL held, before it is released.
+class Claim {
+ public:
+  explicit Claim(PyStore& store);
+  Claim(const Claim&) = delete;
+  Claim& operator=(const Claim&) = delete;
+  ~Claim() { store_.busy.store(false); }
+  Store& store() { return *store_.store; }
+
+ private:
+  PyStore& store_;
+};
+
+// The path named by a str or os.PathLike.
+std::string FsPath(const py::handle& path);
+// Optional epoch seconds from None, a number, or RFC 3339 text; `what` names the argument.
+std::optional<double> EpochSeconds(const py::handle& value, const char* what);
+
+void RegisterErrors(py::module_& m);
+void RegisterStoreValues(py::module_& m);
+void RegisterPlacementValues(py::module_& m);
+void RegisterRouteValues(py::module_& m);
+void RegisterStore(py::module_& m);
+void RegisterFunctions(py::module_& m);
+
+// Store methods defined by area, attached by RegisterStore.
+void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& store);
+void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& store);
+
+}  // namespace hwrec::python

@@ -1,0 +1,86 @@
+// hwrec.Error and one subclass per StatusCode, plus ConcurrentUseError; the
+// C++ message is carried unchanged as `.message` and str(e).
+#include <pybind11/pybind11.h>
+
+#include <array>
+#include <string>
+
+#include "binding.h"
+
+namespace hwrec::python {
+
+namespace {
+
+struct ErrorClass {
+  StatusCode code;
+  const char* code_name;
+  const char* class_name;
+};
+
+constexpr std::array<ErrorClass, 7> kErrorClasses{{
+    {StatusCode::kInvalidArgument, "invalid_argument", "InvalidArgumentError"},
+    {StatusCode::kNotFound, "not_found", "NotFoundError"},
+    {StatusCode::kConflict, "conflict", "ConflictError"},
+    {StatusCode::kSchemaMismatch, "schema_mismatch", "SchemaMismatchError"},
+    {StatusCode::kReadOnly, "read_only", "ReadOnlyError"},
+    {StatusCode::kIoError, "io_error", "IoError"},
+    {StatusCode::kInternal, "internal", "InternalError"},
+}};
+
+PyObject* g_error = nullptr;
+PyObject* g_concurrent = nullptr;
+std::array<PyObject*, kErrorClasses.size()> g_classes{};
+
+PyObject* NewClass(py::module_& m, const char* name, PyObject* base, const char* doc) {
+  const std::string qualified = std::string("hwrec.") + name;
+  PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+  if (cls == nullptr) throw py::error_already_set();
+  m.add_object(name, py::handle(cls));
+  return cls;
+}
+
+// Raises `cls(message)` with `.code` and `.message` set.
+void Raise(PyObject* cls, const char* code, const std::string& message) {
+  py::object error = py::reinterpret_borrow<py::object>(cls)(message);
+  error.attr("code") = code;
+  error.attr("message") = message;
+  PyErr_SetObject(cls, error.ptr());
+}
+
+void Translate(std::exception_ptr exception) {
+  try {
+    if (exception) std::rethrow_exception(exception);
+  } catch (const StatusError& e) {
+    for (std::size_t i = 0; i < kErrorClasses.size(); ++i) {
+      if (kErrorClasses[i].code == e.status.code()) {
+        Raise(g_classes[i], kErrorClasses[i].code_name, e.status.message());
+        return;
+      }
+    }
+    Raise(g_error, "ok", e.status.message());
+  } catch (const ConcurrentUse& e) {
+    Raise(g_concurrent, "concurrent_use", e.message);
+  } catch (const ClosedStore& e) {
+    Raise(g_error, "closed", e.message);
+  }
+}
+
+}  // namespace
+
+void RegisterErrors(py::module_& m) {
+  g_error = NewClass(m, "Error", PyExc_Exception,
+                     "An hwrec call failed: `.code` names the kind (\"invalid_argument\", ...), "
+                     "`.message` is hwrec's message, also str(e).");
+  PyObject_SetAttrString(g_error, "code", py::str("").ptr());
+  PyObject_SetAttrString(g_error, "message", py::str("").ptr());
+  for (std::size_t i = 0; i < kErrorClasses.size(); ++i) {
+    g_classes[i] = NewClass(m, kErrorClasses[i].class_name, g_error, nullptr);
+  }
+  g_concurrent = NewClass(m, "ConcurrentUseError", g_error,
+                          "A Store was used while another call on it was under way (from "
+                          "another thread, or re-entered from a launcher). A Store is one "
+                          "connection for one thread at a time: open one Store per thread.");
+  py::register_exception_translator(&Translate);
+}
+
+}  // namespace hwrec::python

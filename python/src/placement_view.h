@@ -1,0 +1,25 @@
+// The Python Placement and RoutePlan values: a C++ result shared with the
+// attributes and lists read from it, plus what the call added.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "hwrec/placement_types.h"
+#include "hwrec/route_plan.h"
+#include "hwrec/router.h"
+
+namespace hwrec::python {
+
+struct PlacementView {
+  std::shared_ptr<const PlacementResult> result;
+  std::optional<std::int64_t> placement_id;  // set when the call recorded it
+};
+
+struct RoutePlanView {
+  RoutePlan plan;
+  std::optional<RouteResult> walk;  // the simulated walk, when one was asked for
+};
+
+}  // namespace hwrec::python

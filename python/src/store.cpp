@@ -1,0 +1,294 @@
+// hwrec.Store: opening, status, migration, pools and ingest. Every call
+// claims the store (one call at a time) and releases the GIL while C++ works.
+#include <pybind11/stl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "binding.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/runner.h"
+
+namespace hwrec::python {
+
+using PyStoreClass = py::class_<PyStore, std::shared_ptr<PyStore>>;
+
+Claim::Claim(PyStore& store) : store_(store) {
+  if (store.busy.exchange(true)) {
+    throw ConcurrentUse{"store " + store.path +
+                        " is in use by another call (another thread, or a launcher calling "
+                        "back into it): a Store is one connection for one thread at a time; "
+                        "open one Store per thread"};
+  }
+  if (!store.store) {
+    store.busy.store(false);
+    throw ClosedStore{"store " + store.path + " is closed: open it again with hwrec.Store(path)"};
+  }
+}
+
+std::string FsPath(const py::handle& path) {
+  return py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+}
+
+std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
+  if (value.is_none()) return std::nullopt;
+  if (py::hasattr(value, "timestamp")) return value.attr("timestamp")().cast<double>();
+  if (py::isinstance<py::str>(value)) {
+    const std::string text = value.cast<std::string>();
+    if (auto epoch = ParseRfc3339(text)) return epoch;
+    ThrowStatus(Status::InvalidArgument(std::string(what) + ": '" + text +
+                                        "' is not an RFC 3339 time: use e.g. "
+                                        "2026-11-29T16:02:37Z or epoch seconds"));
+  }
+  if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
+    return value.cast<double>();
+  }
+  ThrowStatus(Status::InvalidArgument(std::string(what) +
+                                      ": expected epoch seconds, RFC 3339 text or a datetime"));
+}
+
+namespace {
+
+RecordForm FormOf(const std::string& text) {
+  if (auto form = ParseRecordForm(text)) return *form;
+  ThrowStatus(Status::InvalidArgument("form: '" + text +
+                                      "' is not a record form: use auto, "
+                                      "hwrec or runner"));
+}
+
+// JSON lines from a path, a text file object, one dict or an iterable of dicts.
+struct LinesInput {
+  std::string path;  // set: read this file
+  std::string text;
+};
+
+void AppendRecord(const py::handle& record, const py::object& dumps, const std::string& what,
+                  std::string* text) {
+  if (!py::isinstance<py::dict>(record)) {
+    throw py::type_error(what + ": expected a dict, got " +
+                         py::str(py::type::of(record).attr("__name__")).cast<std::string>());
+  }
+  *text += dumps(record).cast<std::string>();
+  *text += '\n';
+}
+
+LinesInput ReadLines(const py::handle& input, const char* what) {
+  LinesInput out;
+  if (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__")) {
+    out.path = FsPath(input);
+    return out;
+  }
+  if (py::hasattr(input, "read")) {
+    py::object text = input.attr("read")();
+    if (py::isinstance<py::bytes>(text)) text = text.attr("decode")("utf-8");
+    out.text = text.cast<std::string>();
+    return out;
+  }
+  const py::object dumps = py::module_::import("json").attr("dumps");
+  if (py::isinstance<py::dict>(input)) {
+    AppendRecord(input, dumps, what, &out.text);
+    return out;
+  }
+  if (!py::hasattr(input, "__iter__")) {
+    throw py::type_error(std::string(what) +
+                         ": expected a dict, an iterable of dicts, a path or a file object");
+  }
+  std::size_t i = 0;
+  for (const py::handle record : input) {
+    AppendRecord(record, dumps, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
+  }
+  return out;
+}
+
+// Runs `read(stream)` on the input's lines, without the GIL.
+template <typename Fn>
+auto WithLines(const LinesInput& input, Fn&& read)
+    -> decltype(read(std::declval<std::istream&>())) {
+  py::gil_scoped_release release;
+  if (input.path.empty()) {
+    std::istringstream in(input.text);
+    return read(in);
+  }
+  std::ifstream in(input.path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    std::string message = input.path + ": cannot read it: " + std::strerror(error);
+    return error == ENOENT ? Status::NotFound(message) : Status::IoError(message);
+  }
+  return read(in);
+}
+
+std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& options) {
+  auto out = std::make_shared<PyStore>();
+  out->path = FsPath(path);
+  out->read_only = options.read_only;
+  Result<std::unique_ptr<Store>> opened = [&] {
+    py::gil_scoped_release release;
+    return Store::Open(out->path, options);
+  }();
+  out->store = Unwrap(std::move(opened));
+  return out;
+}
+
+void DefineOpening(PyStoreClass& cls) {
+  cls.def(py::init([](const py::object& path, bool read_only, int busy_timeout_ms) {
+            StoreOptions options;
+            options.read_only = read_only;
+            options.busy_timeout_ms = busy_timeout_ms;
+            return OpenStore(path, options);
+          }),
+          py::arg("path"), py::kw_only(), py::arg("read_only") = false,
+          py::arg("busy_timeout_ms") = 5000,
+          "Opens an existing store (NotFoundError when it is missing).")
+      .def_static(
+          "init",
+          [](const py::object& path) {
+            StoreOptions options;
+            options.create_if_missing = true;
+            return OpenStore(path, options);
+          },
+          py::arg("path"), "Creates a store at the latest schema (as `hwrec init`), or opens it.")
+      .def("close",
+           [](PyStore& s) {
+             if (!s.store) return;
+             Claim claim(s);
+             py::gil_scoped_release release;
+             s.evaluator.reset();
+             s.query.reset();
+             s.store.reset();
+           })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__",
+           [](PyStore& s, const py::args&) {
+             if (!s.store) return;
+             Claim claim(s);
+             s.evaluator.reset();
+             s.query.reset();
+             s.store.reset();
+           })
+      .def_property_readonly("path", [](const PyStore& s) { return s.path; })
+      .def_property_readonly("read_only", [](const PyStore& s) { return s.read_only; })
+      .def_property_readonly("closed", [](const PyStore& s) { return !s.store; })
+      .def_property_readonly("schema_version", [](PyStore& s) {
+        Claim claim(s);
+        return claim.store().schema_version();
+      });
+}
+
+void DefineUpkeep(PyStoreClass& cls) {
+  cls.def("status",
+          [](PyStore& s) {
+            Claim claim(s);
+            Result<StoreStatus> status = [&] {
+              py::gil_scoped_release release;
+              return claim.store().GetStatus();
+            }();
+            return Unwrap(std::move(status));
+          })
+      .def("migrate",
+           [](PyStore& s) {
+             Claim claim(s);
+             Result<std::vector<int>> applied = [&] {
+               py::gil_scoped_release release;
+               s.evaluator.reset();
+               s.query.reset();
+               return claim.store().Migrate();
+             }();
+             return Unwrap(std::move(applied));
+           })
+      .def("refresh",
+           [](PyStore& s) {
+             Claim claim(s);
+             Result<std::int64_t> rows = [&] {
+               py::gil_scoped_release release;
+               return RefreshRecommendations(claim.store());
+             }();
+             return Unwrap(std::move(rows));
+           })
+      .def(
+          "reload",
+          [](PyStore& s) {
+            Claim claim(s);
+            s.evaluator.reset();
+          },
+          "Re-reads the registered pools for place(): pools registered by another process "
+          "are seen after reload().");
+}
+
+void DefinePools(PyStoreClass& cls) {
+  cls.def(
+         "register_pools",
+         [](PyStore& s, const py::object& pools, const std::string& form) {
+           const RecordForm record_form = FormOf(form);
+           Claim claim(s);
+           const LinesInput input = ReadLines(pools, "pools");
+           Result<PoolImportSummary> summary = WithLines(input, [&](std::istream& in) {
+             return ImportNodePools(claim.store(), in, record_form);
+           });
+           s.evaluator.reset();
+           return Unwrap(std::move(summary));
+         },
+         py::arg("pools"), py::arg("form") = "auto")
+      .def("pools", [](PyStore& s) {
+        Claim claim(s);
+        Result<std::vector<NodePool>> pools = [&] {
+          py::gil_scoped_release release;
+          return ListNodePools(claim.store());
+        }();
+        return Unwrap(std::move(pools));
+      });
+}
+
+IngestOptions ReadIngestOptions(const std::string& form, bool strict, std::size_t batch_size,
+                                const std::optional<std::string>& source) {
+  IngestOptions options;
+  options.form = FormOf(form);
+  options.strict = strict;
+  if (batch_size == 0) ThrowStatus(Status::InvalidArgument("batch_size: must be at least 1"));
+  options.batch_size = batch_size;
+  if (source) options.source = *source;
+  return options;
+}
+
+void DefineIngest(PyStoreClass& cls) {
+  cls.def(
+      "ingest",
+      [](PyStore& s, const py::object& records, const std::string& form, bool strict,
+         std::size_t batch_size, const std::optional<std::string>& source) {
+        IngestOptions options = ReadIngestOptions(form, strict, batch_size, source);
+        Claim claim(s);
+        const LinesInput input = ReadLines(records, "records");
+        if (!source && !input.path.empty()) options.source = input.path;
+        Result<IngestSummary> summary = WithLines(input, [&](std::istream& in) {
+          Ingestor ingestor(claim.store(), options);
+          return ingestor.IngestJsonLines(in);
+        });
+        return Unwrap(std::move(summary));
+      },
+      py::arg("records"), py::arg("form") = "auto", py::arg("strict") = false,
+      py::arg("batch_size") = 10000, py::arg("source") = py::none());
+}
+
+}  // namespace
+
+void RegisterStore(py::module_& m) {
+  PyStoreClass cls(m, "Store",
+                   "One hwrec store: one connection for one thread at a time (a call made "
+                   "while another is under way raises ConcurrentUseError). Open one Store per "
+                   "thread.");
+  DefineOpening(cls);
+  DefineUpkeep(cls);
+  DefinePools(cls);
+  DefineIngest(cls);
+  DefineQueryMethods(cls);
+  DefineRouteMethods(cls);
+  cls.def("__repr__", [](const PyStore& s) {
+    return "Store(path=" + py::repr(py::str(s.path)).cast<std::string>() +
+           (s.read_only ? ", read_only=True" : "") + (s.store ? "" : ", closed") + ")";
+  });
+}
+
+}  // namespace hwrec::python

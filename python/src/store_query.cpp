@@ -1,0 +1,242 @@
+// Store.recommend, Store.place and Store.placements. Candidate dicts are read
+// field by field through the C API: a place over 100 pools must cost little
+// more in Python than in C++.
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "binding.h"
+#include "hwrec/node_pool.h"
+#include "placement_view.h"
+
+namespace hwrec::python {
+
+namespace {
+
+[[noreturn]] void BadArgument(const std::string& message) {
+  ThrowStatus(Status::InvalidArgument(message));
+}
+
+std::string CandidateName(std::size_t index) { return "candidates[" + std::to_string(index) + "]"; }
+
+// A free capacity: a non-negative whole number, or None for no known limit.
+std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t index, const char* field) {
+  if (value == Py_None) return std::nullopt;
+  const auto bad = [&](const char* what) {
+    BadArgument(CandidateName(index) + "." + field + ": " + what);
+  };
+  if (!PyLong_Check(value) || PyBool_Check(value)) {
+    bad("expected a whole number (or None for no known limit)");
+  }
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow != 0) bad("the number is out of range");
+  if (n < 0) bad("must not be negative");
+  return n;
+}
+
+// The candidate fields as interned strings: keys written as literals in
+// Python are the same objects, so most keys match by pointer.
+struct CandidateKeys {
+  PyObject* node_pool_id = PyUnicode_InternFromString("node_pool_id");
+  PyObject* free_partitions = PyUnicode_InternFromString("free_partitions");
+  PyObject* free_cpu_millicores = PyUnicode_InternFromString("free_cpu_millicores");
+  PyObject* free_memory_bytes = PyUnicode_InternFromString("free_memory_bytes");
+};
+
+bool IsKey(PyObject* key, PyObject* interned, const char* name) {
+  return key == interned || std::strcmp(PyUnicode_AsUTF8(key), name) == 0;
+}
+
+// Reads one candidate dict; messages are built only when a field is wrong.
+PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index) {
+  static const CandidateKeys* const keys = new CandidateKeys();  // lives as long as Python
+  PlacementCandidate c;
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    if (!PyUnicode_Check(key)) BadArgument(CandidateName(index) + ": keys must be strings");
+    if (key == keys->free_partitions) {
+      c.free_partitions = FreeCapacity(value, index, "free_partitions");
+    } else if (key == keys->free_cpu_millicores) {
+      c.free_cpu_millicores = FreeCapacity(value, index, "free_cpu_millicores");
+    } else if (key == keys->free_memory_bytes) {
+      c.free_memory_bytes = FreeCapacity(value, index, "free_memory_bytes");
+    } else if (IsKey(key, keys->node_pool_id, "node_pool_id")) {
+      if (!PyUnicode_Check(value)) {
+        BadArgument(CandidateName(index) + ".node_pool_id: expected a string");
+      }
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+      c.node_pool_id.assign(text, static_cast<std::size_t>(size));
+    } else if (IsKey(key, keys->free_partitions, "free_partitions")) {
+      c.free_partitions = FreeCapacity(value, index, "free_partitions");
+    } else if (IsKey(key, keys->free_cpu_millicores, "free_cpu_millicores")) {
+      c.free_cpu_millicores = FreeCapacity(value, index, "free_cpu_millicores");
+    } else if (IsKey(key, keys->free_memory_bytes, "free_memory_bytes")) {
+      c.free_memory_bytes = FreeCapacity(value, index, "free_memory_bytes");
+    } else {
+      BadArgument(CandidateName(index) + ": '" + PyUnicode_AsUTF8(key) +
+                  "' is not a candidate field: use node_pool_id, free_partitions, "
+                  "free_cpu_millicores, free_memory_bytes");
+    }
+  }
+  if (c.node_pool_id.empty()) BadArgument(CandidateName(index) + ".node_pool_id: required");
+  return c;
+}
+
+std::vector<PlacementCandidate> ReadCandidates(const py::handle& candidates) {
+  if (py::isinstance<py::str>(candidates) || py::isinstance<py::dict>(candidates) ||
+      !py::hasattr(candidates, "__iter__")) {
+    throw py::type_error("candidates: expected a list of dicts or node_pool_id strings");
+  }
+  const py::object items = py::reinterpret_steal<py::object>(
+      PySequence_Fast(candidates.ptr(), "candidates: expected a list"));
+  if (!items) throw py::error_already_set();
+  const Py_ssize_t count = PySequence_Fast_GET_SIZE(items.ptr());
+  PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+  std::vector<PlacementCandidate> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+    if (PyUnicode_Check(item[i])) {
+      out.push_back({PyUnicode_AsUTF8(item[i]), {}, {}, {}});
+    } else if (PyDict_Check(item[i])) {
+      out.push_back(ReadCandidateDict(item[i], i));
+    } else {
+      throw py::type_error(CandidateName(i) + ": expected a dict or a node_pool_id string");
+    }
+  }
+  return out;
+}
+
+std::optional<DeclaredResources> ReadDeclared(PyObject* value, const char* what) {
+  if (value == nullptr || value == Py_None) return std::nullopt;
+  if (!PyDict_Check(value)) throw py::type_error(std::string(what) + ": expected a dict");
+  if (PyDict_Size(value) == 0) return DeclaredResources{};
+  const py::object dumps = py::module_::import("json").attr("dumps");
+  const std::string json = dumps(py::handle(value)).cast<std::string>();
+  return Unwrap(ParseDeclaredResources(json, what));
+}
+
+ExecutionToPlace ReadExecution(const py::handle& execution) {
+  if (!PyDict_Check(execution.ptr())) throw py::type_error("execution: expected a dict");
+  ExecutionToPlace out;
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(execution.ptr(), &pos, &key, &value)) {
+    const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : "";
+    if (std::strcmp(name, "image") == 0) {
+      if (!PyUnicode_Check(value)) BadArgument("execution.image: expected the action image");
+      out.workload = PyUnicode_AsUTF8(value);
+    } else if (std::strcmp(name, "declared") == 0) {
+      out.declared = ReadDeclared(value, "execution.declared").value_or(DeclaredResources{});
+    } else if (std::strcmp(name, "retry_floor") == 0) {
+      out.retry_floor = ReadDeclared(value, "execution.retry_floor");
+    } else {
+      BadArgument(std::string("execution: '") + name +
+                  "' is not understood: use image, declared, retry_floor");
+    }
+  }
+  if (out.workload.empty()) BadArgument("execution.image: required (the action image)");
+  return out;
+}
+
+HardwareKey KeyOf(PyStore& s, const std::optional<std::string>& pool,
+                  const std::optional<std::string>& gpu_brand,
+                  const std::optional<std::string>& gpu_model,
+                  const std::optional<std::string>& instance_type, bool cpu_only) {
+  if (!pool) return HardwareKey{gpu_brand, gpu_model, instance_type, cpu_only};
+  if (gpu_brand || gpu_model || instance_type || cpu_only) {
+    BadArgument(
+        "pool: give a pool or a hardware key (gpu_brand, gpu_model, instance_type, "
+        "cpu_only), not both");
+  }
+  Result<std::optional<NodePool>> found = [&] {
+    py::gil_scoped_release release;
+    return FindNodePool(*s.store, *pool);
+  }();
+  const std::optional<NodePool> node_pool = Unwrap(std::move(found));
+  if (!node_pool) {
+    ThrowStatus(Status::NotFound("pool: no node pool '" + *pool +
+                                 "' is registered: register it with register_pools()"));
+  }
+  return HardwareKey::Of(*node_pool);
+}
+
+Recommendation Recommend(PyStore& s, const std::string& image,
+                         const std::optional<std::string>& pool,
+                         const std::optional<std::string>& gpu_brand,
+                         const std::optional<std::string>& gpu_model,
+                         const std::optional<std::string>& instance_type, bool cpu_only,
+                         const py::object& as_of) {
+  const std::optional<double> when = EpochSeconds(as_of, "as_of");
+  Claim claim(s);
+  const HardwareKey key = KeyOf(s, pool, gpu_brand, gpu_model, instance_type, cpu_only);
+  Result<Recommendation> rec = [&] {
+    py::gil_scoped_release release;
+    if (!s.query) s.query = std::make_unique<RecommendationQuery>(*s.store);
+    return s.query->Recommend(image, key, when);
+  }();
+  return Unwrap(std::move(rec));
+}
+
+PlacementView Place(PyStore& s, const py::object& execution, const py::object& candidates,
+                    const std::string& policy_name, const py::object& as_of,
+                    const std::optional<std::string>& record) {
+  const std::optional<PlacementPolicy> policy = ParsePlacementPolicy(policy_name);
+  if (!policy)
+    BadArgument("policy: '" + policy_name + "' is not a policy: use best_fit or first_fit");
+  const ExecutionToPlace to_place = ReadExecution(execution);
+  const std::vector<PlacementCandidate> pools = ReadCandidates(candidates);
+  const std::optional<double> when = EpochSeconds(as_of, "as_of");
+  Claim claim(s);
+  PlacementView view;
+  Status status = [&]() -> Status {
+    py::gil_scoped_release release;
+    if (!s.evaluator) {
+      Result<PlacementEvaluator> opened = PlacementEvaluator::Open(*s.store);
+      if (!opened.ok()) return opened.status();
+      s.evaluator.emplace(std::move(opened).value());
+    }
+    Result<PlacementResult> result = s.evaluator->Evaluate(to_place, pools, *policy, when);
+    if (!result.ok()) return result.status();
+    view.result = std::make_shared<const PlacementResult>(std::move(result).value());
+    if (!record) return Status::Ok();
+    Result<std::int64_t> id = RecordPlacement(*s.store, *record, *view.result);
+    if (!id.ok()) return id.status();
+    view.placement_id = *id;
+    return Status::Ok();
+  }();
+  Check(status);
+  return view;
+}
+
+}  // namespace
+
+void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
+  cls.def("recommend", &Recommend, py::arg("image"), py::kw_only(), py::arg("pool") = py::none(),
+          py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
+          py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
+          py::arg("as_of") = py::none(),
+          "What `image` should request on a hardware key, or on a registered pool's key.")
+      .def("place", &Place, py::arg("execution"), py::arg("candidates"),
+           py::arg("policy") = "best_fit", py::arg("as_of") = py::none(),
+           py::arg("record") = py::none(),
+           "Evaluates the candidate pools for one execution and chooses one; with `record`, "
+           "writes the chosen request for that execution_id.")
+      .def(
+          "placements",
+          [](PyStore& s, const std::string& execution_id) {
+            Claim claim(s);
+            Result<std::vector<PlacementRecord>> records = [&] {
+              py::gil_scoped_release release;
+              return ListPlacements(*s.store, execution_id);
+            }();
+            return Unwrap(std::move(records));
+          },
+          py::arg("execution_id"));
+}
+
+}  // namespace hwrec::python

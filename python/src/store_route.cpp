@@ -1,0 +1,136 @@
+// Store.route, Store.walk and Store.router_day: the width router's ladder and
+// the dispatcher's walk with a Python launcher.
+#include <pybind11/stl.h>
+
+#include <exception>
+
+#include "binding.h"
+#include "placement_view.h"
+
+namespace hwrec::python {
+
+namespace {
+
+double LengthHours(const py::handle& length) {
+  if (py::isinstance<py::str>(length)) {
+    Result<double> hours = ParseDurationHours(length.cast<std::string>());
+    if (!hours.ok()) ThrowStatus(Status::InvalidArgument("length: " + hours.status().message()));
+    return *hours;
+  }
+  if (py::isinstance<py::int_>(length) || py::isinstance<py::float_>(length)) {
+    return length.cast<double>();
+  }
+  throw py::type_error("length: expected a duration such as \"6h\" or a number of hours");
+}
+
+SimulatedCapacity ReadCapacity(const py::handle& simulate) {
+  if (!py::isinstance<py::dict>(simulate)) {
+    throw py::type_error("simulate: expected a dict with available, failures and day");
+  }
+  const std::string json = py::module_::import("json").attr("dumps")(simulate).cast<std::string>();
+  return Unwrap(ParseSimulatedCapacity(json, "simulate"));
+}
+
+RoutePlanView Route(PyStore& s, const std::string& intent, int width, const py::object& length,
+                    const py::object& simulate, const py::object& as_of) {
+  const double hours = LengthHours(length);
+  const std::optional<SimulatedCapacity> capacity =
+      simulate.is_none() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
+  const std::optional<double> when = EpochSeconds(as_of, "as_of");
+  Claim claim(s);
+  RoutePlanView view;
+  const Status status = [&]() -> Status {
+    py::gil_scoped_release release;
+    Result<RouterSnapshot> snapshot = RouterSnapshot::Load(*s.store, when);
+    if (!snapshot.ok()) return snapshot.status();
+    Result<RoutePlan> plan = BuildLadder(*snapshot, RouteRequest{intent, width, hours});
+    if (!plan.ok()) return plan.status();
+    view.plan = std::move(plan).value();
+    if (!capacity) return Status::Ok();
+    WalkOptions walk;
+    walk.dry_run = true;
+    walk.now = capacity->now;
+    Result<RouteResult> walked = WalkLadder(
+        *s.store, view.plan, [&](const Rung& rung) { return SimulateLaunch(*capacity, rung); },
+        walk);
+    if (!walked.ok()) return walked.status();
+    view.walk = std::move(walked).value();
+    return Status::Ok();
+  }();
+  Check(status);
+  return view;
+}
+
+// What a launcher returned: an outcome name, or (outcome, detail).
+LaunchResult ReadLaunch(const py::object& returned) {
+  py::object outcome = returned;
+  LaunchResult out;
+  if (py::isinstance<py::tuple>(returned) && py::len(returned) == 2) {
+    outcome = returned.cast<py::tuple>()[0];
+    out.detail = py::str(returned.cast<py::tuple>()[1]).cast<std::string>();
+  }
+  const std::optional<LaunchOutcome> parsed = py::isinstance<py::str>(outcome)
+                                                  ? ParseLaunchOutcome(outcome.cast<std::string>())
+                                                  : std::nullopt;
+  if (!parsed) {
+    ThrowStatus(Status::InvalidArgument(
+        "launcher: returned " + py::repr(returned).cast<std::string>() +
+        ": return launched, capacity_miss, quota_exceeded, config_error, permission_error or "
+        "workload_failure, or a tuple (outcome, detail)"));
+  }
+  out.outcome = *parsed;
+  return out;
+}
+
+RouteResult Walk(PyStore& s, const RoutePlanView& plan, const py::function& launcher, bool dry_run,
+                 const py::object& now) {
+  WalkOptions options;
+  options.dry_run = dry_run;
+  options.now = EpochSeconds(now, "now");
+  Claim claim(s);
+  // An exception from the launcher stops the walk (as a failure that does not
+  // cascade) and is raised again once the walk has returned.
+  std::exception_ptr raised;
+  const Launcher call = [&](const Rung& rung) -> LaunchResult {
+    py::gil_scoped_acquire gil;
+    try {
+      return ReadLaunch(launcher(rung));
+    } catch (...) {
+      raised = std::current_exception();
+      return {LaunchOutcome::kConfigError, "the launcher raised an exception"};
+    }
+  };
+  Result<RouteResult> result = [&] {
+    py::gil_scoped_release release;
+    return WalkLadder(*s.store, plan.plan, call, options);
+  }();
+  if (raised) std::rethrow_exception(raised);
+  return Unwrap(std::move(result));
+}
+
+}  // namespace
+
+void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
+  cls.def("route", &Route, py::arg("intent"), py::arg("width"), py::arg("length"),
+          py::arg("simulate") = py::none(), py::arg("as_of") = py::none(),
+          "The provisioning ladder for one dispatch; with `simulate` (a capacity dict like "
+          "the CLI's --simulate file) also walked as a dry run.")
+      .def("walk", &Walk, py::arg("plan"), py::arg("launcher"), py::kw_only(),
+           py::arg("dry_run") = false, py::arg("now") = py::none(),
+           "Walks `plan`, calling launcher(rung) for each rung tried, and records the day's "
+           "GCP attempt and quota blocks in the store (unless dry_run).")
+      .def(
+          "router_day",
+          [](PyStore& s, const py::object& now) {
+            const std::optional<double> when = EpochSeconds(now, "now");
+            Claim claim(s);
+            Result<RouterDayState> day = [&] {
+              py::gil_scoped_release release;
+              return ReadRouterDayState(*s.store, when);
+            }();
+            return Unwrap(std::move(day));
+          },
+          py::arg("now") = py::none());
+}
+
+}  // namespace hwrec::python

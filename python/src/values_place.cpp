@@ -1,0 +1,258 @@
+// Result values of recommend and place: read from the C++ results they wrap,
+// attribute by attribute, when Python asks for them.
+#include <pybind11/stl.h>
+
+#include "binding.h"
+#include "placement_view.h"
+#include "values.h"
+
+namespace hwrec::python {
+
+namespace {
+
+std::string Name(std::string_view text) { return std::string(text); }
+
+py::dict FigureDict(const Figure& f) {
+  py::dict d;
+  d["kind"] = Name(ToString(f.kind));
+  d["value"] = Opt(f.value);
+  d["provenance"] = Name(ToString(f.provenance));
+  d["samples"] = f.samples;
+  d["confidence"] = f.confidence;
+  d["last_seen"] = Opt(f.last_seen);
+  d["lower"] = Opt(f.lower);
+  d["upper"] = Opt(f.upper);
+  d["statistic"] = f.statistic;
+  d["margin"] = f.margin;
+  d["half_life_hours"] = f.half_life_hours;
+  return d;
+}
+
+py::dict KeyDict(const HardwareKey& k) {
+  py::dict d;
+  d["gpu_brand"] = Opt(k.gpu_brand);
+  d["gpu_model"] = Opt(k.gpu_model);
+  d["instance_type"] = Opt(k.instance_type);
+  d["cpu_only"] = k.cpu_only;
+  return d;
+}
+
+py::dict RecommendationDict(const Recommendation& r) {
+  py::dict d, figures;
+  for (const Figure& f : r.figures) figures[py::str(Name(ToString(f.kind)))] = FigureDict(f);
+  d["workload"] = r.workload;
+  d["hardware"] = KeyDict(r.hardware);
+  d["as_of"] = r.as_of;
+  d["figures"] = figures;
+  return d;
+}
+
+py::dict OriginsDict(const EffectiveRequest& r) {
+  py::dict d;
+  for (std::size_t i = 0; i < kFigureCount; ++i) {
+    d[py::str(Name(ToString(static_cast<FigureKind>(i))))] = r.origins[i].Name();
+  }
+  return d;
+}
+
+py::dict RequestDict(const EffectiveRequest& r) {
+  py::dict d;
+  d["cpu_request_millicores"] = Opt(r.cpu_request_millicores);
+  d["cpu_limit_millicores"] = Opt(r.cpu_limit_millicores);
+  d["memory_bytes"] = Opt(r.memory_bytes);
+  d["gpu_count"] = r.gpu_count;
+  d["gpu_config_id"] = Opt(r.gpu_config_id);
+  d["gpu_memory_gb"] = Opt(r.gpu_memory_gb);
+  d["gpu_compute_fraction"] = Opt(r.gpu_compute_fraction);
+  d["origins"] = OriginsDict(r);
+  return d;
+}
+
+py::dict NeedsDict(const PlacementNeeds& n) {
+  py::dict d;
+  d["gpu_memory_gb"] = Opt(n.gpu_memory_gb);
+  d["gpu_compute_fraction"] = Opt(n.gpu_compute_fraction);
+  return d;
+}
+
+py::dict WasteDict(const PlacementWaste& w) {
+  py::dict d;
+  d["card"] = Opt(w.card);
+  d["compute_shortfall"] = w.compute_shortfall;
+  d["cpu"] = w.cpu;
+  d["memory"] = w.memory;
+  return d;
+}
+
+py::dict CandidateDict(const CandidateEvaluation& c) {
+  py::dict d;
+  d["node_pool_id"] = c.node_pool_id;
+  d["feasible"] = c.feasible;
+  d["reason"] = c.reason;
+  d["notes"] = py::cast(c.notes);
+  d["request"] = RequestDict(c.request);
+  d["needs"] = NeedsDict(c.needs);
+  d["waste"] = WasteDict(c.waste);
+  return d;
+}
+
+py::dict PlacementDict(const PlacementView& p) {
+  const PlacementResult& r = *p.result;
+  const CandidateEvaluation* chosen = r.chosen_evaluation();
+  py::dict d;
+  d["workload"] = r.workload;
+  d["policy"] = Name(ToString(r.policy));
+  d["as_of"] = r.as_of;
+  d["chosen"] = chosen ? py::cast(chosen->node_pool_id) : py::none();
+  d["chosen_request"] = chosen ? py::object(RequestDict(chosen->request)) : py::none();
+  d["placement_id"] = Opt(p.placement_id);
+  d["candidates"] = DictList(r.evaluations, CandidateDict);
+  return d;
+}
+
+py::dict RecordDict(const PlacementRecord& r) {
+  py::dict d;
+  d["id"] = r.id;
+  d["execution_id"] = r.execution_id;
+  d["workload"] = r.workload;
+  d["node_pool_id"] = r.node_pool_id;
+  d["policy"] = Name(ToString(r.policy));
+  d["request"] = RequestDict(r.request);
+  d["placed_at"] = r.placed_at;
+  return d;
+}
+
+void RegisterRecommendation(py::module_& m) {
+  py::class_<Figure> figure(m, "Figure", "One recommended figure and where it comes from.");
+  figure.def_property_readonly("kind", [](const Figure& f) { return Name(ToString(f.kind)); })
+      .def_readonly("value", &Figure::value)
+      .def_property_readonly("provenance",
+                             [](const Figure& f) { return Name(ToString(f.provenance)); })
+      .def_readonly("samples", &Figure::samples)
+      .def_readonly("confidence", &Figure::confidence)
+      .def_readonly("last_seen", &Figure::last_seen)
+      .def_readonly("lower", &Figure::lower)
+      .def_readonly("upper", &Figure::upper)
+      .def_readonly("statistic", &Figure::statistic)
+      .def_readonly("margin", &Figure::margin)
+      .def_readonly("half_life_hours", &Figure::half_life_hours);
+  AddDictAndRepr(figure, "Figure", FigureDict);
+
+  py::class_<Recommendation> rec(m, "Recommendation",
+                                 "What a workload should request on one hardware key.");
+  rec.def_readonly("workload", &Recommendation::workload)
+      .def_property_readonly("hardware",
+                             [](const Recommendation& r) { return KeyDict(r.hardware); })
+      .def_readonly("as_of", &Recommendation::as_of)
+      .def_property_readonly("figures", [](py::object self) {
+        const auto& r = self.cast<const Recommendation&>();
+        py::dict figures;
+        for (const Figure& f : r.figures) {
+          figures[py::str(Name(ToString(f.kind)))] =
+              py::cast(&f, py::return_value_policy::reference_internal, self);
+        }
+        return figures;
+      });
+  AddDictAndRepr(rec, "Recommendation", RecommendationDict);
+}
+
+void RegisterCandidate(py::module_& m) {
+  py::class_<EffectiveRequest> request(m, "EffectiveRequest",
+                                       "What an execution should ask for on one pool.");
+  request.def_readonly("cpu_request_millicores", &EffectiveRequest::cpu_request_millicores)
+      .def_readonly("cpu_limit_millicores", &EffectiveRequest::cpu_limit_millicores)
+      .def_readonly("memory_bytes", &EffectiveRequest::memory_bytes)
+      .def_readonly("gpu_count", &EffectiveRequest::gpu_count)
+      .def_readonly("gpu_config_id", &EffectiveRequest::gpu_config_id)
+      .def_readonly("gpu_memory_gb", &EffectiveRequest::gpu_memory_gb)
+      .def_readonly("gpu_compute_fraction", &EffectiveRequest::gpu_compute_fraction)
+      .def_property_readonly("origins", OriginsDict);
+  AddDictAndRepr(request, "EffectiveRequest", RequestDict);
+
+  py::class_<PlacementNeeds> needs(m, "PlacementNeeds", "GPU figures before partition rounding.");
+  needs.def_readonly("gpu_memory_gb", &PlacementNeeds::gpu_memory_gb)
+      .def_readonly("gpu_compute_fraction", &PlacementNeeds::gpu_compute_fraction);
+  AddDictAndRepr(needs, "PlacementNeeds", NeedsDict);
+
+  py::class_<PlacementWaste> waste(m, "PlacementWaste", "What a placement leaves unused.");
+  waste.def_readonly("card", &PlacementWaste::card)
+      .def_readonly("compute_shortfall", &PlacementWaste::compute_shortfall)
+      .def_readonly("cpu", &PlacementWaste::cpu)
+      .def_readonly("memory", &PlacementWaste::memory);
+  AddDictAndRepr(waste, "PlacementWaste", WasteDict);
+
+  py::class_<CandidateEvaluation> candidate(m, "CandidateEvaluation",
+                                            "One candidate pool, evaluated.");
+  candidate.def_readonly("node_pool_id", &CandidateEvaluation::node_pool_id)
+      .def_readonly("feasible", &CandidateEvaluation::feasible)
+      .def_readonly("reason", &CandidateEvaluation::reason)
+      .def_readonly("notes", &CandidateEvaluation::notes)
+      .def_readonly("request", &CandidateEvaluation::request)
+      .def_readonly("needs", &CandidateEvaluation::needs)
+      .def_readonly("waste", &CandidateEvaluation::waste);
+  AddDictAndRepr(candidate, "CandidateEvaluation", CandidateDict);
+}
+
+py::object ChosenRequest(py::object self) {
+  const auto& p = self.cast<const PlacementView&>();
+  const CandidateEvaluation* chosen = p.result->chosen_evaluation();
+  if (chosen == nullptr) return py::none();
+  return py::cast(&chosen->request, py::return_value_policy::reference_internal, self);
+}
+
+void RegisterPlacement(py::module_& m) {
+  py::class_<PlacementView> placement(m, "Placement", "Where an execution should run, and why.");
+  placement
+      .def_property_readonly("workload", [](const PlacementView& p) { return p.result->workload; })
+      .def_property_readonly(
+          "policy", [](const PlacementView& p) { return Name(ToString(p.result->policy)); })
+      .def_property_readonly("as_of", [](const PlacementView& p) { return p.result->as_of; })
+      .def_property_readonly("chosen",
+                             [](const PlacementView& p) -> py::object {
+                               const auto* c = p.result->chosen_evaluation();
+                               return c ? py::cast(c->node_pool_id) : py::none();
+                             })
+      .def_property_readonly("chosen_request", ChosenRequest)
+      .def_readonly("placement_id", &PlacementView::placement_id)
+      .def_property_readonly(
+          "candidates",
+          [](const PlacementView& p) -> const std::vector<CandidateEvaluation>& {
+            return p.result->evaluations;
+          },
+          py::return_value_policy::reference_internal)
+      .def(
+          "to_payload",
+          [](const PlacementView& p) {
+            return py::module_::import("json").attr("loads")(PlacementToJson(*p.result));
+          },
+          "The hwrec.placement/v1 payload as a dict.")
+      .def(
+          "to_json",
+          [](const PlacementView& p, std::optional<int> indent) {
+            return PlacementToJson(*p.result, indent.value_or(-1));
+          },
+          py::arg("indent") = py::none(), "The hwrec.placement/v1 payload as JSON text.");
+  AddDictAndRepr(placement, "Placement", PlacementDict);
+
+  py::class_<PlacementRecord> record(m, "PlacementRecord",
+                                     "A placement recorded for an execution.");
+  record.def_readonly("id", &PlacementRecord::id)
+      .def_readonly("execution_id", &PlacementRecord::execution_id)
+      .def_readonly("workload", &PlacementRecord::workload)
+      .def_readonly("node_pool_id", &PlacementRecord::node_pool_id)
+      .def_property_readonly("policy",
+                             [](const PlacementRecord& r) { return Name(ToString(r.policy)); })
+      .def_readonly("request", &PlacementRecord::request)
+      .def_readonly("placed_at", &PlacementRecord::placed_at);
+  AddDictAndRepr(record, "PlacementRecord", RecordDict);
+}
+
+}  // namespace
+
+void RegisterPlacementValues(py::module_& m) {
+  RegisterRecommendation(m);
+  RegisterCandidate(m);
+  RegisterPlacement(m);
+}
+
+}  // namespace hwrec::python

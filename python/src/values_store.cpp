@@ -1,0 +1,228 @@
+// Result values of the store, pools, ingest and catalog calls.
+#include <pybind11/stl.h>
+
+#include "binding.h"
+#include "hwrec/catalog.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "values.h"
+
+namespace hwrec::python {
+
+std::string ReprOf(const char* name, const py::dict& fields) {
+  std::string out = std::string(name) + "(";
+  bool first = true;
+  for (const auto& [key, value] : fields) {
+    if (!first) out += ", ";
+    first = false;
+    out += py::str(key).cast<std::string>() + "=";
+    const bool long_list = py::isinstance<py::list>(value) && py::len(value) > 0 &&
+                           py::isinstance<py::dict>(value.cast<py::list>()[0]);
+    out += long_list ? "[" + std::to_string(py::len(value)) + " items]"
+                     : py::repr(value).cast<std::string>();
+  }
+  return out + ")";
+}
+
+py::dict ProfileDict(const HardwareProfile& p) {
+  py::dict d;
+  d["instance_type"] = Opt(p.instance_type);
+  d["architecture"] = Opt(p.architecture);
+  d["cpu_millicores"] = Opt(p.cpu_millicores);
+  d["memory_bytes"] = Opt(p.memory_bytes);
+  d["gpu_count"] = Opt(p.gpu_count);
+  d["gpu_mode"] = Opt(p.gpu_mode);
+  d["gpu_total"] = Opt(p.gpu_total);
+  d["gpu_brand"] = Opt(p.gpu_brand);
+  d["gpu_model"] = Opt(p.gpu_model);
+  return d;
+}
+
+namespace {
+
+py::dict StatusDict(const StoreStatus& s) {
+  py::dict d, tables;
+  for (const TableCount& t : s.tables) tables[py::str(t.table)] = t.rows;
+  d["path"] = s.path;
+  d["schema_version"] = s.schema_version;
+  d["latest_schema_version"] = s.latest_schema_version;
+  d["hp_version"] = s.hp_version;
+  d["journal_mode"] = s.journal_mode;
+  d["file_size_bytes"] = s.file_size_bytes;
+  d["wal_size_bytes"] = s.wal_size_bytes;
+  d["tables"] = tables;
+  d["opened"] = s.opened;
+  d["immutable"] = s.immutable;
+  return d;
+}
+
+py::dict PoolDict(const NodePool& p) {
+  py::dict d;
+  d["node_pool_id"] = p.node_pool_id;
+  d["site_id"] = p.site_id;
+  d["name"] = p.name;
+  d["hardware"] = ProfileDict(p.hardware);
+  d["gpu_model_known"] = p.gpu_model_known();
+  return d;
+}
+
+py::dict PoolRejectDict(const PoolImportError& e) {
+  py::dict d;
+  d["line"] = e.line;
+  d["node_pool_id"] = e.node_pool_id;
+  d["field"] = e.field;
+  d["reason"] = e.reason;
+  return d;
+}
+
+py::dict PoolSummaryDict(const PoolImportSummary& s) {
+  py::dict d;
+  d["registered"] = s.registered;
+  d["updated"] = s.updated;
+  d["unchanged"] = s.unchanged;
+  d["rejected"] = s.errors.size();
+  d["rejects"] = DictList(s.errors, PoolRejectDict);
+  return d;
+}
+
+py::dict FieldErrorDict(const FieldError& e) {
+  py::dict d;
+  d["field"] = e.field;
+  d["reason"] = e.reason;
+  return d;
+}
+
+py::dict RejectDict(const IngestReject& r) {
+  py::dict d;
+  d["line"] = r.line;
+  d["execution_id"] = r.execution_id;
+  d["field"] = r.field;
+  d["reason"] = r.reason;
+  d["errors"] = DictList(r.errors, FieldErrorDict);
+  return d;
+}
+
+py::dict WarningDict(const IngestWarning& w) {
+  py::dict d;
+  d["line"] = w.line;
+  d["execution_id"] = w.execution_id;
+  d["field"] = w.field;
+  d["message"] = w.message;
+  return d;
+}
+
+py::dict IngestDict(const IngestSummary& s) {
+  py::dict d;
+  d["accepted"] = s.accepted;
+  d["duplicates"] = s.duplicates;
+  d["conflicts"] = s.conflicts;
+  d["rejected"] = s.rejected;
+  d["profile_id_mismatches"] = s.profile_id_mismatches;
+  d["unresolved_hardware"] = s.unresolved_hardware;
+  d["rejects"] = DictList(s.rejects, RejectDict);
+  d["warnings"] = DictList(s.warnings, WarningDict);
+  d["conflict_execution_ids"] = py::cast(s.conflict_execution_ids);
+  return d;
+}
+
+py::dict PartitionDict(const GpuPartition& p) {
+  py::dict d;
+  d["gpu_config_id"] = p.gpu_config_id;
+  d["brand"] = p.brand;
+  d["model"] = p.model;
+  d["mode"] = p.mode;
+  d["memory_gb"] = p.memory_gb;
+  d["compute_slices"] = p.compute_slices;
+  d["compute_fraction"] = p.compute_fraction;
+  return d;
+}
+
+void RegisterIngestValues(py::module_& m) {
+  py::class_<FieldError> field_error(m, "FieldError", "One bad field of a rejected record.");
+  field_error.def_readonly("field", &FieldError::field).def_readonly("reason", &FieldError::reason);
+  AddDictAndRepr(field_error, "FieldError", FieldErrorDict);
+
+  py::class_<IngestReject> reject(m, "IngestReject", "A rejected record and every bad field.");
+  reject.def_readonly("line", &IngestReject::line)
+      .def_readonly("execution_id", &IngestReject::execution_id)
+      .def_readonly("field", &IngestReject::field)
+      .def_readonly("reason", &IngestReject::reason)
+      .def_readonly("errors", &IngestReject::errors);
+  AddDictAndRepr(reject, "IngestReject", RejectDict);
+
+  py::class_<IngestWarning> warning(m, "IngestWarning", "A record kept with a remark.");
+  warning.def_readonly("line", &IngestWarning::line)
+      .def_readonly("execution_id", &IngestWarning::execution_id)
+      .def_readonly("field", &IngestWarning::field)
+      .def_readonly("message", &IngestWarning::message);
+  AddDictAndRepr(warning, "IngestWarning", WarningDict);
+
+  py::class_<IngestSummary> summary(m, "IngestSummary", "What one ingest call stored.");
+  summary.def_readonly("accepted", &IngestSummary::accepted)
+      .def_readonly("duplicates", &IngestSummary::duplicates)
+      .def_readonly("conflicts", &IngestSummary::conflicts)
+      .def_readonly("rejected", &IngestSummary::rejected)
+      .def_readonly("profile_id_mismatches", &IngestSummary::profile_id_mismatches)
+      .def_readonly("unresolved_hardware", &IngestSummary::unresolved_hardware)
+      .def_readonly("rejects", &IngestSummary::rejects)
+      .def_readonly("warnings", &IngestSummary::warnings)
+      .def_readonly("conflict_execution_ids", &IngestSummary::conflict_execution_ids);
+  AddDictAndRepr(summary, "IngestSummary", IngestDict);
+}
+
+void RegisterPoolValues(py::module_& m) {
+  py::class_<NodePool> pool(m, "NodePool", "A registered node pool and its hardware.");
+  pool.def_readonly("node_pool_id", &NodePool::node_pool_id)
+      .def_readonly("site_id", &NodePool::site_id)
+      .def_readonly("name", &NodePool::name)
+      .def_property_readonly("hardware", [](const NodePool& p) { return ProfileDict(p.hardware); })
+      .def_property_readonly("gpu_model_known", &NodePool::gpu_model_known);
+  AddDictAndRepr(pool, "NodePool", PoolDict);
+
+  py::class_<PoolImportError> reject(m, "PoolReject", "A pool record that was not registered.");
+  reject.def_readonly("line", &PoolImportError::line)
+      .def_readonly("node_pool_id", &PoolImportError::node_pool_id)
+      .def_readonly("field", &PoolImportError::field)
+      .def_readonly("reason", &PoolImportError::reason);
+  AddDictAndRepr(reject, "PoolReject", PoolRejectDict);
+
+  py::class_<PoolImportSummary> summary(m, "PoolImportSummary", "What register_pools did.");
+  summary.def_readonly("registered", &PoolImportSummary::registered)
+      .def_readonly("updated", &PoolImportSummary::updated)
+      .def_readonly("unchanged", &PoolImportSummary::unchanged)
+      .def_property_readonly("rejected", [](const PoolImportSummary& s) { return s.errors.size(); })
+      .def_readonly("rejects", &PoolImportSummary::errors);
+  AddDictAndRepr(summary, "PoolImportSummary", PoolSummaryDict);
+}
+
+}  // namespace
+
+void RegisterStoreValues(py::module_& m) {
+  py::class_<StoreStatus> status(m, "StoreStatus", "What `hwrec status` shows.");
+  status.def_readonly("path", &StoreStatus::path)
+      .def_readonly("schema_version", &StoreStatus::schema_version)
+      .def_readonly("latest_schema_version", &StoreStatus::latest_schema_version)
+      .def_readonly("hp_version", &StoreStatus::hp_version)
+      .def_readonly("journal_mode", &StoreStatus::journal_mode)
+      .def_readonly("file_size_bytes", &StoreStatus::file_size_bytes)
+      .def_readonly("wal_size_bytes", &StoreStatus::wal_size_bytes)
+      .def_property_readonly("tables", [](const StoreStatus& s) { return StatusDict(s)["tables"]; })
+      .def_readonly("opened", &StoreStatus::opened)
+      .def_readonly("immutable", &StoreStatus::immutable);
+  AddDictAndRepr(status, "StoreStatus", StatusDict);
+
+  RegisterPoolValues(m);
+  RegisterIngestValues(m);
+
+  py::class_<GpuPartition> partition(m, "GpuPartition", "One way to use a card of the catalog.");
+  partition.def_readonly("gpu_config_id", &GpuPartition::gpu_config_id)
+      .def_readonly("brand", &GpuPartition::brand)
+      .def_readonly("model", &GpuPartition::model)
+      .def_readonly("mode", &GpuPartition::mode)
+      .def_readonly("memory_gb", &GpuPartition::memory_gb)
+      .def_readonly("compute_slices", &GpuPartition::compute_slices)
+      .def_readonly("compute_fraction", &GpuPartition::compute_fraction);
+  AddDictAndRepr(partition, "GpuPartition", PartitionDict);
+}
+
+}  // namespace hwrec::python

@@ -1,0 +1,66 @@
+// hwrec-bench python, run as a user would: one run times the same recommend,
+// place and ingest in C++ and through the Python module and prints the ratios.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "test_support.h"
+
+namespace hwrec::test {
+namespace {
+
+// Where the build puts the hwrec package: <build>/python, beside <build>/tools.
+std::filesystem::path ModuleDir() {
+  return std::filesystem::path(HWREC_BENCH_PATH).parent_path().parent_path() / "python";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "bench python: one run times recommend, place and ingest in both languages and prints "
+    "the ratios",
+    "[bench][python]") {
+  if (!std::filesystem::exists(ModuleDir() / "hwrec")) {
+    WARN("skipped: the hwrec Python module is not built in " << ModuleDir().string()
+                                                             << " (HWREC_PYTHON off)");
+    return;
+  }
+  const std::string bench = ShellQuote(HWREC_BENCH_PATH) + " python --iterations 5";
+
+  const CommandResult table = RunShell(bench);
+  INFO(table.out << table.err);
+  REQUIRE(table.exit_code == 0);
+  for (const char* text : {"recommend", "place, 100 candidates", "ingest, 1 record per txn",
+                           "ratio50", "ratio99", "<= 1.3", "<= 3"}) {
+    CHECK_THAT(table.out, Catch::Contains(text));
+  }
+
+  const CommandResult json_run = RunShell(bench + " --format json");
+  INFO(json_run.err);
+  REQUIRE(json_run.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(json_run.out);
+  std::set<std::string> timed;
+  for (const nlohmann::json& call : report.at("calls")) {
+    if (!call.contains("python_p50_ms")) continue;
+    timed.insert(call.at("call").get<std::string>());
+    CHECK(call.at("ratio_p50").get<double>() > 0);
+    CHECK(call.at("ratio_p99").get<double>() > 0);
+  }
+  CHECK(timed ==
+        std::set<std::string>{"recommend", "place, 100 candidates", "ingest, 1 record per txn"});
+  CHECK_FALSE(report.at("chosen").get<std::string>().empty());
+}
+
+TEST_CASE("bench python: a missing module is an error naming where it looked and the fix",
+          "[bench][python]") {
+  const CommandResult result =
+      RunShell(ShellQuote(HWREC_BENCH_PATH) + " python --module-dir /nonexistent/python");
+  CHECK(result.exit_code == 1);
+  CHECK_THAT(result.err, Catch::Contains("not built in /nonexistent/python"));
+  CHECK_THAT(result.err, Catch::Contains("HWREC_PYTHON=ON"));
+}
+
+}  // namespace hwrec::test

@@ -1,0 +1,370 @@
+// hwrec-bench python: the same three calls timed in C++ and through the
+// Python module, on one store in one run. C++ times RecommendationQuery::
+// Recommend, PlacementEvaluator::Evaluate over 100 candidates and Ingestor::
+// Ingest of one observation per call (one transaction each); then python/
+// bench.py times store.recommend, store.place and store.ingest on the same
+// store with the same inputs, written to a file, and prints JSON. The table
+// gives p50/p99 of each and the Python/C++ ratios.
+#include <fmt/format.h>
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
+#include "bench/observation_generator.h"
+#include "bench/place_fixture.h"
+#include "hwrec/ingest.h"
+#include "hwrec/placement.h"
+#include "hwrec/recommend.h"
+#include "hwrec/store.h"
+
+namespace hwrec::bench {
+namespace {
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+constexpr int kWarmup = 5;  // calls made before timing, in each language
+constexpr std::size_t kCandidates = 100;
+
+const char* const kUsage =
+    "hwrec-bench python [--iterations N] [--seed S] [--python EXE] [--script PATH]\n"
+    "                   [--module-dir DIR] [--format table|json]\n\n"
+    "Builds the `place` bench's store (20,000 observations of history, 1,000 pools),\n"
+    "times in C++ one recommend, one place over 100 candidates and one ingest of a\n"
+    "single observation per transaction, then runs python/bench.py on the same store\n"
+    "and inputs through `import hwrec` and prints p50/p99 of both and the ratios\n"
+    "(targets on p50: Python/C++ <= 1.3 for place, <= 3 for recommend).";
+
+struct PythonBenchOptions {
+  int iterations = 200;
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::string python = "/usr/bin/python3";
+  std::string script = HWREC_SOURCE_DIR "/python/bench.py";
+  std::string module_dir = HWREC_PYTHON_MODULE_DIR;
+};
+
+std::optional<PythonBenchOptions> ParseOptions(const std::vector<std::string>& args) {
+  PythonBenchOptions o;
+  std::string format;
+  po::options_description described("Options");
+  described.add_options()("iterations,n", po::value(&o.iterations)->default_value(200),
+                          "timed calls of each kind, per language")(
+      "seed,s", po::value(&o.seed)->default_value(1), "generator seed")(
+      "python", po::value(&o.python)->default_value(o.python), "the Python interpreter")(
+      "script", po::value(&o.script)->default_value(o.script), "the Python side of the bench")(
+      "module-dir", po::value(&o.module_dir)->default_value(o.module_dir),
+      "the folder holding the built hwrec package (PYTHONPATH)")(
+      "format", po::value(&format)->default_value("table"), "output format: table or json")(
+      "help,h", "show this help");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(described).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << "Usage: " << kUsage << "\n\n" << described << "\n";
+    return std::nullopt;
+  }
+  po::notify(vm);
+  if (o.iterations < 1) throw UsageError("--iterations must be at least 1");
+  if (format != "table" && format != "json") {
+    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
+  }
+  o.json = format == "json";
+  return o;
+}
+
+struct Timing {
+  double p50_ms = 0;
+  double p99_ms = 0;
+};
+
+Timing TimingOf(const Stopwatch& stopwatch) {
+  return {Percentile(stopwatch.laps(), 50) * 1000, Percentile(stopwatch.laps(), 99) * 1000};
+}
+
+template <typename Call>
+Timing TimeCalls(int iterations, Call call) {
+  Stopwatch stopwatch;
+  for (int i = 0; i < iterations + kWarmup; ++i) {
+    if (i == kWarmup) stopwatch = Stopwatch();
+    stopwatch.Start();
+    call(i);
+    stopwatch.Stop();
+  }
+  return TimingOf(stopwatch);
+}
+
+// What both languages are given, and what C++ made of it.
+struct Inputs {
+  ExecutionToPlace execution;
+  std::vector<PlacementCandidate> candidates;
+  HardwareKey key;
+  std::vector<Observation> cpp_records;  // ids bench-cpp-N
+  std::vector<Observation> py_records;   // ids bench-py-N
+};
+
+Inputs MakeInputs(const ObservationGenerator& gen, const PlaceFixture& fixture, int iterations) {
+  Inputs inputs{fixture.execution,
+                {fixture.candidates.begin(),
+                 fixture.candidates.begin() + static_cast<std::ptrdiff_t>(kCandidates)},
+                {},
+                {},
+                {}};
+  for (std::size_t i = 0; i < gen.images().size(); ++i) {
+    if (gen.images()[i] == inputs.execution.workload) {
+      inputs.key = HardwareKey::Of(gen.pools()[gen.image_profiles()[i].pools.front()].pool);
+    }
+  }
+  // Records of the history's shape under new execution ids: new to the store.
+  const auto needed = static_cast<std::size_t>(iterations + kWarmup);
+  for (std::int64_t index = 0; inputs.py_records.size() < needed; ++index) {
+    if (gen.KindOf(index) != RecordKind::kValid) continue;
+    Observation o = gen.Generate(index);
+    o.execution_id = fmt::format("bench-cpp-{}", index);
+    inputs.cpp_records.push_back(o);
+    o.execution_id = fmt::format("bench-py-{}", index);
+    inputs.py_records.push_back(std::move(o));
+  }
+  return inputs;
+}
+
+template <typename T>
+void SetIf(json& object, const char* key, const std::optional<T>& value) {
+  if (value) object[key] = *value;
+}
+
+json ObservationJson(const Observation& o) {
+  json j = {{"execution_id", o.execution_id},
+            {"action_image", o.action_image},
+            {"finished_at", o.finished_at},
+            {"status", std::string(ToString(o.status))},
+            {"hardware", json::parse(HardwareProfileToJson(o.hardware))}};
+  SetIf(j, "site_id", o.site_id);
+  SetIf(j, "node_pool_id", o.node_pool_id);
+  SetIf(j, "duration_s", o.duration_s);
+  SetIf(j, "hardware_profile_id", o.hardware_profile_id);
+  SetIf(j, "gpu_compute_fraction", o.gpu_compute_fraction);
+  SetIf(j, "gpu_utilization", o.gpu_utilization);
+  SetIf(j, "gpu_memory_peak_gb", o.gpu_memory_peak_gb);
+  SetIf(j, "cpu_millicores_avg", o.cpu_millicores_avg);
+  SetIf(j, "cpu_millicores_p95", o.cpu_millicores_p95);
+  SetIf(j, "cpu_millicores_max", o.cpu_millicores_max);
+  SetIf(j, "memory_peak_bytes", o.memory_peak_bytes);
+  json requested = json::object();
+  SetIf(requested, "cpu_millicores", o.requested.cpu_millicores);
+  SetIf(requested, "memory_bytes", o.requested.memory_bytes);
+  SetIf(requested, "gpu_memory_gb", o.requested.gpu_memory_gb);
+  SetIf(requested, "gpu_compute_fraction", o.requested.gpu_compute_fraction);
+  if (!requested.empty()) j["requested"] = requested;
+  return j;
+}
+
+json InputsJson(const Inputs& inputs, const std::string& store_path, int iterations) {
+  json candidates = json::array();
+  for (const PlacementCandidate& c : inputs.candidates) {
+    json entry = {{"node_pool_id", c.node_pool_id}};
+    SetIf(entry, "free_partitions", c.free_partitions);
+    SetIf(entry, "free_cpu_millicores", c.free_cpu_millicores);
+    SetIf(entry, "free_memory_bytes", c.free_memory_bytes);
+    candidates.push_back(entry);
+  }
+  json records = json::array();
+  for (const Observation& o : inputs.py_records) records.push_back(ObservationJson(o));
+  json key = {{"cpu_only", inputs.key.cpu_only}};
+  SetIf(key, "gpu_brand", inputs.key.gpu_brand);
+  SetIf(key, "gpu_model", inputs.key.gpu_model);
+  SetIf(key, "instance_type", inputs.key.instance_type);
+  return {{"store", store_path},
+          {"iterations", iterations},
+          {"warmup", kWarmup},
+          {"image", inputs.execution.workload},
+          {"hardware", key},
+          {"execution",
+           {{"image", inputs.execution.workload},
+            {"declared", {{"gpu_count", *inputs.execution.declared.gpu_count}}}}},
+          {"candidates", candidates},
+          {"observations", records}};
+}
+
+struct CppFigures {
+  Timing recommend, place, place_with_open, ingest;
+  std::string chosen;
+};
+
+CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
+  CppFigures figures;
+  RecommendationQuery query(store);
+  figures.recommend = TimeCalls(
+      iterations, [&](int) { Require(query.Recommend(inputs.execution.workload, inputs.key)); });
+  PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(store));
+  figures.place = TimeCalls(iterations, [&](int) {
+    const PlacementResult result = Require(evaluator.Evaluate(inputs.execution, inputs.candidates));
+    const CandidateEvaluation* chosen = result.chosen_evaluation();
+    figures.chosen = chosen ? chosen->node_pool_id : "";
+  });
+  figures.place_with_open = TimeCalls(iterations, [&](int) {
+    PlacementEvaluator opened = Require(PlacementEvaluator::Open(store));
+    Require(opened.Evaluate(inputs.execution, inputs.candidates));
+  });
+  Ingestor ingestor(store);
+  figures.ingest = TimeCalls(iterations, [&](int i) {
+    const Observation& record = inputs.cpp_records[static_cast<std::size_t>(i)];
+    const IngestSummary summary = Require(ingestor.Ingest({record}));
+    if (summary.accepted != 1) {
+      throw std::runtime_error(
+          fmt::format("C++ ingest of {} was not accepted", record.execution_id));
+    }
+  });
+  return figures;
+}
+
+std::string ShellQuote(const std::string& arg) {
+  std::string quoted = "'";
+  for (const char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Before any work: the Python side needs the built package and the script.
+void CheckPythonSide(const PythonBenchOptions& o) {
+  if (!std::filesystem::exists(std::filesystem::path(o.module_dir) / "hwrec")) {
+    throw std::runtime_error(fmt::format(
+        "the hwrec Python module is not built in {}: configure with HWREC_PYTHON=ON and build "
+        "the _hwrec target, or pass --module-dir",
+        o.module_dir));
+  }
+  if (!std::filesystem::exists(o.script)) {
+    throw std::runtime_error(fmt::format("{} not found: pass --script PATH", o.script));
+  }
+}
+
+json RunPython(const PythonBenchOptions& o, const std::string& inputs_path) {
+  const std::string command =
+      fmt::format("PYTHONPATH={} {} {} {}", ShellQuote(o.module_dir), ShellQuote(o.python),
+                  ShellQuote(o.script), ShellQuote(inputs_path));
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot start " + o.python);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    throw std::runtime_error(fmt::format("{} {} failed (status {}); its messages are above",
+                                         o.python, o.script, status));
+  }
+  try {
+    return json::parse(out);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("{} printed no JSON ({}): {}", o.script, e.what(), out));
+  }
+}
+
+struct Row {
+  const char* call;
+  Timing cpp;
+  std::optional<Timing> python;
+  std::optional<double> target;  // on the p50 ratio
+};
+
+Timing PythonTiming(const json& report, const char* call) {
+  const json& entry = report.at(call);
+  return {entry.at("p50_ms").get<double>(), entry.at("p99_ms").get<double>()};
+}
+
+double Ratio(double python, double cpp) { return cpp > 0 ? python / cpp : 0; }
+
+void PrintJson(const std::vector<Row>& rows, const json& py, const std::string& chosen,
+               int iterations) {
+  json calls = json::array();
+  for (const Row& r : rows) {
+    json entry = {{"call", r.call}, {"cpp_p50_ms", r.cpp.p50_ms}, {"cpp_p99_ms", r.cpp.p99_ms}};
+    if (r.python) {
+      entry["python_p50_ms"] = r.python->p50_ms;
+      entry["python_p99_ms"] = r.python->p99_ms;
+      entry["ratio_p50"] = Ratio(r.python->p50_ms, r.cpp.p50_ms);
+      entry["ratio_p99"] = Ratio(r.python->p99_ms, r.cpp.p99_ms);
+    }
+    if (r.target) {
+      entry["target_ratio_p50"] = *r.target;
+      entry["target_met"] = Ratio(r.python->p50_ms, r.cpp.p50_ms) <= *r.target;
+    }
+    calls.push_back(entry);
+  }
+  std::cout << json{{"iterations", iterations},
+                    {"python", py.at("python")},
+                    {"calls", calls},
+                    {"chosen", chosen},
+                    {"load_average", LoadAverage()}}
+                   .dump(2)
+            << "\n";
+}
+
+void PrintTable(const std::vector<Row>& rows, const json& py, const std::string& workload,
+                const std::string& chosen, int iterations) {
+  std::cout << fmt::format(
+      "hwrec-bench python: {} ({} observations of history, {} pools, {} iterations, load "
+      "{:.2f})\n{}\n\n",
+      workload, WithThousands(kPlaceHistory), WithThousands(kPlacePools), iterations, LoadAverage(),
+      py.at("python").get<std::string>());
+  std::cout << fmt::format("{:<28} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9}  {}\n", "call",
+                           "C++ p50", "C++ p99", "Py p50", "Py p99", "ratio50", "ratio99",
+                           "target (p50 ratio)");
+  for (const Row& r : rows) {
+    std::string line =
+        fmt::format("{:<28} {:>10.4f} {:>10.4f}", r.call, r.cpp.p50_ms, r.cpp.p99_ms);
+    if (r.python) {
+      const double ratio = Ratio(r.python->p50_ms, r.cpp.p50_ms);
+      line += fmt::format(" {:>10.4f} {:>10.4f} {:>9.2f} {:>9.2f}", r.python->p50_ms,
+                          r.python->p99_ms, ratio, Ratio(r.python->p99_ms, r.cpp.p99_ms));
+      if (r.target) {
+        line += fmt::format("  <= {} {}", *r.target, ratio <= *r.target ? "met" : "NOT met");
+      }
+    }
+    std::cout << line << "\n";
+  }
+  std::cout << fmt::format("\ntimes in ms; both chose {} for the 100-candidate placement\n",
+                           chosen);
+}
+
+}  // namespace
+
+int RunPythonBench(const std::vector<std::string>& args) {
+  const auto options = ParseOptions(args);
+  if (!options) return kExitOk;
+  CheckPythonSide(*options);
+  ScratchDir scratch;
+  const std::string store_path = scratch.File("python.hwrec");
+  const std::string inputs_path = scratch.File("inputs.json");
+  const ObservationGenerator gen(options->seed, kPlaceHistory);
+  CppFigures cpp;
+  Inputs inputs;
+  inputs =
+      MakeInputs(gen, SetUpPlaceFixture(*OpenBenchStore(store_path), gen), options->iterations);
+  // Both languages time a store just opened, its journal checkpointed on close.
+  cpp = TimeCpp(*OpenBenchStore(store_path), inputs, options->iterations);
+  std::ofstream(inputs_path) << InputsJson(inputs, store_path, options->iterations).dump();
+  const json py = RunPython(*options, inputs_path);
+  if (py.at("place_100").at("chosen") != cpp.chosen) {
+    throw std::runtime_error(fmt::format("Python chose {} where C++ chose {}",
+                                         py.at("place_100").at("chosen").dump(), cpp.chosen));
+  }
+  const std::vector<Row> rows = {
+      {"recommend", cpp.recommend, PythonTiming(py, "recommend"), 3.0},
+      {"place, 100 candidates", cpp.place, PythonTiming(py, "place_100"), 1.3},
+      {"ingest, 1 record per txn", cpp.ingest, PythonTiming(py, "ingest_1"), std::nullopt},
+      {"C++ place incl. Open", cpp.place_with_open, std::nullopt, std::nullopt},
+  };
+  if (options->json) {
+    PrintJson(rows, py, cpp.chosen, options->iterations);
+  } else {
+    PrintTable(rows, py, inputs.execution.workload, cpp.chosen, options->iterations);
+  }
+  return kExitOk;
+}
+
+}  // namespace hwrec::bench
