@@ -140,8 +140,7 @@ void DefineOpening(PyStoreClass& cls) {
             options.busy_timeout_ms = busy_timeout_ms;
             return OpenStore(path, options);
           }),
-          py::arg("path"), py::kw_only(), py::arg("read_only") = false,
-          py::arg("busy_timeout_ms") = 5000,
+          py::arg("path"), py::arg("read_only") = false, py::arg("busy_timeout_ms") = 5000,
           "Opens an existing store (NotFoundError when it is missing).")
       .def_static(
           "init",

@@ -216,7 +216,7 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
 }  // namespace
 
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
-  cls.def("recommend", &Recommend, py::arg("image"), py::kw_only(), py::arg("pool") = py::none(),
+  cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),
           py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
           py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
           py::arg("as_of") = py::none(),

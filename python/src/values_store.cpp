@@ -40,9 +40,14 @@ py::dict ProfileDict(const HardwareProfile& p) {
 
 namespace {
 
-py::dict StatusDict(const StoreStatus& s) {
-  py::dict d, tables;
+py::dict TablesDict(const StoreStatus& s) {
+  py::dict tables;
   for (const TableCount& t : s.tables) tables[py::str(t.table)] = t.rows;
+  return tables;
+}
+
+py::dict StatusDict(const StoreStatus& s) {
+  py::dict d;
   d["path"] = s.path;
   d["schema_version"] = s.schema_version;
   d["latest_schema_version"] = s.latest_schema_version;
@@ -50,7 +55,7 @@ py::dict StatusDict(const StoreStatus& s) {
   d["journal_mode"] = s.journal_mode;
   d["file_size_bytes"] = s.file_size_bytes;
   d["wal_size_bytes"] = s.wal_size_bytes;
-  d["tables"] = tables;
+  d["tables"] = TablesDict(s);
   d["opened"] = s.opened;
   d["immutable"] = s.immutable;
   return d;
@@ -206,7 +211,7 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("journal_mode", &StoreStatus::journal_mode)
       .def_readonly("file_size_bytes", &StoreStatus::file_size_bytes)
       .def_readonly("wal_size_bytes", &StoreStatus::wal_size_bytes)
-      .def_property_readonly("tables", [](const StoreStatus& s) { return StatusDict(s)["tables"]; })
+      .def_property_readonly("tables", [](const StoreStatus& s) { return TablesDict(s); })
       .def_readonly("opened", &StoreStatus::opened)
       .def_readonly("immutable", &StoreStatus::immutable);
   AddDictAndRepr(status, "StoreStatus", StatusDict);
