@@ -10,6 +10,8 @@
 #include "catalog/gpu_mode.h"
 #include "hwrec/catalog.h"
 #include "hwrec/observation.h"
+#include "hwrec/runner.h"
+#include "runner/runner_records.h"
 #include "store/sqlite_util.h"
 #include "util/json_fields.h"
 #include "util/line_reader.h"
@@ -192,6 +194,33 @@ PoolOrError ParsePool(const std::string& json) {
   return pool;
 }
 
+// One pool line in `form`. A pool in the Runner's form is translated into
+// hwrec's and judged by the same rules; its errors name the Runner's fields,
+// and `runner` maps the names of later (catalog) errors back too.
+struct PoolRecord {
+  PoolOrError pool;
+  std::optional<internal::RunnerFieldNames> runner;
+
+  // The error's field under the name the line used.
+  FieldError Named(FieldError error) const { return runner ? runner->Renamed(error) : error; }
+};
+
+PoolRecord ParsePoolRecord(const std::string& line, RecordForm form) {
+  if (form == RecordForm::kHwrec) return {ParsePool(line), std::nullopt};
+  auto parsed = internal::ParseJsonRecord(line);
+  if (auto* error = std::get_if<FieldError>(&parsed)) return {*error, std::nullopt};
+  const nlohmann::json& object = std::get<nlohmann::json>(parsed);
+  if (form == RecordForm::kAuto && !internal::IsRunnerPool(object)) {
+    return {ParsePool(line), std::nullopt};
+  }
+  internal::RunnerTranslation runner = internal::TranslateRunnerPool(object);
+  // Translation errors already carry the Runner's names.
+  if (!runner.errors.empty()) return {runner.errors.front(), std::move(runner.names)};
+  PoolRecord record{ParsePool(runner.hwrec.dump()), std::move(runner.names)};
+  if (auto* error = std::get_if<FieldError>(&record.pool)) record.pool = record.Named(*error);
+  return record;
+}
+
 Status ErrorStatus(const NodePool& pool, const FieldError& error) {
   return Status::InvalidArgument(
       fmt::format("{}: {} {}", PoolName(pool), error.field, error.reason));
@@ -288,11 +317,11 @@ void Count(Change change, PoolImportSummary* summary) {
   }
 }
 
-// The pool id of a line that failed to parse, when the line says one.
-std::string PoolIdOfLine(const std::string& line) {
+// The pool id of a line that failed to parse, when the line says one under `key`.
+std::string PoolIdOfLine(const std::string& line, const std::string& key) {
   auto parsed = nlohmann::json::parse(line, nullptr, false);
   if (parsed.is_object()) {
-    auto it = parsed.find("node_pool_id");
+    auto it = parsed.find(key);
     if (it != parsed.end() && it->is_string()) return it->get<std::string>();
   }
   return "";
@@ -330,7 +359,23 @@ Status RegisterNodePool(Store& store, const NodePool& pool) {
   });
 }
 
+Result<NodePool> ParseNodePoolRecord(std::string_view json, RecordForm form) {
+  PoolRecord record = ParsePoolRecord(std::string(json), form);
+  if (auto* error = std::get_if<FieldError>(&record.pool)) {
+    return Status::InvalidArgument(fmt::format("node pool: {} {}", error->field, error->reason));
+  }
+  return std::get<NodePool>(std::move(record.pool));
+}
+
+Result<NodePool> ParseRunnerNodePoolJson(std::string_view json) {
+  return ParseNodePoolRecord(json, RecordForm::kRunner);
+}
+
 Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
+  return ImportNodePools(store, jsonl, RecordForm::kHwrec);
+}
+
+Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "importing node pools", [&]() -> Result<PoolImportSummary> {
     SQLite::Database& db = StoreAccess::Db(store);
@@ -349,15 +394,18 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
         continue;
       }
       if (internal::Trim(line).empty()) continue;
-      PoolOrError pool = ParsePool(line);
-      if (std::holds_alternative<NodePool>(pool)) {
-        pool = Resolve(std::get<NodePool>(pool), *catalog);
+      PoolRecord record = ParsePoolRecord(line, form);
+      if (auto* pool = std::get_if<NodePool>(&record.pool)) {
+        PoolOrError resolved = Resolve(*pool, *catalog);
+        if (auto* error = std::get_if<FieldError>(&resolved)) resolved = record.Named(*error);
+        record.pool = std::move(resolved);
       }
-      if (auto* error = std::get_if<FieldError>(&pool)) {
-        summary.errors.push_back({number, PoolIdOfLine(line), error->field, error->reason});
+      if (auto* error = std::get_if<FieldError>(&record.pool)) {
+        const std::string id = PoolIdOfLine(line, record.runner ? "id" : "node_pool_id");
+        summary.errors.push_back({number, id, error->field, error->reason});
         continue;
       }
-      auto change = Upsert(db, std::get<NodePool>(pool));
+      auto change = Upsert(db, std::get<NodePool>(record.pool));
       if (!change.ok()) return change.status();
       Count(*change, &summary);
     }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hwrec/route_plan.h"
@@ -95,5 +96,19 @@ Result<RouterDayState> ReadRouterDayState(const Store& store,
 
 // "2026-07-08" for epoch seconds, in UTC.
 std::string UtcDay(double epoch_seconds);
+
+// A simulated backend for dry runs (`hwrec route --simulate CAPACITY.json`):
+// which rungs have capacity and which fail otherwise.
+struct SimulatedCapacity {
+  std::vector<std::string> available;                           // rung id patterns ('*' globs)
+  std::vector<std::pair<std::string, LaunchOutcome>> failures;  // pattern -> outcome
+  std::optional<double> now;                                    // from "day": "YYYY-MM-DD"
+};
+// Reads {"available": [...], "failures": {pattern: outcome}, "day": "YYYY-MM-DD"};
+// errors are InvalidArgument and start with `what` (e.g. the file name).
+Result<SimulatedCapacity> ParseSimulatedCapacity(std::string_view json, const std::string& what);
+// The first failure pattern matching the rung's id wins, then any available
+// pattern launches it; otherwise a capacity miss.
+LaunchResult SimulateLaunch(const SimulatedCapacity& capacity, const Rung& rung);
 
 }  // namespace hwrec

@@ -70,6 +70,7 @@ class IngestRun {
   IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
             internal::RecommenderSettings settings)
       : strict_(options.strict),
+        form_(options.form),
         max_line_bytes_(options.max_line_bytes),
         db_(db),
         resolver_(std::move(resolver)),
@@ -104,6 +105,7 @@ class IngestRun {
 
  private:
   bool strict_;
+  RecordForm form_;
   std::size_t max_line_bytes_;
   SQLite::Database& db_;
   HardwareResolver resolver_;
@@ -232,7 +234,7 @@ void IngestRun::AddLine(const PendingLine& pending) {
                        text.substr(0, kKeptBytes), line, pending.length, kKeptBytes));
     return;
   }
-  ObservationParse parsed = ParseObservationJson(text, strict_);
+  ObservationParse parsed = ParseObservationRecord(text, form_, strict_);
   if (!parsed.errors.empty()) {
     Reject(line, parsed.execution_id, parsed.errors, text);
     return;

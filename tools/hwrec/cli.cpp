@@ -28,6 +28,17 @@ Format ParseStreamingFormat(const std::string& text) {
   throw UsageError(fmt::format("--format must be table, json or jsonl, not '{}'", text));
 }
 
+void AddFromOption(po::options_description& options, std::string* from_text) {
+  options.add_options()("from", po::value<std::string>(from_text)->default_value("auto"),
+                        "the records' shape: hwrec, runner (the Runner's own records, "
+                        "docs/RUNNER.md), or auto (told apart per record)");
+}
+
+RecordForm ParseFromOption(const std::string& text) {
+  if (auto form = ParseRecordForm(text)) return *form;
+  throw UsageError(fmt::format("--from must be auto, hwrec or runner, not '{}'", text));
+}
+
 void DrawProgressLine(const std::string& label, std::optional<double> share,
                       const std::string& detail, bool last) {
   constexpr std::size_t kWidth = 30;

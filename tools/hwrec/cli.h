@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/runner.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
 
@@ -49,6 +50,9 @@ void AddFormatOption(po::options_description& options, std::string* format_text)
 Format ParseFormat(const std::string& text);  // throws UsageError; table or json
 // Same, also accepting jsonl (one JSON object per line, as work goes).
 Format ParseStreamingFormat(const std::string& text);
+// Adds --from auto|hwrec|runner (the records' shape, docs/RUNNER.md).
+void AddFromOption(po::options_description& options, std::string* from_text);
+RecordForm ParseFromOption(const std::string& text);  // throws UsageError
 
 // Redraws one progress line in place on stderr: "<label> [###...] 42% <detail>",
 // or "<label> <detail>" when the share is unknown. `last` ends the line.

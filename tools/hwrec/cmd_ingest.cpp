@@ -20,8 +20,10 @@ namespace {
 
 constexpr const char* kUsage =
     "hwrec ingest STORE FILE|- [--format table|json|jsonl] [--batch-size N] [--strict]\n"
-    "             [--max-line-bytes N] [--commit-after-idle MS]\n\n"
+    "             [--max-line-bytes N] [--commit-after-idle MS] [--from auto|hwrec|runner]\n\n"
     "Ingests execution observations, one JSON object per line, from FILE or stdin (-).\n"
+    "Records are in hwrec's form or the Runner's CompleteExecutionMetric with its metrics\n"
+    "(docs/RUNNER.md); --from auto (the default) tells them apart per record.\n"
     "A re-sent execution is counted once; a re-sent execution with different content is a\n"
     "conflict (the first stays). Bad lines are reported with their field and reason, kept in\n"
     "the store's ingest_rejects table, and never stop the good lines. Unknown fields are\n"
@@ -199,6 +201,7 @@ Result<IngestSummary> IngestInput(Store& store, const IngestOptions& options, Fo
 int RunIngest(const std::vector<std::string>& args) {
   std::string store_path;
   std::string format_text;
+  std::string from_text;
   IngestOptions ingest;
   std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
   po::options_description options("Options");
@@ -215,11 +218,13 @@ int RunIngest(const std::vector<std::string>& args) {
       "reject lines longer than this many bytes")(
       "commit-after-idle", po::value(&ingest.commit_after_idle_ms)->default_value(200),
       "from stdin, commit what has arrived once input pauses this many milliseconds");
+  AddFromOption(options, &from_text);
   po::positional_options_description positional;
   positional.add("store", 1).add("input", 1);
   po::variables_map vm;
   if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
   const Format format = ParseStreamingFormat(format_text);
+  ingest.form = ParseFromOption(from_text);
   if (batch_size < 1)
     throw UsageError(fmt::format("--batch-size must be at least 1, not {}", batch_size));
   ingest.batch_size = static_cast<std::size_t>(batch_size);

@@ -148,23 +148,30 @@ int PoolsImport(const std::vector<std::string>& args) {
   std::string store_path;
   std::string file;
   std::string format_text;
+  std::string from_text;
   po::options_description options("Options");
   options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
       "file", po::value<std::string>(&file), "JSON lines, one pool each; - for stdin (positional)");
   AddFormatOption(options, &format_text);
+  AddFromOption(options, &from_text);
   po::positional_options_description positional;
   positional.add("store", 1).add("file", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec pools import STORE FILE|- [--format table|json]", options, positional,
-                 &vm)) {
+  if (!ParseArgs(
+          args,
+          "hwrec pools import STORE FILE|- [--format table|json] [--from auto|hwrec|runner]\n\n"
+          "Pools are in hwrec's form or the Runner's RunnerNodePool (docs/RUNNER.md);\n"
+          "--from auto (the default) tells them apart per line.",
+          options, positional, &vm)) {
     return kExitOk;
   }
   const Format format = ParseFormat(format_text);
+  const RecordForm form = ParseFromOption(from_text);
   if (store_path.empty() || file.empty()) throw UsageError("give the STORE and the FILE (or -)");
   std::istringstream lines(ReadInput(file));
   auto store = OpenWritableStore(store_path);
   if (!store) return kExitError;
-  auto summary = ImportNodePools(*store, lines);
+  auto summary = ImportNodePools(*store, lines, form);
   if (!summary.ok()) return Fail(summary.status());
   PrintImportSummary(*summary, format);
   return summary->errors.empty() ? kExitOk : kExitPartial;

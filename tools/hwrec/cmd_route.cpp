@@ -3,7 +3,6 @@
 // the router's data (machine types, quotas, lanes, RunPod, intents, settings).
 #include <fmt/format.h>
 
-#include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -25,84 +24,12 @@ constexpr const char* kRouteUsage =
     "                  [--simulate CAPACITY.json] [--format table|json]\n"
     "       hwrec route config show|set|import … (see `hwrec route config --help`)";
 
-// A simulated backend: which rungs have capacity and which fail otherwise.
-struct Capacity {
-  std::vector<std::string> available;                           // rung id patterns
-  std::vector<std::pair<std::string, LaunchOutcome>> failures;  // pattern -> outcome
-  std::optional<double> now;
-};
-
-// '*' matches any run of characters, '/' included.
-bool Glob(std::string_view pattern, std::string_view text) {
-  if (pattern.empty()) return text.empty();
-  if (pattern.front() == '*') {
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (Glob(pattern.substr(1), text.substr(i))) return true;
-    }
-    return false;
-  }
-  return !text.empty() && pattern.front() == text.front() &&
-         Glob(pattern.substr(1), text.substr(1));
-}
-
-double DayToEpoch(const std::string& day, const std::string& file) {
-  std::tm tm{};
-  if (day.size() != 10 ||
-      std::sscanf(day.c_str(), "%4d-%2d-%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3) {
-    throw std::runtime_error(
-        fmt::format("{}: day '{}' is not a UTC date: use YYYY-MM-DD", file, day));
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  tm.tm_hour = 12;
-  return static_cast<double>(timegm(&tm));
-}
-
-Capacity ParseCapacity(const std::string& path) {
-  const Json doc = Json::parse(ReadInput(path), nullptr, false);
-  const auto bad = [&](const std::string& what) {
-    return std::runtime_error(fmt::format("{}: {}", path, what));
-  };
-  if (doc.is_discarded() || !doc.is_object()) throw bad("not a JSON object: check its syntax");
-  Capacity capacity;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() == "available" && it->is_array()) {
-      for (const Json& p : *it) {
-        if (!p.is_string()) throw bad("available must list rung ids or patterns (strings)");
-        capacity.available.push_back(p.get<std::string>());
-      }
-    } else if (it.key() == "failures" && it->is_object()) {
-      for (auto f = it->begin(); f != it->end(); ++f) {
-        const auto outcome =
-            f->is_string() ? ParseLaunchOutcome(f->get<std::string>()) : std::nullopt;
-        if (!outcome || *outcome == LaunchOutcome::kLaunched) {
-          throw bad(
-              fmt::format("failures '{}' must be capacity_miss, quota_exceeded, "
-                          "config_error, permission_error or workload_failure",
-                          f.key()));
-        }
-        capacity.failures.emplace_back(f.key(), *outcome);
-      }
-    } else if (it.key() == "day" && it->is_string()) {
-      capacity.now = DayToEpoch(it->get<std::string>(), path);
-    } else {
-      throw bad(
-          fmt::format("'{}' is not understood: use available (array), failures (object) "
-                      "or day (YYYY-MM-DD)",
-                      it.key()));
-    }
-  }
-  return capacity;
-}
-
-LaunchResult Simulate(const Capacity& capacity, const Rung& rung) {
-  for (const auto& [pattern, outcome] : capacity.failures) {
-    if (Glob(pattern, rung.id)) return {outcome, fmt::format("simulated ({})", pattern)};
-  }
-  for (const std::string& pattern : capacity.available) {
-    if (Glob(pattern, rung.id)) return {LaunchOutcome::kLaunched, "simulated"};
-  }
-  return {LaunchOutcome::kCapacityMiss, "simulated: no capacity"};
+// The --simulate file as a SimulatedCapacity; a bad file stops the command
+// before the store is opened.
+SimulatedCapacity ReadCapacity(const std::string& path) {
+  auto capacity = ParseSimulatedCapacity(ReadInput(path), path);
+  if (!capacity.ok()) throw std::runtime_error(capacity.status().message());
+  return std::move(capacity).value();
 }
 
 Json RungJson(const Rung& r) {
@@ -362,8 +289,8 @@ int RunRoute(const std::vector<std::string>& args) {
   const bool explain = vm["explain"].as<bool>();
   auto hours = ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
-  const std::optional<Capacity> capacity =
-      simulate.empty() ? std::nullopt : std::optional<Capacity>(ParseCapacity(simulate));
+  const std::optional<SimulatedCapacity> capacity =
+      simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
   auto store = OpenStore(store_path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto snapshot = RouterSnapshot::Load(*store);
@@ -376,7 +303,7 @@ int RunRoute(const std::vector<std::string>& args) {
     walk.dry_run = true;
     walk.now = capacity->now;
     auto walked = WalkLadder(
-        *store, *plan, [&](const Rung& rung) { return Simulate(*capacity, rung); }, walk);
+        *store, *plan, [&](const Rung& rung) { return SimulateLaunch(*capacity, rung); }, walk);
     if (!walked.ok()) return Fail(walked.status());
     result = std::move(walked).value();
   }

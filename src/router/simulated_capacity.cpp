@@ -1,0 +1,98 @@
+#include <fmt/format.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "hwrec/router.h"
+
+namespace hwrec {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// '*' matches any run of characters, '/' included.
+bool Glob(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern.front() == '*') {
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (Glob(pattern.substr(1), text.substr(i))) return true;
+    }
+    return false;
+  }
+  return !text.empty() && pattern.front() == text.front() &&
+         Glob(pattern.substr(1), text.substr(1));
+}
+
+// Noon UTC of `day`, so that the day is the same in every reading of it.
+std::optional<double> DayToEpoch(const std::string& day) {
+  std::tm tm{};
+  if (day.size() != 10 ||
+      std::sscanf(day.c_str(), "%4d-%2d-%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_hour = 12;
+  return static_cast<double>(timegm(&tm));
+}
+
+// One member of the capacity object; an error's text without the `what` prefix.
+std::optional<std::string> ReadMember(const std::string& key, const Json& value,
+                                      SimulatedCapacity* capacity) {
+  if (key == "available" && value.is_array()) {
+    for (const Json& p : value) {
+      if (!p.is_string()) return "available must list rung ids or patterns (strings)";
+      capacity->available.push_back(p.get<std::string>());
+    }
+  } else if (key == "failures" && value.is_object()) {
+    for (auto f = value.begin(); f != value.end(); ++f) {
+      const auto outcome =
+          f->is_string() ? ParseLaunchOutcome(f->get<std::string>()) : std::nullopt;
+      if (!outcome || *outcome == LaunchOutcome::kLaunched) {
+        return fmt::format(
+            "failures '{}' must be capacity_miss, quota_exceeded, config_error, "
+            "permission_error or workload_failure",
+            f.key());
+      }
+      capacity->failures.emplace_back(f.key(), *outcome);
+    }
+  } else if (key == "day" && value.is_string()) {
+    const std::string& day = value.get_ref<const std::string&>();
+    capacity->now = DayToEpoch(day);
+    if (!capacity->now) return fmt::format("day '{}' is not a UTC date: use YYYY-MM-DD", day);
+  } else {
+    return fmt::format(
+        "'{}' is not understood: use available (array), failures (object) or day (YYYY-MM-DD)",
+        key);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<SimulatedCapacity> ParseSimulatedCapacity(std::string_view json, const std::string& what) {
+  const Json doc = Json::parse(json.begin(), json.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return Status::InvalidArgument(fmt::format("{}: not a JSON object: check its syntax", what));
+  }
+  SimulatedCapacity capacity;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (auto problem = ReadMember(it.key(), *it, &capacity)) {
+      return Status::InvalidArgument(fmt::format("{}: {}", what, *problem));
+    }
+  }
+  return capacity;
+}
+
+LaunchResult SimulateLaunch(const SimulatedCapacity& capacity, const Rung& rung) {
+  for (const auto& [pattern, outcome] : capacity.failures) {
+    if (Glob(pattern, rung.id)) return {outcome, fmt::format("simulated ({})", pattern)};
+  }
+  for (const std::string& pattern : capacity.available) {
+    if (Glob(pattern, rung.id)) return {LaunchOutcome::kLaunched, "simulated"};
+  }
+  return {LaunchOutcome::kCapacityMiss, "simulated: no capacity"};
+}
+
+}  // namespace hwrec

@@ -1,0 +1,521 @@
+#include "runner/runner_records.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+#include "hwrec/runner.h"
+#include "util/json_fields.h"
+
+namespace hwrec {
+
+namespace internal {
+
+void RunnerFieldNames::Set(std::string hwrec_field, std::string runner_field) {
+  for (auto& [from, to] : names_) {
+    if (from == hwrec_field) {
+      to = std::move(runner_field);
+      return;
+    }
+  }
+  names_.emplace_back(std::move(hwrec_field), std::move(runner_field));
+}
+
+std::string RunnerFieldNames::RunnerName(const std::string& hwrec_field) const {
+  for (const auto& [from, to] : names_) {
+    if (from == hwrec_field) return to;
+  }
+  return hwrec_field;
+}
+
+FieldError RunnerFieldNames::Renamed(FieldError error) const {
+  error.field = RunnerName(error.field);
+  return error;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::JsonFields;
+using internal::RunnerTranslation;
+using Json = nlohmann::json;
+
+// Whole numbers beyond this are not sizes or counts a machine has.
+constexpr double kMaxWhole = 9.0e18;
+
+// The value at `key` when present and not null.
+const Json* Member(const Json& object, std::string_view key) {
+  auto it = object.find(std::string(key));
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+// A decimal number in a string, as protobuf's JSON printing writes 64-bit integers.
+std::optional<double> NumberInString(const Json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.get_ref<const std::string&>();
+  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(number)) return std::nullopt;
+  return number;
+}
+
+// Reads a non-negative number of `unit` at `key`; errors name `prefix` + key
+// and the unit. Absent or null leaves `out` unset.
+std::optional<FieldError> ReadNumber(const Json& object, const std::string& prefix,
+                                     std::string_view key, std::string_view unit,
+                                     std::optional<double>* out) {
+  const Json* value = Member(object, key);
+  if (value == nullptr) return std::nullopt;
+  Json holder = Json::object();
+  holder[std::string(key)] = *value;
+  if (auto number = NumberInString(*value)) holder[std::string(key)] = *number;
+  std::optional<FieldError> error = JsonFields(holder, prefix).Double(key, out);
+  if (error) error->reason += fmt::format(" (in {})", unit);
+  return error;
+}
+
+// A whole number of `unit`: counts must be whole; bytes are rounded.
+std::optional<FieldError> ReadWhole(const Json& object, const std::string& prefix,
+                                    std::string_view key, std::string_view unit, bool round,
+                                    std::optional<std::int64_t>* out) {
+  std::optional<double> number;
+  if (auto error = ReadNumber(object, prefix, key, unit, &number)) return error;
+  if (!number) return std::nullopt;
+  const std::string path = prefix + std::string(key);
+  if (*number > kMaxWhole) {
+    return FieldError{path, fmt::format("is {}: too large for {}", *number, unit)};
+  }
+  if (!round && std::floor(*number) != *number) {
+    return FieldError{path, fmt::format("must be a whole number of {}, got {}", unit, *number)};
+  }
+  *out = std::llround(*number);
+  return std::nullopt;
+}
+
+// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests).
+void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
+          const std::string& prefix = "") {
+  t->names.Set(to, prefix + std::string(key));
+  const Json* value = Member(from, key);
+  if (value == nullptr) return;
+  const auto dot = to.find('.');
+  if (dot == std::string::npos) {
+    t->hwrec[to] = *value;
+  } else {
+    t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = *value;
+  }
+}
+
+void Put(RunnerTranslation* t, const std::string& to, Json value) {
+  const auto dot = to.find('.');
+  if (dot == std::string::npos) {
+    t->hwrec[to] = std::move(value);
+  } else {
+    t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = std::move(value);
+  }
+}
+
+// Cores as millicores, rounded to the nearest one.
+void CoresToMillicores(const Json& from, const std::string& prefix, std::string_view key,
+                       const std::string& to, bool whole, RunnerTranslation* t) {
+  t->names.Set(to, prefix + std::string(key));
+  std::optional<double> cores;
+  if (auto error = ReadNumber(from, prefix, key, "cores", &cores)) {
+    return t->errors.push_back(std::move(*error));
+  }
+  if (!cores) return;
+  if (*cores > kMaxWhole / 1000) {
+    return t->errors.push_back(
+        FieldError{prefix + std::string(key), fmt::format("is {}: too many cores", *cores)});
+  }
+  const double millicores = *cores * 1000;
+  if (whole) return Put(t, to, std::llround(millicores));
+  Put(t, to, millicores);
+}
+
+void Whole(const Json& from, const std::string& prefix, std::string_view key, std::string_view unit,
+           bool round, const std::string& to, RunnerTranslation* t) {
+  t->names.Set(to, prefix + std::string(key));
+  std::optional<std::int64_t> value;
+  if (auto error = ReadWhole(from, prefix, key, unit, round, &value)) {
+    return t->errors.push_back(std::move(*error));
+  }
+  if (value) Put(t, to, *value);
+}
+
+// ---- RunnerNodePool ---------------------------------------------------------
+
+const std::initializer_list<std::string_view> kPoolFields = {"id",
+                                                             "name",
+                                                             "site_id",
+                                                             "cpu",
+                                                             "memory",
+                                                             "gpu",
+                                                             "architecture",
+                                                             "gpu_mode",
+                                                             "gpu_num_total",
+                                                             "gpu_brand",
+                                                             "gpu_model",
+                                                             "instance_type",
+                                                             "maximum_time_in_sec"};
+
+}  // namespace
+
+namespace internal {
+
+bool IsRunnerPool(const Json& object) {
+  return object.is_object() && object.contains("id") && !object.contains("node_pool_id");
+}
+
+RunnerTranslation TranslateRunnerPool(const Json& object) {
+  RunnerTranslation t;
+  if (auto unknown = JsonFields(object).RejectUnknown(kPoolFields)) {
+    t.errors.push_back(std::move(*unknown));
+    return t;
+  }
+  Copy(object, "id", "node_pool_id", &t);
+  Copy(object, "name", "name", &t);
+  Copy(object, "site_id", "site_id", &t);
+  CoresToMillicores(object, "", "cpu", "cpu_millicores", true, &t);
+  Whole(object, "", "memory", "bytes", true, "memory_bytes", &t);
+  Whole(object, "", "gpu", "GPUs", false, "gpu_count", &t);
+  Copy(object, "architecture", "architecture", &t);
+  Copy(object, "gpu_mode", "gpu_mode", &t);
+  Whole(object, "", "gpu_num_total", "GPUs", false, "gpu_total", &t);
+  Copy(object, "gpu_brand", "gpu_brand", &t);
+  Copy(object, "gpu_model", "gpu_model", &t);
+  Copy(object, "instance_type", "instance_type", &t);
+  // Checked so that a bad value is caught, but not kept: hwrec does not limit time.
+  std::optional<double> seconds;
+  if (auto error = ReadNumber(object, "", "maximum_time_in_sec", "seconds", &seconds)) {
+    t.errors.push_back(std::move(*error));
+  }
+  return t;
+}
+
+}  // namespace internal
+
+namespace {
+
+// ---- CompleteExecutionMetric ------------------------------------------------
+
+const std::initializer_list<std::string_view> kTopFields = {"execution_id",
+                                                            "action_container_image",
+                                                            "site_id",
+                                                            "node_pool_id",
+                                                            "ended_at",
+                                                            "started_at",
+                                                            "duration_in_sec",
+                                                            "status",
+                                                            "hardware_profile_id",
+                                                            "instance_type",
+                                                            "node_pool_gpu",
+                                                            "node_pool_gpu_mode",
+                                                            "node_pool_gpu_num_total",
+                                                            "gpu_brand",
+                                                            "gpu_model",
+                                                            "architecture",
+                                                            "resources_allocation",
+                                                            "metrics",
+                                                            "metadata"};
+const std::initializer_list<std::string_view> kAllocationFields = {"cpu", "memory", "gpu_memory_gb",
+                                                                   "gpu_compute_fraction"};
+const std::initializer_list<std::string_view> kMetricsFields = {"gpu_compute_fraction",
+                                                                "gpu_util",
+                                                                "gpu_memory_max_mib",
+                                                                "cpu_avg",
+                                                                "cpu_p95",
+                                                                "cpu_max",
+                                                                "memory_max"};
+
+// Fields only the Runner's form has, and fields only hwrec's has.
+constexpr std::array<std::string_view, 8> kRunnerOnly = {
+    "action_container_image",  "ended_at", "node_pool_gpu", "node_pool_gpu_mode",
+    "node_pool_gpu_num_total", "metrics",  "metadata",      "resources_allocation"};
+constexpr std::array<std::string_view, 4> kHwrecOnly = {"action_image", "finished_at", "hardware",
+                                                        "requested"};
+
+constexpr std::array<std::pair<std::string_view, ExecutionStatus>, 6> kRunnerStatuses = {{
+    {"Success", ExecutionStatus::kSuccess},
+    {"Error", ExecutionStatus::kFailed},
+    {"Canceled", ExecutionStatus::kCancelled},
+    {"Cancelled", ExecutionStatus::kCancelled},
+    {"Stopped", ExecutionStatus::kCancelled},
+    {"OOMKilled", ExecutionStatus::kOom},
+}};
+
+std::optional<ExecutionStatus> RunnerStatus(std::string_view text) {
+  if (text == "GPUOOMKilled") return ExecutionStatus::kGpuOom;
+  for (const auto& [name, status] : kRunnerStatuses) {
+    if (name == text) return status;
+  }
+  return ParseExecutionStatus(text);
+}
+
+void TranslateStatus(const Json& object, RunnerTranslation* t) {
+  t->names.Set("status", "status");
+  const Json* value = Member(object, "status");
+  if (value == nullptr) return;
+  if (!value->is_string()) return Put(t, "status", *value);  // hwrec names the wrong type
+  const std::string& text = value->get_ref<const std::string&>();
+  if (auto status = RunnerStatus(text)) return Put(t, "status", std::string(ToString(*status)));
+  t->errors.push_back(FieldError{
+      "status", fmt::format("'{}' is not an execution status: use the Runner's Success, Error, "
+                            "Canceled, Cancelled, Stopped, OOMKilled or GPUOOMKilled (or hwrec's "
+                            "success, failed, cancelled, oom or gpu_oom)",
+                            text)});
+}
+
+// A timestamp as RFC 3339 text or epoch seconds; nullopt when absent or unreadable.
+std::optional<double> TimeOf(const Json& object, std::string_view key) {
+  const Json* value = Member(object, key);
+  if (value == nullptr) return std::nullopt;
+  if (value->is_number()) return value->get<double>();
+  if (value->is_string()) return ParseRfc3339(value->get_ref<const std::string&>());
+  return std::nullopt;
+}
+
+// duration_in_sec, or else ended_at - started_at.
+void TranslateDuration(const Json& object, RunnerTranslation* t) {
+  if (Member(object, "duration_in_sec") != nullptr) {
+    return Copy(object, "duration_in_sec", "duration_s", t);
+  }
+  t->names.Set("duration_s", "started_at");
+  if (Member(object, "started_at") == nullptr) return;
+  const std::optional<double> started = TimeOf(object, "started_at");
+  if (!started || !std::isfinite(*started)) {
+    return t->errors.push_back(
+        FieldError{"started_at",
+                   "must be an RFC 3339 timestamp (e.g. 2026-11-29T16:02:37Z) or "
+                   "epoch seconds"});
+  }
+  const std::optional<double> ended = TimeOf(object, "ended_at");
+  if (!ended || !std::isfinite(*ended)) return;  // ended_at's own error is reported
+  if (*ended < *started) {
+    return t->errors.push_back(FieldError{
+        "started_at",
+        fmt::format("is {} s after ended_at: send when the execution started", *started - *ended)});
+  }
+  Put(t, "duration_s", *ended - *started);
+}
+
+void TranslateIdentity(const Json& object, RunnerTranslation* t) {
+  Copy(object, "execution_id", "execution_id", t);
+  Copy(object, "action_container_image", "action_image", t);
+  Copy(object, "site_id", "site_id", t);
+  Copy(object, "node_pool_id", "node_pool_id", t);
+  Copy(object, "ended_at", "finished_at", t);
+  Copy(object, "hardware_profile_id", "hardware_profile_id", t);
+  TranslateStatus(object, t);
+  TranslateDuration(object, t);
+}
+
+void TranslateHardware(const Json& object, RunnerTranslation* t) {
+  Copy(object, "instance_type", "hardware.instance_type", t);
+  Whole(object, "", "node_pool_gpu", "GPUs", false, "hardware.gpu_count", t);
+  Copy(object, "node_pool_gpu_mode", "hardware.gpu_mode", t);
+  Whole(object, "", "node_pool_gpu_num_total", "GPUs", false, "hardware.gpu_total", t);
+  Copy(object, "gpu_brand", "hardware.gpu_brand", t);
+  Copy(object, "gpu_model", "hardware.gpu_model", t);
+  Copy(object, "architecture", "hardware.architecture", t);
+}
+
+// The nested object at `key`, its unknown fields noted; nullptr when absent or not an object.
+const Json* Nested(const Json& object, std::string_view key, std::string_view what,
+                   std::initializer_list<std::string_view> known, RunnerTranslation* t) {
+  const Json* nested = Member(object, key);
+  if (nested == nullptr) return nullptr;
+  if (!nested->is_object()) {
+    t->errors.push_back(
+        FieldError{std::string(key), fmt::format("must be an object with {}", what)});
+    return nullptr;
+  }
+  if (known.size() == 0) return nested;
+  for (FieldError& e : JsonFields(*nested, std::string(key) + ".").UnknownFields(known)) {
+    t->unknown.push_back(std::move(e));
+  }
+  return nested;
+}
+
+void TranslateAllocation(const Json& object, RunnerTranslation* t) {
+  const Json* a =
+      Nested(object, "resources_allocation", "what the execution was given", kAllocationFields, t);
+  if (a == nullptr) return;
+  const std::string prefix = "resources_allocation.";
+  CoresToMillicores(*a, prefix, "cpu", "requested.cpu_millicores", true, t);
+  Whole(*a, prefix, "memory", "bytes", true, "requested.memory_bytes", t);
+  Copy(*a, "gpu_memory_gb", "requested.gpu_memory_gb", t, prefix);
+  Copy(*a, "gpu_compute_fraction", "requested.gpu_compute_fraction", t, prefix);
+}
+
+// gpu_compute_fraction from metrics, or from the metadata Struct; both must agree.
+void TranslateFraction(const Json* metrics, const Json* metadata, RunnerTranslation* t) {
+  const Json* in_metrics = metrics ? Member(*metrics, "gpu_compute_fraction") : nullptr;
+  const Json* in_metadata = metadata ? Member(*metadata, "gpu_compute_fraction") : nullptr;
+  if (in_metrics != nullptr && in_metadata != nullptr && *in_metrics != *in_metadata) {
+    return t->errors.push_back(FieldError{
+        "metadata.gpu_compute_fraction",
+        fmt::format("is {} but metrics.gpu_compute_fraction is {}: send one share of the card",
+                    in_metadata->dump(), in_metrics->dump())});
+  }
+  if (in_metrics != nullptr)
+    return Copy(*metrics, "gpu_compute_fraction", "gpu_compute_fraction", t, "metrics.");
+  if (in_metadata != nullptr) {
+    Copy(*metadata, "gpu_compute_fraction", "gpu_compute_fraction", t, "metadata.");
+  }
+}
+
+// A metric divided into hwrec's unit: percent / 100, MiB / 1024.
+void Scaled(const Json& metrics, std::string_view key, std::string_view unit, double divisor,
+            std::optional<double> most, const std::string& to, RunnerTranslation* t) {
+  const std::string path = "metrics." + std::string(key);
+  t->names.Set(to, path);
+  std::optional<double> value;
+  if (auto error = ReadNumber(metrics, "metrics.", key, unit, &value)) {
+    return t->errors.push_back(std::move(*error));
+  }
+  if (!value) return;
+  if (most && *value > *most) {
+    return t->errors.push_back(
+        FieldError{path, fmt::format("is {}: it must be at most {} (in {})", *value, *most, unit)});
+  }
+  Put(t, to, *value / divisor);
+}
+
+void TranslateMetrics(const Json& object, RunnerTranslation* t) {
+  const Json* m = Nested(object, "metrics", "the worker's measurements", kMetricsFields, t);
+  const Json* metadata = Nested(object, "metadata", "the execution's metadata", {}, t);
+  TranslateFraction(m, metadata, t);
+  if (m == nullptr) return;
+  Scaled(*m, "gpu_util", "percent, 0-100", 100, 100.0, "gpu_utilization", t);
+  Scaled(*m, "gpu_memory_max_mib", "MiB", 1024, std::nullopt, "gpu_memory_peak_gb", t);
+  CoresToMillicores(*m, "metrics.", "cpu_avg", "cpu_millicores_avg", false, t);
+  CoresToMillicores(*m, "metrics.", "cpu_p95", "cpu_millicores_p95", false, t);
+  CoresToMillicores(*m, "metrics.", "cpu_max", "cpu_millicores_max", false, t);
+  Whole(*m, "metrics.", "memory_max", "bytes", true, "memory_peak_bytes", t);
+}
+
+RunnerTranslation TranslateRunnerObservation(const Json& object) {
+  RunnerTranslation t;
+  t.unknown = JsonFields(object).UnknownFields(kTopFields);
+  TranslateIdentity(object, &t);
+  TranslateHardware(object, &t);
+  TranslateAllocation(object, &t);
+  TranslateMetrics(object, &t);
+  return t;
+}
+
+void AddOnce(std::vector<FieldError>* errors, FieldError error) {
+  const auto same = [&](const FieldError& e) { return e.field == error.field; };
+  if (std::none_of(errors->begin(), errors->end(), same)) errors->push_back(std::move(error));
+}
+
+ObservationParse ParseRunnerObservation(const Json& object, bool strict) {
+  RunnerTranslation t = TranslateRunnerObservation(object);
+  ObservationParse parsed = ParseObservationJson(t.hwrec.dump(), strict);
+  ObservationParse result;
+  result.execution_id = parsed.execution_id;
+  result.errors = std::move(t.errors);
+  for (FieldError& e : parsed.errors) AddOnce(&result.errors, t.names.Renamed(std::move(e)));
+  for (FieldError& e : t.unknown) {
+    if (!strict) {
+      result.warnings.push_back(std::move(e));
+      continue;
+    }
+    e.reason += " (strict mode refuses unknown fields)";
+    AddOnce(&result.errors, std::move(e));
+  }
+  if (result.errors.empty()) result.observation = std::move(parsed.observation);
+  return result;
+}
+
+std::string JoinFields(const std::vector<std::string_view>& fields) {
+  std::string out;
+  for (std::string_view f : fields) out += (out.empty() ? "" : ", ") + std::string(f);
+  return out;
+}
+
+// Which form an observation object is in; an error when it mixes both.
+std::variant<RecordForm, FieldError> FormOf(const Json& object) {
+  std::vector<std::string_view> runner, hwrec;
+  for (std::string_view key : kRunnerOnly) {
+    if (object.find(std::string(key)) != object.end()) runner.push_back(key);
+  }
+  for (std::string_view key : kHwrecOnly) {
+    if (object.find(std::string(key)) != object.end()) hwrec.push_back(key);
+  }
+  if (!runner.empty() && !hwrec.empty()) {
+    return FieldError{
+        "json", fmt::format("mixes the Runner's fields ({}) with hwrec's ({}): send each record "
+                            "in one form (or choose it with --from runner|hwrec)",
+                            JoinFields(runner), JoinFields(hwrec))};
+  }
+  return runner.empty() ? RecordForm::kHwrec : RecordForm::kRunner;
+}
+
+std::string ExecutionIdOf(const Json& object) {
+  const Json* id = Member(object, "execution_id");
+  return id != nullptr && id->is_string() ? id->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string_view ToString(RecordForm form) {
+  switch (form) {
+    case RecordForm::kAuto:
+      return "auto";
+    case RecordForm::kHwrec:
+      return "hwrec";
+    case RecordForm::kRunner:
+      return "runner";
+  }
+  return "auto";
+}
+
+std::optional<RecordForm> ParseRecordForm(std::string_view text) {
+  for (RecordForm form : {RecordForm::kAuto, RecordForm::kHwrec, RecordForm::kRunner}) {
+    if (ToString(form) == text) return form;
+  }
+  return std::nullopt;
+}
+
+ObservationParse ParseRunnerObservationJson(std::string_view json, bool strict) {
+  return ParseObservationRecord(json, RecordForm::kRunner, strict);
+}
+
+ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict) {
+  if (form == RecordForm::kHwrec) return ParseObservationJson(json, strict);
+  auto parsed = internal::ParseJsonRecord(json);
+  if (auto* error = std::get_if<FieldError>(&parsed)) {
+    ObservationParse result;
+    result.errors.push_back(std::move(*error));
+    return result;
+  }
+  const Json& object = std::get<Json>(parsed);
+  if (form == RecordForm::kRunner) return ParseRunnerObservation(object, strict);
+  auto detected = FormOf(object);
+  if (auto* error = std::get_if<FieldError>(&detected)) {
+    ObservationParse result;
+    result.execution_id = ExecutionIdOf(object);
+    result.errors.push_back(std::move(*error));
+    return result;
+  }
+  if (std::get<RecordForm>(detected) == RecordForm::kRunner) {
+    return ParseRunnerObservation(object, strict);
+  }
+  return ParseObservationJson(json, strict);
+}
+
+}  // namespace hwrec

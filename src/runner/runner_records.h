@@ -1,0 +1,41 @@
+// The Runner's records translated into hwrec's own JSON form, so that one set
+// of parsers and validators judges both forms; the names of the fields in
+// their errors are then mapped back to the Runner's (docs/RUNNER.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hwrec/observation.h"
+
+namespace hwrec::internal {
+
+// For one record: which Runner field each hwrec field came from.
+class RunnerFieldNames {
+ public:
+  void Set(std::string hwrec_field, std::string runner_field);
+  // The Runner's name for `hwrec_field`; the name itself when it has none.
+  std::string RunnerName(const std::string& hwrec_field) const;
+  // Renames the error's field to the Runner's.
+  FieldError Renamed(FieldError error) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> names_;
+};
+
+struct RunnerTranslation {
+  nlohmann::json hwrec = nlohmann::json::object();  // the record in hwrec's form
+  std::vector<FieldError> errors;                   // named by the Runner's fields
+  std::vector<FieldError> unknown;                  // unknown Runner fields, closest known name
+  RunnerFieldNames names;
+};
+
+// A pool object is the Runner's when it has `id` and no `node_pool_id`.
+bool IsRunnerPool(const nlohmann::json& object);
+// A RunnerNodePool object as hwrec's pool object; unknown fields are errors.
+RunnerTranslation TranslateRunnerPool(const nlohmann::json& object);
+
+}  // namespace hwrec::internal
