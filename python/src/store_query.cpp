@@ -19,20 +19,29 @@ namespace {
 
 std::string CandidateName(std::size_t index) { return "candidates[" + std::to_string(index) + "]"; }
 
-// A free capacity: a non-negative whole number, or None for no known limit.
-std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t index, const char* field) {
-  if (value == Py_None) return std::nullopt;
-  const auto bad = [&](const char* what) {
-    BadArgument(CandidateName(index) + "." + field + ": " + what);
-  };
+// A free capacity that is not a plain int in range: an int subclass, or an error.
+std::int64_t OtherCapacity(PyObject* value, std::size_t index, const char* field) {
+  const std::string what = CandidateName(index) + "." + field + ": ";
   if (!PyLong_Check(value) || PyBool_Check(value)) {
-    bad("expected a whole number (or None for no known limit)");
+    BadArgument(what + "expected a whole number (or None for no known limit)");
   }
   int overflow = 0;
   const long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
-  if (overflow != 0) bad("the number is out of range");
-  if (n < 0) bad("must not be negative");
+  if (overflow != 0) BadArgument(what + "the number is out of range");
+  if (n < 0) BadArgument(what + "must not be negative");
   return n;
+}
+
+// A free capacity: a non-negative whole number, or None for no known limit.
+inline std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t index,
+                                                const char* field) {
+  if (value == Py_None) return std::nullopt;
+  if (PyLong_CheckExact(value)) {
+    int overflow = 0;
+    const long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0 && n >= 0) return n;
+  }
+  return OtherCapacity(value, index, field);
 }
 
 // The candidate fields as interned strings: keys written as literals in
