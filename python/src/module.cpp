@@ -14,7 +14,7 @@ namespace {
 
 HardwareProfile ReadProfile(const py::handle& profile) {
   if (!py::isinstance<py::dict>(profile)) throw py::type_error("profile: expected a dict");
-  const std::string json = py::module_::import("json").attr("dumps")(profile).cast<std::string>();
+  const std::string json = ToJson(profile);
   Result<HardwareProfile> parsed = ParseHardwareProfile(json);
   if (!parsed.ok()) ThrowStatus(Status::InvalidArgument("profile: " + parsed.status().message()));
   return std::move(parsed).value();

@@ -65,13 +65,12 @@ struct LinesInput {
   std::string text;
 };
 
-void AppendRecord(const py::handle& record, const py::object& dumps, const std::string& what,
-                  std::string* text) {
+void AppendRecord(const py::handle& record, const std::string& what, std::string* text) {
   if (!py::isinstance<py::dict>(record)) {
     throw py::type_error(what + ": expected a dict, got " +
                          py::str(py::type::of(record).attr("__name__")).cast<std::string>());
   }
-  *text += dumps(record).cast<std::string>();
+  *text += ToJson(record);
   *text += '\n';
 }
 
@@ -87,9 +86,8 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
     out.text = text.cast<std::string>();
     return out;
   }
-  const py::object dumps = py::module_::import("json").attr("dumps");
   if (py::isinstance<py::dict>(input)) {
-    AppendRecord(input, dumps, what, &out.text);
+    AppendRecord(input, what, &out.text);
     return out;
   }
   if (!py::hasattr(input, "__iter__")) {
@@ -98,7 +96,7 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
   }
   std::size_t i = 0;
   for (const py::handle record : input) {
-    AppendRecord(record, dumps, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
+    AppendRecord(record, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
   }
   return out;
 }

@@ -123,8 +123,7 @@ std::optional<DeclaredResources> ReadDeclared(PyObject* value, const char* what)
   if (value == nullptr || value == Py_None) return std::nullopt;
   if (!PyDict_Check(value)) throw py::type_error(std::string(what) + ": expected a dict");
   if (PyDict_Size(value) == 0) return DeclaredResources{};
-  const py::object dumps = py::module_::import("json").attr("dumps");
-  const std::string json = dumps(py::handle(value)).cast<std::string>();
+  const std::string json = ToJson(value);
   return Unwrap(ParseDeclaredResources(json, what));
 }
 

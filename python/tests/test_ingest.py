@@ -145,3 +145,21 @@ def test_pools_lists_the_registered_pools_with_their_hardware(loaded):
     assert a100.gpu_model_known
     assert a100.to_dict()["hardware"] == a100.hardware
     assert repr(a100).startswith("NodePool(node_pool_id='sitea-a100-80gb'")
+
+
+def test_values_json_cannot_spell_are_converted_or_rejected_by_field_keeping_the_batch(store):
+    import datetime
+
+    class Count:  # e.g. a numpy integer
+        def __index__(self):
+            return 3000
+
+    aware = datetime.datetime(2026, 11, 28, 9, 32, 42, tzinfo=datetime.timezone.utc)
+    records = [observation("ex-dt", finished_at=aware, cpu_millicores_p95=Count()),
+               observation("ex-obj", gpu_memory_peak_gb=object()),
+               observation("ex-naive", finished_at=datetime.datetime(2026, 11, 28, 9, 32)),
+               observation("ex-ok")]
+    summary = store.ingest(records)
+    assert summary.accepted == 2
+    assert {(r.execution_id, r.field) for r in summary.rejects} == {
+        ("ex-obj", "gpu_memory_peak_gb"), ("ex-naive", "finished_at")}
