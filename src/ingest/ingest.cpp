@@ -22,6 +22,7 @@
 #include "recommend/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "recommend/settings.h"
+#include "runner/runner_records.h"
 #include "store/sqlite_util.h"
 #include "util/line_reader.h"
 #include "util/text.h"
@@ -106,6 +107,7 @@ class IngestRun {
  private:
   bool strict_;
   RecordForm form_;
+  bool runner_record_ = false;  // the record being added was in the Runner's form
   std::size_t max_line_bytes_;
   SQLite::Database& db_;
   HardwareResolver resolver_;
@@ -208,7 +210,11 @@ void IngestRun::Reject(std::int64_t line, const std::string& execution_id, const
 }
 
 void IngestRun::Reject(std::int64_t line, const std::string& execution_id,
-                       const std::vector<FieldError>& errors, const std::string& record) {
+                       const std::vector<FieldError>& given, const std::string& record) {
+  std::vector<FieldError> errors = given;
+  if (runner_record_) {  // found after parsing: named as the Runner's record names them
+    for (FieldError& e : errors) e = internal::RunnerObservationError(std::move(e));
+  }
   writer_.RecordReject(line, execution_id, Combined(errors), record);
   ++summary_.rejected;
   summary_.rejects.push_back(
@@ -234,14 +240,17 @@ void IngestRun::AddLine(const PendingLine& pending) {
                        text.substr(0, kKeptBytes), line, pending.length, kKeptBytes));
     return;
   }
-  ObservationParse parsed = ParseObservationRecord(text, form_, strict_);
+  RecordForm read_as = RecordForm::kHwrec;
+  ObservationParse parsed = internal::ParseObservationRecord(text, form_, strict_, &read_as);
   if (!parsed.errors.empty()) {
     Reject(line, parsed.execution_id, parsed.errors, text);
     return;
   }
   // Warnings are for records kept: one that Add rejects has its reject instead.
   const std::int64_t rejected_before = summary_.rejected;
+  runner_record_ = read_as == RecordForm::kRunner;
   Add(line, *parsed.observation, &text);
+  runner_record_ = false;
   if (summary_.rejected == rejected_before) Warn(line, parsed.execution_id, parsed.warnings);
 }
 

@@ -104,20 +104,6 @@ std::optional<FieldError> ReadWhole(const Json& object, const std::string& prefi
   return std::nullopt;
 }
 
-// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests).
-void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
-          const std::string& prefix = "") {
-  t->names.Set(to, prefix + std::string(key));
-  const Json* value = Member(from, key);
-  if (value == nullptr) return;
-  const auto dot = to.find('.');
-  if (dot == std::string::npos) {
-    t->hwrec[to] = *value;
-  } else {
-    t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = *value;
-  }
-}
-
 void Put(RunnerTranslation* t, const std::string& to, Json value) {
   const auto dot = to.find('.');
   if (dot == std::string::npos) {
@@ -125,6 +111,14 @@ void Put(RunnerTranslation* t, const std::string& to, Json value) {
   } else {
     t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = std::move(value);
   }
+}
+
+// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests);
+// hwrec's parser then judges it, and its errors are renamed back.
+void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
+          const std::string& prefix = "") {
+  t->names.Set(to, prefix + std::string(key));
+  if (const Json* value = Member(from, key)) Put(t, to, *value);
 }
 
 // Cores as millicores, rounded to the nearest one.
@@ -407,6 +401,36 @@ void TranslateMetrics(const Json& object, RunnerTranslation* t) {
   Whole(*m, "metrics.", "memory_max", "bytes", true, "memory_peak_bytes", t);
 }
 
+// hwrec's observation fields and the Runner fields they are usually read from
+// (gpu_compute_fraction may also come from metadata), for problems found after
+// parsing, when the record's own names are no longer at hand.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kObservationNames = {{
+    {"action_image", "action_container_image"},
+    {"finished_at", "ended_at"},
+    {"duration_s", "duration_in_sec"},
+    {"hardware.instance_type", "instance_type"},
+    {"hardware.gpu_count", "node_pool_gpu"},
+    {"hardware.gpu_mode", "node_pool_gpu_mode"},
+    {"hardware.gpu_total", "node_pool_gpu_num_total"},
+    {"hardware.gpu_brand", "gpu_brand"},
+    {"hardware.gpu_model", "gpu_model"},
+    {"hardware.architecture", "architecture"},
+    {"requested.cpu_millicores", "resources_allocation.cpu"},
+    {"requested.memory_bytes", "resources_allocation.memory"},
+    {"requested.gpu_memory_gb", "resources_allocation.gpu_memory_gb"},
+    {"requested.gpu_compute_fraction", "resources_allocation.gpu_compute_fraction"},
+    {"requested", "resources_allocation"},
+    {"gpu_compute_fraction", "metrics.gpu_compute_fraction"},
+    {"gpu_utilization", "metrics.gpu_util"},
+    {"gpu_memory_peak_gb", "metrics.gpu_memory_max_mib"},
+    {"cpu_millicores_avg", "metrics.cpu_avg"},
+    {"cpu_millicores_p95", "metrics.cpu_p95"},
+    {"cpu_millicores_max", "metrics.cpu_max"},
+    {"memory_peak_bytes", "metrics.memory_max"},
+    {"execution_id", "execution_id"},
+    {"status", "status"},
+}};
+
 RunnerTranslation TranslateRunnerObservation(const Json& object) {
   RunnerTranslation t;
   t.unknown = JsonFields(object).UnknownFields(kTopFields);
@@ -496,26 +520,51 @@ ObservationParse ParseRunnerObservationJson(std::string_view json, bool strict) 
 }
 
 ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict) {
+  RecordForm read_as = RecordForm::kHwrec;
+  return internal::ParseObservationRecord(json, form, strict, &read_as);
+}
+
+namespace internal {
+
+ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict,
+                                        RecordForm* read_as) {
+  *read_as = RecordForm::kHwrec;
   if (form == RecordForm::kHwrec) return ParseObservationJson(json, strict);
-  auto parsed = internal::ParseJsonRecord(json);
+  auto parsed = ParseJsonRecord(json);
   if (auto* error = std::get_if<FieldError>(&parsed)) {
     ObservationParse result;
     result.errors.push_back(std::move(*error));
     return result;
   }
   const Json& object = std::get<Json>(parsed);
-  if (form == RecordForm::kRunner) return ParseRunnerObservation(object, strict);
-  auto detected = FormOf(object);
-  if (auto* error = std::get_if<FieldError>(&detected)) {
-    ObservationParse result;
-    result.execution_id = ExecutionIdOf(object);
-    result.errors.push_back(std::move(*error));
-    return result;
+  if (form == RecordForm::kAuto) {
+    auto detected = FormOf(object);
+    if (auto* error = std::get_if<FieldError>(&detected)) {
+      ObservationParse result;
+      result.execution_id = ExecutionIdOf(object);
+      result.errors.push_back(std::move(*error));
+      return result;
+    }
+    if (std::get<RecordForm>(detected) == RecordForm::kHwrec) {
+      return ParseObservationJson(json, strict);
+    }
   }
-  if (std::get<RecordForm>(detected) == RecordForm::kRunner) {
-    return ParseRunnerObservation(object, strict);
-  }
-  return ParseObservationJson(json, strict);
+  *read_as = RecordForm::kRunner;
+  return ParseRunnerObservation(object, strict);
 }
+
+FieldError RunnerObservationError(FieldError error) {
+  for (const auto& [hwrec_field, runner_field] : kObservationNames) {
+    if (error.field != hwrec_field) continue;
+    if (error.reason.rfind(error.field + " ", 0) == 0) {
+      error.reason.replace(0, error.field.size(), runner_field);
+    }
+    error.field = std::string(runner_field);
+    break;
+  }
+  return error;
+}
+
+}  // namespace internal
 
 }  // namespace hwrec

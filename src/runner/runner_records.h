@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hwrec/observation.h"
+#include "hwrec/runner.h"
 
 namespace hwrec::internal {
 
@@ -37,5 +38,13 @@ struct RunnerTranslation {
 bool IsRunnerPool(const nlohmann::json& object);
 // A RunnerNodePool object as hwrec's pool object; unknown fields are errors.
 RunnerTranslation TranslateRunnerPool(const nlohmann::json& object);
+
+// ParseObservationRecord, also saying which form the record was read in.
+ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict,
+                                        RecordForm* read_as);
+// An error about a field of hwrec's observation form (found after parsing,
+// e.g. against the node pool) as the Runner names it: the field, and the
+// reason's opening when it repeats the field ("hardware.gpu_count is 1 ...").
+FieldError RunnerObservationError(FieldError error);
 
 }  // namespace hwrec::internal
