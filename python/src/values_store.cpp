@@ -9,17 +9,43 @@
 
 namespace hwrec::python {
 
+namespace {
+
+// A dict of result dicts (Recommendation.figures) shows each one's value.
+bool IsDictOfValues(const py::handle& value) {
+  if (!py::isinstance<py::dict>(value) || py::len(value) == 0) return false;
+  for (const auto& item : value.cast<py::dict>()) {
+    if (!py::isinstance<py::dict>(item.second) || !item.second.cast<py::dict>().contains("value")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string ReprOfValue(const py::handle& value) {
+  if (py::isinstance<py::list>(value) && py::len(value) > 0 &&
+      py::isinstance<py::dict>(value.cast<py::list>()[0])) {
+    return "[" + std::to_string(py::len(value)) + " items]";
+  }
+  if (IsDictOfValues(value)) {
+    py::dict values;
+    for (const auto& item : value.cast<py::dict>()) {
+      values[item.first] = item.second.cast<py::dict>()["value"];
+    }
+    return py::repr(values).cast<std::string>();
+  }
+  return py::repr(value).cast<std::string>();
+}
+
+}  // namespace
+
 std::string ReprOf(const char* name, const py::dict& fields) {
   std::string out = std::string(name) + "(";
   bool first = true;
   for (const auto& [key, value] : fields) {
     if (!first) out += ", ";
     first = false;
-    out += py::str(key).cast<std::string>() + "=";
-    const bool long_list = py::isinstance<py::list>(value) && py::len(value) > 0 &&
-                           py::isinstance<py::dict>(value.cast<py::list>()[0]);
-    out += long_list ? "[" + std::to_string(py::len(value)) + " items]"
-                     : py::repr(value).cast<std::string>();
+    out += py::str(key).cast<std::string>() + "=" + ReprOfValue(value);
   }
   return out + ")";
 }

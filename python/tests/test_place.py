@@ -30,6 +30,7 @@ def test_recommend_gives_every_figure_with_its_provenance(loaded):
     assert d["figures"]["gpu_memory_gb"] == gpu.to_dict()
     assert repr(gpu).startswith("Figure(kind='gpu_memory_gb'")
     assert repr(rec).startswith("Recommendation(workload=")
+    assert f"'gpu_memory_gb': {gpu.value!r}" in repr(rec)  # each figure shows its value
 
 
 def test_an_unknown_workload_has_figures_of_provenance_none(loaded):
