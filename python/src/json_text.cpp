@@ -21,13 +21,16 @@ py::object PlainValue(const py::handle& value) {
 
 }  // namespace
 
-std::string ToJson(const py::handle& value) {
-  // One encoder for the life of the interpreter: json.dumps would build one per call.
-  static const py::object* const encode =
-      new py::object(py::module_::import("json")
-                         .attr("JSONEncoder")(py::arg("default") = py::cpp_function(&PlainValue))
-                         .attr("encode"));
-  return (*encode)(value).cast<std::string>();
+// One encoder for the life of the interpreter (json.dumps would build one per
+// call), made at import: a lazy static could deadlock two threads on the GIL.
+const py::object* g_encode = nullptr;
+
+void RegisterJson() {
+  py::object encoder = py::module_::import("json").attr("JSONEncoder")(
+      py::arg("default") = py::cpp_function(&PlainValue));
+  g_encode = new py::object(encoder.attr("encode"));
 }
+
+std::string ToJson(const py::handle& value) { return (*g_encode)(value).cast<std::string>(); }
 
 }  // namespace hwrec::python
