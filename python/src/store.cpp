@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -109,6 +110,10 @@ auto WithLines(const LinesInput& input, Fn&& read)
   if (input.path.empty()) {
     std::istringstream in(input.text);
     return read(in);
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(input.path, ec)) {
+    return Status::IoError(input.path + ": is a directory: give a file of JSON lines");
   }
   std::ifstream in(input.path, std::ios::binary);
   if (!in) {

@@ -102,6 +102,14 @@ def test_ingest_arguments_are_checked(store):
         store.ingest(42)
 
 
+def test_a_directory_given_as_input_raises_io_error(store, tmp_path):
+    with pytest.raises(hwrec.IoError, match="is a directory") as e:
+        store.ingest(tmp_path)
+    assert e.value.code == "io_error"
+    with pytest.raises(hwrec.IoError):
+        store.register_pools(tmp_path)
+
+
 def test_source_is_recorded_with_rejects(store_path):
     import sqlite3
     with hwrec.Store.init(store_path) as s:
