@@ -65,7 +65,6 @@ PYBIND11_MODULE(_hwrec, m) {
   namespace hp = hwrec::python;
   m.doc() = "hwrec: what GPU/CPU workloads used, and what they should request.";
   hp::RegisterErrors(m);
-  hp::RegisterJson();
   hp::RegisterStoreValues(m);
   hp::RegisterPlacementValues(m);
   hp::RegisterRouteValues(m);

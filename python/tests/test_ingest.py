@@ -166,8 +166,11 @@ def test_values_json_cannot_spell_are_converted_or_rejected_by_field_keeping_the
     records = [observation("ex-dt", finished_at=aware, cpu_millicores_p95=Count()),
                observation("ex-obj", gpu_memory_peak_gb=object()),
                observation("ex-naive", finished_at=datetime.datetime(2026, 11, 28, 9, 32)),
+               observation("ex-nan", gpu_utilization=float("nan")),
+               observation("ex-big", memory_peak_bytes=10**30),
                observation("ex-ok")]
     summary = store.ingest(records)
     assert summary.accepted == 2
     assert {(r.execution_id, r.field) for r in summary.rejects} == {
-        ("ex-obj", "gpu_memory_peak_gb"), ("ex-naive", "finished_at")}
+        ("ex-obj", "gpu_memory_peak_gb"), ("ex-naive", "finished_at"),
+        ("ex-nan", "gpu_utilization"), ("ex-big", "memory_peak_bytes")}
