@@ -14,7 +14,7 @@ namespace {
 
 HardwareProfile ReadProfile(const py::handle& profile) {
   if (!py::isinstance<py::dict>(profile)) throw py::type_error("profile: expected a dict");
-  const std::string json = py::module_::import("json").attr("dumps")(profile).cast<std::string>();
+  const std::string json = ToJson(profile);
   Result<HardwareProfile> parsed = ParseHardwareProfile(json);
   if (!parsed.ok()) ThrowStatus(Status::InvalidArgument("profile: " + parsed.status().message()));
   return std::move(parsed).value();
@@ -46,7 +46,9 @@ void RegisterFunctions(py::module_& m) {
       },
       py::arg("profile"), py::arg("version") = 2,
       "The hp:v1 / hp:v2 id of a profile dict (instance_type, architecture, cpu_millicores, "
-      "memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_brand, gpu_model; absent = null).");
+      "memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_brand, gpu_model; absent = null), "
+      "as given: ingest and `hwrec hardware-id` first fill a missing gpu_brand from the "
+      "catalog, so give the brand with the model.");
   m.def(
       "canonical_profile",
       [](const py::object& profile, int version) {

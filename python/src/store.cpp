@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -65,13 +66,12 @@ struct LinesInput {
   std::string text;
 };
 
-void AppendRecord(const py::handle& record, const py::object& dumps, const std::string& what,
-                  std::string* text) {
+void AppendRecord(const py::handle& record, const std::string& what, std::string* text) {
   if (!py::isinstance<py::dict>(record)) {
     throw py::type_error(what + ": expected a dict, got " +
                          py::str(py::type::of(record).attr("__name__")).cast<std::string>());
   }
-  *text += dumps(record).cast<std::string>();
+  *text += ToJson(record);
   *text += '\n';
 }
 
@@ -87,9 +87,8 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
     out.text = text.cast<std::string>();
     return out;
   }
-  const py::object dumps = py::module_::import("json").attr("dumps");
   if (py::isinstance<py::dict>(input)) {
-    AppendRecord(input, dumps, what, &out.text);
+    AppendRecord(input, what, &out.text);
     return out;
   }
   if (!py::hasattr(input, "__iter__")) {
@@ -98,7 +97,7 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
   }
   std::size_t i = 0;
   for (const py::handle record : input) {
-    AppendRecord(record, dumps, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
+    AppendRecord(record, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
   }
   return out;
 }
@@ -111,6 +110,10 @@ auto WithLines(const LinesInput& input, Fn&& read)
   if (input.path.empty()) {
     std::istringstream in(input.text);
     return read(in);
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(input.path, ec)) {
+    return Status::IoError(input.path + ": is a directory: give a file of JSON lines");
   }
   std::ifstream in(input.path, std::ios::binary);
   if (!in) {
@@ -140,8 +143,7 @@ void DefineOpening(PyStoreClass& cls) {
             options.busy_timeout_ms = busy_timeout_ms;
             return OpenStore(path, options);
           }),
-          py::arg("path"), py::kw_only(), py::arg("read_only") = false,
-          py::arg("busy_timeout_ms") = 5000,
+          py::arg("path"), py::arg("read_only") = false, py::arg("busy_timeout_ms") = 5000,
           "Opens an existing store (NotFoundError when it is missing).")
       .def_static(
           "init",

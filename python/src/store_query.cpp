@@ -3,6 +3,7 @@
 // more in Python than in C++.
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cstring>
 
 #include "binding.h"
@@ -19,67 +20,92 @@ namespace {
 
 std::string CandidateName(std::size_t index) { return "candidates[" + std::to_string(index) + "]"; }
 
-// A free capacity: a non-negative whole number, or None for no known limit.
-std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t index, const char* field) {
-  if (value == Py_None) return std::nullopt;
-  const auto bad = [&](const char* what) {
-    BadArgument(CandidateName(index) + "." + field + ": " + what);
-  };
+// A free capacity that is not a plain int in range: an int subclass, or an error.
+std::int64_t OtherCapacity(PyObject* value, std::size_t index, const char* field) {
+  const std::string what = CandidateName(index) + "." + field + ": ";
   if (!PyLong_Check(value) || PyBool_Check(value)) {
-    bad("expected a whole number (or None for no known limit)");
+    BadArgument(what + "expected a whole number (or None for no known limit)");
   }
   int overflow = 0;
   const long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
-  if (overflow != 0) bad("the number is out of range");
-  if (n < 0) bad("must not be negative");
+  if (overflow != 0) BadArgument(what + "the number is out of range");
+  if (n < 0) BadArgument(what + "must not be negative");
   return n;
 }
 
-// The candidate fields as interned strings: keys written as literals in
-// Python are the same objects, so most keys match by pointer.
-struct CandidateKeys {
-  PyObject* node_pool_id = PyUnicode_InternFromString("node_pool_id");
-  PyObject* free_partitions = PyUnicode_InternFromString("free_partitions");
-  PyObject* free_cpu_millicores = PyUnicode_InternFromString("free_cpu_millicores");
-  PyObject* free_memory_bytes = PyUnicode_InternFromString("free_memory_bytes");
+// A free capacity: a non-negative whole number, or None for no known limit.
+inline std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t index,
+                                                const char* field) {
+  if (value == Py_None) return std::nullopt;
+  if (PyLong_CheckExact(value)) {
+    int overflow = 0;
+    const long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0 && n >= 0) return n;
+  }
+  return OtherCapacity(value, index, field);
+}
+
+constexpr std::array<const char*, 4> kCandidateFields{"node_pool_id", "free_partitions",
+                                                      "free_cpu_millicores", "free_memory_bytes"};
+
+// The key objects last seen for each candidate field. Keys written as literals
+// are interned and json.loads gives every record of a document the same key
+// objects, so after the first dict nearly every key matches by pointer.
+struct KeyCache {
+  std::array<PyObject*, 4> seen{};  // borrowed: the dicts hold them during the call
 };
 
-bool IsKey(PyObject* key, PyObject* interned, const char* name) {
-  return key == interned || std::strcmp(PyUnicode_AsUTF8(key), name) == 0;
+// Which candidate field `key` is, or -1.
+int FieldOf(PyObject* key, KeyCache& cache) {
+  for (std::size_t f = 0; f < kCandidateFields.size(); ++f) {
+    if (key == cache.seen[f]) return static_cast<int>(f);
+  }
+  if (!PyUnicode_Check(key)) return -1;
+  for (std::size_t f = 0; f < kCandidateFields.size(); ++f) {
+    if (PyUnicode_CompareWithASCIIString(key, kCandidateFields[f]) == 0) {
+      cache.seen[f] = key;
+      return static_cast<int>(f);
+    }
+  }
+  return -1;
+}
+
+[[noreturn]] void UnknownCandidateKey(PyObject* key, std::size_t index) {
+  if (!PyUnicode_Check(key)) BadArgument(CandidateName(index) + ": keys must be strings");
+  BadArgument(CandidateName(index) + ": '" + py::str(key).cast<std::string>() +
+              "' is not a candidate field: use node_pool_id, free_partitions, "
+              "free_cpu_millicores, free_memory_bytes");
 }
 
 // Reads one candidate dict; messages are built only when a field is wrong.
-PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index) {
-  static const CandidateKeys* const keys = new CandidateKeys();  // lives as long as Python
+PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache& cache) {
   PlacementCandidate c;
   PyObject* key = nullptr;
   PyObject* value = nullptr;
   Py_ssize_t pos = 0;
   while (PyDict_Next(dict, &pos, &key, &value)) {
-    if (!PyUnicode_Check(key)) BadArgument(CandidateName(index) + ": keys must be strings");
-    if (key == keys->free_partitions) {
-      c.free_partitions = FreeCapacity(value, index, "free_partitions");
-    } else if (key == keys->free_cpu_millicores) {
-      c.free_cpu_millicores = FreeCapacity(value, index, "free_cpu_millicores");
-    } else if (key == keys->free_memory_bytes) {
-      c.free_memory_bytes = FreeCapacity(value, index, "free_memory_bytes");
-    } else if (IsKey(key, keys->node_pool_id, "node_pool_id")) {
-      if (!PyUnicode_Check(value)) {
-        BadArgument(CandidateName(index) + ".node_pool_id: expected a string");
+    switch (FieldOf(key, cache)) {
+      case 0: {
+        if (!PyUnicode_Check(value)) {
+          BadArgument(CandidateName(index) + ".node_pool_id: expected a string");
+        }
+        Py_ssize_t size = 0;
+        const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+        if (text == nullptr) throw py::error_already_set();
+        c.node_pool_id.assign(text, static_cast<std::size_t>(size));
+        break;
       }
-      Py_ssize_t size = 0;
-      const char* text = PyUnicode_AsUTF8AndSize(value, &size);
-      c.node_pool_id.assign(text, static_cast<std::size_t>(size));
-    } else if (IsKey(key, keys->free_partitions, "free_partitions")) {
-      c.free_partitions = FreeCapacity(value, index, "free_partitions");
-    } else if (IsKey(key, keys->free_cpu_millicores, "free_cpu_millicores")) {
-      c.free_cpu_millicores = FreeCapacity(value, index, "free_cpu_millicores");
-    } else if (IsKey(key, keys->free_memory_bytes, "free_memory_bytes")) {
-      c.free_memory_bytes = FreeCapacity(value, index, "free_memory_bytes");
-    } else {
-      BadArgument(CandidateName(index) + ": '" + PyUnicode_AsUTF8(key) +
-                  "' is not a candidate field: use node_pool_id, free_partitions, "
-                  "free_cpu_millicores, free_memory_bytes");
+      case 1:
+        c.free_partitions = FreeCapacity(value, index, kCandidateFields[1]);
+        break;
+      case 2:
+        c.free_cpu_millicores = FreeCapacity(value, index, kCandidateFields[2]);
+        break;
+      case 3:
+        c.free_memory_bytes = FreeCapacity(value, index, kCandidateFields[3]);
+        break;
+      default:
+        UnknownCandidateKey(key, index);
     }
   }
   if (c.node_pool_id.empty()) BadArgument(CandidateName(index) + ".node_pool_id: required");
@@ -98,11 +124,12 @@ std::vector<PlacementCandidate> ReadCandidates(const py::handle& candidates) {
   PyObject** item = PySequence_Fast_ITEMS(items.ptr());
   std::vector<PlacementCandidate> out;
   out.reserve(static_cast<std::size_t>(count));
+  KeyCache cache;
   for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
     if (PyUnicode_Check(item[i])) {
       out.push_back({PyUnicode_AsUTF8(item[i]), {}, {}, {}});
     } else if (PyDict_Check(item[i])) {
-      out.push_back(ReadCandidateDict(item[i], i));
+      out.push_back(ReadCandidateDict(item[i], i, cache));
     } else {
       throw py::type_error(CandidateName(i) + ": expected a dict or a node_pool_id string");
     }
@@ -114,8 +141,7 @@ std::optional<DeclaredResources> ReadDeclared(PyObject* value, const char* what)
   if (value == nullptr || value == Py_None) return std::nullopt;
   if (!PyDict_Check(value)) throw py::type_error(std::string(what) + ": expected a dict");
   if (PyDict_Size(value) == 0) return DeclaredResources{};
-  const py::object dumps = py::module_::import("json").attr("dumps");
-  const std::string json = dumps(py::handle(value)).cast<std::string>();
+  const std::string json = ToJson(value);
   return Unwrap(ParseDeclaredResources(json, what));
 }
 
@@ -216,7 +242,7 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
 }  // namespace
 
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
-  cls.def("recommend", &Recommend, py::arg("image"), py::kw_only(), py::arg("pool") = py::none(),
+  cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),
           py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
           py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
           py::arg("as_of") = py::none(),

@@ -27,7 +27,7 @@ SimulatedCapacity ReadCapacity(const py::handle& simulate) {
   if (!py::isinstance<py::dict>(simulate)) {
     throw py::type_error("simulate: expected a dict with available, failures and day");
   }
-  const std::string json = py::module_::import("json").attr("dumps")(simulate).cast<std::string>();
+  const std::string json = ToJson(simulate);
   return Unwrap(ParseSimulatedCapacity(json, "simulate"));
 }
 
@@ -115,8 +115,8 @@ void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
           py::arg("simulate") = py::none(), py::arg("as_of") = py::none(),
           "The provisioning ladder for one dispatch; with `simulate` (a capacity dict like "
           "the CLI's --simulate file) also walked as a dry run.")
-      .def("walk", &Walk, py::arg("plan"), py::arg("launcher"), py::kw_only(),
-           py::arg("dry_run") = false, py::arg("now") = py::none(),
+      .def("walk", &Walk, py::arg("plan"), py::arg("launcher"), py::arg("dry_run") = false,
+           py::arg("now") = py::none(),
            "Walks `plan`, calling launcher(rung) for each rung tried, and records the day's "
            "GCP attempt and quota blocks in the store (unless dry_run).")
       .def(

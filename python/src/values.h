@@ -27,7 +27,8 @@ py::list DictList(const std::vector<T>& items, Fn&& to_dict) {
   return out;
 }
 
-// "Name(key=value, ...)": lists of dicts show as their length.
+// "Name(key=value, ...)": lists of dicts show as their length, a dict of
+// figures as each figure's value.
 std::string ReprOf(const char* name, const py::dict& fields);
 
 py::dict ProfileDict(const HardwareProfile& profile);

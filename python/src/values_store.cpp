@@ -9,17 +9,43 @@
 
 namespace hwrec::python {
 
+namespace {
+
+// A dict of result dicts (Recommendation.figures) shows each one's value.
+bool IsDictOfValues(const py::handle& value) {
+  if (!py::isinstance<py::dict>(value) || py::len(value) == 0) return false;
+  for (const auto& item : value.cast<py::dict>()) {
+    if (!py::isinstance<py::dict>(item.second) || !item.second.cast<py::dict>().contains("value")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string ReprOfValue(const py::handle& value) {
+  if (py::isinstance<py::list>(value) && py::len(value) > 0 &&
+      py::isinstance<py::dict>(value.cast<py::list>()[0])) {
+    return "[" + std::to_string(py::len(value)) + " items]";
+  }
+  if (IsDictOfValues(value)) {
+    py::dict values;
+    for (const auto& item : value.cast<py::dict>()) {
+      values[item.first] = item.second.cast<py::dict>()["value"];
+    }
+    return py::repr(values).cast<std::string>();
+  }
+  return py::repr(value).cast<std::string>();
+}
+
+}  // namespace
+
 std::string ReprOf(const char* name, const py::dict& fields) {
   std::string out = std::string(name) + "(";
   bool first = true;
   for (const auto& [key, value] : fields) {
     if (!first) out += ", ";
     first = false;
-    out += py::str(key).cast<std::string>() + "=";
-    const bool long_list = py::isinstance<py::list>(value) && py::len(value) > 0 &&
-                           py::isinstance<py::dict>(value.cast<py::list>()[0]);
-    out += long_list ? "[" + std::to_string(py::len(value)) + " items]"
-                     : py::repr(value).cast<std::string>();
+    out += py::str(key).cast<std::string>() + "=" + ReprOfValue(value);
   }
   return out + ")";
 }
@@ -40,9 +66,14 @@ py::dict ProfileDict(const HardwareProfile& p) {
 
 namespace {
 
-py::dict StatusDict(const StoreStatus& s) {
-  py::dict d, tables;
+py::dict TablesDict(const StoreStatus& s) {
+  py::dict tables;
   for (const TableCount& t : s.tables) tables[py::str(t.table)] = t.rows;
+  return tables;
+}
+
+py::dict StatusDict(const StoreStatus& s) {
+  py::dict d;
   d["path"] = s.path;
   d["schema_version"] = s.schema_version;
   d["latest_schema_version"] = s.latest_schema_version;
@@ -50,7 +81,7 @@ py::dict StatusDict(const StoreStatus& s) {
   d["journal_mode"] = s.journal_mode;
   d["file_size_bytes"] = s.file_size_bytes;
   d["wal_size_bytes"] = s.wal_size_bytes;
-  d["tables"] = tables;
+  d["tables"] = TablesDict(s);
   d["opened"] = s.opened;
   d["immutable"] = s.immutable;
   return d;
@@ -206,7 +237,7 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("journal_mode", &StoreStatus::journal_mode)
       .def_readonly("file_size_bytes", &StoreStatus::file_size_bytes)
       .def_readonly("wal_size_bytes", &StoreStatus::wal_size_bytes)
-      .def_property_readonly("tables", [](const StoreStatus& s) { return StatusDict(s)["tables"]; })
+      .def_property_readonly("tables", [](const StoreStatus& s) { return TablesDict(s); })
       .def_readonly("opened", &StoreStatus::opened)
       .def_readonly("immutable", &StoreStatus::immutable);
   AddDictAndRepr(status, "StoreStatus", StatusDict);

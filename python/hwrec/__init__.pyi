@@ -1,0 +1,278 @@
+"""Type stubs for hwrec, the in-process module over hwrec's C++ library."""
+
+import os
+from typing import IO, Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Tuple, Union
+
+__version__: str
+__all__: list[str]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Records = Union[PathLike, IO[str], Mapping[str, Any], Iterable[Mapping[str, Any]]]
+Form = Literal["auto", "hwrec", "runner"]
+Time = Union[None, float, int, str, Any]  # epoch seconds, RFC 3339 text or a datetime
+Outcome = Literal["launched", "capacity_miss", "quota_exceeded", "config_error",
+                  "permission_error", "workload_failure"]
+
+class Error(Exception):
+    code: str
+    message: str
+
+class InvalidArgumentError(Error): ...
+class NotFoundError(Error): ...
+class ConflictError(Error): ...
+class SchemaMismatchError(Error): ...
+class ReadOnlyError(Error): ...
+class IoError(Error): ...
+class InternalError(Error): ...
+class ConcurrentUseError(Error): ...
+
+class StoreStatus:
+    path: str
+    schema_version: int
+    latest_schema_version: int
+    hp_version: str
+    journal_mode: str
+    file_size_bytes: int
+    wal_size_bytes: int
+    tables: dict[str, int]
+    opened: str
+    immutable: bool
+    def to_dict(self) -> dict[str, Any]: ...
+
+class NodePool:
+    node_pool_id: str
+    site_id: str
+    name: str
+    hardware: dict[str, Any]
+    gpu_model_known: bool
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PoolReject:
+    line: int
+    node_pool_id: str
+    field: str
+    reason: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PoolImportSummary:
+    registered: int
+    updated: int
+    unchanged: int
+    rejected: int
+    rejects: list[PoolReject]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class FieldError:
+    field: str
+    reason: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class IngestReject:
+    line: int
+    execution_id: str
+    field: str
+    reason: str
+    errors: list[FieldError]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class IngestWarning:
+    line: int
+    execution_id: str
+    field: str
+    message: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class IngestSummary:
+    accepted: int
+    duplicates: int
+    conflicts: int
+    rejected: int
+    profile_id_mismatches: int
+    unresolved_hardware: int
+    rejects: list[IngestReject]
+    warnings: list[IngestWarning]
+    conflict_execution_ids: list[str]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class GpuPartition:
+    gpu_config_id: str
+    brand: str
+    model: str
+    mode: str
+    memory_gb: float
+    compute_slices: int
+    compute_fraction: float
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Figure:
+    kind: str
+    value: Optional[float]
+    provenance: str  # exact, gpu_model, instance_type, workload_any_hardware, none
+    samples: int
+    confidence: float
+    last_seen: Optional[float]
+    lower: Optional[float]
+    upper: Optional[float]
+    statistic: str
+    margin: float
+    half_life_hours: float
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Recommendation:
+    workload: str
+    hardware: dict[str, Any]
+    as_of: float
+    figures: dict[str, Figure]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class EffectiveRequest:
+    cpu_request_millicores: Optional[int]
+    cpu_limit_millicores: Optional[int]
+    memory_bytes: Optional[int]
+    gpu_count: int
+    gpu_config_id: Optional[str]
+    gpu_memory_gb: Optional[float]
+    gpu_compute_fraction: Optional[float]
+    origins: dict[str, str]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PlacementNeeds:
+    gpu_memory_gb: Optional[float]
+    gpu_compute_fraction: Optional[float]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PlacementWaste:
+    card: Optional[float]
+    compute_shortfall: float
+    cpu: float
+    memory: float
+    def to_dict(self) -> dict[str, Any]: ...
+
+class CandidateEvaluation:
+    node_pool_id: str
+    feasible: bool
+    reason: str
+    notes: list[str]
+    request: EffectiveRequest
+    needs: PlacementNeeds
+    waste: PlacementWaste
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Placement:
+    workload: str
+    policy: str
+    as_of: float
+    chosen: Optional[str]
+    chosen_request: Optional[EffectiveRequest]
+    placement_id: Optional[int]
+    candidates: list[CandidateEvaluation]
+    def to_payload(self) -> dict[str, Any]: ...
+    def to_json(self, indent: Optional[int] = None) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PlacementRecord:
+    id: int
+    execution_id: str
+    workload: str
+    node_pool_id: str
+    policy: str
+    request: EffectiveRequest
+    placed_at: float
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Rung:
+    id: str
+    backend: str  # gcp, slurm, runpod
+    machine_type: str
+    gpu_model: str
+    width: int
+    provisioning: Optional[str]  # SPOT, FLEX_START, STANDARD on GCP
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PrunedRung:
+    id: str
+    reason: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class RouteAttempt:
+    rung: Rung
+    outcome: str
+    detail: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class RouteResult:
+    intent: str
+    requested_width: int
+    selected: Optional[Rung]
+    realized_width: int
+    degraded: bool
+    stopped: bool
+    counted_gcp_attempt: bool
+    attempts: list[RouteAttempt]
+    backend_selected_event: Optional[dict[str, Any]]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class RoutePlan:
+    intent: str
+    requested_width: int
+    length_hours: float
+    length_class: str  # short, long, very_long
+    ladder: list[Rung]
+    pruned: list[PrunedRung]
+    notes: list[str]
+    walk: Optional[RouteResult]
+    def to_dict(self) -> dict[str, Any]: ...
+
+class RouterDayState:
+    day: str
+    gcp_attempts: int
+    exhausted_quotas: list[str]
+    def to_dict(self) -> dict[str, Any]: ...
+
+Candidate = Union[str, Mapping[str, Any]]
+Launcher = Callable[[Rung], Union[Outcome, str, Tuple[str, str]]]
+
+class Store:
+    """One store: one connection for one thread at a time."""
+
+    def __init__(self, path: PathLike, read_only: bool = False,
+                 busy_timeout_ms: int = 5000) -> None: ...
+    @staticmethod
+    def init(path: PathLike) -> Store: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Store: ...
+    def __exit__(self, *args: Any) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def schema_version(self) -> int: ...
+    def status(self) -> StoreStatus: ...
+    def migrate(self) -> list[int]: ...
+    def refresh(self) -> int: ...
+    def reload(self) -> None: ...
+    def register_pools(self, pools: Records, form: Form = "auto") -> PoolImportSummary: ...
+    def pools(self) -> list[NodePool]: ...
+    def ingest(self, records: Records, form: Form = "auto", strict: bool = False,
+               batch_size: int = 10000, source: Optional[str] = None) -> IngestSummary: ...
+    def recommend(self, image: str, pool: Optional[str] = None,
+                  gpu_brand: Optional[str] = None, gpu_model: Optional[str] = None,
+                  instance_type: Optional[str] = None, cpu_only: bool = False,
+                  as_of: Time = None) -> Recommendation: ...
+    def place(self, execution: Mapping[str, Any], candidates: Sequence[Candidate],
+              policy: Literal["best_fit", "first_fit"] = "best_fit", as_of: Time = None,
+              record: Optional[str] = None) -> Placement: ...
+    def placements(self, execution_id: str) -> list[PlacementRecord]: ...
+    def route(self, intent: str, width: int, length: Union[str, float],
+              simulate: Optional[Mapping[str, Any]] = None, as_of: Time = None) -> RoutePlan: ...
+    def walk(self, plan: RoutePlan, launcher: Launcher, dry_run: bool = False,
+             now: Time = None) -> RouteResult: ...
+    def router_day(self, now: Time = None) -> RouterDayState: ...
+
+def hardware_profile_id(profile: Mapping[str, Any], version: int = 2) -> str:
+    """The id of the profile as given (ingest fills a missing gpu_brand from the catalog first)."""
+def canonical_profile(profile: Mapping[str, Any], version: int = 2) -> str: ...
+def catalog(search: str = "") -> list[GpuPartition]: ...

@@ -1,0 +1,175 @@
+"""Store.recommend, Store.place and Store.placements."""
+
+import json
+
+import pytest
+
+import hwrec
+from conftest import WHISPER
+
+L4 = {"gpu_brand": "NVIDIA", "gpu_model": "L4", "instance_type": "g2-standard-8"}
+FIGURES = ["cpu_request_millicores", "cpu_limit_millicores", "memory_bytes", "gpu_memory_gb",
+           "gpu_compute_fraction"]
+
+
+def test_recommend_gives_every_figure_with_its_provenance(loaded):
+    rec = loaded.recommend(WHISPER, **L4, as_of="2026-11-29T00:00:00Z")
+    assert rec.workload == WHISPER
+    assert rec.hardware == dict(L4, cpu_only=False)
+    assert rec.as_of == 1795910400.0
+    assert list(rec.figures) == FIGURES
+    gpu = rec.figures["gpu_memory_gb"]
+    assert gpu.kind == "gpu_memory_gb"
+    assert gpu.provenance == "exact"
+    assert gpu.value > 0 and gpu.samples >= 1 and 0 < gpu.confidence < 1
+    assert gpu.lower <= gpu.value <= gpu.upper
+    assert gpu.last_seen > 0 and gpu.statistic and gpu.margin == pytest.approx(0.10)
+    assert gpu.half_life_hours == 12
+    d = rec.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert d["figures"]["gpu_memory_gb"] == gpu.to_dict()
+    assert repr(gpu).startswith("Figure(kind='gpu_memory_gb'")
+    assert repr(rec).startswith("Recommendation(workload=")
+    assert f"'gpu_memory_gb': {gpu.value!r}" in repr(rec)  # each figure shows its value
+
+
+def test_an_unknown_workload_has_figures_of_provenance_none(loaded):
+    rec = loaded.recommend("ghcr.io/acme/never-seen:1", **L4)
+    assert all(f.provenance == "none" and f.value is None for f in rec.figures.values())
+
+
+def test_recommend_on_a_pool_uses_its_hardware_key(loaded):
+    loaded.register_pools({"site_id": "site-c", "node_pool_id": "sitec-l4", "name": "L4",
+                           "instance_type": "g2-standard-8", "architecture": "x86_64",
+                           "cpu_millicores": 8000, "memory_bytes": 34359738368,
+                           "gpu_brand": "NVIDIA", "gpu_model": "L4", "gpu_count": 1,
+                           "gpu_mode": "full", "gpu_total": 1})
+    pool = next(p for p in loaded.pools() if p.hardware["gpu_model"] == "L4")
+    by_pool = loaded.recommend(WHISPER, pool=pool.node_pool_id)
+    assert by_pool.hardware == dict(L4, cpu_only=False)
+    assert by_pool.figures["gpu_memory_gb"].to_dict() == loaded.recommend(
+        WHISPER, **L4).figures["gpu_memory_gb"].to_dict()
+    with pytest.raises(hwrec.NotFoundError, match="no-such-pool"):
+        loaded.recommend(WHISPER, pool="no-such-pool")
+    with pytest.raises(hwrec.InvalidArgumentError, match="not both"):
+        loaded.recommend(WHISPER, pool=pool.node_pool_id, gpu_model="L4")
+    with pytest.raises(hwrec.InvalidArgumentError, match="as_of"):
+        loaded.recommend(WHISPER, as_of="yesterday")
+
+
+def test_place_chooses_a_pool_and_explains_every_candidate(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    candidates = [{"node_pool_id": p, "free_partitions": 4, "free_cpu_millicores": 64000,
+                   "free_memory_bytes": 1 << 38} for p in pools] + ["not-registered"]
+    placement = loaded.place({"image": WHISPER, "declared": {"gpu_count": 1}}, candidates)
+    assert placement.workload == WHISPER and placement.policy == "best_fit"
+    assert placement.chosen in pools
+    assert placement.placement_id is None
+    assert len(placement.candidates) == len(candidates)
+    first = placement.candidates[0]
+    assert first.node_pool_id == placement.chosen and first.feasible and first.reason == "fits"
+    assert placement.chosen_request.to_dict() == first.request.to_dict()
+    assert set(first.request.origins) == set(FIGURES)
+    assert first.request.gpu_count == 1
+    assert isinstance(first.waste.compute_shortfall, float)
+    assert first.needs.to_dict().keys() == {"gpu_memory_gb", "gpu_compute_fraction"}
+    missing = next(c for c in placement.candidates if c.node_pool_id == "not-registered")
+    assert not missing.feasible and missing.reason
+    assert isinstance(missing.notes, list)
+    d = placement.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert d["chosen"] == placement.chosen and len(d["candidates"]) == len(candidates)
+    assert repr(placement).startswith("Placement(workload=")
+    assert repr(first).startswith("CandidateEvaluation(node_pool_id=")
+    assert repr(first.request).startswith("EffectiveRequest(")
+    assert repr(first.waste).startswith("PlacementWaste(")
+
+
+def test_place_payload_is_the_placement_v1_json(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    placement = loaded.place({"image": WHISPER}, pools, policy="first_fit", as_of=1795910400)
+    payload = placement.to_payload()
+    assert payload["schema"] == "hwrec.placement/v1"
+    assert payload["policy"] == "first_fit"
+    assert payload["chosen"]["node_pool_id"] == placement.chosen
+    assert json.loads(placement.to_json(indent=2)) == payload
+    assert "\n" in placement.to_json(indent=2) and "\n" not in placement.to_json()
+
+
+def test_nothing_fits_gives_no_choice(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    placement = loaded.place({"image": WHISPER, "declared": {"gpu_model": "B200"}}, pools)
+    assert placement.chosen is None and placement.chosen_request is None
+    assert not any(c.feasible for c in placement.candidates)
+
+
+def test_a_recorded_placement_is_listed_for_its_execution(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    placement = loaded.place({"image": WHISPER}, pools, record="ex-placed-1")
+    assert placement.placement_id is not None
+    records = loaded.placements("ex-placed-1")
+    assert len(records) == 1
+    r = records[0]
+    assert (r.id, r.execution_id, r.workload, r.node_pool_id) == (
+        placement.placement_id, "ex-placed-1", WHISPER, placement.chosen)
+    assert r.policy == "best_fit" and r.placed_at > 0
+    assert r.request.to_dict() == placement.chosen_request.to_dict()
+    assert r.to_dict()["request"] == r.request.to_dict()
+    assert repr(r).startswith("PlacementRecord(id=")
+    assert loaded.placements("ex-other") == []
+
+
+def test_the_retry_floor_raises_the_request(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    floor = {"memory_bytes": 200 << 30}
+    placement = loaded.place({"image": WHISPER, "retry_floor": floor}, pools)
+    for c in placement.candidates:
+        if c.feasible:
+            assert c.request.memory_bytes >= 200 << 30
+            assert c.request.origins["memory_bytes"] == "retry_floor"
+
+
+def test_place_arguments_are_checked_naming_the_field(loaded):
+    ex = {"image": WHISPER}
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"candidates\[1\]\.free_partitions"):
+        loaded.place(ex, [{"node_pool_id": "a"}, {"node_pool_id": "b", "free_partitions": "2"}])
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"candidates\[0\]: 'free_gpus'"):
+        loaded.place(ex, [{"node_pool_id": "a", "free_gpus": 2}])
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"candidates\[0\]\.node_pool_id"):
+        loaded.place(ex, [{"free_partitions": 2}])
+    with pytest.raises(hwrec.InvalidArgumentError, match="must not be negative"):
+        loaded.place(ex, [{"node_pool_id": "a", "free_cpu_millicores": -1}])
+    with pytest.raises(TypeError, match=r"candidates\[0\]"):
+        loaded.place(ex, [3])
+    with pytest.raises(TypeError, match="candidates"):
+        loaded.place(ex, "sitea-a100-80gb")
+    with pytest.raises(hwrec.InvalidArgumentError, match="execution.image"):
+        loaded.place({}, ["a"])
+    with pytest.raises(hwrec.InvalidArgumentError, match="'cpu'"):
+        loaded.place({"image": WHISPER, "cpu": 1}, ["a"])
+    with pytest.raises(hwrec.InvalidArgumentError, match="execution.declared") as e:
+        loaded.place({"image": WHISPER, "declared": {"gpu_count": "two"}}, ["a"])
+    assert "gpu_count" in e.value.message
+    with pytest.raises(hwrec.InvalidArgumentError, match="policy"):
+        loaded.place(ex, ["a"], policy="cheapest")
+    with pytest.raises(hwrec.InvalidArgumentError):
+        loaded.place(ex, [])
+
+
+def test_pools_registered_through_this_store_are_seen_by_place(loaded):
+    pools = [p.to_dict() for p in loaded.pools()]
+    assert loaded.place({"image": WHISPER}, ["new-pool"]).chosen is None
+    new = dict(pools[0]["hardware"], node_pool_id="new-pool", site_id="site-z", name="new")
+    loaded.register_pools([new])
+    assert loaded.place({"image": WHISPER}, ["new-pool"]).chosen == "new-pool"
+
+
+def test_pools_registered_by_another_connection_are_seen_after_reload(loaded, store_path):
+    pools = [p.to_dict() for p in loaded.pools()]
+    assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen is None
+    with hwrec.Store(store_path) as other:
+        new = dict(pools[0]["hardware"], node_pool_id="other-pool", site_id="s", name="o")
+        other.register_pools([new])
+    assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen is None
+    loaded.reload()
+    assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen == "other-pool"

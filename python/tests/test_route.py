@@ -1,0 +1,136 @@
+"""Store.route, Store.walk with a Python launcher, and Store.router_day."""
+
+import json
+
+import pytest
+
+import hwrec
+
+DAY = "2026-07-08T12:00:00Z"
+
+
+def test_route_builds_the_ladder_with_pruned_rungs(store):
+    plan = store.route("capture-7b", 8, "2d")
+    assert (plan.intent, plan.requested_width, plan.length_hours) == ("capture-7b", 8, 48.0)
+    assert plan.length_class == "long"
+    first = plan.ladder[0]
+    assert first.backend == "gcp" and first.width == 8 and first.provisioning == "FLEX_START"
+    assert first.id == "gcp/" + first.machine_type + "/flex-start"
+    assert first.gpu_model == "A100 80GB"
+    assert plan.ladder[-1].backend == "runpod" and plan.ladder[-1].provisioning is None
+    assert plan.pruned and plan.pruned[0].reason
+    assert plan.notes and plan.walk is None
+    d = plan.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert d["ladder"][0] == first.to_dict()
+    assert repr(first).startswith("Rung(id='gcp/")
+    assert repr(plan.pruned[0]).startswith("PrunedRung(id=")
+    assert repr(plan).startswith("RoutePlan(intent='capture-7b'")
+    assert store.route("capture-7b", 8, 48).to_dict()["ladder"] == d["ladder"]
+
+
+def test_route_errors_name_the_argument(store):
+    with pytest.raises(hwrec.InvalidArgumentError, match="length"):
+        store.route("capture-7b", 8, "forever")
+    with pytest.raises(hwrec.Error):
+        store.route("no-such-intent", 1, "1h")
+    with pytest.raises(hwrec.InvalidArgumentError, match="simulate"):
+        store.route("capture-7b", 8, "2d", simulate={"capacity": []})
+
+
+def test_simulate_walks_the_ladder_as_a_dry_run(store):
+    capacity = {"available": ["slurm/*"], "failures": {"gcp/a2-ultragpu-8g/*": "quota_exceeded"},
+                "day": "2026-07-08"}
+    plan = store.route("capture-7b", 8, "2d", simulate=capacity)
+    walk = plan.walk
+    assert walk.selected.id == "slurm/a100-80gb"
+    assert walk.realized_width == 1 and walk.degraded and not walk.stopped
+    assert walk.attempts[0].outcome == "quota_exceeded"
+    assert walk.backend_selected_event["rung"] == "slurm/a100-80gb"
+    assert plan.to_dict()["walk"] == walk.to_dict()
+    day = store.router_day(now=DAY)
+    assert day.gcp_attempts == 0 and day.exhausted_quotas == []
+
+
+def test_walk_moves_past_capacity_misses_and_records_the_day(store):
+    plan = store.route("capture-7b", 8, "2d")
+    tried = []
+
+    def launcher(rung):
+        tried.append(rung.id)
+        return "launched" if len(tried) == 3 else ("capacity_miss", "no " + rung.machine_type)
+
+    result = store.walk(plan, launcher, now=DAY)
+    assert tried == [r.id for r in plan.ladder[:3]]
+    assert result.selected.id == plan.ladder[2].id
+    assert [a.outcome for a in result.attempts] == ["capacity_miss", "capacity_miss", "launched"]
+    assert result.attempts[0].detail == "no " + plan.ladder[0].machine_type
+    assert result.attempts[0].rung.id == plan.ladder[0].id
+    assert result.counted_gcp_attempt and result.realized_width == 8 and not result.degraded
+    assert result.backend_selected_event["event"] == "backend-selected"
+    assert result.to_dict()["attempts"][2]["outcome"] == "launched"
+    assert repr(result.attempts[0]).startswith("RouteAttempt(rung=")
+    assert repr(result).startswith("RouteResult(intent='capture-7b'")
+    day = store.router_day(now=DAY)
+    assert day.day == "2026-07-08" and day.gcp_attempts == 1
+    assert day.to_dict() == {"day": "2026-07-08", "gcp_attempts": 1, "exhausted_quotas": []}
+    assert repr(day).startswith("RouterDayState(day='2026-07-08'")
+
+
+def test_a_quota_exceeded_blocks_its_quota_for_the_day(store):
+    plan = store.route("capture-7b", 8, "2d")
+    first = plan.ladder[0]
+
+    def launcher(rung):
+        if rung.id == first.id:
+            return ("quota_exceeded", "PREEMPTIBLE quota used up")
+        return "launched" if rung.backend == "slurm" else "capacity_miss"
+
+    store.walk(plan, launcher, now=DAY)
+    day = store.router_day(now=DAY)
+    assert len(day.exhausted_quotas) == 1
+    assert first.gpu_model in day.exhausted_quotas[0]
+    again = store.walk(plan, lambda rung: "capacity_miss", now=DAY)
+    assert "skipped_quota_exhausted" in [a.outcome for a in again.attempts]
+
+
+def test_a_dry_run_walk_writes_nothing(store):
+    plan = store.route("capture-7b", 8, "2d")
+    store.walk(plan, lambda rung: "quota_exceeded", dry_run=True, now=DAY)
+    day = store.router_day(now=DAY)
+    assert day.gcp_attempts == 0 and day.exhausted_quotas == []
+
+
+def test_an_exception_from_the_launcher_propagates_and_leaves_the_store_consistent(store):
+    plan = store.route("capture-7b", 8, "2d")
+
+    class BackendDown(Exception):
+        pass
+
+    def launcher(rung):
+        raise BackendDown("gcloud crashed")
+
+    with pytest.raises(BackendDown, match="gcloud crashed"):
+        store.walk(plan, launcher, now=DAY)
+    assert store.router_day(now=DAY).gcp_attempts == 1  # the attempt was made
+    result = store.walk(plan, lambda rung: "launched", now=DAY)
+    assert result.selected.id == plan.ladder[0].id
+    assert store.router_day(now=DAY).gcp_attempts == 2
+
+
+def test_a_launcher_returning_an_unknown_outcome_is_an_invalid_argument(store):
+    plan = store.route("capture-7b", 8, "2d")
+    with pytest.raises(hwrec.InvalidArgumentError, match="launcher"):
+        store.walk(plan, lambda rung: "maybe", now=DAY)
+
+
+def test_a_launcher_calling_back_into_its_store_gets_concurrent_use(store):
+    plan = store.route("capture-7b", 8, "2d")
+
+    def launcher(rung):
+        store.router_day()
+        return "launched"
+
+    with pytest.raises(hwrec.ConcurrentUseError):
+        store.walk(plan, launcher, now=DAY)
+    assert store.router_day(now=DAY).gcp_attempts == 1
