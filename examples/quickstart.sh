@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install, build, and run hwrec end to end on the
-# bundled example (init, pools import, ingest, status) in a fresh store.
+# bundled example (init, pools import, ingest, status) in a fresh store, then
+# the simulated Runner of examples/runner_loop.py through the Python module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,3 +36,8 @@ run recommend "$store" --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-8
 run recommend "$store" --image ghcr.io/acme/resnet-infer:1.8 --pool sitea-a30-mig
 echo
 echo "Inspect it yourself: sqlite3 -header $store 'SELECT * FROM v_recommendations LIMIT 10'"
+
+echo
+echo "\$ python3 examples/runner_loop.py   # a simulated Runner linking hwrec in-process"
+rm -f build/runner-loop.db build/runner-loop.db-wal build/runner-loop.db-shm
+PYTHONPATH=build/dev/python /usr/bin/python3 examples/runner_loop.py --store build/runner-loop.db
