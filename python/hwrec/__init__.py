@@ -7,8 +7,18 @@ Store is under way raises ConcurrentUseError); open one Store per thread.
 Every call releases the GIL while hwrec works.
 """
 
-from hwrec._hwrec import *  # noqa: F401,F403
-from hwrec._hwrec import __version__  # noqa: F401
+try:
+    from hwrec._hwrec import *  # noqa: F401,F403
+    from hwrec._hwrec import __version__  # noqa: F401
+except ModuleNotFoundError as error:
+    if error.name != "hwrec._hwrec":
+        raise
+    # Typically the source folder python/hwrec shadows the built package.
+    raise ModuleNotFoundError(
+        f"hwrec: its compiled part hwrec._hwrec is not beside {__file__}: build it "
+        "(cmake --build build/dev --target hwrec_python) and put <build>/python on "
+        "PYTHONPATH, or install hwrec (README, 'Using it from Python')",
+        name=error.name) from error
 
 __all__ = [
     "CandidateEvaluation",

@@ -53,3 +53,16 @@ def test_catalog_lists_and_searches_the_shipped_partitions():
     assert full.to_dict()["gpu_config_id"] == full.gpu_config_id
     assert repr(full).startswith("GpuPartition(gpu_config_id='nvidia-h100")
     assert hwrec.catalog("no such card") == []
+
+
+def test_importing_the_source_folder_without_its_compiled_part_says_how_to_build_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    run = subprocess.run([sys.executable, "-c", "import hwrec"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "hwrec._hwrec is not beside" in run.stderr
+    assert "--target hwrec_python" in run.stderr and "PYTHONPATH" in run.stderr

@@ -483,7 +483,7 @@ std::variant<RecordForm, FieldError> FormOf(const Json& object) {
   if (!runner.empty() && !hwrec.empty()) {
     return FieldError{
         "json", fmt::format("mixes the Runner's fields ({}) with hwrec's ({}): send each record "
-                            "in one form (or choose it with --from runner|hwrec)",
+                            "in one form (or name the form: --from runner|hwrec, form= in Python)",
                             JoinFields(runner), JoinFields(hwrec))};
   }
   return runner.empty() ? RecordForm::kHwrec : RecordForm::kRunner;
