@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "hwrec/config.h"
@@ -490,6 +491,51 @@ TEST_CASE("placement: inputs are read with errors that name the field", "[placem
   REQUIRE_FALSE(twice.ok());
   CHECK_THAT(twice.status().message(), Catch::Contains("candidate 2: node_pool_id 'a' is listed "
                                                        "twice"));
+}
+
+
+TEST_CASE("placement: every candidate list obeys one set of rules, however it was built",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  const auto refused = [&](const std::vector<PlacementCandidate>& candidates) {
+    auto result =
+        evaluator->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == StatusCode::kInvalidArgument);
+    return result.status().message();
+  };
+  CHECK(refused({{"a100", {}, {}, {}}, {"a100", 2, {}, {}}}) ==
+        "candidate 2: node_pool_id 'a100' is listed twice: list each pool once");
+  CHECK(refused({{"", {}, {}, {}}}) == "candidate 1: node_pool_id is empty: give the pool's id");
+  CHECK(refused({{"a100", {}, -4, {}}}) ==
+        "candidate 1: free_cpu_millicores is -4: send 0 or more, or leave it out when unknown");
+  // The JSON reader applies the same rules, with the same words.
+  auto parsed = ParsePlacementCandidates(R"([{"node_pool_id":"a100"},{"node_pool_id":"a100"}])");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.status().message() ==
+        "candidate 2: node_pool_id 'a100' is listed twice: list each pool once");
+}
+
+TEST_CASE("placement and recommend: an as_of that is not a date is refused, naming it",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  RecommendationQuery query(*f.store);
+  for (double as_of : {std::nan(""), HUGE_VAL, -1.0, 1e300}) {
+    INFO(as_of);
+    auto placed = evaluator->Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},
+                                      PlacementPolicy::kBestFit, as_of);
+    REQUIRE_FALSE(placed.ok());
+    CHECK(placed.status().message().rfind("as_of is ", 0) == 0);
+    auto recommended = query.Recommend(kImage, HardwareKey{}, as_of);
+    REQUIRE_FALSE(recommended.ok());
+    CHECK(recommended.status().code() == StatusCode::kInvalidArgument);
+  }
 }
 
 }  // namespace hwrec

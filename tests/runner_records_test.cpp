@@ -400,6 +400,17 @@ TEST_CASE("runner execution: 64-bit integers sent as strings, as protobuf prints
   CHECK(o.hardware.gpu_total == 14);
 }
 
+TEST_CASE("runner execution: a number in a string is read only as decimal digits") {
+  for (const char* text : {"0x10", "1e3", " 16", "16 ", "+16", "1.5", "", "-"}) {
+    INFO(text);
+    Json record = RunnerExecution();
+    record["metrics"]["memory_max"] = text;
+    ObservationParse parsed = ParseRunnerObservationJson(record.dump());
+    REQUIRE(parsed.errors.size() == 1);
+    CHECK(parsed.errors[0].field == "metrics.memory_max");
+  }
+}
+
 TEST_CASE("runner execution: unknown fields warn with the closest Runner field, strict refuses") {
   Json record = RunnerExecution();
   record["action_image_tag"] = "x";

@@ -89,4 +89,10 @@ Result<DeclaredResources> ParseDeclaredResources(const std::string& json, const 
 // "free_memory_bytes"}; a missing free field means no limit is known.
 Result<std::vector<PlacementCandidate>> ParsePlacementCandidates(const std::string& json);
 
+// The rules every candidate list obeys, however it was built (Evaluate and
+// ParsePlacementCandidates apply them): each candidate names a pool, each pool
+// is listed once, and no free capacity is negative. Messages count candidates
+// from 1.
+Status CheckPlacementCandidates(const std::vector<PlacementCandidate>& candidates);
+
 }  // namespace hwrec

@@ -1,13 +1,13 @@
 """Type stubs for hwrec, the in-process module over hwrec's C++ library."""
 
 import os
-from typing import IO, Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterable, Literal, Optional, Sequence, Tuple, Union
 
 __version__: str
 __all__: list[str]
 
 PathLike = Union[str, "os.PathLike[str]"]
-Records = Union[PathLike, IO[str], Mapping[str, Any], Iterable[Mapping[str, Any]]]
+Records = Union[PathLike, IO[str], Dict[str, Any], Iterable[Dict[str, Any]]]
 Form = Literal["auto", "hwrec", "runner"]
 Time = Union[None, float, int, str, Any]  # epoch seconds, RFC 3339 text or a datetime
 Outcome = Literal["launched", "capacity_miss", "quota_exceeded", "config_error",
@@ -229,7 +229,7 @@ class RouterDayState:
     exhausted_quotas: list[str]
     def to_dict(self) -> dict[str, Any]: ...
 
-Candidate = Union[str, Mapping[str, Any]]
+Candidate = Union[str, Dict[str, Any]]
 Launcher = Callable[[Rung], Union[Outcome, str, Tuple[str, str]]]
 
 class Store:
@@ -262,17 +262,17 @@ class Store:
                   gpu_brand: Optional[str] = None, gpu_model: Optional[str] = None,
                   instance_type: Optional[str] = None, cpu_only: bool = False,
                   as_of: Time = None) -> Recommendation: ...
-    def place(self, execution: Mapping[str, Any], candidates: Sequence[Candidate],
+    def place(self, execution: Dict[str, Any], candidates: Sequence[Candidate],
               policy: Literal["best_fit", "first_fit"] = "best_fit", as_of: Time = None,
               record: Optional[str] = None) -> Placement: ...
     def placements(self, execution_id: str) -> list[PlacementRecord]: ...
     def route(self, intent: str, width: int, length: Union[str, float],
-              simulate: Optional[Mapping[str, Any]] = None, as_of: Time = None) -> RoutePlan: ...
+              simulate: Optional[Dict[str, Any]] = None, as_of: Time = None) -> RoutePlan: ...
     def walk(self, plan: RoutePlan, launcher: Launcher, dry_run: bool = False,
              now: Time = None) -> RouteResult: ...
     def router_day(self, now: Time = None) -> RouterDayState: ...
 
-def hardware_profile_id(profile: Mapping[str, Any], version: int = 2) -> str:
+def hardware_profile_id(profile: Dict[str, Any], version: int = 2) -> str:
     """The id of the profile as given (ingest fills a missing gpu_brand from the catalog first)."""
-def canonical_profile(profile: Mapping[str, Any], version: int = 2) -> str: ...
+def canonical_profile(profile: Dict[str, Any], version: int = 2) -> str: ...
 def catalog(search: str = "") -> list[GpuPartition]: ...

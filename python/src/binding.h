@@ -71,8 +71,8 @@ class Claim {
   PyStore& store_;
 };
 
-// A dict (or any value) as JSON text (json_text.cpp).
-std::string ToJson(const py::handle& value);
+// A dict (or any value) as JSON text; `what` names it in errors (json_text.cpp).
+std::string ToJson(const py::handle& value, const std::string& what);
 // The path named by a str or os.PathLike.
 std::string FsPath(const py::handle& path);
 // Optional epoch seconds from None, a number, or RFC 3339 text; `what` names the argument.

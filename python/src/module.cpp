@@ -14,7 +14,7 @@ namespace {
 
 HardwareProfile ReadProfile(const py::handle& profile) {
   if (!py::isinstance<py::dict>(profile)) throw py::type_error("profile: expected a dict");
-  const std::string json = ToJson(profile);
+  const std::string json = ToJson(profile, "profile");
   Result<HardwareProfile> parsed = ParseHardwareProfile(json);
   if (!parsed.ok()) ThrowStatus(Status::InvalidArgument("profile: " + parsed.status().message()));
   return std::move(parsed).value();

@@ -31,12 +31,25 @@ Claim::Claim(PyStore& store) : store_(store) {
 }
 
 std::string FsPath(const py::handle& path) {
-  return py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+  const py::module_ os = py::module_::import("os");
+  std::string text = py::str(os.attr("fsdecode")(os.attr("fspath")(path))).cast<std::string>();
+  if (text.find('\0') != std::string::npos) {
+    ThrowStatus(Status::InvalidArgument("path '" + text.substr(0, text.find('\0')) +
+                                        "...' holds a NUL character: give the file's path"));
+  }
+  return text;
 }
 
 std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
   if (value.is_none()) return std::nullopt;
-  if (py::hasattr(value, "timestamp")) return value.attr("timestamp")().cast<double>();
+  if (py::hasattr(value, "timestamp")) {
+    if (py::hasattr(value, "tzinfo") && value.attr("tzinfo").is_none()) {
+      ThrowStatus(Status::InvalidArgument(std::string(what) +
+                                          ": a datetime without a timezone is ambiguous: give it "
+                                          "one (e.g. tzinfo=datetime.timezone.utc)"));
+    }
+    return value.attr("timestamp")().cast<double>();
+  }
   if (py::isinstance<py::str>(value)) {
     const std::string text = value.cast<std::string>();
     if (auto epoch = ParseRfc3339(text)) return epoch;
@@ -44,8 +57,19 @@ std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
                                         "' is not an RFC 3339 time: use e.g. "
                                         "2026-11-29T16:02:37Z or epoch seconds"));
   }
+  if (PyBool_Check(value.ptr())) {
+    ThrowStatus(Status::InvalidArgument(std::string(what) +
+                                        ": got a bool: give epoch seconds, RFC 3339 text or a "
+                                        "datetime"));
+  }
   if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
-    return value.cast<double>();
+    const double seconds = PyFloat_AsDouble(value.ptr());
+    if (seconds == -1.0 && PyErr_Occurred() != nullptr) {
+      PyErr_Clear();
+      ThrowStatus(Status::InvalidArgument(std::string(what) +
+                                          ": the number is out of range: give epoch seconds"));
+    }
+    return seconds;  // the library checks it is a time (finite, years 1970 to 9999)
   }
   ThrowStatus(Status::InvalidArgument(std::string(what) +
                                       ": expected epoch seconds, RFC 3339 text or a datetime"));
@@ -71,7 +95,7 @@ void AppendRecord(const py::handle& record, const std::string& what, std::string
     throw py::type_error(what + ": expected a dict, got " +
                          py::str(py::type::of(record).attr("__name__")).cast<std::string>());
   }
-  *text += ToJson(record);
+  *text += ToJson(record, what);
   *text += '\n';
 }
 

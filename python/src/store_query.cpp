@@ -77,6 +77,19 @@ int FieldOf(PyObject* key, KeyCache& cache) {
               "free_cpu_millicores, free_memory_bytes");
 }
 
+// A Python str as UTF-8; `what` names it when it cannot be (a lone surrogate).
+std::string Utf8(PyObject* text, const std::string& what) {
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+  if (utf8 == nullptr) {
+    PyErr_Clear();
+    BadArgument(what +
+                ": holds a lone surrogate, which is not text UTF-8 can carry: send "
+                "valid Unicode text");
+  }
+  return std::string(utf8, static_cast<std::size_t>(size));
+}
+
 // Reads one candidate dict; messages are built only when a field is wrong.
 PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache& cache) {
   PlacementCandidate c;
@@ -89,10 +102,7 @@ PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache
         if (!PyUnicode_Check(value)) {
           BadArgument(CandidateName(index) + ".node_pool_id: expected a string");
         }
-        Py_ssize_t size = 0;
-        const char* text = PyUnicode_AsUTF8AndSize(value, &size);
-        if (text == nullptr) throw py::error_already_set();
-        c.node_pool_id.assign(text, static_cast<std::size_t>(size));
+        c.node_pool_id = Utf8(value, CandidateName(index) + ".node_pool_id");
         break;
       }
       case 1:
@@ -127,7 +137,7 @@ std::vector<PlacementCandidate> ReadCandidates(const py::handle& candidates) {
   KeyCache cache;
   for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
     if (PyUnicode_Check(item[i])) {
-      out.push_back({PyUnicode_AsUTF8(item[i]), {}, {}, {}});
+      out.push_back({Utf8(item[i], CandidateName(i)), {}, {}, {}});
     } else if (PyDict_Check(item[i])) {
       out.push_back(ReadCandidateDict(item[i], i, cache));
     } else {
@@ -141,7 +151,7 @@ std::optional<DeclaredResources> ReadDeclared(PyObject* value, const char* what)
   if (value == nullptr || value == Py_None) return std::nullopt;
   if (!PyDict_Check(value)) throw py::type_error(std::string(what) + ": expected a dict");
   if (PyDict_Size(value) == 0) return DeclaredResources{};
-  const std::string json = ToJson(value);
+  const std::string json = ToJson(value, what);
   return Unwrap(ParseDeclaredResources(json, what));
 }
 
@@ -152,17 +162,20 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
   PyObject* value = nullptr;
   Py_ssize_t pos = 0;
   while (PyDict_Next(execution.ptr(), &pos, &key, &value)) {
-    const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : "";
-    if (std::strcmp(name, "image") == 0) {
+    if (!PyUnicode_Check(key)) {
+      BadArgument("execution: the key " + py::repr(key).cast<std::string>() +
+                  " is not text: use image, declared, retry_floor");
+    }
+    const std::string name = Utf8(key, "execution key");
+    if (name == "image") {
       if (!PyUnicode_Check(value)) BadArgument("execution.image: expected the action image");
-      out.workload = PyUnicode_AsUTF8(value);
-    } else if (std::strcmp(name, "declared") == 0) {
+      out.workload = Utf8(value, "execution.image");
+    } else if (name == "declared") {
       out.declared = ReadDeclared(value, "execution.declared").value_or(DeclaredResources{});
-    } else if (std::strcmp(name, "retry_floor") == 0) {
+    } else if (name == "retry_floor") {
       out.retry_floor = ReadDeclared(value, "execution.retry_floor");
     } else {
-      BadArgument(std::string("execution: '") + name +
-                  "' is not understood: use image, declared, retry_floor");
+      BadArgument("execution: '" + name + "' is not understood: use image, declared, retry_floor");
     }
   }
   if (out.workload.empty()) BadArgument("execution.image: required (the action image)");

@@ -27,7 +27,7 @@ SimulatedCapacity ReadCapacity(const py::handle& simulate) {
   if (!py::isinstance<py::dict>(simulate)) {
     throw py::type_error("simulate: expected a dict with available, failures and day");
   }
-  const std::string json = ToJson(simulate);
+  const std::string json = ToJson(simulate, "simulate");
   return Unwrap(ParseSimulatedCapacity(json, "simulate"));
 }
 

@@ -164,13 +164,39 @@ def test_values_json_cannot_spell_are_converted_or_rejected_by_field_keeping_the
 
     aware = datetime.datetime(2026, 11, 28, 9, 32, 42, tzinfo=datetime.timezone.utc)
     records = [observation("ex-dt", finished_at=aware, cpu_millicores_p95=Count()),
-               observation("ex-obj", gpu_memory_peak_gb=object()),
                observation("ex-naive", finished_at=datetime.datetime(2026, 11, 28, 9, 32)),
                observation("ex-nan", gpu_utilization=float("nan")),
+               observation("ex-inf", gpu_memory_peak_gb=float("inf")),
                observation("ex-big", memory_peak_bytes=10**30),
+               observation("ex-huge", cpu_millicores_avg=10**400),
                observation("ex-ok")]
     summary = store.ingest(records)
     assert summary.accepted == 2
-    assert {(r.execution_id, r.field) for r in summary.rejects} == {
-        ("ex-obj", "gpu_memory_peak_gb"), ("ex-naive", "finished_at"),
-        ("ex-nan", "gpu_utilization"), ("ex-big", "memory_peak_bytes")}
+    reasons = {(r.execution_id, r.field): r.reason for r in summary.rejects}
+    assert set(reasons) == {
+        ("ex-naive", "finished_at"), ("ex-nan", "gpu_utilization"),
+        ("ex-inf", "gpu_memory_peak_gb"), ("ex-big", "memory_peak_bytes"),
+        ("ex-huge", "cpu_millicores_avg")}
+    assert "is NaN" in reasons[("ex-nan", "gpu_utilization")]
+    assert "infinite" in reasons[("ex-inf", "gpu_memory_peak_gb")]
+
+
+@pytest.mark.parametrize("value, says", [
+    (b"ex-b", "is bytes, which has no JSON form: decode it to str"),
+    (object(), "is a value of type 'object', which has no JSON form"),
+    ({1, 2}, "is a value of type 'set'"),
+    ("x\ud800", "holds a lone surrogate"),
+])
+def test_a_value_with_no_json_form_fails_the_call_naming_where_it_is_and_writes_nothing(
+        store, value, says):
+    records = [observation("ex-good"), observation("ex-bad", metrics_note={"deep": [1, value]})]
+    with pytest.raises(hwrec.InvalidArgumentError) as caught:
+        store.ingest(records)
+    assert str(caught.value).startswith("records[1].metrics_note.deep[1]: ")
+    assert says in str(caught.value) and "nothing was written" in str(caught.value)
+    assert store.status().tables["observations"] == 0
+
+
+def test_a_key_that_is_not_text_fails_the_call_naming_the_record(store):
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"records\[0\]: has the key 7"):
+        store.ingest([{**observation("ex-key"), 7: "seven"}])

@@ -173,3 +173,42 @@ def test_pools_registered_by_another_connection_are_seen_after_reload(loaded, st
     assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen is None
     loaded.reload()
     assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen == "other-pool"
+
+
+@pytest.mark.parametrize("execution, candidates, says", [
+    ({"image\ud800": "x"}, ["sitea-l4"], "execution key: holds a lone surrogate"),
+    ({"image": "x\ud800"}, ["sitea-l4"], "execution.image: holds a lone surrogate"),
+    ({"image": WHISPER}, ["sitea-l4\ud800"], "candidates[0]: holds a lone surrogate"),
+    ({"image": WHISPER}, [{"node_pool_id": "a\ud800"}], "candidates[0].node_pool_id: holds"),
+    ({"image": WHISPER, 3: "x"}, ["sitea-l4"], "execution: the key 3 is not text"),
+])
+def test_text_python_cannot_give_as_utf8_is_an_invalid_argument_not_a_crash(
+        loaded, execution, candidates, says):
+    with pytest.raises(hwrec.InvalidArgumentError) as caught:
+        loaded.place(execution, candidates)
+    assert says in str(caught.value)
+
+
+def test_candidates_follow_the_same_rules_as_the_cli(loaded):
+    pool = loaded.pools()[0].node_pool_id
+    with pytest.raises(hwrec.InvalidArgumentError,
+                       match=f"candidate 2: node_pool_id '{pool}' is listed twice: list each pool "
+                             "once"):
+        loaded.place({"image": WHISPER}, [pool, {"node_pool_id": pool}])
+    with pytest.raises(hwrec.InvalidArgumentError, match="candidate 1: node_pool_id is empty"):
+        loaded.place({"image": WHISPER}, [""])
+
+
+@pytest.mark.parametrize("as_of", [float("nan"), float("inf"), -1.0, 1e300, True, 10**400])
+def test_a_time_that_is_not_a_date_is_refused_naming_the_argument(loaded, as_of):
+    with pytest.raises(hwrec.InvalidArgumentError, match="as_of"):
+        loaded.recommend(WHISPER, **L4, as_of=as_of)
+    with pytest.raises(hwrec.InvalidArgumentError, match="as_of"):
+        loaded.place({"image": WHISPER}, [loaded.pools()[0].node_pool_id], as_of=as_of)
+
+
+def test_a_datetime_without_a_timezone_is_refused_as_ambiguous(loaded):
+    import datetime
+
+    with pytest.raises(hwrec.InvalidArgumentError, match="without a timezone"):
+        loaded.recommend(WHISPER, **L4, as_of=datetime.datetime(2026, 11, 29))

@@ -134,3 +134,13 @@ def test_a_launcher_calling_back_into_its_store_gets_concurrent_use(store):
     with pytest.raises(hwrec.ConcurrentUseError):
         store.walk(plan, launcher, now=DAY)
     assert store.router_day(now=DAY).gcp_attempts == 1
+
+
+@pytest.mark.parametrize("now", [float("nan"), float("inf"), -1e300, 1e300])
+def test_a_walk_at_a_time_that_is_not_a_date_is_refused_and_writes_nothing(store, now):
+    plan = store.route("capture-7b", 8, "6h")
+    with pytest.raises(hwrec.InvalidArgumentError, match="now is"):
+        store.walk(plan, lambda rung: "launched", now=now)
+    with pytest.raises(hwrec.InvalidArgumentError, match="now is"):
+        store.router_day(now=now)
+    assert store.router_day().gcp_attempts == 0

@@ -102,3 +102,9 @@ def test_refresh_materialises_recommendations(loaded):
 
 def test_version_is_the_build_version():
     assert hwrec.__version__.count(".") == 2
+
+
+def test_a_path_with_a_nul_character_is_refused_and_creates_nothing(tmp_path):
+    with pytest.raises(hwrec.InvalidArgumentError, match="NUL"):
+        hwrec.Store.init(str(tmp_path / "store") + "\0evil.db")
+    assert list(tmp_path.iterdir()) == []

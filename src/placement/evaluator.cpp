@@ -176,6 +176,8 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   if (candidates.empty()) {
     return Status::InvalidArgument("candidates: the list is empty: give at least one node pool");
   }
+  if (Status checked = CheckPlacementCandidates(candidates); !checked.ok()) return checked;
+  if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   auto facts = internal::ResolveExecution(execution);
   if (!facts.ok()) return facts.status();
   PlacementResult result;

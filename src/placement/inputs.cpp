@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <set>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <variant>
 
 #include "hwrec/placement.h"
@@ -99,22 +101,45 @@ Result<std::vector<PlacementCandidate>> ParsePlacementCandidates(const std::stri
   }
   std::vector<PlacementCandidate> out;
   out.reserve(parsed.size());
-  std::set<std::string> seen;
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     auto candidate = ReadCandidate(parsed[i]);
     if (auto* error = std::get_if<FieldError>(&candidate)) {
       return Status::InvalidArgument(
           fmt::format("candidate {}: {} {}", i + 1, error->field, error->reason));
     }
-    auto& c = std::get<PlacementCandidate>(candidate);
+    out.push_back(std::get<PlacementCandidate>(std::move(candidate)));
+  }
+  if (Status checked = CheckPlacementCandidates(out); !checked.ok()) return checked;
+  return out;
+}
+
+Status CheckPlacementCandidates(const std::vector<PlacementCandidate>& candidates) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate& c = candidates[i];
+    if (c.node_pool_id.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("candidate {}: node_pool_id is empty: give the pool's id", i + 1));
+    }
     if (!seen.insert(c.node_pool_id).second) {
       return Status::InvalidArgument(
           fmt::format("candidate {}: node_pool_id '{}' is listed twice: list each pool once", i + 1,
                       c.node_pool_id));
     }
-    out.push_back(std::move(c));
+    const std::pair<const char*, const std::optional<std::int64_t>*> free[] = {
+        {"free_partitions", &c.free_partitions},
+        {"free_cpu_millicores", &c.free_cpu_millicores},
+        {"free_memory_bytes", &c.free_memory_bytes}};
+    for (const auto& [name, value] : free) {
+      if (*value && **value < 0) {
+        return Status::InvalidArgument(
+            fmt::format("candidate {}: {} is {}: send 0 or more, or leave it out when unknown",
+                        i + 1, name, **value));
+      }
+    }
   }
-  return out;
+  return Status::Ok();
 }
 
 }  // namespace hwrec

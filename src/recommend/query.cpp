@@ -356,6 +356,7 @@ RecommendationQuery::~RecommendationQuery() = default;
 Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
                                                       const HardwareKey& hardware,
                                                       std::optional<double> as_of) {
+  if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     internal::ReadSnapshot snapshot(internal::StoreAccess::Db(store));

@@ -82,6 +82,7 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
 }  // namespace internal
 
 Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<double> now) {
+  if (Status time = internal::CheckEpochSeconds(now, "now"); !time.ok()) return time;
   return internal::Guarded(store, "read the router's day state", [&]() -> Result<RouterDayState> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterDayState state;

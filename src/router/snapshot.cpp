@@ -33,6 +33,7 @@ std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
 }  // namespace
 
 Result<RouterSnapshot> RouterSnapshot::Load(const Store& store, std::optional<double> as_of) {
+  if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   return internal::Guarded(store, "load the router snapshot", [&]() -> Result<RouterSnapshot> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterSnapshot snapshot;

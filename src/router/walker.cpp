@@ -151,6 +151,7 @@ std::string_view ToString(AttemptOutcome outcome) {
 
 Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
                                const WalkOptions& options) {
+  if (Status time = internal::CheckEpochSeconds(options.now, "now"); !time.ok()) return time;
   if (!options.dry_run) {
     if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   }

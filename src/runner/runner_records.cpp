@@ -58,17 +58,18 @@ const Json* Member(const Json& object, std::string_view key) {
   return &*it;
 }
 
-// A decimal number in a string, as protobuf's JSON printing writes 64-bit integers.
+// A whole number spelt in decimal digits in a string ("8589934592", "-3"), as
+// protobuf's JSON printing writes 64-bit integers; nothing else (no hex, no
+// exponent, no spaces).
 std::optional<double> NumberInString(const Json& value) {
   if (!value.is_string()) return std::nullopt;
   const std::string& text = value.get_ref<const std::string&>();
-  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text[0]))) {
-    return std::nullopt;
+  const std::size_t first = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() == first || text.size() > 20) return std::nullopt;
+  for (std::size_t i = first; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
   }
-  char* end = nullptr;
-  const double number = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(number)) return std::nullopt;
-  return number;
+  return std::strtod(text.c_str(), nullptr);
 }
 
 // Reads a non-negative number of `unit` at `key`; errors name `prefix` + key

@@ -8,6 +8,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "hwrec/status.h"
@@ -121,5 +122,9 @@ class RawQuery {
 
 // Seconds since the epoch, now.
 double NowEpochSeconds();
+
+// OK for an absent time or epoch seconds of a real date (years 1970 to 9999);
+// otherwise InvalidArgument naming `what` ("as_of", "now") and the fix.
+Status CheckEpochSeconds(std::optional<double> seconds, std::string_view what);
 
 }  // namespace hwrec::internal
