@@ -79,6 +79,13 @@ struct Fixture {
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);
   }
+  // An evaluator over one registered pool, "a100" (eight full A100 80GB cards).
+  PlacementEvaluator EvaluatorOverOneA100Pool() {
+    Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+    auto evaluator = PlacementEvaluator::Open(*store);
+    REQUIRE(evaluator.ok());
+    return std::move(*evaluator);
+  }
   PlacementResult Place(const ExecutionToPlace& execution, const std::vector<std::string>& pool_ids,
                         PlacementPolicy policy = PlacementPolicy::kBestFit) {
     std::vector<PlacementCandidate> candidates;
@@ -493,16 +500,13 @@ TEST_CASE("placement: inputs are read with errors that name the field", "[placem
                                                        "twice"));
 }
 
-
 TEST_CASE("placement: every candidate list obeys one set of rules, however it was built",
           "[placement]") {
   Fixture f;
-  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
-  auto evaluator = PlacementEvaluator::Open(*f.store);
-  REQUIRE(evaluator.ok());
+  PlacementEvaluator evaluator = f.EvaluatorOverOneA100Pool();
   const auto refused = [&](const std::vector<PlacementCandidate>& candidates) {
     auto result =
-        evaluator->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+        evaluator.Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
     REQUIRE_FALSE(result.ok());
     CHECK(result.status().code() == StatusCode::kInvalidArgument);
     return result.status().message();
@@ -522,14 +526,12 @@ TEST_CASE("placement: every candidate list obeys one set of rules, however it wa
 TEST_CASE("placement and recommend: an as_of that is not a date is refused, naming it",
           "[placement]") {
   Fixture f;
-  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
-  auto evaluator = PlacementEvaluator::Open(*f.store);
-  REQUIRE(evaluator.ok());
+  PlacementEvaluator evaluator = f.EvaluatorOverOneA100Pool();
   RecommendationQuery query(*f.store);
   for (double as_of : {std::nan(""), HUGE_VAL, -1.0, 1e300}) {
     INFO(as_of);
-    auto placed = evaluator->Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},
-                                      PlacementPolicy::kBestFit, as_of);
+    auto placed = evaluator.Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},
+                                     PlacementPolicy::kBestFit, as_of);
     REQUIRE_FALSE(placed.ok());
     CHECK(placed.status().message().rfind("as_of is ", 0) == 0);
     auto recommended = query.Recommend(kImage, HardwareKey{}, as_of);
