@@ -108,6 +108,11 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
   if (py::hasattr(input, "read")) {
     py::object text = input.attr("read")();
     if (py::isinstance<py::bytes>(text)) text = text.attr("decode")("utf-8");
+    if (!py::isinstance<py::str>(text)) {
+      throw py::type_error(std::string(what) + ": its read() returned " +
+                           py::str(py::type::of(text).attr("__name__")).cast<std::string>() +
+                           ": give a file opened for reading, in text or binary mode");
+    }
     out.text = text.cast<std::string>();
     return out;
   }

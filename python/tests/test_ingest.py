@@ -200,3 +200,12 @@ def test_a_value_with_no_json_form_fails_the_call_naming_where_it_is_and_writes_
 def test_a_key_that_is_not_text_fails_the_call_naming_the_record(store):
     with pytest.raises(hwrec.InvalidArgumentError, match=r"records\[0\]: has the key 7"):
         store.ingest([{**observation("ex-key"), 7: "seven"}])
+
+
+def test_a_file_object_whose_read_gives_no_text_is_a_type_error_naming_it(store):
+    class Odd:
+        def read(self):
+            return 42
+
+    with pytest.raises(TypeError, match=r"records: its read\(\) returned int"):
+        store.ingest(Odd())
