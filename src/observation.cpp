@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "observation_json.h"
 #include "util/json_fields.h"
 #include "util/text.h"
 
@@ -367,13 +368,18 @@ bool Observation::operator==(const Observation& o) const {
 }
 
 ObservationParse ParseObservationJson(std::string_view json, bool strict) {
-  ObservationParse result;
   auto parsed = internal::ParseJsonRecord(json);
   if (auto* error = std::get_if<FieldError>(&parsed)) {
+    ObservationParse result;
     result.errors.push_back(std::move(*error));
     return result;
   }
-  const JsonFields fields(std::get<nlohmann::json>(parsed));
+  return internal::ParseObservationObject(std::get<nlohmann::json>(parsed), strict);
+}
+
+ObservationParse internal::ParseObservationObject(const nlohmann::json& object, bool strict) {
+  ObservationParse result;
+  const JsonFields fields(object);
   Observation o;
   Errors unknown = fields.UnknownFields(kTopFields);
   ReadIdentity(fields, &o, &result.errors);

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "hwrec/runner.h"
+#include "observation_json.h"
 #include "util/json_fields.h"
 
 namespace hwrec {
@@ -449,7 +450,7 @@ void AddOnce(std::vector<FieldError>* errors, FieldError error) {
 
 ObservationParse ParseRunnerObservation(const Json& object, bool strict) {
   RunnerTranslation t = TranslateRunnerObservation(object);
-  ObservationParse parsed = ParseObservationJson(t.hwrec.dump(), strict);
+  ObservationParse parsed = internal::ParseObservationObject(t.hwrec, strict);
   ObservationParse result;
   result.execution_id = parsed.execution_id;
   result.errors = std::move(t.errors);
@@ -547,7 +548,7 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
       return result;
     }
     if (std::get<RecordForm>(detected) == RecordForm::kHwrec) {
-      return ParseObservationJson(json, strict);
+      return ParseObservationObject(object, strict);
     }
   }
   *read_as = RecordForm::kRunner;
