@@ -77,6 +77,15 @@ std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
 
 namespace {
 
+void CloseStore(PyStore& s) {
+  if (!s.store) return;
+  Claim claim(s);
+  py::gil_scoped_release release;
+  s.evaluator.reset();
+  s.query.reset();
+  s.store.reset();
+}
+
 RecordForm FormOf(const std::string& text) {
   if (auto form = ParseRecordForm(text)) return *form;
   ThrowStatus(Status::InvalidArgument("form: '" + text +
@@ -182,24 +191,10 @@ void DefineOpening(PyStoreClass& cls) {
             return OpenStore(path, options);
           },
           py::arg("path"), "Creates a store at the latest schema (as `hwrec init`), or opens it.")
-      .def("close",
-           [](PyStore& s) {
-             if (!s.store) return;
-             Claim claim(s);
-             py::gil_scoped_release release;
-             s.evaluator.reset();
-             s.query.reset();
-             s.store.reset();
-           })
+      .def("close", &CloseStore,
+           "Closes the store (again: nothing); later calls raise hwrec.Error.")
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__",
-           [](PyStore& s, const py::args&) {
-             if (!s.store) return;
-             Claim claim(s);
-             s.evaluator.reset();
-             s.query.reset();
-             s.store.reset();
-           })
+      .def("__exit__", [](PyStore& s, const py::args&) { CloseStore(s); })
       .def_property_readonly("path", [](const PyStore& s) { return s.path; })
       .def_property_readonly("read_only", [](const PyStore& s) { return s.read_only; })
       .def_property_readonly("closed", [](const PyStore& s) { return !s.store; })
