@@ -200,23 +200,25 @@ PoolOrError ParsePool(const std::string& json) {
 struct PoolRecord {
   PoolOrError pool;
   std::optional<internal::RunnerFieldNames> runner;
+  std::vector<FieldError> warnings;  // unknown Runner fields, ignored
 
   // The error's field under the name the line used.
   FieldError Named(FieldError error) const { return runner ? runner->Renamed(error) : error; }
 };
 
 PoolRecord ParsePoolRecord(const std::string& line, RecordForm form) {
-  if (form == RecordForm::kHwrec) return {ParsePool(line), std::nullopt};
+  if (form == RecordForm::kHwrec) return {ParsePool(line), std::nullopt, {}};
   auto parsed = internal::ParseJsonRecord(line);
-  if (auto* error = std::get_if<FieldError>(&parsed)) return {*error, std::nullopt};
+  if (auto* error = std::get_if<FieldError>(&parsed)) return {*error, std::nullopt, {}};
   const nlohmann::json& object = std::get<nlohmann::json>(parsed);
   if (form == RecordForm::kAuto && !internal::IsRunnerPool(object)) {
-    return {ParsePool(line), std::nullopt};
+    return {ParsePool(line), std::nullopt, {}};
   }
   internal::RunnerTranslation runner = internal::TranslateRunnerPool(object);
   // Translation errors already carry the Runner's names.
-  if (!runner.errors.empty()) return {runner.errors.front(), std::move(runner.names)};
-  PoolRecord record{ParsePool(runner.hwrec.dump()), std::move(runner.names)};
+  if (!runner.errors.empty()) return {runner.errors.front(), std::move(runner.names), {}};
+  PoolRecord record{ParsePool(runner.hwrec.dump()), std::move(runner.names),
+                    std::move(runner.unknown)};
   if (auto* error = std::get_if<FieldError>(&record.pool)) record.pool = record.Named(*error);
   return record;
 }
@@ -405,9 +407,13 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, Rec
         summary.errors.push_back({number, id, error->field, error->reason});
         continue;
       }
-      auto change = Upsert(db, std::get<NodePool>(record.pool));
+      const NodePool& pool = std::get<NodePool>(record.pool);
+      auto change = Upsert(db, pool);
       if (!change.ok()) return change.status();
       Count(*change, &summary);
+      for (FieldError& w : record.warnings) {
+        summary.warnings.push_back({number, pool.node_pool_id, w.field, std::move(w.reason)});
+      }
     }
     if (jsonl.bad()) return Status::IoError("reading the node pool lines failed");
     tx.Commit();

@@ -183,13 +183,37 @@ TEST_CASE("runner pool: a wrong type or sign names the Runner's field and its un
              Catch::Contains("memory is -1") && Catch::Contains("(in bytes)"));
   pool = RunnerA100Pool();
   pool.erase("id");
-  pool["nme"] = "x";
-  CHECK_THAT(ParseNodePoolRecord(pool.dump(), RecordForm::kRunner).status().message(),
-             Catch::Contains("nme is not a known field: did you mean `name`?"));
-  pool = RunnerA100Pool();
-  pool.erase("id");
   CHECK_THAT(ParseNodePoolRecord(pool.dump(), RecordForm::kRunner).status().message(),
              Catch::Contains("node pool: id is missing"));
+}
+
+TEST_CASE("runner pool: a field hwrec does not know is ignored with a warning, never a reject") {
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(dir.File("s.db"));
+  Json pool = RunnerA100Pool();
+  pool["nme"] = "x";
+  pool["created_at"] = "2026-11-01T00:00:00Z";
+  std::istringstream lines(pool.dump() + "\n");
+  auto summary = ImportNodePools(*store, lines, RecordForm::kAuto);
+  REQUIRE(summary.ok());
+  CHECK(summary->registered == 1);
+  CHECK(summary->errors.empty());
+  REQUIRE(summary->warnings.size() == 2);
+  std::map<std::string, std::string> reasons;
+  for (const PoolImportError& w : summary->warnings) {
+    CHECK(w.line == 1);
+    CHECK(w.node_pool_id == pool["id"].get<std::string>());
+    reasons[w.field] = w.reason;
+  }
+  CHECK_THAT(reasons["nme"], Catch::Contains("did you mean `name`?"));
+  CHECK(reasons.count("created_at") == 1);
+  // hwrec's own form stays strict: its pools are the operator's to spell right.
+  Json own{{"node_pool_id", "np-own"}, {"site_id", "s"}, {"nme", "x"}};
+  std::istringstream own_line(own.dump() + "\n");
+  auto refused = ImportNodePools(*store, own_line, RecordForm::kAuto);
+  REQUIRE(refused.ok());
+  REQUIRE(refused->errors.size() == 1);
+  CHECK(refused->errors[0].field == "nme");
 }
 
 TEST_CASE("runner pool: auto form is the Runner's with id and no node_pool_id") {

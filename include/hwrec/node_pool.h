@@ -53,6 +53,9 @@ struct PoolImportSummary {
   std::int64_t updated = 0;     // pools whose registration changed
   std::int64_t unchanged = 0;
   std::vector<PoolImportError> errors;
+  // Pools registered with a remark: a RunnerNodePool field hwrec does not
+  // know (ignored), with the closest known name in `reason`.
+  std::vector<PoolImportError> warnings;
 };
 
 // Imports JSON lines (one pool per line; blank lines skipped). Good lines are

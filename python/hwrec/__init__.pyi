@@ -60,6 +60,7 @@ class PoolImportSummary:
     unchanged: int
     rejected: int
     rejects: list[PoolReject]
+    warnings: list[PoolReject]  # registered, with a RunnerNodePool field ignored
     def to_dict(self) -> dict[str, Any]: ...
 
 class FieldError:

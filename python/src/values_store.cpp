@@ -113,6 +113,7 @@ py::dict PoolSummaryDict(const PoolImportSummary& s) {
   d["unchanged"] = s.unchanged;
   d["rejected"] = s.errors.size();
   d["rejects"] = DictList(s.errors, PoolRejectDict);
+  d["warnings"] = DictList(s.warnings, PoolRejectDict);
   return d;
 }
 
@@ -222,7 +223,8 @@ void RegisterPoolValues(py::module_& m) {
       .def_readonly("updated", &PoolImportSummary::updated)
       .def_readonly("unchanged", &PoolImportSummary::unchanged)
       .def_property_readonly("rejected", [](const PoolImportSummary& s) { return s.errors.size(); })
-      .def_readonly("rejects", &PoolImportSummary::errors);
+      .def_readonly("rejects", &PoolImportSummary::errors)
+      .def_readonly("warnings", &PoolImportSummary::warnings);
   AddDictAndRepr(summary, "PoolImportSummary", PoolSummaryDict);
 }
 

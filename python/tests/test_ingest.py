@@ -130,7 +130,7 @@ def test_register_pools_takes_dicts_a_path_and_a_file_object(store):
     assert summary.rejected == 0 and summary.rejects == []
     assert repr(summary).startswith("PoolImportSummary(registered=0, updated=1")
     assert summary.to_dict() == {"registered": 0, "updated": 1, "unchanged": 0, "rejected": 0,
-                                 "rejects": []}
+                                 "rejects": [], "warnings": []}
 
 
 def test_a_bad_pool_is_rejected_naming_its_field_and_the_others_registered(store):

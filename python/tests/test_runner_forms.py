@@ -81,3 +81,13 @@ def test_a_record_mixing_both_forms_is_rejected_in_auto(store):
 def test_an_unknown_runner_status_lists_the_accepted_values(store):
     summary = store.ingest([metric("run-s", status="Exploded")], form="runner")
     assert summary.rejected == 1 and "Success" in summary.rejects[0].reason
+
+
+def test_a_runner_pool_field_hwrec_does_not_know_is_a_warning_and_the_pool_registers(store):
+    summary = store.register_pools([dict(RUNNER_POOL, selection_rule="spread")])
+    assert summary.registered == 1 and summary.rejected == 0
+    [warning] = summary.warnings
+    assert (warning.line, warning.node_pool_id, warning.field) == (1, RUNNER_POOL["id"],
+                                                                   "selection_rule")
+    assert "is not a known field" in warning.reason
+    assert summary.to_dict()["warnings"] == [warning.to_dict()]

@@ -177,10 +177,9 @@ bool IsRunnerPool(const Json& object) {
 
 RunnerTranslation TranslateRunnerPool(const Json& object) {
   RunnerTranslation t;
-  if (auto unknown = JsonFields(object).RejectUnknown(kPoolFields)) {
-    t.errors.push_back(std::move(*unknown));
-    return t;
-  }
+  // A field this build does not know is the Runner's own business: a warning
+  // naming the closest known field, never a refused pool.
+  t.unknown = JsonFields(object).UnknownFields(kPoolFields);
   Copy(object, "id", "node_pool_id", &t);
   Copy(object, "name", "name", &t);
   Copy(object, "site_id", "site_id", &t);

@@ -36,7 +36,8 @@ struct RunnerTranslation {
 
 // A pool object is the Runner's when it has `id` and no `node_pool_id`.
 bool IsRunnerPool(const nlohmann::json& object);
-// A RunnerNodePool object as hwrec's pool object; unknown fields are errors.
+// A RunnerNodePool object as hwrec's pool object; unknown fields are kept in
+// `unknown` (warnings), not copied.
 RunnerTranslation TranslateRunnerPool(const nlohmann::json& object);
 
 // ParseObservationRecord, also saying which form the record was read in.

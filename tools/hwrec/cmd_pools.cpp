@@ -115,33 +115,44 @@ int PoolsList(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+nlohmann::ordered_json ImportErrorsJson(const std::vector<PoolImportError>& errors) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const PoolImportError& e : errors) {
+    out.push_back({{"line", e.line},
+                   {"node_pool_id", e.node_pool_id},
+                   {"field", e.field},
+                   {"reason", e.reason}});
+  }
+  return out;
+}
+
+void PrintImportErrors(const char* heading, const std::vector<PoolImportError>& errors) {
+  if (errors.empty()) return;
+  Table table({"line", "node_pool_id", "field", "reason"});
+  for (const PoolImportError& e : errors) {
+    table.AddRow(
+        {std::to_string(e.line), e.node_pool_id.empty() ? "-" : e.node_pool_id, e.field, e.reason});
+  }
+  std::cout << "\n" << heading;
+  table.Print(std::cout);
+}
+
 void PrintImportSummary(const PoolImportSummary& summary, Format format) {
   if (format == Format::kJson) {
     nlohmann::ordered_json out;
     out["registered"] = summary.registered;
     out["updated"] = summary.updated;
     out["unchanged"] = summary.unchanged;
-    out["errors"] = nlohmann::ordered_json::array();
-    for (const PoolImportError& e : summary.errors) {
-      out["errors"].push_back({{"line", e.line},
-                               {"node_pool_id", e.node_pool_id},
-                               {"field", e.field},
-                               {"reason", e.reason}});
-    }
+    out["errors"] = ImportErrorsJson(summary.errors);
+    out["warnings"] = ImportErrorsJson(summary.warnings);
     std::cout << DumpJson(out) << "\n";
     return;
   }
   std::cout << TerminalFormat("registered {}, updated {}, unchanged {}, rejected {}\n",
                               summary.registered, summary.updated, summary.unchanged,
                               summary.errors.size());
-  if (summary.errors.empty()) return;
-  Table table({"line", "node_pool_id", "field", "reason"});
-  for (const PoolImportError& e : summary.errors) {
-    table.AddRow(
-        {std::to_string(e.line), e.node_pool_id.empty() ? "-" : e.node_pool_id, e.field, e.reason});
-  }
-  std::cout << "\n";
-  table.Print(std::cout);
+  PrintImportErrors("", summary.errors);
+  PrintImportErrors("Registered with a remark (the field is ignored):\n", summary.warnings);
 }
 
 int PoolsImport(const std::vector<std::string>& args) {
