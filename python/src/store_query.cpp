@@ -77,15 +77,17 @@ int FieldOf(PyObject* key, KeyCache& cache) {
               "free_cpu_millicores, free_memory_bytes");
 }
 
-// A Python str as UTF-8; `what` names it when it cannot be (a lone surrogate).
-std::string Utf8(PyObject* text, const std::string& what) {
+// A Python str as UTF-8; `name()` names it when it cannot be (a lone
+// surrogate), built only then: candidates are read on the hot path.
+template <typename Name>
+std::string Utf8(PyObject* text, const Name& name) {
   Py_ssize_t size = 0;
   const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
   if (utf8 == nullptr) {
     PyErr_Clear();
-    BadArgument(what +
-                ": holds a lone surrogate, which is not text UTF-8 can carry: send "
-                "valid Unicode text");
+    BadArgument(std::string(name()) +
+                ": holds a lone surrogate, which is not text UTF-8 can carry: send valid "
+                "Unicode text");
   }
   return std::string(utf8, static_cast<std::size_t>(size));
 }
@@ -102,7 +104,7 @@ PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache
         if (!PyUnicode_Check(value)) {
           BadArgument(CandidateName(index) + ".node_pool_id: expected a string");
         }
-        c.node_pool_id = Utf8(value, CandidateName(index) + ".node_pool_id");
+        c.node_pool_id = Utf8(value, [&] { return CandidateName(index) + ".node_pool_id"; });
         break;
       }
       case 1:
@@ -137,7 +139,7 @@ std::vector<PlacementCandidate> ReadCandidates(const py::handle& candidates) {
   KeyCache cache;
   for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
     if (PyUnicode_Check(item[i])) {
-      out.push_back({Utf8(item[i], CandidateName(i)), {}, {}, {}});
+      out.push_back({Utf8(item[i], [&] { return CandidateName(i); }), {}, {}, {}});
     } else if (PyDict_Check(item[i])) {
       out.push_back(ReadCandidateDict(item[i], i, cache));
     } else {
@@ -166,10 +168,10 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
       BadArgument("execution: the key " + py::repr(key).cast<std::string>() +
                   " is not text: use image, declared, retry_floor");
     }
-    const std::string name = Utf8(key, "execution key");
+    const std::string name = Utf8(key, [] { return "execution key"; });
     if (name == "image") {
       if (!PyUnicode_Check(value)) BadArgument("execution.image: expected the action image");
-      out.workload = Utf8(value, "execution.image");
+      out.workload = Utf8(value, [] { return "execution.image"; });
     } else if (name == "declared") {
       out.declared = ReadDeclared(value, "execution.declared").value_or(DeclaredResources{});
     } else if (name == "retry_floor") {

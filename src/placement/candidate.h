@@ -13,6 +13,12 @@
 
 namespace hwrec::internal {
 
+// The candidate rules (CheckPlacementCandidates) one candidate at a time, for
+// the evaluator, which finds duplicates while it looks the pools up. `i` is the
+// candidate's position; messages count from 1.
+Status CheckCandidateFields(std::size_t i, const PlacementCandidate& candidate);
+Status CandidateListedTwice(std::size_t i, const std::string& node_pool_id);
+
 // A registered pool with its catalog facts, looked up once per evaluator.
 struct PoolFacts {
   NodePool pool;

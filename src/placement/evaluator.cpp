@@ -54,6 +54,11 @@ struct PlacementEvaluator::Impl {
   std::vector<HardwareKey> keys;  // distinct hardware keys of the pools
 
   void AddPool(NodePool pool);
+  // Each candidate's registered pool (null: not in the snapshot), checking the
+  // candidate rules on the way (CheckPlacementCandidates, duplicates found by
+  // the pools' index instead of hashing every id again).
+  Status LookUp(const std::vector<PlacementCandidate>& candidates,
+                std::vector<const PoolFacts*>* found) const;
   Result<std::vector<const Recommendation*>> RecommendationsFor(
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
       std::vector<std::optional<Recommendation>>* cache);
@@ -167,6 +172,28 @@ Result<PlacementEvaluator> PlacementEvaluator::Open(const Store& store) {
   return PlacementEvaluator(std::move(impl));
 }
 
+Status PlacementEvaluator::Impl::LookUp(const std::vector<PlacementCandidate>& candidates,
+                                        std::vector<const PoolFacts*>* found) const {
+  std::vector<char> listed(pools.size(), 0);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate& c = candidates[i];
+    if (Status fields = internal::CheckCandidateFields(i, c); !fields.ok()) return fields;
+    const auto at = pool_by_id.find(c.node_pool_id);
+    if (at != pool_by_id.end()) {
+      if (listed[at->second]++ != 0) return internal::CandidateListedTwice(i, c.node_pool_id);
+      (*found)[i] = &pools[at->second];
+      continue;
+    }
+    // Not registered (rare): compared with the earlier candidates.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (candidates[j].node_pool_id == c.node_pool_id) {
+        return internal::CandidateListedTwice(i, c.node_pool_id);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Result<PlacementResult> PlacementEvaluator::Evaluate(
     const ExecutionToPlace& execution, const std::vector<PlacementCandidate>& candidates,
     PlacementPolicy policy, std::optional<double> as_of) {
@@ -176,7 +203,8 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   if (candidates.empty()) {
     return Status::InvalidArgument("candidates: the list is empty: give at least one node pool");
   }
-  if (Status checked = CheckPlacementCandidates(candidates); !checked.ok()) return checked;
+  std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
+  if (Status looked_up = impl_->LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   auto facts = internal::ResolveExecution(execution);
   if (!facts.ok()) return facts.status();
@@ -184,11 +212,6 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   result.workload = execution.workload;
   result.policy = policy;
   result.as_of = as_of.value_or(internal::NowEpochSeconds());
-  std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const auto found = impl_->pool_by_id.find(candidates[i].node_pool_id);
-    if (found != impl_->pool_by_id.end()) pools[i] = &impl_->pools[found->second];
-  }
   std::vector<std::optional<Recommendation>> cache;
   auto recommendations = impl_->RecommendationsFor(execution.workload, pools, result.as_of, &cache);
   if (!recommendations.ok()) return recommendations.status();

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "hwrec/placement.h"
+#include "placement/candidate.h"
 #include "util/json_fields.h"
 
 namespace hwrec {
@@ -113,30 +114,39 @@ Result<std::vector<PlacementCandidate>> ParsePlacementCandidates(const std::stri
   return out;
 }
 
+Status internal::CheckCandidateFields(std::size_t i, const PlacementCandidate& c) {
+  if (c.node_pool_id.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("candidate {}: node_pool_id is empty: give the pool's id", i + 1));
+  }
+  const std::pair<const char*, const std::optional<std::int64_t>*> free[] = {
+      {"free_partitions", &c.free_partitions},
+      {"free_cpu_millicores", &c.free_cpu_millicores},
+      {"free_memory_bytes", &c.free_memory_bytes}};
+  for (const auto& [name, value] : free) {
+    if (*value && **value < 0) {
+      return Status::InvalidArgument(
+          fmt::format("candidate {}: {} is {}: send 0 or more, or leave it out when unknown", i + 1,
+                      name, **value));
+    }
+  }
+  return Status::Ok();
+}
+
+Status internal::CandidateListedTwice(std::size_t i, const std::string& node_pool_id) {
+  return Status::InvalidArgument(fmt::format(
+      "candidate {}: node_pool_id '{}' is listed twice: list each pool once", i + 1, node_pool_id));
+}
+
 Status CheckPlacementCandidates(const std::vector<PlacementCandidate>& candidates) {
   std::unordered_set<std::string_view> seen;
   seen.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const PlacementCandidate& c = candidates[i];
-    if (c.node_pool_id.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("candidate {}: node_pool_id is empty: give the pool's id", i + 1));
+    if (Status fields = internal::CheckCandidateFields(i, candidates[i]); !fields.ok()) {
+      return fields;
     }
-    if (!seen.insert(c.node_pool_id).second) {
-      return Status::InvalidArgument(
-          fmt::format("candidate {}: node_pool_id '{}' is listed twice: list each pool once", i + 1,
-                      c.node_pool_id));
-    }
-    const std::pair<const char*, const std::optional<std::int64_t>*> free[] = {
-        {"free_partitions", &c.free_partitions},
-        {"free_cpu_millicores", &c.free_cpu_millicores},
-        {"free_memory_bytes", &c.free_memory_bytes}};
-    for (const auto& [name, value] : free) {
-      if (*value && **value < 0) {
-        return Status::InvalidArgument(
-            fmt::format("candidate {}: {} is {}: send 0 or more, or leave it out when unknown",
-                        i + 1, name, **value));
-      }
+    if (!seen.insert(candidates[i].node_pool_id).second) {
+      return internal::CandidateListedTwice(i, candidates[i].node_pool_id);
     }
   }
   return Status::Ok();
