@@ -513,6 +513,8 @@ TEST_CASE("placement: every candidate list obeys one set of rules, however it wa
   };
   CHECK(refused({{"a100", {}, {}, {}}, {"a100", 2, {}, {}}}) ==
         "candidate 2: node_pool_id 'a100' is listed twice: list each pool once");
+  CHECK(refused({{"ghost", {}, {}, {}}, {"a100", {}, {}, {}}, {"ghost", {}, {}, {}}}) ==
+        "candidate 3: node_pool_id 'ghost' is listed twice: list each pool once");
   CHECK(refused({{"", {}, {}, {}}}) == "candidate 1: node_pool_id is empty: give the pool's id");
   CHECK(refused({{"a100", {}, -4, {}}}) ==
         "candidate 1: free_cpu_millicores is -4: send 0 or more, or leave it out when unknown");
