@@ -7,13 +7,11 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
-#include "doc_examples.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/router.h"
@@ -564,27 +562,7 @@ TEST_CASE("runner cli: --from runner on pools import and ingest, --from in their
 
 // Set HWREC_UPDATE_DOCS=1 to write the actual outputs into RUNNER.md instead.
 TEST_CASE("runner: every RUNNER.md example matches what the CLI prints", "[docs]") {
-  const std::string path = test::SourcePath("docs/RUNNER.md");
-  const test::DocExamples doc = test::ParseDocExamples(test::ReadFile(path));
-  REQUIRE(doc.steps.size() >= 4);
-  TempDir dir;
-  const bool update = std::getenv("HWREC_UPDATE_DOCS") != nullptr;
-  std::map<std::size_t, std::string> actual;
-  std::size_t written = 0;
-  for (std::size_t i = 0; i < doc.steps.size(); ++i) {
-    const auto& [files_before, example] = doc.steps[i];
-    for (; written < files_before; ++written) {
-      test::WriteFile(dir.File(doc.files[written].first), doc.files[written].second);
-    }
-    INFO(fmt::format("docs/RUNNER.md line {}: $ {}", example.line, example.command));
-    REQUIRE(example.command.rfind("hwrec ", 0) == 0);
-    const auto r =
-        test::RunShell(fmt::format("cd {} && {} {}", ShellQuote(dir.path().string()),
-                                   ShellQuote(HWREC_CLI_PATH), example.command.substr(6)));
-    actual[i] = r.out + r.err;
-    if (!update) CHECK(actual[i] == example.expected);
-  }
-  if (update) test::WriteFile(path, test::RewriteDocExamples(doc, actual));
+  test::CheckCliDocExamples("docs/RUNNER.md", 4);
 }
 
 TEST_CASE("simulated capacity: failures win, then available patterns, else a capacity miss") {

@@ -2,10 +2,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <sys/wait.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
+
+#include "doc_examples.h"
 
 namespace hwrec::test {
 
@@ -87,6 +93,29 @@ std::string TestDataPath(const std::string& name) {
 
 std::string SourcePath(const std::string& relative) {
   return std::string(HWREC_SOURCE_DIR) + "/" + relative;
+}
+
+void CheckCliDocExamples(const std::string& relative, std::size_t min_examples) {
+  const std::string path = SourcePath(relative);
+  const DocExamples doc = ParseDocExamples(ReadFile(path));
+  REQUIRE(doc.steps.size() >= min_examples);
+  TempDir dir;
+  const bool update = std::getenv("HWREC_UPDATE_DOCS") != nullptr;
+  std::map<std::size_t, std::string> actual;
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < doc.steps.size(); ++i) {
+    const auto& [files_before, example] = doc.steps[i];
+    for (; written < files_before; ++written) {
+      WriteFile(dir.File(doc.files[written].first), doc.files[written].second);
+    }
+    INFO(fmt::format("{} line {}: $ {}", relative, example.line, example.command));
+    REQUIRE(example.command.rfind("hwrec ", 0) == 0);
+    const auto r = RunShell(fmt::format("cd {} && {} {}", ShellQuote(dir.path().string()),
+                                        ShellQuote(HWREC_CLI_PATH), example.command.substr(6)));
+    actual[i] = r.out + r.err;
+    if (!update) CHECK(actual[i] == example.expected);
+  }
+  if (update) WriteFile(path, RewriteDocExamples(doc, actual));
 }
 
 }  // namespace hwrec::test

@@ -47,4 +47,11 @@ std::string ShellQuote(const std::string& arg);
 std::string TestDataPath(const std::string& name);    // tests/data/<name>
 std::string SourcePath(const std::string& relative);  // <repo>/<relative>
 
+// Re-runs every `hwrec …` command of the ```console blocks of the document at
+// <repo>/<relative> in a scratch directory holding the files its ```lang
+// file=NAME blocks define, and checks each output against the text; with
+// HWREC_UPDATE_DOCS set, writes the actual outputs into the document instead.
+// At least `min_examples` commands must be found.
+void CheckCliDocExamples(const std::string& relative, std::size_t min_examples);
+
 }  // namespace hwrec::test

@@ -6,6 +6,11 @@
 #include <string>
 #include <vector>
 
+namespace boost::program_options {
+class options_description;
+class variables_map;
+}  // namespace boost::program_options
+
 namespace hwrec::bench {
 
 // Documented in `hwrec-bench --help`.
@@ -16,6 +21,15 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Reads a subcommand's options into `vm`; for --help prints "Usage: <usage>"
+// and the options, and returns false (the subcommand then exits 0).
+bool ParseBenchArgs(const std::vector<std::string>& args,
+                    const boost::program_options::options_description& options, const char* usage,
+                    boost::program_options::variables_map* vm);
+// Whether --format asks for JSON ("json") or a table ("table"); anything else
+// is a UsageError naming it.
+bool IsJsonFormat(const std::string& format);
 
 // hwrec-bench ingest --observations N [--seed S] [--batch B] [--store PATH] [--format F]
 int RunIngestBench(const std::vector<std::string>& args);

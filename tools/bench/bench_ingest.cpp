@@ -68,21 +68,13 @@ std::optional<IngestBenchOptions> ParseOptions(const std::vector<std::string>& a
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(described).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: " << kUsage << "\n\n" << described << "\n";
-    return std::nullopt;
-  }
-  po::notify(vm);
+  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
   if (observations < 1) throw UsageError("--observations must be at least 1");
   if (batch < 1) throw UsageError("--batch must be at least 1");
-  if (format != "table" && format != "json") {
-    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
-  }
   options.observations = observations;
   options.seed = seed;
   options.batch = static_cast<std::size_t>(batch);
-  options.json = format == "json";
+  options.json = IsJsonFormat(format);
   return options;
 }
 

@@ -61,21 +61,13 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(described).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: " << kUsage << "\n\n" << described << "\n";
-    return std::nullopt;
-  }
-  po::notify(vm);
+  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
   if (options.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (vm.count("pods") != 0) {
     if (pods < 1) throw UsageError("--pods must be at least 1");
     options.pods = static_cast<std::size_t>(pods);
   }
-  if (format != "table" && format != "json") {
-    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
-  }
-  options.json = format == "json";
+  options.json = IsJsonFormat(format);
   return options;
 }
 

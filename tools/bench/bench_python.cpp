@@ -65,17 +65,9 @@ std::optional<PythonBenchOptions> ParseOptions(const std::vector<std::string>& a
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(described).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: " << kUsage << "\n\n" << described << "\n";
-    return std::nullopt;
-  }
-  po::notify(vm);
+  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
   if (o.iterations < 1) throw UsageError("--iterations must be at least 1");
-  if (format != "table" && format != "json") {
-    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
-  }
-  o.json = format == "json";
+  o.json = IsJsonFormat(format);
   return o;
 }
 

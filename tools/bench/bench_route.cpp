@@ -143,15 +143,8 @@ int RunRouteBench(const std::vector<std::string>& args) {
       "walks", po::value(&walks)->default_value(200), "simulated walks to time")(
       "format", po::value(&format)->default_value("table"), "output format: table or json");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: " << kUsage << "\n\n" << options << "\n";
-    return kExitOk;
-  }
-  po::notify(vm);
-  if (format != "table" && format != "json") {
-    throw UsageError(fmt::format("--format must be table or json, not '{}'", format));
-  }
+  if (!ParseBenchArgs(args, options, kUsage, &vm)) return kExitOk;
+  const bool json = IsJsonFormat(format);
   if (iterations < 1 || walks < 1) throw UsageError("--iterations and --walks must be positive");
   ScratchDir dir;
   auto store = Store::Open(dir.File("route.db"), BenchStoreOptions());
@@ -168,7 +161,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
   const Latencies recorded = TimeWalks(**store, *plan, walks, false);
   std::size_t rungs = 0;
   while (rungs < plan->ladder.size() && plan->ladder[rungs].width != 2) ++rungs;
-  Print(format == "json", load_us, iterations, build, dry, recorded, rungs + 1);
+  Print(json, load_us, iterations, build, dry, recorded, rungs + 1);
   return kExitOk;
 }
 
