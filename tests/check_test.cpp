@@ -15,27 +15,13 @@
 #include "legacy_fixture.h"
 #include "test_support.h"
 
+using hwrec::test::ExampleStore;
 using hwrec::test::ReadFile;
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;
 using hwrec::test::TempDir;
 
 namespace {
-
-// A store holding the bundled example: pools registered, observations
-// ingested, recommendations materialised.
-std::string ExampleStore(const TempDir& dir) {
-  const std::string path = dir.File("example.db");
-  const std::string store = ShellQuote(path);
-  REQUIRE(RunCli("init " + store).exit_code == 0);
-  REQUIRE(RunCli("pools import " + store + " " +
-                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
-              .exit_code == 0);
-  REQUIRE(RunCli("ingest " + store + " " +
-                 ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")))
-              .exit_code == 3);  // the example holds two bad records on purpose
-  return path;
-}
 
 // Flips every bit of the page-type byte of `table`'s root page, in the file
 // itself (the WAL checkpointed first): SQLite's header stays readable, and

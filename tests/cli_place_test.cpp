@@ -12,15 +12,8 @@ using hwrec::test::ShellQuote;
 
 namespace {
 
-std::string ExampleStore(const hwrec::test::TempDir& dir) {
-  const std::string store = ShellQuote(dir.File("example.db"));
-  REQUIRE(RunCli("init " + store).exit_code == 0);
-  REQUIRE(RunCli("pools import " + store + " " +
-                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
-              .exit_code == 0);
-  RunCli("ingest " + store + " " +
-         ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")));
-  return store;
+std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
+  return ShellQuote(hwrec::test::ExampleStore(dir));
 }
 
 std::string Candidates(const hwrec::test::TempDir& dir) {
@@ -36,7 +29,7 @@ std::string Candidates(const hwrec::test::TempDir& dir) {
 
 TEST_CASE("cli: place shows every candidate with its reason", "[cli][placement]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto r = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
                         Candidates(dir) + " --declared '{\"gpu_count\": 1}'");
   INFO(r.err);
@@ -52,7 +45,7 @@ TEST_CASE("cli: place shows every candidate with its reason", "[cli][placement]"
 
 TEST_CASE("cli: place --format json emits the versioned payload", "[cli][placement]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto r =
       RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
              Candidates(dir) + " --declared '{\"gpu_count\": 1}' --policy first_fit --format json");
@@ -74,7 +67,7 @@ TEST_CASE("cli: place --format json emits the versioned payload", "[cli][placeme
 TEST_CASE("cli: place --record writes the chosen request; no fit exits 1 with reasons",
           "[cli][placement]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto recorded =
       RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
              Candidates(dir) + " --declared '{\"gpu_count\": 1}' --record exec-7 --format json");

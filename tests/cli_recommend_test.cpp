@@ -11,24 +11,15 @@ using hwrec::test::ShellQuote;
 
 namespace {
 
-// A store holding the bundled example: pools registered, observations ingested.
-std::string ExampleStore(const hwrec::test::TempDir& dir) {
-  const std::string store = ShellQuote(dir.File("example.db"));
-  REQUIRE(RunCli("init " + store).exit_code == 0);
-  REQUIRE(RunCli("pools import " + store + " " +
-                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
-              .exit_code == 0);
-  const auto ingest = RunCli("ingest " + store + " " +
-                             ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")));
-  REQUIRE(ingest.exit_code == 3);  // the example holds two bad records on purpose
-  return store;
+std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
+  return ShellQuote(hwrec::test::ExampleStore(dir));
 }
 
 }  // namespace
 
 TEST_CASE("cli: recommend answers per pool in JSON with provenance", "[cli][recommend]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto r = RunCli("recommend " + store +
                         " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb "
                         "--format json");
@@ -49,7 +40,7 @@ TEST_CASE("cli: recommend answers per pool in JSON with provenance", "[cli][reco
 
 TEST_CASE("cli: recommend --explain shows statistic, margin and half-life", "[cli][recommend]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto table = RunCli("recommend " + store +
                             " --image ghcr.io/acme/resnet-infer:1.8 --gpu-model A30 "
                             "--instance-type on-prem-a30 --explain");
@@ -71,7 +62,7 @@ TEST_CASE("cli: recommend --explain shows statistic, margin and half-life", "[cl
 
 TEST_CASE("cli: recommend names a misspelt model or pool and the fix", "[cli][recommend]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto model = RunCli("recommend " + store + " --image x --gpu-model 'A100 80G'");
   CHECK(model.exit_code == 1);
   CHECK_THAT(model.err, Catch::Contains("A100 80GB"));
@@ -84,7 +75,7 @@ TEST_CASE("cli: recommend names a misspelt model or pool and the fix", "[cli][re
 
 TEST_CASE("cli: config list, get and set with validation", "[cli][recommend]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto list = RunCli("config list " + store + " --format json");
   REQUIRE(list.exit_code == 0);
   const auto entries = nlohmann::json::parse(list.out);
@@ -99,7 +90,7 @@ TEST_CASE("cli: config list, get and set with validation", "[cli][recommend]") {
 
 TEST_CASE("cli: refresh rewrites the materialised recommendations", "[cli][recommend]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto refresh = RunCli("refresh " + store);
   CHECK(refresh.exit_code == 0);
   CHECK_THAT(refresh.out, Catch::Contains("refreshed"));
@@ -111,7 +102,7 @@ TEST_CASE("cli: refresh rewrites the materialised recommendations", "[cli][recom
 TEST_CASE("cli: recommend's confidence measures evidence, not age, and names the newest sample",
           "[cli][recommend][confidence]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string ask = "recommend " + store +
                           " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb "
                           "--format json";

@@ -13,16 +13,8 @@ using hwrec::test::ShellQuote;
 
 namespace {
 
-// A store holding the bundled example: pools registered, observations ingested.
-std::string ExampleStore(const hwrec::test::TempDir& dir) {
-  const std::string store = ShellQuote(dir.File("example.db"));
-  REQUIRE(RunCli("init " + store).exit_code == 0);
-  REQUIRE(RunCli("pools import " + store + " " +
-                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
-              .exit_code == 0);
-  RunCli("ingest " + store + " " +
-         ShellQuote(hwrec::test::SourcePath("examples/observations.jsonl")));
-  return store;
+std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
+  return ShellQuote(hwrec::test::ExampleStore(dir));
 }
 
 // True when `text` holds a byte a terminal acts on (ESC, BEL, CR, other C0
@@ -47,7 +39,7 @@ TEST_CASE(
     "the good record",
     "[cli][terminal]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string lines =
       R"({"execution_id":"t-1","action_image":"img","finished_at":"20\u001b[2J26","status":"success"})"
       "\n"
@@ -67,7 +59,7 @@ TEST_CASE(
     "replaces invalid UTF-8",
     "[cli][terminal]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string args =
       "recommend " + store + " --image " + ShellQuote(kEvilImage) + " --pool siteb-h100-80gb";
   const auto table = RunCli(args);
@@ -85,7 +77,7 @@ TEST_CASE(
 TEST_CASE("terminal: place shows the workload escaped in its header, table and JSON",
           "[cli][terminal]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string candidates = dir.File("candidates.json");
   hwrec::test::WriteFile(candidates, R"([{"node_pool_id": "sitea-a100-80gb"}])");
   const std::string args = "place " + store + " --image " + ShellQuote(kEvilImage) +
@@ -105,7 +97,7 @@ TEST_CASE("terminal: place shows the workload escaped in its header, table and J
 TEST_CASE("terminal: pools list and pools import show stored and rejected text escaped",
           "[cli][terminal]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string pools = dir.File("pools.jsonl");
   hwrec::test::WriteFile(
       pools,
@@ -128,7 +120,7 @@ TEST_CASE("terminal: pools list and pools import show stored and rejected text e
 
 TEST_CASE("terminal: an error message quoting an argument shows it escaped", "[cli][terminal]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const auto key = RunCli("config get " + store + " " + ShellQuote("no\x1b[2Jkey\r"));
   CHECK(key.exit_code == 1);
   CHECK_THAT(key.err, Catch::Contains("unknown config key 'no\\x1b[2Jkey\\r'"));

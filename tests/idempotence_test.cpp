@@ -20,7 +20,8 @@ using hwrec::test::SourcePath;
 
 namespace {
 
-std::string ExampleStore(const hwrec::test::TempDir& dir) {
+// <dir>/example.db with the bundled example's pools registered, nothing ingested.
+std::string PoolsOnlyStore(const hwrec::test::TempDir& dir) {
   const std::string store = ShellQuote(dir.File("example.db"));
   REQUIRE(RunCli("init " + store).exit_code == 0);
   REQUIRE(RunCli("pools import " + store + " " + ShellQuote(SourcePath("examples/pools.jsonl")))
@@ -55,7 +56,7 @@ std::string Place(const std::string& store, const std::string& policy,
 TEST_CASE("placement: re-recording an execution keeps one row; another decision replaces it",
           "[placement][idempotence]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = PoolsOnlyStore(dir);
   const std::string path = dir.File("example.db");
   RunCli("ingest " + store + " " + ShellQuote(SourcePath("examples/observations.jsonl")));
 
@@ -82,7 +83,7 @@ TEST_CASE("placement: re-recording an execution keeps one row; another decision 
 
 TEST_CASE("ingest: re-ingesting a file does not store its rejects again", "[ingest][idempotence]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = PoolsOnlyStore(dir);
   const std::string path = dir.File("example.db");
   const std::string file = ShellQuote(SourcePath("examples/observations.jsonl"));
   const auto first = RunCli("ingest " + store + " " + file);
@@ -98,7 +99,7 @@ TEST_CASE("ingest: re-ingesting a file does not store its rejects again", "[inge
 TEST_CASE("ingest: a conflicting re-send ingested again is kept once in ingest_conflicts",
           "[ingest][idempotence]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = PoolsOnlyStore(dir);
   const std::string path = dir.File("example.db");
   const std::string line =
       R"({"execution_id":"x-1","action_image":"ghcr.io/acme/etl:1","finished_at":1795968157,)"

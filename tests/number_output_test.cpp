@@ -20,6 +20,10 @@ using hwrec::test::SourcePath;
 
 namespace {
 
+std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
+  return ShellQuote(hwrec::test::ExampleStore(dir));
+}
+
 // Every floating-point number in `json` whose shortest round-trip form needs
 // more than 12 significant digits, with its path. Times (`as_of`, `*_at`, in
 // epoch seconds) are clock readings, not derived decimals.
@@ -40,15 +44,6 @@ void CollectNoise(const nlohmann::json& json, const std::string& path,
       noisy->push_back(fmt::format("{} = {}", path, json.dump()));
     }
   }
-}
-
-std::string ExampleStore(const hwrec::test::TempDir& dir) {
-  const std::string store = ShellQuote(dir.File("example.db"));
-  REQUIRE(RunCli("init " + store).exit_code == 0);
-  REQUIRE(RunCli("pools import " + store + " " + ShellQuote(SourcePath("examples/pools.jsonl")))
-              .exit_code == 0);
-  RunCli("ingest " + store + " " + ShellQuote(SourcePath("examples/observations.jsonl")));
-  return store;
 }
 
 }  // namespace
@@ -76,7 +71,7 @@ TEST_CASE("recommend: a compute share on the 0.05 ladder is the double its decim
 TEST_CASE("cli: JSON from recommend, place, config list and route carries no float noise",
           "[cli][numbers]") {
   hwrec::test::TempDir dir;
-  const std::string store = ExampleStore(dir);
+  const std::string store = QuotedExampleStore(dir);
   const std::string candidates = dir.File("candidates.json");
   hwrec::test::WriteFile(candidates, R"([{"node_pool_id": "sitea-a100-80gb"},
     {"node_pool_id": "siteb-a100-40gb-mig", "free_partitions": 3},

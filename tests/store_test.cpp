@@ -159,38 +159,6 @@ TEST_CASE("store: status counts the rows of every table", "[store]") {
   CHECK(status->file_size_bytes > 0);
 }
 
-TEST_CASE("store: a read-only open rolls back a write interrupted on a rollback journal",
-          "[store]") {
-  TempDir dir;
-  const std::string path = dir.File("store.db");
-  const std::string crashed = dir.File("crashed.db");
-  { hwrec::test::OpenStoreOrFail(path); }
-  {
-    // A writer on a rollback journal, caught mid-transaction: copying the
-    // file and its journal then is what a killed process leaves behind.
-    SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec("PRAGMA journal_mode = DELETE");
-    db.exec("INSERT INTO workloads (image) VALUES ('kept:1')");
-    db.exec("PRAGMA cache_size = 1");  // spill to the file mid-transaction
-    db.exec("BEGIN IMMEDIATE");
-    db.exec(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
-        "INSERT INTO workloads (image) SELECT 'lost:' || i FROM n");
-    db.exec("UPDATE workloads SET image = image || '-changed'");
-    std::filesystem::copy_file(path, crashed);
-    std::filesystem::copy_file(path + "-journal", crashed + "-journal");
-  }
-  REQUIRE(std::filesystem::exists(crashed + "-journal"));
-  StoreOptions read_only;
-  read_only.read_only = true;
-  auto store = Store::Open(crashed, read_only);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  SQLite::Database check(crashed, SQLite::OPEN_READONLY);
-  CHECK(check.execAndGet("SELECT group_concat(image) FROM workloads").getString() == "kept:1");
-  CHECK_FALSE(std::filesystem::exists(crashed + "-journal"));
-}
-
 namespace {
 
 // A copy of a store caught mid-write on a rollback journal, as a killed
@@ -215,6 +183,21 @@ std::string CrashedMidWrite(const TempDir& dir) {
 }
 
 }  // namespace
+
+TEST_CASE("store: a read-only open rolls back a write interrupted on a rollback journal",
+          "[store]") {
+  TempDir dir;
+  const std::string crashed = CrashedMidWrite(dir);
+  REQUIRE(std::filesystem::exists(crashed + "-journal"));
+  StoreOptions read_only;
+  read_only.read_only = true;
+  auto store = Store::Open(crashed, read_only);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  SQLite::Database check(crashed, SQLite::OPEN_READONLY);
+  CHECK(check.execAndGet("SELECT group_concat(image) FROM workloads").getString() == "kept:1");
+  CHECK_FALSE(std::filesystem::exists(crashed + "-journal"));
+}
 
 TEST_CASE(
     "store: --read-only and hwrec check never read a killed writer's half-written pages as the "

@@ -118,4 +118,15 @@ void CheckCliDocExamples(const std::string& relative, std::size_t min_examples) 
   if (update) WriteFile(path, RewriteDocExamples(doc, actual));
 }
 
+std::string ExampleStore(const TempDir& dir) {
+  const std::string path = dir.File("example.db");
+  const std::string store = ShellQuote(path);
+  REQUIRE(RunCli("init " + store).exit_code == 0);
+  REQUIRE(RunCli("pools import " + store + " " + ShellQuote(SourcePath("examples/pools.jsonl")))
+              .exit_code == 0);
+  REQUIRE(RunCli("ingest " + store + " " + ShellQuote(SourcePath("examples/observations.jsonl")))
+              .exit_code == 3);
+  return path;
+}
+
 }  // namespace hwrec::test

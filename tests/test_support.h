@@ -47,6 +47,11 @@ std::string ShellQuote(const std::string& arg);
 std::string TestDataPath(const std::string& name);    // tests/data/<name>
 std::string SourcePath(const std::string& relative);  // <repo>/<relative>
 
+// <dir>/example.db made by the CLI from the bundled example: its pools
+// registered and its observations ingested (ingest exits 3: the example holds
+// bad records on purpose). Returns the path, unquoted.
+std::string ExampleStore(const TempDir& dir);
+
 // Re-runs every `hwrec …` command of the ```console blocks of the document at
 // <repo>/<relative> in a scratch directory holding the files its ```lang
 // file=NAME blocks define, and checks each output against the text; with
