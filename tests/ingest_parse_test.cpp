@@ -13,7 +13,7 @@
 #include "hwrec/ingest.h"
 #include "store/sqlite_util.h"
 #include "test_support.h"
-#include "util/line_reader.h"
+#include "base/line_reader.h"
 
 using hwrec::IngestOptions;
 using hwrec::IngestSummary;

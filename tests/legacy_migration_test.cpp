@@ -11,8 +11,8 @@
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/recommend.h"
 #include "legacy_fixture.h"
-#include "recommend/aggregator.h"
-#include "recommend/settings.h"
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
 #include "test_support.h"
 
 using hwrec::LegacyMigrationOptions;

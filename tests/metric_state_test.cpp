@@ -1,4 +1,4 @@
-#include "recommend/metric_state.h"
+#include "aggregate/metric_state.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/estimator.h"
 
 using hwrec::internal::MetricState;

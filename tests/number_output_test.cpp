@@ -12,7 +12,7 @@
 
 #include "recommend/estimator.h"
 #include "test_support.h"
-#include "util/decimal.h"
+#include "base/decimal.h"
 
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;

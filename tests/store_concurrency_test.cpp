@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "test_support.h"
-#include "util/line_reader.h"
+#include "base/line_reader.h"
 
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;

@@ -22,7 +22,7 @@ enum class StatusCode {
   kInternal,         // a broken invariant inside hwrec
 };
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // success
 
@@ -62,26 +62,42 @@ class Status {
   std::string message_;
 };
 
-// Either a value or the Status that explains why there is none.
+namespace internal {
+// Reports a Result's value read on an error (its Status) and aborts.
+[[noreturn]] void ValueOfFailedResult(const Status& status);
+}  // namespace internal
+
+// Either a value or the Status that explains why there is none. Reading the
+// value of a failed Result is a checked failure: it prints the Status to
+// stderr and aborts, never undefined behaviour.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
-  // Precondition: ok().
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
+  // Precondition: ok(); checked.
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
 
  private:
+  T& Checked() {
+    if (!value_.has_value()) internal::ValueOfFailedResult(status_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_.has_value()) internal::ValueOfFailedResult(status_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Status status_;
 };

@@ -5,8 +5,8 @@
 #include <functional>
 #include <utility>
 
-#include "catalog/gpu_mode.h"
-#include "util/text.h"
+#include "hardware/gpu_mode.h"
+#include "base/text.h"
 
 namespace hwrec::internal {
 

@@ -19,13 +19,13 @@
 #include "ingest/observation_encoding.h"
 #include "ingest/observation_writer.h"
 #include "ingest/record_bounds.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
-#include "recommend/settings.h"
-#include "runner/runner_records.h"
+#include "aggregate/settings.h"
+#include "record/runner_records.h"
 #include "store/sqlite_util.h"
-#include "util/line_reader.h"
-#include "util/text.h"
+#include "base/line_reader.h"
+#include "base/text.h"
 
 namespace hwrec {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hwrec/observation.h"
-#include "util/sha256.h"
+#include "base/sha256.h"
 
 namespace hwrec::internal {
 

@@ -11,9 +11,9 @@
 
 #include "hwrec/observation.h"
 #include "ingest/hardware_resolver.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "store/row_source_table.h"
-#include "util/sha256.h"
+#include "base/sha256.h"
 
 namespace hwrec::internal {
 

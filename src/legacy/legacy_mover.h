@@ -18,7 +18,7 @@
 #include "ingest/observation_writer.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "store/row_source_table.h"
 
 namespace hwrec::internal {

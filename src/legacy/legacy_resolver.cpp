@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "store/sqlite_util.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec::internal {
 

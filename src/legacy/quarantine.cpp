@@ -8,11 +8,11 @@
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
-#include "recommend/settings.h"
+#include "aggregate/settings.h"
 #include "store/sqlite_util.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec {
 

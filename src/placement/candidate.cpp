@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/decimal.h"
+#include "base/decimal.h"
 
 namespace hwrec::internal {
 

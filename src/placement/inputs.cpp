@@ -11,7 +11,7 @@
 
 #include "hwrec/placement.h"
 #include "placement/candidate.h"
-#include "util/json_fields.h"
+#include "base/json_fields.h"
 
 namespace hwrec {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/decimal.h"
+#include "base/decimal.h"
 
 namespace hwrec::internal {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "hwrec/recommend.h"
-#include "recommend/metric_state.h"
-#include "recommend/settings.h"
+#include "aggregate/metric_state.h"
+#include "aggregate/settings.h"
 
 namespace hwrec::internal {
 

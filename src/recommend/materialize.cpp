@@ -5,7 +5,7 @@
 
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
 #include "store/sqlite_util.h"
 

@@ -7,7 +7,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/estimator.h"
 #include "recommend/recommend_internal.h"
 #include "store/sqlite_util.h"

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "hwrec/recommend.h"
-#include "recommend/aggregator.h"
-#include "recommend/settings.h"
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
 
 namespace hwrec::internal {
 

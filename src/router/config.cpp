@@ -8,7 +8,7 @@
 #include "hwrec/router_config.h"
 #include "router/router_internal.h"
 #include "store/sqlite_util.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec {
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "router/router_internal.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec::internal {
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hwrec/route_plan.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec {
 

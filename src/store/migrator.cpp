@@ -6,8 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/sha256.h"
 #include "store/sqlite_util.h"
-#include "util/sha256.h"
 
 namespace hwrec::internal {
 

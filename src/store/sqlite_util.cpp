@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <filesystem>
 
 #include "store/backup.h"
@@ -84,17 +83,14 @@ std::string DamagedStoreMessage(const std::string& store_path, const std::string
       backup.empty() ? std::string("a backup") : "its newest backup, " + backup);
 }
 
-double NowEpochSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-Status CheckEpochSeconds(std::optional<double> seconds, std::string_view what) {
-  constexpr double kLastSecondOf9999 = 253402300799.0;
-  if (!seconds || (*seconds >= 0 && *seconds <= kLastSecondOf9999)) return Status::Ok();
-  return Status::InvalidArgument(
-      fmt::format("{} is {}: give epoch seconds between 0 and {:.0f} (the years 1970 to 9999)",
-                  what, *seconds, kLastSecondOf9999));
+Status StatusFromException(const std::exception& e, const std::string& store_path,
+                           const std::string& what) {
+  if (const auto* status = dynamic_cast<const StatusError*>(&e)) return status->status();
+  if (dynamic_cast<const SQLite::Exception*>(&e) != nullptr) {
+    if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(store_path, what, e));
+    return Status::IoError(what + ": " + e.what());
+  }
+  return Status::Internal(what + ": " + e.what());
 }
 
 }  // namespace hwrec::internal

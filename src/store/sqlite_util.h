@@ -11,14 +11,18 @@
 #include <string_view>
 #include <utility>
 
+#include "base/time.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec::internal {
 
 struct StoreAccess {
   static SQLite::Database& Db(Store& store);
   static SQLite::Database& Db(const Store& store);  // read paths only
+  static store::Connection& Connection(const Store& store);
 };
 
 // The one way to write: an IMMEDIATE transaction that rolls back unless committed.
@@ -32,9 +36,6 @@ class WriteTransaction {
   SQLite::Transaction tx_;
 };
 
-// `what` when it names an existing file (a store's path), else "".
-std::string StorePathIn(const std::string& what);
-
 // True when SQLite says the file is damaged (SQLITE_CORRUPT) or no longer
 // reads as a database (SQLITE_NOTADB).
 bool IsDamage(const std::exception& e);
@@ -44,35 +45,6 @@ bool IsDamage(const std::exception& e);
 // may be empty when the caller does not know it; `what` names the action.
 std::string DamagedStoreMessage(const std::string& store_path, const std::string& what,
                                 const std::exception& e);
-
-// Runs `fn` (returning Status or Result<T>) and turns SQLite and standard
-// exceptions into an kIoError / kInternal Status that names `what`. A damaged
-// store gets DamagedStoreMessage; `what` is taken as the store's path when it
-// names an existing file.
-template <typename Fn>
-auto Guarded(const std::string& what, Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const SQLite::Exception& e) {
-    if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(StorePathIn(what), what, e));
-    return Status::IoError(what + ": " + e.what());
-  } catch (const std::exception& e) {
-    return Status::Internal(what + ": " + e.what());
-  }
-}
-
-// The same for an action on `store` that `what` describes.
-template <typename Fn>
-auto Guarded(const Store& store, const std::string& what, Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const SQLite::Exception& e) {
-    if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(store.path(), what, e));
-    return Status::IoError(what + ": " + e.what());
-  } catch (const std::exception& e) {
-    return Status::Internal(what + ": " + e.what());
-  }
-}
 
 // Binds an optional value: NULL when absent.
 template <typename T>
@@ -119,12 +91,5 @@ class RawQuery {
   sqlite3* db_;
   sqlite3_stmt* statement_ = nullptr;
 };
-
-// Seconds since the epoch, now.
-double NowEpochSeconds();
-
-// OK for an absent time or epoch seconds of a real date (years 1970 to 9999);
-// otherwise InvalidArgument naming `what` ("as_of", "now") and the fix.
-Status CheckEpochSeconds(std::optional<double> seconds, std::string_view what);
 
 }  // namespace hwrec::internal

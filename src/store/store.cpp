@@ -11,6 +11,7 @@
 
 #include "hwrec/legacy_migration.h"
 #include "store/migrator.h"
+#include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 #include "store/store_file.h"
 
@@ -39,7 +40,10 @@ void CheckpointBeforeClose(SQLite::Database& db) {
 
 struct Store::Impl {
   Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
-      : path(p), options(o), db(name, flags, o.busy_timeout_ms) {}
+      : path(p),
+        options(o),
+        db(name, flags, o.busy_timeout_ms),
+        connection(store::MakeSqliteConnection(db.getHandle())) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() {
@@ -49,14 +53,21 @@ struct Store::Impl {
   std::string path;
   StoreOptions options;
   SQLite::Database db;
-  std::string immutable_reason;  // set when opened with immutable=1
-  std::string schema_problem;    // set when opened with inspect_schema despite one
+  std::unique_ptr<store::Connection> connection;  // the seam the layers above use
+  std::string immutable_reason;                   // set when opened with immutable=1
+  std::string schema_problem;                     // set when opened with inspect_schema despite one
 };
 
 namespace internal {
 SQLite::Database& StoreAccess::Db(Store& store) { return store.impl_->db; }
 SQLite::Database& StoreAccess::Db(const Store& store) { return store.impl_->db; }
+store::Connection& StoreAccess::Connection(const Store& store) { return *store.impl_->connection; }
 }  // namespace internal
+
+store::Connection& store::ConnectionOf(Store& s) { return internal::StoreAccess::Connection(s); }
+store::Connection& store::ConnectionOf(const Store& s) {
+  return internal::StoreAccess::Connection(s);
+}
 
 namespace {
 

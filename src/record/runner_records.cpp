@@ -1,4 +1,4 @@
-#include "runner/runner_records.h"
+#include "record/runner_records.h"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include <variant>
 
 #include "hwrec/runner.h"
-#include "observation_json.h"
-#include "util/json_fields.h"
+#include "record/observation_json.h"
+#include "base/json_fields.h"
 
 namespace hwrec {
 

@@ -1,4 +1,4 @@
-#include "recommend/metric_state.h"
+#include "aggregate/metric_state.h"
 
 #include <algorithm>
 #include <cmath>

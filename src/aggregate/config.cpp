@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include "hwrec/store.h"
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
-#include "recommend/settings.h"
+#include "aggregate/settings.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec {

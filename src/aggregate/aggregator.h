@@ -15,8 +15,8 @@
 #include <unordered_map>
 
 #include "hwrec/observation.h"
-#include "recommend/metric_state.h"
-#include "recommend/settings.h"
+#include "aggregate/metric_state.h"
+#include "aggregate/settings.h"
 
 #include <SQLiteCpp/Statement.h>
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "observation_json.h"
-#include "util/json_fields.h"
-#include "util/text.h"
+#include "record/observation_json.h"
+#include "base/json_fields.h"
+#include "base/text.h"
 
 namespace hwrec {
 

@@ -1,4 +1,4 @@
-#include "util/line_reader.h"
+#include "base/line_reader.h"
 
 #include <poll.h>
 #include <unistd.h>

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/json_fields.h"
-#include "util/sha256.h"
+#include "base/json_fields.h"
+#include "base/sha256.h"
 
 namespace hwrec {
 

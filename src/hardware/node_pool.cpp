@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <variant>
 
-#include "catalog/gpu_mode.h"
+#include "hardware/gpu_mode.h"
 #include "hwrec/catalog.h"
 #include "hwrec/observation.h"
 #include "hwrec/runner.h"
-#include "runner/runner_records.h"
+#include "record/runner_records.h"
 #include "store/sqlite_util.h"
-#include "util/json_fields.h"
-#include "util/line_reader.h"
-#include "util/text.h"
+#include "base/json_fields.h"
+#include "base/line_reader.h"
+#include "base/text.h"
 
 namespace hwrec {
 

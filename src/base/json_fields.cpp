@@ -1,4 +1,4 @@
-#include "util/json_fields.h"
+#include "base/json_fields.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec::internal {
 

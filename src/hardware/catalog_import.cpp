@@ -10,10 +10,10 @@
 #include <sstream>
 #include <variant>
 
-#include "catalog/gpu_mode.h"
+#include "hardware/gpu_mode.h"
 #include "hwrec/catalog.h"
 #include "store/sqlite_util.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec {
 

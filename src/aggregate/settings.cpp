@@ -1,4 +1,4 @@
-#include "recommend/settings.h"
+#include "aggregate/settings.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>

@@ -7,9 +7,9 @@
 #include <map>
 #include <tuple>
 
-#include "catalog/gpu_mode.h"
+#include "hardware/gpu_mode.h"
 #include "store/sqlite_util.h"
-#include "util/text.h"
+#include "base/text.h"
 
 namespace hwrec {
 

@@ -1,4 +1,4 @@
-#include "util/sha256.h"
+#include "base/sha256.h"
 
 #include <openssl/evp.h>
 

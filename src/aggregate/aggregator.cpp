@@ -1,4 +1,4 @@
-#include "recommend/aggregator.h"
+#include "aggregate/aggregator.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 

@@ -1,0 +1,28 @@
+// RecordError: the one shape of "this record (or this field of it) is wrong",
+// used by every reader of records: observations, node pools, catalog rows,
+// router settings, legacy rows held in quarantine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hwrec {
+
+struct RecordError {
+  // 1-based line of a JSON-lines or CSV input, or position in a batch; 0 when
+  // the record stands alone.
+  std::int64_t line = 0;
+  // The field's JSON path ("hardware.gpu_count"), a column name, or "" when
+  // the record as a whole is wrong.
+  std::string field;
+  // What is wrong and what is expected instead.
+  std::string reason;
+
+  // "line 3: hardware.gpu_count: <reason>", leaving out what is unset.
+  std::string ToString() const;
+};
+
+bool operator==(const RecordError& a, const RecordError& b);
+inline bool operator!=(const RecordError& a, const RecordError& b) { return !(a == b); }
+
+}  // namespace hwrec

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Checks that hwrec's includes go one way: down the layers.
+
+The library is a stack of folders under src/ (README "Architecture"). A file
+may include headers of its own folder and of lower layers, and public headers
+(include/hwrec/) that belong to its layer or below. A header named
+*_internal.h is private to its folder. Only src/store/ reaches the database
+engine (SQLiteCpp, sqlite3.h): every layer above talks to it through the
+store's interface (src/store/database.h). Public headers follow the same
+order among themselves.
+
+Usage: check_layers.py [ROOT]   (ROOT defaults to the checkout holding this
+script). Prints each violation with the fix and exits 1 when there is any.
+"""
+
+import pathlib
+import re
+import sys
+
+# Lowest first. Folders in one tuple are peers: neither may include the other.
+LAYERS = [
+    ("base",),       # status, text, time, CSV, JSON fields, enum names, record errors
+    ("store",),      # the database seam: connection, statements, transactions, migrations
+    ("hardware",),   # profile ids, catalog, GPU modes, node pools
+    ("record",),     # observations and the Runner's record forms
+    ("aggregate",),  # metric state, aggregator, settings (the config table)
+    ("ingest",),     # validate, deduplicate, write observations and aggregates
+    ("recommend",),  # figures from aggregates
+    ("placement", "router"),  # effective requests on pools; the width ladder
+    ("check", "legacy"),      # whole-store verification; the hp:v1 -> hp:v2 move
+]
+
+# Each public header's layer. A new public header must be added here.
+PUBLIC = {
+    "status.h": "base",
+    "version.h": "base",
+    "record_error.h": "base",
+    "store.h": "store",
+    "hardware_profile.h": "hardware",
+    "hardware_key.h": "hardware",
+    "catalog.h": "hardware",
+    "node_pool.h": "hardware",
+    "observation.h": "record",
+    "runner.h": "record",
+    "config.h": "aggregate",
+    "figure.h": "aggregate",
+    "ingest.h": "ingest",
+    "pool_import.h": "ingest",
+    "recommend.h": "recommend",
+    "placement.h": "placement",
+    "placement_types.h": "placement",
+    "placement_record.h": "placement",
+    "placement_json.h": "placement",
+    "route_plan.h": "router",
+    "ladder.h": "router",
+    "ladder_walk.h": "router",
+    "router.h": "router",
+    "router_config.h": "router",
+    "router_settings.h": "router",
+    "simulated_capacity.h": "router",
+    "check.h": "check",
+    "legacy_migration.h": "legacy",
+    "legacy_quarantine.h": "legacy",
+    "hwrec.h": "umbrella",
+}
+
+ENGINE_HEADERS = ("SQLiteCpp/", "sqlite3.h")
+ENGINE_FOLDER = "store"
+# Headers of src/store/ that expose the engine itself: private to src/store/.
+ENGINE_PRIVATE = {"store/sqlite_util.h", "store/sqlite_connection.h"}
+
+RANK = {folder: rank for rank, peers in enumerate(LAYERS) for folder in peers}
+RANK["umbrella"] = len(LAYERS)
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)
+
+
+def layer_name(folder):
+    peers = next((p for p in LAYERS if folder in p), (folder,))
+    return " / ".join(peers)
+
+
+def check_edge(where, own, target, what):
+    """The problem with `own` (a folder) using `target`, or None."""
+    if target == own:
+        return None
+    if RANK[target] > RANK[own]:
+        return (f"{where}: includes {what} of layer '{target}', above '{own}'; "
+                f"move the code it needs down to '{target}'s level or below, or move this file up")
+    if RANK[target] == RANK[own]:
+        return (f"{where}: includes {what} of '{target}', a peer of '{own}' "
+                f"(layer {layer_name(own)}); share code through a lower layer instead")
+    return None
+
+
+def check_source(root, path, problems):
+    rel = path.relative_to(root / "src")
+    where = f"src/{rel.as_posix()}"
+    if len(rel.parts) < 2:
+        problems.append(f"{where}: is in no layer; move it into one of src/"
+                        f"{', src/'.join(RANK.keys() - {'umbrella'})}")
+        return
+    own = rel.parts[0]
+    if own not in RANK:
+        problems.append(f"{where}: src/{own}/ is not a layer; add it to LAYERS in "
+                        f"scripts/check_layers.py and the README's Architecture, or move the file")
+        return
+    for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+        if name.startswith(ENGINE_HEADERS):
+            if own != ENGINE_FOLDER:
+                problems.append(f"{where}: includes <{name}>; only src/store/ reaches the database "
+                                f"engine: use src/store/database.h")
+            continue
+        if bracket != '"':
+            continue
+        if name.startswith("hwrec/"):
+            header = name[len("hwrec/"):]
+            target = PUBLIC.get(header)
+            if target is None:
+                problems.append(f"{where}: includes {name}, which has no layer; add it to PUBLIC "
+                                f"in scripts/check_layers.py")
+                continue
+            problem = check_edge(where, own, target, f"public header {name}")
+        else:
+            parts = pathlib.PurePosixPath(name).parts
+            target = parts[0] if len(parts) > 1 else None
+            if target not in RANK:
+                problems.append(f'{where}: includes "{name}"; include headers by their layer '
+                                f'path ("store/database.h")')
+                continue
+            if target != own and name in ENGINE_PRIVATE:
+                problems.append(f"{where}: includes {name}, the engine's own plumbing; use "
+                                f"store/database.h (and store/guarded.h) instead")
+                continue
+            if target != own and parts[-1].endswith("_internal.h"):
+                problems.append(f"{where}: includes {name}, private to src/{target}/; use that "
+                                f"layer's public or internal interface instead")
+                continue
+            problem = check_edge(where, own, target, f"header {name}")
+        if problem:
+            problems.append(problem)
+
+
+def check_public(root, path, problems):
+    header = path.name
+    where = f"include/hwrec/{header}"
+    own = PUBLIC.get(header)
+    if own is None:
+        problems.append(f"{where}: has no layer; add it to PUBLIC in scripts/check_layers.py")
+        return
+    for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+        if name.startswith(ENGINE_HEADERS):
+            problems.append(f"{where}: includes <{name}>; public headers never expose the engine")
+            continue
+        if bracket != '"':
+            continue
+        if not name.startswith("hwrec/"):
+            problems.append(f'{where}: includes "{name}"; public headers include only hwrec/*.h')
+            continue
+        target = PUBLIC.get(name[len("hwrec/"):])
+        if target is None:
+            problems.append(f"{where}: includes {name}, which has no layer")
+            continue
+        problem = check_edge(where, own, target, f"public header {name}")
+        if problem:
+            problems.append(problem)
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
+    problems = []
+    for path in sorted((root / "src").rglob("*")):
+        if path.suffix in (".h", ".cpp"):
+            check_source(root, path, problems)
+    for path in sorted((root / "include" / "hwrec").glob("*.h")):
+        check_public(root, path, problems)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} include(s) break the layers (see README, Architecture)")
+        return 1
+    print("layers: every include goes down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+// The one seam between hwrec and its database engine. Every layer above
+// src/store/ reaches the database only through these three types: a
+// Connection prepares Statements, and WriteTransaction / ReadSnapshot scope
+// the work. The SQL each layer sends stays next to the code that owns its
+// tables; only the engine behind the interface changes (SQLite today, in
+// sqlite_connection.cpp).
+//
+// Errors are exceptions inside src/: an engine failure throws the engine's
+// exception (SQLite::Exception), which store/guarded.h turns into a Status at
+// the public boundary. One Connection and its Statements belong to one thread
+// at a time, like the Store that owns them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace hwrec {
+class Store;
+}
+
+namespace hwrec::store {
+
+// One prepared statement. Parameters are numbered from 1 (the SQL's `?`),
+// columns from 0. Bound text and blobs are copied unless bound as a view.
+class Statement {
+ public:
+  virtual ~Statement() = default;
+
+  virtual void BindNull(int index) = 0;
+  virtual void BindInt64(int index, std::int64_t value) = 0;
+  virtual void BindDouble(int index, double value) = 0;
+  virtual void BindText(int index, std::string_view value) = 0;
+  // Not copied: `value` must outlive the next Step, Reset or ClearBindings.
+  virtual void BindTextView(int index, std::string_view value) = 0;
+  virtual void BindBlob(int index, std::string_view bytes) = 0;
+  virtual void BindBlobView(int index, std::string_view bytes) = 0;
+
+  template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  void Bind(int index, T value) {
+    BindInt64(index, static_cast<std::int64_t>(value));
+  }
+  void Bind(int index, double value) { BindDouble(index, value); }
+  void Bind(int index, std::string_view value) { BindText(index, value); }
+  void Bind(int index, const std::string& value) { BindText(index, value); }
+  void Bind(int index, const char* value) { BindText(index, value); }
+  void Bind(int index, std::nullopt_t) { BindNull(index); }
+  // NULL when absent.
+  template <typename T>
+  void Bind(int index, const std::optional<T>& value) {
+    if (value.has_value()) {
+      Bind(index, *value);
+    } else {
+      BindNull(index);
+    }
+  }
+
+  // Runs the statement to its next row: true on a row, false when done.
+  virtual bool Step() = 0;
+  // Runs the statement to the end (an INSERT, UPDATE, DELETE or DDL) and
+  // resets it for the next use; returns the rows it changed.
+  virtual std::int64_t Run() = 0;
+  // Ready to run again; bindings are kept.
+  virtual void Reset() = 0;
+  virtual void ClearBindings() = 0;
+
+  virtual int ColumnCount() const = 0;
+  virtual std::string ColumnName(int column) const = 0;
+  virtual bool IsNull(int column) const = 0;
+  virtual std::int64_t Int64(int column) const = 0;
+  int Int(int column) const { return static_cast<int>(Int64(column)); }
+  virtual double Double(int column) const = 0;
+  // Valid until the next Step, Reset or column read of another type.
+  virtual std::string_view Text(int column) const = 0;
+  virtual std::string_view Blob(int column) const = 0;
+
+  std::string String(int column) const { return std::string(Text(column)); }
+  std::optional<std::int64_t> OptionalInt64(int column) const;
+  std::optional<double> OptionalDouble(int column) const;
+  std::optional<std::string> OptionalText(int column) const;
+  // Reads a text column into `*out`, reusing its buffer: for loops that read
+  // millions of rows into the same structs.
+  void AssignText(int column, std::string* out) const;
+  void AssignOptionalText(int column, std::optional<std::string>* out) const;
+};
+
+// How a write transaction takes its lock.
+enum class LockMode {
+  kDeferred,   // on first read or write (a read snapshot)
+  kImmediate,  // the write lock at once: the one way to write
+};
+
+// One connection to a store's database.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  virtual std::unique_ptr<Statement> Prepare(std::string_view sql) = 0;
+  // Runs one or more statements without parameters.
+  virtual void Execute(std::string_view sql) = 0;
+  // A single value of a query without parameters (e.g. a count); nullopt
+  // when it returns no row or NULL.
+  std::optional<std::int64_t> QueryInt64(std::string_view sql);
+  std::optional<std::string> QueryText(std::string_view sql);
+
+  virtual std::int64_t LastInsertId() const = 0;
+  virtual bool InTransaction() const = 0;
+  virtual void Begin(LockMode mode) = 0;
+  virtual void Commit() = 0;
+  // Never throws: used while unwinding.
+  virtual void RollbackQuietly() noexcept = 0;
+  // Changes whenever the store's data may have changed, by this connection
+  // or another; cheap enough to ask before every read.
+  virtual std::int64_t DataVersion() = 0;
+  // Whether a table (or view) named `name` exists.
+  virtual bool HasTable(std::string_view name) = 0;
+};
+
+// The one way to write: takes the write lock at once and rolls back unless
+// committed.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(Connection& db);
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+  ~WriteTransaction();
+  void Commit();
+
+ private:
+  Connection& db_;
+  bool open_ = true;
+};
+
+// One read transaction over a batch of reads: they see one state of the
+// store and take the read lock once. Does nothing inside an open transaction.
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Connection& db);
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  ~ReadSnapshot();  // ends the transaction; never throws
+
+ private:
+  Connection& db_;
+  bool began_ = false;
+};
+
+// The connection of an open Store (a Store is one connection).
+Connection& ConnectionOf(Store& store);
+Connection& ConnectionOf(const Store& store);  // read paths only
+
+}  // namespace hwrec::store
