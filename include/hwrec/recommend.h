@@ -14,25 +14,12 @@
 #include <string>
 #include <string_view>
 
+#include "hwrec/hardware_key.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
 
 class Store;
-struct NodePool;
-
-// What figures are learned on. An absent part is the shared "unknown"
-// population of that part: never a guess. A CPU-only key has no GPU figures.
-struct HardwareKey {
-  std::optional<std::string> gpu_brand;
-  std::optional<std::string> gpu_model;
-  std::optional<std::string> instance_type;
-  bool cpu_only = false;
-
-  static HardwareKey Of(const NodePool& pool);
-  bool operator==(const HardwareKey& other) const;
-};
-
 enum class FigureKind {
   kCpuRequestMillicores,
   kCpuLimitMillicores,

@@ -1,0 +1,21 @@
+#include "hwrec/hardware_key.h"
+
+#include "hwrec/node_pool.h"
+
+namespace hwrec {
+
+HardwareKey HardwareKey::Of(const NodePool& pool) {
+  HardwareKey key;
+  key.gpu_brand = pool.hardware.gpu_brand;
+  key.gpu_model = pool.hardware.gpu_model;
+  key.instance_type = pool.hardware.instance_type;
+  key.cpu_only = pool.hardware.gpu_count.value_or(0) == 0;
+  return key;
+}
+
+bool HardwareKey::operator==(const HardwareKey& o) const {
+  return gpu_brand == o.gpu_brand && gpu_model == o.gpu_model && instance_type == o.instance_type &&
+         cpu_only == o.cpu_only;
+}
+
+}  // namespace hwrec
