@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
 
 namespace hwrec {
 
