@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/placement_record.h"
 #include "test_support.h"
 
 using hwrec::test::RunCli;

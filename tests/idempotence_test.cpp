@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hwrec/placement.h"
+#include "hwrec/placement_record.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "test_support.h"

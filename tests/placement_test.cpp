@@ -13,6 +13,8 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/placement_record.h"
 #include "test_support.h"
 
 namespace hwrec {
@@ -80,7 +82,7 @@ struct Fixture {
     REQUIRE(summary->accepted == 5);
   }
   // An evaluator over one registered pool, "a100" (eight full A100 80GB cards).
-  PlacementEvaluator EvaluatorOverOneA100Pool() {
+  std::unique_ptr<PlacementEvaluator> EvaluatorOverOneA100Pool() {
     Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
     auto evaluator = PlacementEvaluator::Open(*store);
     REQUIRE(evaluator.ok());
@@ -97,7 +99,7 @@ struct Fixture {
                         PlacementPolicy policy = PlacementPolicy::kBestFit) {
     auto evaluator = PlacementEvaluator::Open(*store);
     REQUIRE(evaluator.ok());
-    auto result = evaluator->Evaluate(execution, candidates, policy, kNow);
+    auto result = (*evaluator)->Evaluate(execution, candidates, policy, kNow);
     INFO(result.status().ToString());
     REQUIRE(result.ok());
     return std::move(*result);
@@ -316,7 +318,7 @@ TEST_CASE("placement: a pinned value wins over the recommendation", "[placement]
   REQUIRE(evaluator.ok());
   DeclaredResources no_value;
   no_value.pinned = {"gpu_memory_gb"};
-  auto refused = evaluator->Evaluate(Execution(no_value), {{"cpu", {}, {}, {}}});
+  auto refused = (*evaluator)->Evaluate(Execution(no_value), {{"cpu", {}, {}, {}}});
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.status().message(), Catch::Contains("pinned 'gpu_memory_gb' has no declared "
                                                          "value: declare gpu_memory_gb too"));
@@ -443,7 +445,7 @@ TEST_CASE("placement: an evaluator kept open sees history and settings written s
   // The kept evaluator answers exactly as one opened afresh.
   auto evaluate = [&] {
     auto kept =
-        evaluator->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+        (*evaluator)->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
     INFO(kept.status().ToString());
     REQUIRE(kept.ok());
     CHECK(*kept == f.Place(Execution(OneGpu()), candidates));
@@ -503,10 +505,10 @@ TEST_CASE("placement: inputs are read with errors that name the field", "[placem
 TEST_CASE("placement: every candidate list obeys one set of rules, however it was built",
           "[placement]") {
   Fixture f;
-  PlacementEvaluator evaluator = f.EvaluatorOverOneA100Pool();
+  std::unique_ptr<PlacementEvaluator> evaluator = f.EvaluatorOverOneA100Pool();
   const auto refused = [&](const std::vector<PlacementCandidate>& candidates) {
     auto result =
-        evaluator.Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+        evaluator->Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
     REQUIRE_FALSE(result.ok());
     CHECK(result.status().code() == StatusCode::kInvalidArgument);
     return result.status().message();
@@ -528,12 +530,12 @@ TEST_CASE("placement: every candidate list obeys one set of rules, however it wa
 TEST_CASE("placement and recommend: an as_of that is not a date is refused, naming it",
           "[placement]") {
   Fixture f;
-  PlacementEvaluator evaluator = f.EvaluatorOverOneA100Pool();
+  std::unique_ptr<PlacementEvaluator> evaluator = f.EvaluatorOverOneA100Pool();
   RecommendationQuery query(*f.store);
   for (double as_of : {std::nan(""), HUGE_VAL, -1.0, 1e300}) {
     INFO(as_of);
-    auto placed = evaluator.Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},
-                                     PlacementPolicy::kBestFit, as_of);
+    auto placed = evaluator->Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},
+                                      PlacementPolicy::kBestFit, as_of);
     REQUIRE_FALSE(placed.ok());
     CHECK(placed.status().message().rfind("as_of is ", 0) == 0);
     auto recommended = query.Recommend(kImage, HardwareKey{}, as_of);

@@ -11,7 +11,8 @@
 #include <sstream>
 
 #include "hwrec/ingest.h"
-#include "hwrec/route_plan.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "test_support.h"
@@ -31,7 +32,7 @@ struct Fixture {
   std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
 
   hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
-    auto snapshot = hwrec::RouterSnapshot::Load(*store);
+    auto snapshot = hwrec::RouterSnapshot::Open(*store);
     REQUIRE(snapshot.ok());
     auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours});
     INFO(plan.status().message());
@@ -249,7 +250,7 @@ TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[r
 TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router]") {
   Fixture f;
   f.History("ghcr.io/acme/lora-13b:1.0", "H100 80GB", "a3-highgpu-8g", 60);
-  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   REQUIRE(snapshot.ok());
   bool seen = false;
   for (const auto& intent : snapshot->config.intents) {
@@ -318,7 +319,7 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
   const auto plan = f.Plan("lora-70b", 8, 48);
   for (const Rung& r : plan.ladder) CHECK(r.width >= 2);
   CHECK(plan.ladder.back().id == "runpod/h100-80gb");
-  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 1, 48});
   REQUIRE_FALSE(narrow.ok());
   CHECK_THAT(narrow.status().message(), Catch::Contains("minimum width 2"));

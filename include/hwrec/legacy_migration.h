@@ -78,16 +78,23 @@ struct LegacyMigrationReport {
 };
 
 // Rows in the store's legacy site_observations table (0 when it has none).
+// Returns kIoError when the store cannot be read.
 Result<std::int64_t> CountLegacyRows(const Store& store);
 
 // What MigrateStore would do, computed with reads only: the store may be open
 // read-only and its file is left byte-identical. `pools` as in the options.
+// Returns kInvalidArgument for a given pool that fails validation, kIoError
+// when the store cannot be read.
 Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<NodePool>& pools = {});
 
 // Applies pending schema migrations and moves legacy history, as described
 // above. Without consent and with legacy rows: kSchemaMismatch with
 // LegacyConsentMessage, and the store is unchanged. An empty legacy store
 // migrates without consent. A store with nothing pending reports nothing_to_do.
+// Also returns kReadOnly for a read-only store, kSchemaMismatch for a store
+// newer than this build, kInvalidArgument for a given pool that fails
+// validation, kIoError when the store is damaged or cannot be written or
+// backed up (nothing changed).
 Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options);
 
 // What the hp:v2 bump does, in words, and how to preview and accept it.

@@ -45,7 +45,8 @@ struct QuarantineFilter {
   }
 };
 
-// Rows in quarantine, oldest legacy id first.
+// Rows in quarantine, oldest legacy id first. Returns kSchemaMismatch when the
+// store has no quarantine (not migrated yet), kIoError when it cannot be read.
 Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
                                                    const QuarantineFilter& filter = {});
 
@@ -60,6 +61,9 @@ struct QuarantineResolveSummary {
 // `filter` selects and moves them into observations. A row whose gpu_mode is
 // not a partition of that model, or that is otherwise invalid, stays with its
 // new reason. An empty filter is refused: name the rows, or pass all = true.
+// Returns kInvalidArgument for an empty filter without `all` or a model not in
+// the catalog, kReadOnly for a read-only store, kSchemaMismatch when it has no
+// quarantine, kIoError when it cannot be written.
 Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
                                                    const std::string& gpu_model,
                                                    const std::optional<std::string>& gpu_brand,

@@ -1,89 +1,44 @@
-// WalkLadder: walks a RoutePlan with a caller-supplied launcher and classifies
-// each outcome (DESIGN §8). A capacity miss moves to the next rung; an
-// exhausted quota skips every rung sharing it for the rest of the UTC day; a
-// configuration, permission or workload failure stops the walk. One walk
-// counts once against the per-day GCP attempt cap, whatever its length. The
-// per-day state lives in the store; a dry run reads it and writes nothing.
-// Uses the Store's connection: one thread at a time.
+// RouterSnapshot: what the router reads from the store once and reuses for any
+// number of ladders (the router configuration, the catalog's card sizes and
+// what each intent's workload needs per GPU), and the per-UTC-day state the
+// ladder walker keeps. A snapshot is a plain value: immutable after loading,
+// safe to share.
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
-#include "hwrec/route_plan.h"
+#include "hwrec/recommend.h"
+#include "hwrec/router_config.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
 
 class Store;
 
-// What a launcher reports for one rung.
-enum class LaunchOutcome {
-  kLaunched,
-  kCapacityMiss,     // no capacity now: try the next rung
-  kQuotaExceeded,    // the rung's quota is used up: skip its quota for today
-  kConfigError,      // the request is wrong: stop
-  kPermissionError,  // not allowed: stop
-  kWorkloadFailure,  // the workload itself failed: stop, do not cascade
-};
-std::string_view ToString(LaunchOutcome outcome);  // "launched", "capacity_miss", …
-// Parses what ToString prints; nullopt for anything else.
-std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text);
-
-struct LaunchResult {
-  LaunchOutcome outcome = LaunchOutcome::kLaunched;
-  std::string detail;  // the backend's words, kept in the attempt
+// What the recommendation store says one intent's workload needs per GPU on
+// one GCP machine type (its `gpu_memory_gb`, with margin).
+struct CardNeed {
+  std::optional<double> gpu_memory_gb;
+  Provenance provenance = Provenance::kNone;
 };
 
-using Launcher = std::function<LaunchResult(const Rung&)>;
+struct RouterSnapshot {
+  RouterConfig config;
+  std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
+  // intent -> machine type -> need; intents without history map to nothing.
+  std::map<std::string, std::map<std::string, CardNeed, std::less<>>, std::less<>> needs;
 
-// One rung the walk reached: launched, or a failure, or skipped without launching.
-enum class AttemptOutcome {
-  kLaunched,
-  kCapacityMiss,
-  kQuotaExceeded,
-  kConfigError,
-  kPermissionError,
-  kWorkloadFailure,
-  kSkippedQuotaExhausted,  // its quota was found exhausted earlier this UTC day
-  kSkippedDailyCap,        // the day's GCP attempt cap is used up
+  // Reads the configuration, the catalog and, for every intent's workload, its
+  // recommendations on every GCP machine type (as of `as_of`, default now).
+  // Returns kInvalidArgument for a bad `as_of`, kSchemaMismatch when the store
+  // predates the recommendation tables, kIoError when it cannot be read.
+  static Result<RouterSnapshot> Open(const Store& store,
+                                     std::optional<double> as_of = std::nullopt);
 };
-std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …
-
-struct RouteAttempt {
-  Rung rung;
-  AttemptOutcome outcome = AttemptOutcome::kCapacityMiss;
-  std::string detail;
-};
-
-struct RouteResult {
-  std::string intent;
-  int requested_width = 1;
-  std::optional<Rung> selected;      // the launched rung, if any
-  int realized_width = 0;            // the selected rung's width; 0 when none
-  bool degraded = false;             // launched narrower than requested
-  bool stopped = false;              // a non-capacity failure ended the walk
-  bool counted_gcp_attempt = false;  // this walk used one unit of the day's cap
-  std::vector<RouteAttempt> attempts;
-  // {"event":"backend-selected",…,"realized_width":N,…}; empty when nothing launched.
-  std::string backend_selected_event;
-};
-
-struct WalkOptions {
-  std::optional<double> now;  // epoch seconds that fix the UTC day; default now
-  bool dry_run = false;       // read the day's state, write nothing
-};
-
-// Walks `plan` in order. Writes the day's state unless dry_run (the store must
-// then be writable). Errors only when the store fails; launch failures are
-// results.
-Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
-                               const WalkOptions& options = {});
 
 // The per-UTC-day state the walker keeps, for `hwrec route config show`.
 struct RouterDayState {
@@ -91,24 +46,12 @@ struct RouterDayState {
   std::int64_t gcp_attempts = 0;
   std::vector<std::string> exhausted_quotas;  // "A100 80GB/preemptible: <reason>"
 };
+// Returns kInvalidArgument for a bad `now`, kIoError when the store cannot be
+// read.
 Result<RouterDayState> ReadRouterDayState(const Store& store,
                                           std::optional<double> now = std::nullopt);
 
 // "2026-07-08" for epoch seconds, in UTC.
 std::string UtcDay(double epoch_seconds);
-
-// A simulated backend for dry runs (`hwrec route --simulate CAPACITY.json`):
-// which rungs have capacity and which fail otherwise.
-struct SimulatedCapacity {
-  std::vector<std::string> available;                           // rung id patterns ('*' globs)
-  std::vector<std::pair<std::string, LaunchOutcome>> failures;  // pattern -> outcome
-  std::optional<double> now;                                    // from "day": "YYYY-MM-DD"
-};
-// Reads {"available": [...], "failures": {pattern: outcome}, "day": "YYYY-MM-DD"};
-// errors are InvalidArgument and start with `what` (e.g. the file name).
-Result<SimulatedCapacity> ParseSimulatedCapacity(std::string_view json, const std::string& what);
-// The first failure pattern matching the rung's id wins, then any available
-// pattern launches it; otherwise a capacity miss.
-LaunchResult SimulateLaunch(const SimulatedCapacity& capacity, const Rung& rung);
 
 }  // namespace hwrec

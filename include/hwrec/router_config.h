@@ -89,17 +89,22 @@ struct RouterConfig {
   const GpuQuota* FindQuota(std::string_view gpu_model, QuotaClass quota_class) const;
 };
 
+// The stored configuration. Returns kIoError when the store cannot be read.
 Result<RouterConfig> LoadRouterConfig(const Store& store);
 
 // Checks every cross-reference (GPU models against the store's catalog) and
-// range; the message names the entry, the field and the fix.
+// range; the message names the entry, the field and the fix. Returns
+// kInvalidArgument for the first problem, kIoError when the store cannot be read.
 Status ValidateRouterConfig(const RouterConfig& config, const Store& store);
 
 // Replaces the stored configuration with `config` after validating it.
+// Returns kInvalidArgument as ValidateRouterConfig, kReadOnly for a read-only
+// store, kIoError when it cannot be written.
 Status SaveRouterConfig(Store& store, const RouterConfig& config);
 
 // One setting by name (short_job_max_hours, flex_start_max_hours,
-// gcp_daily_attempt_cap), validated.
+// gcp_daily_attempt_cap), validated. Returns kInvalidArgument for an unknown
+// key or a value out of range, kReadOnly, kIoError as SaveRouterConfig.
 Status SetRouterSetting(Store& store, const std::string& key, const std::string& value);
 
 // The configuration as JSON (what ImportRouterConfig reads back).
@@ -108,7 +113,10 @@ std::string RouterConfigToJson(const RouterConfig& config);
 // Merges a JSON document into the stored configuration: entries are matched by
 // their key (machine_type, gpu_model+class, lane, intent) and replaced or added;
 // `"remove": true` deletes one; "settings" and "runpod" replace theirs. The
-// result is validated as a whole; on any error nothing is written.
+// result is validated as a whole; on any error nothing is written. Returns
+// kInvalidArgument, naming the section, entry and field, for a bad document or
+// configuration, kReadOnly for a read-only store, kIoError when it cannot be
+// written.
 Status ImportRouterConfig(Store& store, std::string_view json_text);
 
 }  // namespace hwrec

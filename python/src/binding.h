@@ -12,7 +12,6 @@
 
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
-#include "hwrec/route_plan.h"
 #include "hwrec/router.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
@@ -49,8 +48,8 @@ inline void Check(const Status& status) {
 // One opened store, with the query objects reused between calls.
 struct PyStore {
   std::unique_ptr<Store> store;
-  std::unique_ptr<RecommendationQuery> query;   // made on first recommend
-  std::optional<PlacementEvaluator> evaluator;  // made on first place; reset on reload
+  std::unique_ptr<RecommendationQuery> query;     // made on first recommend
+  std::unique_ptr<PlacementEvaluator> evaluator;  // made on first place; reset on reload
   std::atomic<bool> busy{false};
   std::string path;
   bool read_only = false;

@@ -6,8 +6,9 @@
 #include <memory>
 #include <optional>
 
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/placement_types.h"
-#include "hwrec/route_plan.h"
 #include "hwrec/router.h"
 
 namespace hwrec::python {

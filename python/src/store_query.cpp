@@ -8,6 +8,8 @@
 
 #include "binding.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/placement_record.h"
 #include "placement_view.h"
 
 namespace hwrec::python {
@@ -237,9 +239,9 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
   Status status = [&]() -> Status {
     py::gil_scoped_release release;
     if (!s.evaluator) {
-      Result<PlacementEvaluator> opened = PlacementEvaluator::Open(*s.store);
+      Result<std::unique_ptr<PlacementEvaluator>> opened = PlacementEvaluator::Open(*s.store);
       if (!opened.ok()) return opened.status();
-      s.evaluator.emplace(std::move(opened).value());
+      s.evaluator = std::move(opened).value();
     }
     Result<PlacementResult> result = s.evaluator->Evaluate(to_place, pools, *policy, when);
     if (!result.ok()) return result.status();

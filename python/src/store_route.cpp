@@ -5,6 +5,10 @@
 #include <exception>
 
 #include "binding.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
+#include "hwrec/router.h"
+#include "hwrec/simulated_capacity.h"
 #include "placement_view.h"
 
 namespace hwrec::python {
@@ -41,7 +45,7 @@ RoutePlanView Route(PyStore& s, const std::string& intent, int width, const py::
   RoutePlanView view;
   const Status status = [&]() -> Status {
     py::gil_scoped_release release;
-    Result<RouterSnapshot> snapshot = RouterSnapshot::Load(*s.store, when);
+    Result<RouterSnapshot> snapshot = RouterSnapshot::Open(*s.store, when);
     if (!snapshot.ok()) return snapshot.status();
     Result<RoutePlan> plan = BuildLadder(*snapshot, RouteRequest{intent, width, hours});
     if (!plan.ok()) return plan.status();

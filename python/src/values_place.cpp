@@ -3,6 +3,8 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/placement_record.h"
 #include "placement_view.h"
 #include "values.h"
 

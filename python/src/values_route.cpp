@@ -2,6 +2,9 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
+#include "hwrec/router.h"
 #include "placement_view.h"
 #include "values.h"
 

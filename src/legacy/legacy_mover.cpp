@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <stdexcept>
 #include <unordered_set>
 #include <vector>
 
+#include "base/status_error.h"
 #include "ingest/observation_encoding.h"
 #include "store/sqlite_util.h"
 
@@ -164,22 +164,24 @@ std::vector<std::string> QuarantineColumns() {
 
 }  // namespace
 
-LegacyBatchWriter::LegacyBatchWriter(SQLite::Database& db, double now)
+LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, SQLite::Database& engine, double now)
     : batch_(std::make_unique<Batch>(now)),
-      writer_(db, "legacy-migration"),
+      writer_(engine, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
-          db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
-      quarantine_table_(std::make_unique<RowSourceTable>(db, kQuarantineBatchTable,
+          engine, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
+      quarantine_table_(std::make_unique<RowSourceTable>(engine, kQuarantineBatchTable,
                                                          QuarantineColumns(), &batch_->quarantine)),
       // `WHERE true` lets SQLite tell the upsert clause from a join's ON.
-      insert_observations_(db, fmt::format("INSERT INTO observations ({0}) SELECT {0} FROM {1} "
-                                           "WHERE true ON CONFLICT (execution_id) DO NOTHING",
-                                           kObservationColumns, kObservationBatchTable)),
-      insert_quarantine_(db, fmt::format("INSERT INTO legacy_quarantine (legacy_{0}, reason_code, "
-                                         "reason, quarantined_at) SELECT * FROM {1}",
-                                         kLegacyColumns, kQuarantineBatchTable)),
-      last_id_(db, "SELECT coalesce(max(id), 0) FROM observations"),
-      stored_id_(db, "SELECT id FROM observations WHERE execution_id = ?1") {
+      insert_observations_(
+          db.Prepare(fmt::format("INSERT INTO observations ({0}) SELECT {0} FROM {1} "
+                                 "WHERE true ON CONFLICT (execution_id) DO NOTHING",
+                                 kObservationColumns, kObservationBatchTable))),
+      insert_quarantine_(
+          db.Prepare(fmt::format("INSERT INTO legacy_quarantine (legacy_{0}, reason_code, "
+                                 "reason, quarantined_at) SELECT * FROM {1}",
+                                 kLegacyColumns, kQuarantineBatchTable))),
+      last_id_(db.Prepare("SELECT coalesce(max(id), 0) FROM observations")),
+      stored_id_(db.Prepare("SELECT id FROM observations WHERE execution_id = ?1")) {
   writer_.set_now(now);
 }
 
@@ -208,12 +210,11 @@ std::size_t LegacyBatchWriter::Store(const LegacyRow* rows, PreparedLegacyRow* p
   }
   std::size_t stored = 0;
   if (!batch.observations.index.empty()) {
-    last_id_.reset();
-    last_id_.executeStep();
-    const std::int64_t last_id_before = last_id_.getColumn(0).getInt64();
-    last_id_.reset();  // no read left open while the insert writes
-    insert_observations_.reset();
-    const auto inserted = static_cast<std::size_t>(insert_observations_.exec());
+    last_id_->Reset();
+    last_id_->Step();
+    const std::int64_t last_id_before = last_id_->Int64(0);
+    last_id_->Reset();  // no read left open while the insert writes
+    const auto inserted = static_cast<std::size_t>(insert_observations_->Run());
     if (inserted == batch.observations.index.size()) {
       for (std::size_t i : batch.observations.index) batch.prepared(i).stored = true;
     } else {
@@ -223,14 +224,13 @@ std::size_t LegacyBatchWriter::Store(const LegacyRow* rows, PreparedLegacyRow* p
     const auto marked = static_cast<std::size_t>(
         std::count_if(prepared, prepared + n, [](const PreparedLegacyRow& p) { return p.stored; }));
     if (marked != inserted) {
-      throw std::logic_error(
+      throw StatusError(Status::Internal(
           fmt::format("the legacy batch stored {} observations but {} rows were found stored",
-                      inserted, marked));
+                      inserted, marked)));
     }
   }
   if (!batch.quarantine.index.empty()) {
-    insert_quarantine_.reset();
-    insert_quarantine_.exec();
+    insert_quarantine_->Run();
   }
   return stored;
 }
@@ -240,9 +240,9 @@ void LegacyBatchWriter::SortOutAlreadyStored(std::int64_t last_id_before) {
   std::unordered_set<std::int64_t> claimed;
   for (std::size_t i : batch.observations.index) {
     PreparedLegacyRow& p = batch.prepared(i);
-    stored_id_.reset();
-    stored_id_.bindNoCopy(1, p.observation.execution_id);
-    const std::int64_t id = stored_id_.executeStep() ? stored_id_.getColumn(0).getInt64() : 0;
+    stored_id_->Reset();
+    stored_id_->BindTextView(1, p.observation.execution_id);
+    const std::int64_t id = stored_id_->Step() ? stored_id_->Int64(0) : 0;
     // site_observations holds each execution once, so an id at or below
     // last_id_before was stored before this batch; were an execution repeated,
     // the first row (rows go in in batch order) would hold its id.
@@ -253,7 +253,7 @@ void LegacyBatchWriter::SortOutAlreadyStored(std::int64_t last_id_before) {
       batch.quarantine.index.push_back(i);
     }
   }
-  stored_id_.reset();
+  stored_id_->Reset();
   std::sort(batch.quarantine.index.begin(), batch.quarantine.index.end());
 }
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "aggregate/aggregator.h"
 #include "ingest/observation_writer.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "aggregate/aggregator.h"
 #include "store/row_source_table.h"
 
 namespace hwrec::internal {
@@ -79,7 +79,9 @@ class LegacyMover {
 // caller's transaction. One thread at a time.
 class LegacyBatchWriter {
  public:
-  LegacyBatchWriter(SQLite::Database& db, double now);
+  // `engine` is `db`'s own handle, for the ingest writer and the row tables
+  // until they take a store::Connection.
+  LegacyBatchWriter(store::Connection& db, SQLite::Database& engine, double now);
   ~LegacyBatchWriter();
   LegacyBatchWriter(const LegacyBatchWriter&) = delete;
   LegacyBatchWriter& operator=(const LegacyBatchWriter&) = delete;
@@ -100,7 +102,7 @@ class LegacyBatchWriter {
   std::unique_ptr<Batch> batch_;
   ObservationWriter writer_;  // workload ids, with ingest's rule
   std::unique_ptr<RowSourceTable> observation_table_, quarantine_table_;
-  SQLite::Statement insert_observations_, insert_quarantine_, last_id_, stored_id_;
+  std::unique_ptr<store::Statement> insert_observations_, insert_quarantine_, last_id_, stored_id_;
 };
 
 }  // namespace hwrec::internal

@@ -1,13 +1,15 @@
 #include "legacy/legacy_pools.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
 #include <set>
-#include <stdexcept>
+#include <utility>
 
+#include "base/status_error.h"
+#include "base/time.h"
 #include "hwrec/store.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/row_values.h"
 
 namespace hwrec::internal {
 
@@ -29,33 +31,22 @@ Result<std::vector<NodePool>> Validated(const GpuCatalog& catalog, std::vector<N
 }
 
 Result<std::vector<NodePool>> Registered(const Store& store) {
-  if (!StoreAccess::Db(store).tableExists("node_pools")) return std::vector<NodePool>{};
+  if (!store::ConnectionOf(store).HasTable("node_pools")) return std::vector<NodePool>{};
   return ListNodePools(store);
 }
 
 // Legacy pools whose hardware is fully known: a catalog GPU, or no GPU at all.
-std::vector<NodePool> KnownLegacyPools(SQLite::Database& db, const LegacyResolver& resolver) {
+std::vector<NodePool> KnownLegacyPools(store::Connection& db, const LegacyResolver& resolver) {
   std::vector<NodePool> pools;
-  SQLite::Statement query(db,
-                          "SELECT node_pool_id, site_id, name, instance_type, architecture, "
-                          "cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_name "
-                          "FROM site_node_pools ORDER BY node_pool_id");
-  while (query.executeStep()) {
+  for (SiteNodePool& row : ReadSiteNodePools(db)) {
     NodePool pool;
-    pool.node_pool_id = query.getColumn(0).getString();
-    pool.site_id = query.getColumn(1).getString();
-    pool.name = query.getColumn(2).getString();
+    pool.node_pool_id = std::move(row.node_pool_id);
+    pool.site_id = std::move(row.site_id);
+    pool.name = std::move(row.name);
+    pool.hardware = std::move(row.hardware);
     HardwareProfile& h = pool.hardware;
-    h.instance_type = ColumnOptionalText(query.getColumn(3));
-    h.architecture = ColumnOptionalText(query.getColumn(4));
-    h.cpu_millicores = ColumnOptionalInt64(query.getColumn(5));
-    h.memory_bytes = ColumnOptionalInt64(query.getColumn(6));
-    h.gpu_count = ColumnOptionalInt64(query.getColumn(7));
-    h.gpu_mode = ColumnOptionalText(query.getColumn(8));
-    h.gpu_total = ColumnOptionalInt64(query.getColumn(9));
-    const std::optional<std::string> name = ColumnOptionalText(query.getColumn(10));
-    if (name) {
-      const GpuModel* model = resolver.FindGpuName(*name);
+    if (row.gpu_name) {
+      const GpuModel* model = resolver.FindGpuName(*row.gpu_name);
       if (model == nullptr) continue;
       h.gpu_brand = model->brand;
       h.gpu_model = model->model;
@@ -67,33 +58,21 @@ std::vector<NodePool> KnownLegacyPools(SQLite::Database& db, const LegacyResolve
   return pools;
 }
 
-void Register(SQLite::Database& db, const NodePool& pool, double now) {
+void Register(store::Connection& db, const NodePool& pool, double now) {
   const HardwareProfile& h = pool.hardware;
   auto v1 = HardwareProfileId(h, ProfileIdVersion::kV1);
   auto v2 = HardwareProfileId(h, ProfileIdVersion::kV2);
-  if (!v1.ok() || !v2.ok()) throw std::runtime_error((v1.ok() ? v2 : v1).status().message());
-  SQLite::Statement insert(
-      db,
+  if (!v1.ok()) throw StatusError(v1.status());
+  if (!v2.ok()) throw StatusError(v2.status());
+  const auto insert = db.Prepare(
       "INSERT OR REPLACE INTO node_pools (node_pool_id, site_id, name, instance_type, "
       "architecture, cpu_millicores, memory_bytes, gpu_brand, gpu_model, gpu_count, gpu_mode, "
       "gpu_total, hp_v1, hp_v2, registered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
       "?)");
-  insert.bind(1, pool.node_pool_id);
-  insert.bind(2, pool.site_id);
-  insert.bind(3, pool.name);
-  BindOptional(insert, 4, h.instance_type);
-  BindOptional(insert, 5, h.architecture);
-  BindOptional(insert, 6, h.cpu_millicores);
-  BindOptional(insert, 7, h.memory_bytes);
-  BindOptional(insert, 8, h.gpu_brand);
-  BindOptional(insert, 9, h.gpu_model);
-  insert.bind(10, h.gpu_count.value_or(0));
-  BindOptional(insert, 11, h.gpu_mode);
-  insert.bind(12, h.gpu_total.value_or(0));
-  insert.bind(13, *v1);
-  insert.bind(14, *v2);
-  insert.bind(15, now);
-  insert.exec();
+  store::BindRow(*insert, pool.node_pool_id, pool.site_id, pool.name, h.instance_type,
+                 h.architecture, h.cpu_millicores, h.memory_bytes, h.gpu_brand, h.gpu_model,
+                 h.gpu_count.value_or(0), h.gpu_mode, h.gpu_total.value_or(0), *v1, *v2, now);
+  insert->Run();
 }
 
 }  // namespace
@@ -105,7 +84,7 @@ Result<std::unique_ptr<LegacyResolver>> MakeLegacyResolver(const Store& store, G
   auto registered = Registered(store);
   if (!registered.ok()) return registered.status();
   auto resolver = std::make_unique<LegacyResolver>(std::move(catalog));
-  resolver->AddLegacyPools(StoreAccess::Db(store));
+  resolver->AddLegacyPools(store::ConnectionOf(store));
   resolver->AddPools(*registered);
   resolver->AddPools(*valid);
   return resolver;
@@ -122,7 +101,7 @@ Result<std::unique_ptr<LegacyResolver>> PrepareLegacyPools(Store& store, GpuCata
   if (!known.ok()) return known.status();
   std::set<std::string> taken;
   for (const NodePool& pool : *known) taken.insert(pool.node_pool_id);
-  SQLite::Database& db = StoreAccess::Db(store);
+  store::Connection& db = store::ConnectionOf(store);
   const double now = NowEpochSeconds();
   for (const NodePool& pool : *valid) {
     Register(db, pool, now);

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "store/sqlite_util.h"
 #include "base/text.h"
+#include "store/row_values.h"
 
 namespace hwrec::internal {
 
@@ -51,30 +51,36 @@ const GpuModel* LegacyResolver::FindGpuName(const std::string& name) const {
   return catalog_.FindModel(trimmed.substr(0, space), Trim(trimmed.substr(space + 1)));
 }
 
-void LegacyResolver::AddLegacyPools(SQLite::Database& db) {
-  if (!db.tableExists("site_node_pools")) return;
-  SQLite::Statement query(db,
-                          "SELECT node_pool_id, instance_type, architecture, cpu_millicores, "
-                          "memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_name "
-                          "FROM site_node_pools");
-  while (query.executeStep()) {
-    Pool pool;
+std::vector<SiteNodePool> ReadSiteNodePools(store::Connection& db) {
+  std::vector<SiteNodePool> pools;
+  if (!db.HasTable("site_node_pools")) return pools;
+  const auto query = db.Prepare(
+      "SELECT node_pool_id, site_id, name, instance_type, architecture, cpu_millicores, "
+      "memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_name FROM site_node_pools "
+      "ORDER BY node_pool_id");
+  while (query->Step()) {
+    SiteNodePool& pool = pools.emplace_back();
     HardwareProfile& h = pool.hardware;
-    h.instance_type = ColumnOptionalText(query.getColumn(1));
-    h.architecture = ColumnOptionalText(query.getColumn(2));
-    h.cpu_millicores = ColumnOptionalInt64(query.getColumn(3));
-    h.memory_bytes = ColumnOptionalInt64(query.getColumn(4));
-    h.gpu_count = ColumnOptionalInt64(query.getColumn(5));
-    h.gpu_mode = ColumnOptionalText(query.getColumn(6));
-    h.gpu_total = ColumnOptionalInt64(query.getColumn(7));
-    pool.gpu_name = ColumnOptionalText(query.getColumn(8));
+    store::ReadRow(*query, &pool.node_pool_id, &pool.site_id, &pool.name, &h.instance_type,
+                   &h.architecture, &h.cpu_millicores, &h.memory_bytes, &h.gpu_count, &h.gpu_mode,
+                   &h.gpu_total, &pool.gpu_name);
+  }
+  return pools;
+}
+
+void LegacyResolver::AddLegacyPools(store::Connection& db) {
+  for (SiteNodePool& row : ReadSiteNodePools(db)) {
+    Pool pool;
+    pool.hardware = std::move(row.hardware);
+    pool.gpu_name = std::move(row.gpu_name);
+    HardwareProfile& h = pool.hardware;
     const GpuModel* model = pool.gpu_name ? FindGpuName(*pool.gpu_name) : nullptr;
     if (model != nullptr) {
       h.gpu_brand = model->brand;
       h.gpu_model = model->model;
     }
     pool.gpu_unknown = HasGpu(h) && model == nullptr;
-    pools_[query.getColumn(0).getString()] = std::move(pool);
+    pools_[row.node_pool_id] = std::move(pool);
   }
   cache_.clear();
 }

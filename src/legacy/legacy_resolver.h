@@ -6,9 +6,8 @@
 // so a million rows cost a few dozen resolutions. One thread at a time.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,12 +28,24 @@ struct LegacyResolution {
   ResolvedHardware resolved;  // when not quarantined
 };
 
+// One row of the legacy site_node_pools table, as recorded.
+struct SiteNodePool {
+  std::string node_pool_id;
+  std::string site_id;
+  std::string name;
+  HardwareProfile hardware;  // no brand or model: the row names its GPU in gpu_name
+  std::optional<std::string> gpu_name;
+};
+
+// Every row of site_node_pools, by node_pool_id; none when the table is absent.
+std::vector<SiteNodePool> ReadSiteNodePools(store::Connection& db);
+
 class LegacyResolver {
  public:
   explicit LegacyResolver(GpuCatalog catalog);
 
   // Pools of the legacy site_node_pools table; a later AddPools of the same id wins.
-  void AddLegacyPools(SQLite::Database& db);
+  void AddLegacyPools(store::Connection& db);
   void AddPools(const std::vector<NodePool>& pools);
 
   // Shared with the cache: a pipeline may hold it while later rows resolve.

@@ -1,11 +1,8 @@
 #include "legacy/legacy_row.h"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 
 #include <string>
-
-#include "store/sqlite_util.h"
 
 namespace hwrec::internal {
 
@@ -19,44 +16,23 @@ const char* const kLegacyColumns =
 
 namespace {
 
-// Reads the current row of a query column by column through SQLite's C API:
-// the migration reads a million rows, and SQLiteCpp's Column object per
-// value costs more than the value.
-class StatementReader {
- public:
-  StatementReader(sqlite3_stmt* statement, int first) : s_(statement), i_(first) {}
-  bool Null() const { return sqlite3_column_type(s_, i_) == SQLITE_NULL; }
-  void Skip() { ++i_; }
-  std::int64_t Int() { return sqlite3_column_int64(s_, i_++); }
-  double Real() { return sqlite3_column_double(s_, i_++); }
-  void Text(std::string* out) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s_, i_));
-    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(s_, i_++));
-    out->assign(text == nullptr ? "" : text, size);
-  }
-
- private:
-  sqlite3_stmt* s_;
-  int i_;
-};
-
-// The same through SQLiteCpp, for queries prepared with it.
+// Reads the current row column by column, text into the row's own buffers:
+// the migration reads a million rows.
 class ColumnReader {
  public:
-  ColumnReader(const SQLite::Statement& statement, int first) : s_(statement), i_(first) {}
-  bool Null() const { return s_.isColumnNull(i_); }
+  ColumnReader(const store::Statement& statement, int first) : s_(statement), i_(first) {}
+  bool Null() const { return s_.IsNull(i_); }
   void Skip() { ++i_; }
-  std::int64_t Int() { return s_.getColumn(i_++).getInt64(); }
-  double Real() { return s_.getColumn(i_++).getDouble(); }
-  void Text(std::string* out) { AssignText(s_.getColumn(i_++), out); }
+  std::int64_t Int() { return s_.Int64(i_++); }
+  double Real() { return s_.Double(i_++); }
+  void Text(std::string* out) { s_.AssignText(i_++, out); }
 
  private:
-  const SQLite::Statement& s_;
+  const store::Statement& s_;
   int i_;
 };
 
-template <typename Reader>
-void ReadText(Reader& r, std::optional<std::string>* out) {
+void ReadText(ColumnReader& r, std::optional<std::string>* out) {
   if (r.Null()) {
     r.Skip();
     out->reset();
@@ -66,22 +42,19 @@ void ReadText(Reader& r, std::optional<std::string>* out) {
   r.Text(&**out);
 }
 
-template <typename Reader>
-std::optional<std::int64_t> ReadOptionalInt(Reader& r) {
+std::optional<std::int64_t> ReadOptionalInt(ColumnReader& r) {
   if (!r.Null()) return r.Int();
   r.Skip();
   return std::nullopt;
 }
 
-template <typename Reader>
-std::optional<double> ReadOptionalReal(Reader& r) {
+std::optional<double> ReadOptionalReal(ColumnReader& r) {
   if (!r.Null()) return r.Real();
   r.Skip();
   return std::nullopt;
 }
 
-template <typename Reader>
-void ReadLegacyFields(Reader& r, LegacyRow* row) {
+void ReadLegacyFields(ColumnReader& r, LegacyRow* row) {
   row->id = r.Int();
   r.Text(&row->execution_id);
   r.Text(&row->site_id);
@@ -115,13 +88,8 @@ void ReadLegacyFields(Reader& r, LegacyRow* row) {
 
 }  // namespace
 
-void ReadLegacyRow(const SQLite::Statement& statement, int first, LegacyRow* row) {
+void ReadLegacyRow(const store::Statement& statement, int first, LegacyRow* row) {
   ColumnReader reader(statement, first);
-  ReadLegacyFields(reader, row);
-}
-
-void ReadLegacyRow(sqlite3_stmt* statement, int first, LegacyRow* row) {
-  StatementReader reader(statement, first);
   ReadLegacyFields(reader, row);
 }
 

@@ -3,13 +3,12 @@
 // into the Observation it stands for. Plain data; thread-compatible.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "hwrec/observation.h"
+#include "store/database.h"
 #include "store/row_source_table.h"
 
 namespace hwrec::internal {
@@ -43,10 +42,7 @@ extern const char* const kLegacyColumns;
 inline constexpr int kLegacyColumnCount = 28;
 
 // Reads columns [first, first + kLegacyColumnCount) of the current row.
-void ReadLegacyRow(const SQLite::Statement& statement, int first, LegacyRow* row);
-// The same for a statement on SQLite's C API (RawQuery), for loops over
-// millions of rows.
-void ReadLegacyRow(sqlite3_stmt* statement, int first, LegacyRow* row);
+void ReadLegacyRow(const store::Statement& statement, int first, LegacyRow* row);
 // Fills `values[0, kLegacyColumnCount)` with `row`, in kLegacyColumns' order.
 // The values point into `row`.
 void LegacyValues(const LegacyRow& row, SqlValue* values);

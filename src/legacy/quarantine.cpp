@@ -1,18 +1,19 @@
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
 #include <memory>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
+#include "base/text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
-#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
-#include "aggregate/settings.h"
-#include "store/sqlite_util.h"
-#include "base/text.h"
+#include "store/database.h"
+#include "store/row_values.h"
+#include "store/sqlite_util.h"  // until the aggregate/ingest writers take a store::Connection
 
 namespace hwrec {
 
@@ -21,45 +22,42 @@ namespace {
 using internal::LegacyRow;
 
 QuarantinedRow ToQuarantinedRow(const LegacyRow& row, std::string code, std::string reason) {
-  QuarantinedRow q;
-  q.id = row.id;
-  q.execution_id = row.execution_id;
-  q.site_id = row.site_id;
-  q.action_image = row.action_image;
-  q.node_pool_id = row.node_pool_id;
-  q.finished_at = row.finished_at;
-  q.instance_type = row.hardware.instance_type;
-  q.gpu_mode = row.hardware.gpu_mode;
-  q.node_pool_gpu = row.node_pool_gpu;
-  q.hardware_profile_id = row.hardware_profile_id;
-  q.reason_code = std::move(code);
-  q.reason = std::move(reason);
-  return q;
+  // In QuarantinedRow's field order.
+  return QuarantinedRow{row.id,
+                        row.execution_id,
+                        row.site_id,
+                        row.action_image,
+                        row.node_pool_id,
+                        row.finished_at,
+                        row.hardware.instance_type,
+                        row.hardware.gpu_mode,
+                        row.node_pool_gpu,
+                        row.hardware_profile_id,
+                        std::move(code),
+                        std::move(reason)};
 }
 
 // The quarantined rows `filter` selects, with their reason code and reason.
 template <typename Fn>
-void ForEachMatch(SQLite::Database& db, const QuarantineFilter& filter, Fn&& fn) {
-  SQLite::Statement query(
-      db, fmt::format("SELECT {}, reason_code, reason FROM legacy_quarantine WHERE "
-                      "(?1 IS NULL OR site_id = ?1) AND (?2 IS NULL OR node_pool_id = ?2) AND "
-                      "(?3 IS NULL OR node_pool_gpu = ?3) AND (?4 IS NULL OR reason_code = ?4) "
-                      "AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5))) ORDER BY id",
-                      internal::kLegacyColumns));
-  internal::BindOptional(query, 1, filter.site_id);
-  internal::BindOptional(query, 2, filter.node_pool_id);
-  internal::BindOptional(query, 3, filter.node_pool_gpu);
-  internal::BindOptional(query, 4, filter.reason_code);
+void ForEachMatch(store::Connection& db, const QuarantineFilter& filter, Fn&& fn) {
+  const auto query = db.Prepare(
+      fmt::format("SELECT {}, reason_code, reason FROM legacy_quarantine WHERE "
+                  "(?1 IS NULL OR site_id = ?1) AND (?2 IS NULL OR node_pool_id = ?2) AND "
+                  "(?3 IS NULL OR node_pool_gpu = ?3) AND (?4 IS NULL OR reason_code = ?4) "
+                  "AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5))) ORDER BY id",
+                  internal::kLegacyColumns));
+  store::BindRow(*query, filter.site_id, filter.node_pool_id, filter.node_pool_gpu,
+                 filter.reason_code);
   if (filter.ids.empty()) {
-    query.bind(5);
+    query->Bind(5, std::nullopt);
   } else {
-    query.bind(5, fmt::format("[{}]", fmt::join(filter.ids, ",")));
+    query->Bind(5, fmt::format("[{}]", fmt::join(filter.ids, ",")));
   }
   LegacyRow row;
-  while (query.executeStep()) {
-    internal::ReadLegacyRow(query, 0, &row);
-    fn(row, query.getColumn(internal::kLegacyColumnCount).getString(),
-       query.getColumn(internal::kLegacyColumnCount + 1).getString());
+  while (query->Step()) {
+    internal::ReadLegacyRow(*query, 0, &row);
+    fn(row, query->String(internal::kLegacyColumnCount),
+       query->String(internal::kLegacyColumnCount + 1));
   }
 }
 
@@ -87,8 +85,8 @@ Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& 
 Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
                                                    const QuarantineFilter& filter) {
   return internal::Guarded(store.path(), [&]() -> Result<std::vector<QuarantinedRow>> {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
-    if (!db.tableExists("legacy_quarantine")) return NoQuarantine(store);
+    store::Connection& db = store::ConnectionOf(store);
+    if (!db.HasTable("legacy_quarantine")) return NoQuarantine(store);
     std::vector<QuarantinedRow> rows;
     ForEachMatch(db, filter, [&](const LegacyRow& row, std::string code, std::string reason) {
       rows.push_back(ToQuarantinedRow(row, std::move(code), std::move(reason)));
@@ -108,7 +106,9 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store.path(), [&]() -> Result<QuarantineResolveSummary> {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
+    store::Connection& db = store::ConnectionOf(store);
+    // The aggregate and ingest layers' writers still take the engine's connection.
+    SQLite::Database& engine = internal::StoreAccess::Db(store);
     auto catalog = GpuCatalog::Load(store);
     if (!catalog.ok()) return catalog.status();
     auto model = FindModel(*catalog, gpu_model, gpu_brand);
@@ -116,41 +116,37 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     const GpuModel target = **model;
     auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), {});
     if (!resolver.ok()) return resolver.status();
-    const internal::RecommenderSettings settings = internal::LoadSettings(db);
+    const internal::RecommenderSettings settings = internal::LoadSettings(engine);
     QuarantineResolveSummary summary;
-    internal::WriteTransaction tx(db);
-    internal::AggregateWriter aggregates(db, settings);
+    store::WriteTransaction tx(db);
+    internal::AggregateWriter aggregates(engine, settings);
     {
-      internal::LegacyMover mover(db, internal::NowEpochSeconds(), &aggregates);
+      internal::LegacyMover mover(engine, internal::NowEpochSeconds(), &aggregates);
       std::vector<LegacyRow> rows;
       ForEachMatch(db, filter, [&](const LegacyRow& row, const std::string&, const std::string&) {
         rows.push_back(row);
       });
-      SQLite::Statement remove(db, "DELETE FROM legacy_quarantine WHERE id = ?");
-      SQLite::Statement keep(
-          db, "UPDATE legacy_quarantine SET reason_code = ?, reason = ? WHERE id = ?");
+      const auto remove = db.Prepare("DELETE FROM legacy_quarantine WHERE id = ?");
+      const auto keep =
+          db.Prepare("UPDATE legacy_quarantine SET reason_code = ?, reason = ? WHERE id = ?");
       std::string code, reason;
       for (const LegacyRow& row : rows) {
         ++summary.matched;
         auto r = std::make_shared<const internal::LegacyResolution>(
             (*resolver)->ResolveWithModel(row, target));
-        SQLite::Statement& change =
-            mover.TryStore(row, std::move(r), &code, &reason) ? remove : keep;
-        if (&change == &remove) {
+        if (mover.TryStore(row, std::move(r), &code, &reason)) {
           ++summary.moved;
-          remove.bind(1, row.id);
+          store::BindRow(*remove, row.id);
+          remove->Run();
         } else {
-          keep.bind(1, code);
-          keep.bind(2, reason);
-          keep.bind(3, row.id);
+          store::BindRow(*keep, code, reason, row.id);
+          keep->Run();
           summary.kept.push_back(ToQuarantinedRow(row, code, reason));
         }
-        change.exec();
-        change.reset();
       }
     }
     aggregates.Flush();
-    summary.recommendations = internal::RefreshAllRecommendations(db);
+    summary.recommendations = internal::RefreshAllRecommendations(engine);
     tx.Commit();
     return summary;
   });

@@ -5,14 +5,17 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
 #include "recommend/recommend_internal.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
@@ -92,7 +95,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
     std::vector<std::optional<Recommendation>>* cache) {
   return internal::Guarded(store.path(), [&]() -> Result<std::vector<const Recommendation*>> {
-    internal::ReadSnapshot snapshot(internal::StoreAccess::Db(store));
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
     auto kept = internal::KeptReader(store, &reader);
     if (!kept.ok()) return kept.status();
     internal::RecommendationReader& read = **kept;
@@ -156,11 +159,9 @@ void PlacementEvaluator::Impl::Rank(PlacementResult* result, PlacementPolicy pol
 }
 
 PlacementEvaluator::PlacementEvaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-PlacementEvaluator::PlacementEvaluator(PlacementEvaluator&&) noexcept = default;
-PlacementEvaluator& PlacementEvaluator::operator=(PlacementEvaluator&&) noexcept = default;
 PlacementEvaluator::~PlacementEvaluator() = default;
 
-Result<PlacementEvaluator> PlacementEvaluator::Open(const Store& store) {
+Result<std::unique_ptr<PlacementEvaluator>> PlacementEvaluator::Open(const Store& store) {
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
   auto pools = ListNodePools(store);
@@ -169,7 +170,7 @@ Result<PlacementEvaluator> PlacementEvaluator::Open(const Store& store) {
   impl->catalog = std::move(*catalog);
   impl->pools.reserve(pools->size());
   for (NodePool& pool : *pools) impl->AddPool(std::move(pool));
-  return PlacementEvaluator(std::move(impl));
+  return std::unique_ptr<PlacementEvaluator>(new PlacementEvaluator(std::move(impl)));
 }
 
 Status PlacementEvaluator::Impl::LookUp(const std::vector<PlacementCandidate>& candidates,

@@ -9,9 +9,10 @@
 #include <utility>
 #include <variant>
 
-#include "hwrec/placement.h"
-#include "placement/candidate.h"
 #include "base/json_fields.h"
+#include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
+#include "placement/candidate.h"
 
 namespace hwrec {
 

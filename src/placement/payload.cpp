@@ -3,11 +3,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status_error.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
 
 namespace hwrec {
 
 namespace {
+
+// A payload that parses but does not hold a placement; the message says what.
+[[noreturn]] void Refuse(const std::string& what) {
+  throw internal::StatusError(Status::InvalidArgument("placement payload: " + what));
+}
 
 using Json = nlohmann::ordered_json;
 
@@ -75,7 +82,7 @@ EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
     const Json& origin = provenance.at(std::string(ToString(static_cast<FigureKind>(f))));
     const auto name = origin.at("source").get<std::string>();
     auto parsed = FigureOrigin::FromName(name, origin.at("samples").get<std::int64_t>());
-    if (!parsed) throw std::invalid_argument("provenance source '" + name + "' is not known");
+    if (!parsed) Refuse("provenance source '" + name + "' is not known");
     r.origins[f] = *parsed;
   }
   return r;
@@ -104,7 +111,7 @@ PlacementResult ReadResult(const Json& j) {
   PlacementResult result;
   result.workload = j.at("workload").get<std::string>();
   const auto policy = ParsePlacementPolicy(j.at("policy").get<std::string>());
-  if (!policy) throw std::invalid_argument("policy must be best_fit or first_fit");
+  if (!policy) Refuse("policy must be best_fit or first_fit");
   result.policy = *policy;
   result.as_of = j.at("as_of").get<double>();
   for (const Json& entry : j.at("candidates")) result.evaluations.push_back(ReadEvaluation(entry));
@@ -113,7 +120,7 @@ PlacementResult ReadResult(const Json& j) {
     const auto id = chosen.at("node_pool_id").get<std::string>();
     if (result.evaluations.empty() || !result.evaluations.front().feasible ||
         result.evaluations.front().node_pool_id != id) {
-      throw std::invalid_argument("chosen '" + id + "' is not the first, feasible candidate");
+      Refuse("chosen '" + id + "' is not the first, feasible candidate");
     }
     result.chosen = 0;
   }
@@ -152,7 +159,9 @@ Result<PlacementResult> ParsePlacementJson(const std::string& json) {
   }
   try {
     return ReadResult(parsed);
-  } catch (const std::exception& e) {
+  } catch (const internal::StatusError& e) {
+    return e.status();
+  } catch (const Json::exception& e) {
     return Status::InvalidArgument(std::string("placement payload: ") + e.what());
   }
 }

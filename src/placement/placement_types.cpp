@@ -2,57 +2,52 @@
 
 #include <tuple>
 
+#include "base/enum_names.h"
+
 namespace hwrec {
 
+namespace {
+
+constexpr internal::EnumName<PlacementPolicy> kPolicyNames[] = {
+    {PlacementPolicy::kBestFit, "best_fit"}, {PlacementPolicy::kFirstFit, "first_fit"}};
+// Sources other than a recommendation, whose name is its provenance's.
+constexpr internal::EnumName<FigureSource> kSourceNames[] = {
+    {FigureSource::kDeclared, "declared"},
+    {FigureSource::kPinned, "pinned"},
+    {FigureSource::kRetryFloor, "retry_floor"},
+    {FigureSource::kNone, "none"}};
+
+}  // namespace
+
 std::string_view ToString(PlacementPolicy policy) {
-  return policy == PlacementPolicy::kFirstFit ? "first_fit" : "best_fit";
+  return internal::NameOf(kPolicyNames, policy, "best_fit");
 }
 
 std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text) {
-  if (text == "best_fit") return PlacementPolicy::kBestFit;
-  if (text == "first_fit") return PlacementPolicy::kFirstFit;
-  return std::nullopt;
+  return internal::ValueOf(kPolicyNames, text);
 }
 
 std::string FigureOrigin::Name() const {
-  switch (source) {
-    case FigureSource::kRecommendation:
-      return std::string(ToString(provenance));
-    case FigureSource::kDeclared:
-      return "declared";
-    case FigureSource::kPinned:
-      return "pinned";
-    case FigureSource::kRetryFloor:
-      return "retry_floor";
-    case FigureSource::kNone:
-      return "none";
-  }
-  return "none";
+  if (source == FigureSource::kRecommendation) return std::string(ToString(provenance));
+  return std::string(internal::NameOf(kSourceNames, source, "none"));
 }
 
 std::optional<FigureOrigin> FigureOrigin::FromName(std::string_view name, std::int64_t samples) {
   FigureOrigin origin;
   origin.samples = samples;
-  if (name == "declared") {
-    origin.source = FigureSource::kDeclared;
-  } else if (name == "pinned") {
-    origin.source = FigureSource::kPinned;
-  } else if (name == "retry_floor") {
-    origin.source = FigureSource::kRetryFloor;
-  } else if (name == "none") {
-    origin.source = FigureSource::kNone;
-  } else {
-    for (Provenance p : {Provenance::kExact, Provenance::kGpuModel, Provenance::kInstanceType,
-                         Provenance::kWorkloadAnyHardware}) {
-      if (name == ToString(p)) {
-        origin.source = FigureSource::kRecommendation;
-        origin.provenance = p;
-        return origin;
-      }
-    }
-    return std::nullopt;
+  if (const auto named = internal::ValueOf(kSourceNames, name)) {
+    origin.source = *named;
+    return origin;
   }
-  return origin;
+  for (Provenance p : {Provenance::kExact, Provenance::kGpuModel, Provenance::kInstanceType,
+                       Provenance::kWorkloadAnyHardware}) {
+    if (name == ToString(p)) {
+      origin.source = FigureSource::kRecommendation;
+      origin.provenance = p;
+      return origin;
+    }
+  }
+  return std::nullopt;
 }
 
 bool FigureOrigin::operator==(const FigureOrigin& o) const {

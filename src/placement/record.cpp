@@ -2,19 +2,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
+#include "base/status_error.h"
+#include "base/time.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_record.h"
 #include "hwrec/store.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
 namespace {
 
-using internal::BindOptional;
-using internal::StoreAccess;
+using internal::StatusError;
 
 constexpr const char* kColumns =
     "execution_id, workload, node_pool_id, policy, gpu_count, gpu_config_id, gpu_memory_gb, "
@@ -49,58 +51,62 @@ std::string UpsertSql() {
       excluded.substr(0, excluded_decision_end));
 }
 
-std::int64_t Upsert(SQLite::Database& db, const std::string& execution_id,
+std::int64_t Upsert(store::Connection& db, const std::string& execution_id,
                     const PlacementResult& result, const CandidateEvaluation& chosen) {
-  SQLite::Statement insert(db, UpsertSql());
+  const auto insert = db.Prepare(UpsertSql());
   const EffectiveRequest& r = chosen.request;
-  insert.bind(1, execution_id);
-  insert.bind(2, result.workload);
-  insert.bind(3, chosen.node_pool_id);
-  insert.bind(4, std::string(ToString(result.policy)));
-  insert.bind(5, static_cast<std::int64_t>(r.gpu_count));
-  BindOptional(insert, 6, r.gpu_config_id);
-  BindOptional(insert, 7, r.gpu_memory_gb);
-  BindOptional(insert, 8, r.gpu_compute_fraction);
-  BindOptional(insert, 9, r.cpu_request_millicores);
-  BindOptional(insert, 10, r.cpu_limit_millicores);
-  BindOptional(insert, 11, r.memory_bytes);
+  insert->Bind(1, execution_id);
+  insert->Bind(2, result.workload);
+  insert->Bind(3, chosen.node_pool_id);
+  insert->Bind(4, ToString(result.policy));
+  insert->Bind(5, static_cast<std::int64_t>(r.gpu_count));
+  insert->Bind(6, r.gpu_config_id);
+  insert->Bind(7, r.gpu_memory_gb);
+  insert->Bind(8, r.gpu_compute_fraction);
+  insert->Bind(9, r.cpu_request_millicores);
+  insert->Bind(10, r.cpu_limit_millicores);
+  insert->Bind(11, r.memory_bytes);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const int column = kFirstProvenanceColumn + 2 * static_cast<int>(f);
-    insert.bind(column, r.origins[f].Name());
-    insert.bind(column + 1, static_cast<std::int64_t>(r.origins[f].samples));
+    insert->Bind(column, r.origins[f].Name());
+    insert->Bind(column + 1, static_cast<std::int64_t>(r.origins[f].samples));
   }
-  insert.bind(22, internal::NowEpochSeconds());
-  insert.exec();
-  SQLite::Statement id(db, "SELECT id FROM placements WHERE execution_id = ?");
-  id.bind(1, execution_id);
-  if (!id.executeStep()) throw std::logic_error("a placement was neither written nor found");
-  return id.getColumn(0).getInt64();
+  insert->Bind(22, internal::NowEpochSeconds());
+  insert->Run();
+  const auto id = db.Prepare("SELECT id FROM placements WHERE execution_id = ?");
+  id->Bind(1, execution_id);
+  if (!id->Step()) {
+    throw StatusError(
+        Status::Internal("record placement: a placement was neither written nor found"));
+  }
+  return id->Int64(0);
 }
 
-PlacementRecord ReadRecord(SQLite::Statement& row) {
+PlacementRecord ReadRecord(const store::Statement& row) {
   PlacementRecord out;
-  out.id = row.getColumn(0).getInt64();
-  out.execution_id = row.getColumn(1).getString();
-  out.workload = row.getColumn(2).getString();
-  out.node_pool_id = row.getColumn(3).getString();
-  out.policy =
-      ParsePlacementPolicy(row.getColumn(4).getString()).value_or(PlacementPolicy::kBestFit);
+  out.id = row.Int64(0);
+  out.execution_id = row.String(1);
+  out.workload = row.String(2);
+  out.node_pool_id = row.String(3);
+  out.policy = ParsePlacementPolicy(row.String(4)).value_or(PlacementPolicy::kBestFit);
   EffectiveRequest& r = out.request;
-  r.gpu_count = row.getColumn(5).getInt64();
-  r.gpu_config_id = internal::ColumnOptionalText(row.getColumn(6));
-  r.gpu_memory_gb = internal::ColumnOptionalDouble(row.getColumn(7));
-  r.gpu_compute_fraction = internal::ColumnOptionalDouble(row.getColumn(8));
-  r.cpu_request_millicores = internal::ColumnOptionalInt64(row.getColumn(9));
-  r.cpu_limit_millicores = internal::ColumnOptionalInt64(row.getColumn(10));
-  r.memory_bytes = internal::ColumnOptionalInt64(row.getColumn(11));
+  r.gpu_count = row.Int64(5);
+  r.gpu_config_id = row.OptionalText(6);
+  r.gpu_memory_gb = row.OptionalDouble(7);
+  r.gpu_compute_fraction = row.OptionalDouble(8);
+  r.cpu_request_millicores = row.OptionalInt64(9);
+  r.cpu_limit_millicores = row.OptionalInt64(10);
+  r.memory_bytes = row.OptionalInt64(11);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const int column = kFirstProvenanceColumn + 2 * static_cast<int>(f);
-    const auto origin = FigureOrigin::FromName(row.getColumn(column).getString(),
-                                               row.getColumn(column + 1).getInt64());
-    if (!origin) throw std::runtime_error("a placements row has an unknown provenance");
+    const auto origin = FigureOrigin::FromName(row.String(column), row.Int64(column + 1));
+    if (!origin) {
+      throw StatusError(
+          Status::Internal("list placements: a placements row has an unknown provenance"));
+    }
     r.origins[f] = *origin;
   }
-  out.placed_at = row.getColumn(22).getDouble();
+  out.placed_at = row.Double(22);
   return out;
 }
 
@@ -119,8 +125,8 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "record placement", [&]() -> Result<std::int64_t> {
-    SQLite::Database& db = StoreAccess::Db(store);
-    internal::WriteTransaction tx(db);
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);
     const std::int64_t id = Upsert(db, execution_id, result, *chosen);
     tx.Commit();
     return id;
@@ -130,13 +136,11 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
 Result<std::vector<PlacementRecord>> ListPlacements(const Store& store,
                                                     const std::string& execution_id) {
   return internal::Guarded(store, "list placements", [&]() -> Result<std::vector<PlacementRecord>> {
-    SQLite::Statement select(
-        StoreAccess::Db(store),
-        fmt::format("SELECT id, {} FROM placements WHERE execution_id = ? ORDER BY placed_at, id",
-                    kColumns));
-    select.bind(1, execution_id);
+    const auto select = store::ConnectionOf(store).Prepare(fmt::format(
+        "SELECT id, {} FROM placements WHERE execution_id = ? ORDER BY placed_at, id", kColumns));
+    select->Bind(1, execution_id);
     std::vector<PlacementRecord> out;
-    while (select.executeStep()) out.push_back(ReadRecord(select));
+    while (select->Step()) out.push_back(ReadRecord(*select));
     return out;
   });
 }

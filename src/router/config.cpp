@@ -5,27 +5,39 @@
 #include <cmath>
 #include <set>
 
+#include "base/enum_names.h"
+#include "base/status_error.h"
+#include "base/text.h"
+#include "hwrec/catalog.h"
 #include "hwrec/router_config.h"
 #include "router/router_internal.h"
-#include "store/sqlite_util.h"
-#include "base/text.h"
+#include "store/database.h"
+#include "store/guarded.h"
+#include "store/row_values.h"
 
 namespace hwrec {
 
+namespace {
+
+constexpr internal::EnumName<Provisioning> kProvisioningNames[] = {
+    {Provisioning::kSpot, "SPOT"},
+    {Provisioning::kFlexStart, "FLEX_START"},
+    {Provisioning::kStandard, "STANDARD"}};
+constexpr internal::EnumName<QuotaClass> kQuotaClassNames[] = {
+    {QuotaClass::kOnDemand, "on_demand"}, {QuotaClass::kPreemptible, "preemptible"}};
+
+}  // namespace
+
 std::string_view ToString(Provisioning provisioning) {
-  switch (provisioning) {
-    case Provisioning::kSpot:
-      return "SPOT";
-    case Provisioning::kFlexStart:
-      return "FLEX_START";
-    case Provisioning::kStandard:
-      return "STANDARD";
-  }
-  return "STANDARD";
+  return internal::NameOf(kProvisioningNames, provisioning, "STANDARD");
 }
 
 std::string_view ToString(QuotaClass quota_class) {
-  return quota_class == QuotaClass::kOnDemand ? "on_demand" : "preemptible";
+  return internal::NameOf(kQuotaClassNames, quota_class, "preemptible");
+}
+
+std::optional<Provisioning> internal::ParseProvisioning(std::string_view text) {
+  return ValueOf(kProvisioningNames, text);
 }
 
 QuotaClass QuotaClassOf(Provisioning provisioning) {
@@ -68,104 +80,88 @@ const GpuQuota* RouterConfig::FindQuota(std::string_view gpu_model, QuotaClass q
 namespace internal {
 
 std::optional<QuotaClass> ParseQuotaClass(std::string_view text) {
-  if (text == "on_demand") return QuotaClass::kOnDemand;
-  if (text == "preemptible") return QuotaClass::kPreemptible;
-  return std::nullopt;
+  return ValueOf(kQuotaClassNames, text);
 }
 
 namespace {
 
-void LoadMachines(SQLite::Database& db, RouterConfig* config) {
-  SQLite::Statement q(db,
-                      "SELECT machine_type, gpu_brand, gpu_model, gpu_count, vcpus, memory_gb, "
-                      "allows_spot, allows_flex_start, allows_standard FROM router_gcp_machines "
-                      "ORDER BY gpu_model, gpu_count, machine_type");
-  while (q.executeStep()) {
-    GcpMachineType m;
-    m.machine_type = q.getColumn(0).getString();
-    m.gpu_brand = q.getColumn(1).getString();
-    m.gpu_model = q.getColumn(2).getString();
-    m.gpu_count = q.getColumn(3).getInt();
-    m.vcpus = q.getColumn(4).getInt();
-    m.memory_gb = q.getColumn(5).getDouble();
-    m.allows_spot = q.getColumn(6).getInt() != 0;
-    m.allows_flex_start = q.getColumn(7).getInt() != 0;
-    m.allows_standard = q.getColumn(8).getInt() != 0;
-    config->machines.push_back(std::move(m));
+// Appends one item per row of `sql` to `out`, `read` reading the row.
+template <typename T, typename Read>
+void LoadEach(store::Connection& db, std::string_view sql, std::vector<T>* out, Read read) {
+  const auto rows = db.Prepare(sql);
+  while (rows->Step()) {
+    T item;
+    read(*rows, &item);
+    out->push_back(std::move(item));
   }
 }
 
-void LoadQuotasAndLanes(SQLite::Database& db, RouterConfig* config) {
-  SQLite::Statement quotas(
-      db, "SELECT gpu_model, class, metric, gpus FROM router_quotas ORDER BY gpu_model, class");
-  while (quotas.executeStep()) {
-    GpuQuota q;
-    q.gpu_model = quotas.getColumn(0).getString();
-    q.quota_class =
-        ParseQuotaClass(quotas.getColumn(1).getString()).value_or(QuotaClass::kOnDemand);
-    q.metric = quotas.getColumn(2).getString();
-    q.gpus = quotas.getColumn(3).getInt();
-    config->quotas.push_back(std::move(q));
+void LoadTables(store::Connection& db, RouterConfig* config) {
+  LoadEach(db,
+           "SELECT machine_type, gpu_brand, gpu_model, gpu_count, vcpus, memory_gb, allows_spot, "
+           "allows_flex_start, allows_standard FROM router_gcp_machines "
+           "ORDER BY gpu_model, gpu_count, machine_type",
+           &config->machines, [](const store::Statement& row, GcpMachineType* m) {
+             store::ReadRow(row, &m->machine_type, &m->gpu_brand, &m->gpu_model, &m->gpu_count,
+                            &m->vcpus, &m->memory_gb, &m->allows_spot, &m->allows_flex_start,
+                            &m->allows_standard);
+           });
+  LoadEach(db, "SELECT gpu_model, class, metric, gpus FROM router_quotas ORDER BY gpu_model, class",
+           &config->quotas, [](const store::Statement& row, GpuQuota* q) {
+             std::string quota_class;
+             store::ReadRow(row, &q->gpu_model, &quota_class, &q->metric, &q->gpus);
+             q->quota_class = ParseQuotaClass(quota_class).value_or(QuotaClass::kOnDemand);
+           });
+  LoadEach(db,
+           "SELECT lane, position, partition, gpu_brand, gpu_model, max_gpus "
+           "FROM router_slurm_lanes ORDER BY position",
+           &config->lanes, [](const store::Statement& row, SlurmLane* l) {
+             store::ReadRow(row, &l->lane, &l->position, &l->partition, &l->gpu_brand,
+                            &l->gpu_model, &l->max_gpus);
+           });
+  const auto runpod = db.Prepare(
+      "SELECT name, gpu_type, gpu_brand, gpu_model, max_gpus FROM router_runpod WHERE id = 1");
+  if (runpod->Step()) {
+    RunPodRung& r = config->runpod;
+    store::ReadRow(*runpod, &r.name, &r.gpu_type, &r.gpu_brand, &r.gpu_model, &r.max_gpus);
   }
-  SQLite::Statement lanes(db,
-                          "SELECT lane, position, partition, gpu_brand, gpu_model, max_gpus "
-                          "FROM router_slurm_lanes ORDER BY position");
-  while (lanes.executeStep()) {
-    SlurmLane l;
-    l.lane = lanes.getColumn(0).getString();
-    l.position = lanes.getColumn(1).getInt();
-    l.partition = lanes.getColumn(2).getString();
-    l.gpu_brand = lanes.getColumn(3).getString();
-    l.gpu_model = lanes.getColumn(4).getString();
-    l.max_gpus = lanes.getColumn(5).getInt();
-    config->lanes.push_back(std::move(l));
-  }
+  LoadEach(db,
+           "SELECT intent, workload_image, legacy_machine, min_width FROM router_intents "
+           "ORDER BY intent",
+           &config->intents, [](const store::Statement& row, Intent* i) {
+             store::ReadRow(row, &i->intent, &i->workload_image, &i->legacy_machine, &i->min_width);
+           });
 }
 
-void LoadRest(SQLite::Database& db, RouterConfig* config) {
-  SQLite::Statement runpod(
-      db, "SELECT name, gpu_type, gpu_brand, gpu_model, max_gpus FROM router_runpod WHERE id = 1");
-  if (runpod.executeStep()) {
-    config->runpod.name = runpod.getColumn(0).getString();
-    config->runpod.gpu_type = runpod.getColumn(1).getString();
-    config->runpod.gpu_brand = runpod.getColumn(2).getString();
-    config->runpod.gpu_model = runpod.getColumn(3).getString();
-    config->runpod.max_gpus = runpod.getColumn(4).getInt();
-  }
-  SQLite::Statement intents(db,
-                            "SELECT intent, workload_image, legacy_machine, min_width "
-                            "FROM router_intents ORDER BY intent");
-  while (intents.executeStep()) {
-    Intent i;
-    i.intent = intents.getColumn(0).getString();
-    i.workload_image = intents.getColumn(1).getString();
-    i.legacy_machine = intents.getColumn(2).getString();
-    i.min_width = intents.getColumn(3).getInt();
-    config->intents.push_back(std::move(i));
-  }
-  SQLite::Statement settings(db, "SELECT key, value FROM router_settings");
-  while (settings.executeStep()) {
+void LoadRouterSettings(store::Connection& db, RouterConfig* config) {
+  const auto settings = db.Prepare("SELECT key, value FROM router_settings");
+  while (settings->Step()) {
     // Values were validated when written; a hand edit that broke one is caught below.
-    ApplySetting(&config->settings, settings.getColumn(0).getString(),
-                 settings.getColumn(1).getString())
-        .ok();
+    ApplySetting(&config->settings, settings->String(0), settings->String(1)).ok();
   }
 }
 
 }  // namespace
 
-RouterConfig ReadRouterConfig(SQLite::Database& db) {
+RouterConfig ReadRouterConfig(store::Connection& db) {
   RouterConfig config;
-  LoadMachines(db, &config);
-  LoadQuotasAndLanes(db, &config);
-  LoadRest(db, &config);
+  LoadTables(db, &config);
+  LoadRouterSettings(db, &config);
   return config;
 }
 
-std::set<std::pair<std::string, std::string>> CatalogCards(SQLite::Database& db) {
-  std::set<std::pair<std::string, std::string>> cards;
-  SQLite::Statement q(db, "SELECT brand, model FROM gpu_models");
-  while (q.executeStep()) cards.emplace(q.getColumn(0).getString(), q.getColumn(1).getString());
+Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
+                                 const RouterConfig& config) {
+  if (Status s = CheckRouterConfig(config, CatalogCards(store)); !s.ok()) return s;
+  WriteRouterConfig(db, config);
+  return Status::Ok();
+}
+
+CardSet CatalogCards(const Store& store) {
+  auto catalog = GpuCatalog::Load(store);
+  ThrowIfError(catalog.status());
+  CardSet cards;
+  for (const GpuModel& card : catalog->models()) cards.emplace(card.brand, card.model);
   return cards;
 }
 
@@ -173,26 +169,22 @@ std::set<std::pair<std::string, std::string>> CatalogCards(SQLite::Database& db)
 
 Result<RouterConfig> LoadRouterConfig(const Store& store) {
   return internal::Guarded(store, "load the router configuration", [&]() -> Result<RouterConfig> {
-    return internal::ReadRouterConfig(internal::StoreAccess::Db(store));
+    return internal::ReadRouterConfig(store::ConnectionOf(store));
   });
 }
 
 Status ValidateRouterConfig(const RouterConfig& config, const Store& store) {
   return internal::Guarded(store, "validate the router configuration", [&]() -> Status {
-    return internal::CheckRouterConfig(config,
-                                       internal::CatalogCards(internal::StoreAccess::Db(store)));
+    return internal::CheckRouterConfig(config, internal::CatalogCards(store));
   });
 }
 
 Status SaveRouterConfig(Store& store, const RouterConfig& config) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "save the router configuration", [&]() -> Status {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
-    internal::WriteTransaction tx(db);
-    if (Status s = internal::CheckRouterConfig(config, internal::CatalogCards(db)); !s.ok()) {
-      return s;
-    }
-    internal::WriteRouterConfig(db, config);
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);
+    if (Status s = internal::CheckAndWriteRouterConfig(store, db, config); !s.ok()) return s;
     tx.Commit();
     return Status::Ok();
   });
@@ -201,14 +193,11 @@ Status SaveRouterConfig(Store& store, const RouterConfig& config) {
 Status SetRouterSetting(Store& store, const std::string& key, const std::string& value) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "set a router setting", [&]() -> Status {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
-    internal::WriteTransaction tx(db);
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);
     RouterConfig config = internal::ReadRouterConfig(db);
     if (Status s = internal::ApplySetting(&config.settings, key, value); !s.ok()) return s;
-    if (Status s = internal::CheckRouterConfig(config, internal::CatalogCards(db)); !s.ok()) {
-      return s;
-    }
-    internal::WriteRouterConfig(db, config);
+    if (Status s = internal::CheckAndWriteRouterConfig(store, db, config); !s.ok()) return s;
     tx.Commit();
     return Status::Ok();
   });

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
+#include "base/json_fields.h"
+#include "base/status_error.h"
 #include "hwrec/router_config.h"
 #include "router/router_internal.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
@@ -16,10 +18,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // A document error; its message names the entry and field.
-class ImportError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+[[noreturn]] void Refuse(std::string message) {
+  throw internal::StatusError(Status::InvalidArgument(std::move(message)));
+}
 
 Json MachineJson(const GcpMachineType& m) {
   Json provisioning = Json::array();
@@ -69,47 +70,50 @@ Json ToJson(const RouterConfig& c) {
   return out;
 }
 
-// Typed reads of one entry's fields; `where` names the entry in errors.
+// Typed reads of one entry's fields (through the JSON field reader); `where`
+// names the entry in errors.
 class Entry {
  public:
-  Entry(const Json& object, std::string where) : object_(object), where_(std::move(where)) {}
+  Entry(const Json& object, std::string where)
+      : ordered_(object), object_(object), fields_(object_), where_(std::move(where)) {}
 
-  const Json& Field(const char* key) const {
-    if (!object_.contains(key) || object_[key].is_null()) {
-      throw ImportError(fmt::format("{}: {} is missing: it is required", where_, key));
+  const nlohmann::json& Field(const char* key) const {
+    if (auto missing = fields_.Required(key)) {
+      Refuse(fmt::format("{}: {} {}", where_, missing->field, missing->reason));
     }
-    return object_[key];
+    return *fields_.Get(key);
   }
   std::string String(const char* key) const {
-    const Json& v = Field(key);
-    if (!v.is_string()) throw ImportError(fmt::format("{}: {} must be a string", where_, key));
+    const nlohmann::json& v = Field(key);
+    if (!v.is_string()) Refuse(fmt::format("{}: {} must be a string", where_, key));
     return v.get<std::string>();
   }
   int Int(const char* key) const {
-    const Json& v = Field(key);
+    const nlohmann::json& v = Field(key);
     if (!v.is_number_integer()) {
-      throw ImportError(fmt::format("{}: {} must be a whole number", where_, key));
+      Refuse(fmt::format("{}: {} must be a whole number", where_, key));
     }
     return v.get<int>();
   }
   double Number(const char* key) const {
-    const Json& v = Field(key);
-    if (!v.is_number()) throw ImportError(fmt::format("{}: {} must be a number", where_, key));
+    const nlohmann::json& v = Field(key);
+    if (!v.is_number()) Refuse(fmt::format("{}: {} must be a number", where_, key));
     return v.get<double>();
   }
   void OnlyKnown(std::initializer_list<const char*> known) const {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
+    for (auto it = ordered_.begin(); it != ordered_.end(); ++it) {
       bool found = it.key() == "remove";
       for (const char* k : known) found = found || it.key() == k;
       if (!found) {
-        throw ImportError(
-            fmt::format("{}: '{}' is not a known field: check its spelling", where_, it.key()));
+        Refuse(fmt::format("{}: '{}' is not a known field: check its spelling", where_, it.key()));
       }
     }
   }
 
  private:
-  const Json& object_;
+  const Json& ordered_;          // as sent: unknown fields are named in this order
+  const nlohmann::json object_;  // the same, in the field reader's JSON type
+  internal::JsonFields fields_;
   std::string where_;
 };
 
@@ -123,19 +127,20 @@ GcpMachineType ParseMachine(const Entry& e) {
   m.gpu_count = e.Int("gpu_count");
   m.vcpus = e.Int("vcpus");
   m.memory_gb = e.Number("memory_gb");
-  const Json& list = e.Field("provisioning");
-  if (!list.is_array()) throw ImportError("gcp_machines: provisioning must be an array");
+  const nlohmann::json& list = e.Field("provisioning");
+  if (!list.is_array()) Refuse("gcp_machines: provisioning must be an array");
   m.allows_spot = m.allows_flex_start = m.allows_standard = false;
-  for (const Json& p : list) {
-    const std::string text = p.is_string() ? p.get<std::string>() : "";
-    if (text == "SPOT")
+  for (const nlohmann::json& p : list) {
+    const auto provisioning =
+        internal::ParseProvisioning(p.is_string() ? p.get<std::string>() : "");
+    if (provisioning == Provisioning::kSpot) {
       m.allows_spot = true;
-    else if (text == "FLEX_START")
+    } else if (provisioning == Provisioning::kFlexStart) {
       m.allows_flex_start = true;
-    else if (text == "STANDARD")
+    } else if (provisioning == Provisioning::kStandard) {
       m.allows_standard = true;
-    else {
-      throw ImportError(fmt::format(
+    } else {
+      Refuse(fmt::format(
           "gcp_machines '{}': provisioning '{}' is unknown: use SPOT, FLEX_START or STANDARD",
           m.machine_type, p.dump()));
     }
@@ -149,9 +154,8 @@ GpuQuota ParseQuota(const Entry& e) {
   q.gpu_model = e.String("gpu_model");
   const auto quota_class = internal::ParseQuotaClass(e.String("class"));
   if (!quota_class) {
-    throw ImportError(
-        fmt::format("quotas '{}': class '{}' is unknown: use on_demand or preemptible", q.gpu_model,
-                    e.String("class")));
+    Refuse(fmt::format("quotas '{}': class '{}' is unknown: use on_demand or preemptible",
+                       q.gpu_model, e.String("class")));
   }
   q.quota_class = *quota_class;
   q.metric = e.String("metric");
@@ -189,17 +193,16 @@ std::string KeyOf(const std::string& section, const Json& entry) {
 }
 
 void MergeSection(Json& current, const Json& incoming, const std::string& section) {
-  if (!incoming.is_array()) throw ImportError(section + " must be an array of objects");
+  if (!incoming.is_array()) Refuse(section + " must be an array of objects");
   Json& entries = current[section];
   for (const Json& item : incoming) {
-    if (!item.is_object()) throw ImportError(section + " must be an array of objects");
+    if (!item.is_object()) Refuse(section + " must be an array of objects");
     const std::string key = KeyOf(section, item);
     auto found = std::find_if(entries.begin(), entries.end(),
                               [&](const Json& e) { return KeyOf(section, e) == key; });
     const bool remove = item.contains("remove") && item["remove"] == true;
     if (remove && found == entries.end()) {
-      throw ImportError(
-          fmt::format("{} '{}': cannot remove: there is no such entry", section, key));
+      Refuse(fmt::format("{} '{}': cannot remove: there is no such entry", section, key));
     }
     if (remove) {
       entries.erase(found);
@@ -226,7 +229,7 @@ RouterConfig FromJson(const Json& doc, const RouterSettings& old_settings) {
   for (auto it = doc["settings"].begin(); it != doc["settings"].end(); ++it) {
     const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
     if (Status s = internal::ApplySetting(&config.settings, it.key(), value); !s.ok()) {
-      throw ImportError("settings: " + s.message());
+      Refuse("settings: " + s.message());
     }
   }
   config.machines = ParseSection<GcpMachineType>(doc, "gcp_machines", ParseMachine);
@@ -240,19 +243,19 @@ RouterConfig FromJson(const Json& doc, const RouterSettings& old_settings) {
 RouterConfig Merge(const RouterConfig& current, std::string_view json_text) {
   const Json incoming = Json::parse(json_text, nullptr, false);
   if (incoming.is_discarded() || !incoming.is_object()) {
-    throw ImportError("the router configuration is not a JSON object: check its syntax");
+    Refuse("the router configuration is not a JSON object: check its syntax");
   }
   Json doc = ToJson(current);
   for (auto it = incoming.begin(); it != incoming.end(); ++it) {
     const std::string& section = it.key();
     if (section == "settings" || section == "runpod") {
-      if (!it->is_object()) throw ImportError(section + " must be an object");
+      if (!it->is_object()) Refuse(section + " must be an object");
       doc[section].update(*it);
     } else if (section == "gcp_machines" || section == "quotas" || section == "slurm_lanes" ||
                section == "intents") {
       MergeSection(doc, *it, section);
     } else {
-      throw ImportError(fmt::format(
+      Refuse(fmt::format(
           "'{}' is not a section of the router configuration: use settings, gcp_machines, "
           "quotas, slurm_lanes, runpod or intents",
           section));
@@ -270,20 +273,15 @@ std::string RouterConfigToJson(const RouterConfig& config) {
 Status ImportRouterConfig(Store& store, std::string_view json_text) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "import the router configuration", [&]() -> Status {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
-    internal::WriteTransaction tx(db);
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);
     RouterConfig merged;
     try {
       merged = Merge(internal::ReadRouterConfig(db), json_text);
-    } catch (const ImportError& e) {
-      return Status::InvalidArgument(e.what());
     } catch (const nlohmann::json::exception& e) {
       return Status::InvalidArgument(fmt::format("router configuration: {}", e.what()));
     }
-    if (Status s = internal::CheckRouterConfig(merged, internal::CatalogCards(db)); !s.ok()) {
-      return s;
-    }
-    internal::WriteRouterConfig(db, merged);
+    if (Status s = internal::CheckAndWriteRouterConfig(store, db, merged); !s.ok()) return s;
     tx.Commit();
     return Status::Ok();
   });

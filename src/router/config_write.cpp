@@ -1,98 +1,78 @@
 // Writes a validated router configuration over the router_* tables.
+#include <string_view>
+#include <vector>
+
 #include "router/router_internal.h"
+#include "store/row_values.h"
 
 namespace hwrec::internal {
 
 namespace {
 
-void WriteMachines(SQLite::Database& db, const RouterConfig& config) {
-  SQLite::Statement insert(
-      db,
-      "INSERT INTO router_gcp_machines (machine_type, gpu_brand, gpu_model, gpu_count, vcpus, "
-      "memory_gb, allows_spot, allows_flex_start, allows_standard) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  for (const GcpMachineType& m : config.machines) {
-    insert.reset();
-    insert.bind(1, m.machine_type);
-    insert.bind(2, m.gpu_brand);
-    insert.bind(3, m.gpu_model);
-    insert.bind(4, m.gpu_count);
-    insert.bind(5, m.vcpus);
-    insert.bind(6, m.memory_gb);
-    insert.bind(7, m.allows_spot ? 1 : 0);
-    insert.bind(8, m.allows_flex_start ? 1 : 0);
-    insert.bind(9, m.allows_standard ? 1 : 0);
-    insert.exec();
+// Runs `sql` once per item of `items`, `bind` binding the item's values.
+template <typename T, typename Bind>
+void InsertEach(store::Connection& db, std::string_view sql, const std::vector<T>& items,
+                Bind bind) {
+  const auto insert = db.Prepare(sql);
+  for (const T& item : items) {
+    bind(*insert, item);
+    insert->Run();
   }
 }
 
-void WriteQuotasAndLanes(SQLite::Database& db, const RouterConfig& config) {
-  SQLite::Statement quota(
-      db, "INSERT INTO router_quotas (gpu_model, class, metric, gpus) VALUES (?, ?, ?, ?)");
-  for (const GpuQuota& q : config.quotas) {
-    quota.reset();
-    quota.bind(1, q.gpu_model);
-    quota.bind(2, std::string(ToString(q.quota_class)));
-    quota.bind(3, q.metric);
-    quota.bind(4, q.gpus);
-    quota.exec();
-  }
-  SQLite::Statement lane(db,
-                         "INSERT INTO router_slurm_lanes (lane, position, partition, gpu_brand, "
-                         "gpu_model, max_gpus) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const SlurmLane& l : config.lanes) {
-    lane.reset();
-    lane.bind(1, l.lane);
-    lane.bind(2, l.position);
-    lane.bind(3, l.partition);
-    lane.bind(4, l.gpu_brand);
-    lane.bind(5, l.gpu_model);
-    lane.bind(6, l.max_gpus);
-    lane.exec();
-  }
+void WriteTables(store::Connection& db, const RouterConfig& config) {
+  InsertEach(db,
+             "INSERT INTO router_gcp_machines (machine_type, gpu_brand, gpu_model, gpu_count, "
+             "vcpus, memory_gb, allows_spot, allows_flex_start, allows_standard) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             config.machines, [](store::Statement& s, const GcpMachineType& m) {
+               store::BindRow(s, m.machine_type, m.gpu_brand, m.gpu_model, m.gpu_count, m.vcpus,
+                              m.memory_gb, m.allows_spot, m.allows_flex_start, m.allows_standard);
+             });
+  InsertEach(db, "INSERT INTO router_quotas (gpu_model, class, metric, gpus) VALUES (?, ?, ?, ?)",
+             config.quotas, [](store::Statement& s, const GpuQuota& q) {
+               store::BindRow(s, q.gpu_model, ToString(q.quota_class), q.metric, q.gpus);
+             });
+  InsertEach(db,
+             "INSERT INTO router_slurm_lanes (lane, position, partition, gpu_brand, gpu_model, "
+             "max_gpus) VALUES (?, ?, ?, ?, ?, ?)",
+             config.lanes, [](store::Statement& s, const SlurmLane& l) {
+               store::BindRow(s, l.lane, l.position, l.partition, l.gpu_brand, l.gpu_model,
+                              l.max_gpus);
+             });
+  InsertEach(db,
+             "INSERT INTO router_runpod (id, name, gpu_type, gpu_brand, gpu_model, max_gpus) "
+             "VALUES (1, ?, ?, ?, ?, ?)",
+             std::vector<RunPodRung>{config.runpod}, [](store::Statement& s, const RunPodRung& r) {
+               store::BindRow(s, r.name, r.gpu_type, r.gpu_brand, r.gpu_model, r.max_gpus);
+             });
+  InsertEach(db,
+             "INSERT INTO router_intents (intent, workload_image, legacy_machine, min_width) "
+             "VALUES (?, ?, ?, ?)",
+             config.intents, [](store::Statement& s, const Intent& i) {
+               store::BindRow(s, i.intent, i.workload_image, i.legacy_machine, i.min_width);
+             });
 }
 
-void WriteRest(SQLite::Database& db, const RouterConfig& config) {
-  SQLite::Statement runpod(db,
-                           "INSERT INTO router_runpod (id, name, gpu_type, gpu_brand, gpu_model, "
-                           "max_gpus) VALUES (1, ?, ?, ?, ?, ?)");
-  runpod.bind(1, config.runpod.name);
-  runpod.bind(2, config.runpod.gpu_type);
-  runpod.bind(3, config.runpod.gpu_brand);
-  runpod.bind(4, config.runpod.gpu_model);
-  runpod.bind(5, config.runpod.max_gpus);
-  runpod.exec();
-  SQLite::Statement intent(db,
-                           "INSERT INTO router_intents (intent, workload_image, legacy_machine, "
-                           "min_width) VALUES (?, ?, ?, ?)");
-  for (const Intent& i : config.intents) {
-    intent.reset();
-    intent.bind(1, i.intent);
-    intent.bind(2, i.workload_image);
-    intent.bind(3, i.legacy_machine);
-    intent.bind(4, i.min_width);
-    intent.exec();
-  }
-  SQLite::Statement setting(db, "UPDATE router_settings SET value = ? WHERE key = ?");
+void WriteSettings(store::Connection& db, const RouterConfig& config) {
+  const auto setting = db.Prepare("UPDATE router_settings SET value = ? WHERE key = ?");
   for (const SettingInfo& info : SettingInfos()) {
-    setting.reset();
-    setting.bind(1, SettingValue(config.settings, info.key));
-    setting.bind(2, info.key);
-    setting.exec();
+    setting->Bind(1, SettingValue(config.settings, info.key));
+    setting->Bind(2, info.key);
+    setting->Run();
   }
 }
 
 }  // namespace
 
-void WriteRouterConfig(SQLite::Database& db, const RouterConfig& config) {
+void WriteRouterConfig(store::Connection& db, const RouterConfig& config) {
   // Intents reference machine types: clear them first, write them last.
   for (const char* table : {"router_intents", "router_gcp_machines", "router_quotas",
                             "router_slurm_lanes", "router_runpod"}) {
-    db.exec(std::string("DELETE FROM ") + table);
+    db.Execute(std::string("DELETE FROM ") + table);
   }
-  WriteMachines(db, config);
-  WriteQuotasAndLanes(db, config);
-  WriteRest(db, config);
+  WriteTables(db, config);
+  WriteSettings(db, config);
 }
 
 }  // namespace hwrec::internal

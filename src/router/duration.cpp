@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "hwrec/route_plan.h"
+#include "hwrec/ladder.h"
 
 namespace hwrec {
 

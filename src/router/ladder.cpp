@@ -6,49 +6,40 @@
 #include <cmath>
 #include <set>
 
-#include "hwrec/route_plan.h"
+#include "base/enum_names.h"
 #include "base/text.h"
+#include "hwrec/ladder.h"
+#include "hwrec/router.h"
 
 namespace hwrec {
 
+// Names of the plan's enums (constexpr: internal to this file).
+constexpr internal::EnumName<Backend> kBackendNames[] = {
+    {Backend::kGcp, "gcp"}, {Backend::kSlurm, "slurm"}, {Backend::kRunPod, "runpod"}};
+
 std::string_view ToString(Backend backend) {
-  switch (backend) {
-    case Backend::kGcp:
-      return "gcp";
-    case Backend::kSlurm:
-      return "slurm";
-    case Backend::kRunPod:
-      return "runpod";
-  }
-  return "gcp";
+  return internal::NameOf(kBackendNames, backend, "gcp");
 }
 
+constexpr internal::EnumName<LengthClass> kLengthClassNames[] = {
+    {LengthClass::kShort, "short"},
+    {LengthClass::kLong, "long"},
+    {LengthClass::kVeryLong, "very_long"}};
+
 std::string_view ToString(LengthClass length_class) {
-  switch (length_class) {
-    case LengthClass::kShort:
-      return "short";
-    case LengthClass::kLong:
-      return "long";
-    case LengthClass::kVeryLong:
-      return "very_long";
-  }
-  return "short";
+  return internal::NameOf(kLengthClassNames, length_class, "short");
 }
 
 namespace {
 
 using internal::JoinOr;
 
-std::string_view Slug(Provisioning provisioning) {
-  switch (provisioning) {
-    case Provisioning::kSpot:
-      return "spot";
-    case Provisioning::kFlexStart:
-      return "flex-start";
-    case Provisioning::kStandard:
-      return "standard";
-  }
-  return "standard";
+// Provisioning as spelt in rung ids: its name in lower case, '_' as '-'
+// ("flex-start").
+std::string Slug(Provisioning provisioning) {
+  std::string slug = internal::ToLower(ToString(provisioning));
+  std::replace(slug.begin(), slug.end(), '_', '-');
+  return slug;
 }
 
 // The provisioning models in the order a job of this length tries them. A very

@@ -2,7 +2,7 @@
 // router_* tables, validation, and the per-UTC-day ledger the walker keeps.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
+#include "store/database.h"
 
 #include <cstdint>
 #include <optional>
@@ -14,19 +14,26 @@
 
 #include "hwrec/router_config.h"
 #include "hwrec/status.h"
+#include "hwrec/store.h"
 
 namespace hwrec::internal {
 
 using CardSet = std::set<std::pair<std::string, std::string>>;  // (brand, model)
 
 std::optional<QuotaClass> ParseQuotaClass(std::string_view text);
-RouterConfig ReadRouterConfig(SQLite::Database& db);
-CardSet CatalogCards(SQLite::Database& db);
+std::optional<Provisioning> ParseProvisioning(std::string_view text);  // "SPOT", …
+RouterConfig ReadRouterConfig(store::Connection& db);
+// The catalog's cards (hwrec/catalog.h); throws StatusError when it cannot be read.
+CardSet CatalogCards(const Store& store);
 
 // Whole-configuration checks; the message names the entry, field and fix.
 Status CheckRouterConfig(const RouterConfig& config, const CardSet& cards);
 // Replaces the router_* configuration tables; call inside a transaction.
-void WriteRouterConfig(SQLite::Database& db, const RouterConfig& config);
+void WriteRouterConfig(store::Connection& db, const RouterConfig& config);
+// CheckRouterConfig against the catalog of `store`, then WriteRouterConfig on
+// its connection `db`; inside the caller's write transaction.
+Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
+                                 const RouterConfig& config);
 
 // Sets one named setting from text, validating its range.
 Status ApplySetting(RouterSettings* settings, std::string_view key, std::string_view value);
@@ -43,7 +50,7 @@ std::string SettingValue(const RouterSettings& settings, std::string_view key);
 // dry-run ledger starts from the stored state and keeps changes in memory.
 class DayLedger {
  public:
-  DayLedger(SQLite::Database& db, std::string day, bool dry_run);
+  DayLedger(store::Connection& db, std::string day, bool dry_run);
 
   bool QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class) const;
   void BlockQuota(const std::string& gpu_model, QuotaClass quota_class, const std::string& reason,
@@ -53,7 +60,7 @@ class DayLedger {
   std::int64_t gcp_attempts() const { return gcp_attempts_; }
 
  private:
-  SQLite::Database& db_;
+  store::Connection& db_;
   std::string day_;
   bool dry_run_;
   std::int64_t gcp_attempts_ = 0;

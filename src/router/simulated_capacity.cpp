@@ -3,7 +3,10 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
+#include "hwrec/simulated_capacity.h"
 
 namespace hwrec {
 

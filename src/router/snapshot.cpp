@@ -1,9 +1,13 @@
-// RouterSnapshot::Load: the configuration, the catalog's card sizes and what
+// RouterSnapshot::Open: the configuration, the catalog's card sizes and what
 // each intent's workload needs per GPU on every GCP machine type, read once.
+#include "base/status_error.h"
+#include "base/time.h"
+#include "hwrec/catalog.h"
 #include "hwrec/recommend.h"
-#include "hwrec/route_plan.h"
+#include "hwrec/router.h"
 #include "router/router_internal.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
@@ -21,7 +25,7 @@ std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
     key.gpu_model = m.gpu_model;
     key.instance_type = m.machine_type;
     auto rec = query.Recommend(image, key, as_of);
-    if (!rec.ok()) throw std::runtime_error(rec.status().message());
+    internal::ThrowIfError(rec.status());
     const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
     needs[m.machine_type] = CardNeed{figure.value, figure.provenance};
     any_history = any_history || figure.value.has_value();
@@ -32,16 +36,15 @@ std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
 
 }  // namespace
 
-Result<RouterSnapshot> RouterSnapshot::Load(const Store& store, std::optional<double> as_of) {
+Result<RouterSnapshot> RouterSnapshot::Open(const Store& store, std::optional<double> as_of) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   return internal::Guarded(store, "load the router snapshot", [&]() -> Result<RouterSnapshot> {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterSnapshot snapshot;
-    snapshot.config = internal::ReadRouterConfig(db);
-    SQLite::Statement cards(db, "SELECT model, memory_gb FROM gpu_models");
-    while (cards.executeStep()) {
-      snapshot.card_memory_gb[cards.getColumn(0).getString()] = cards.getColumn(1).getDouble();
-    }
+    snapshot.config = internal::ReadRouterConfig(store::ConnectionOf(store));
+    auto catalog = GpuCatalog::Load(store);
+    internal::ThrowIfError(catalog.status());
+    for (const GpuModel& card : catalog->models())
+      snapshot.card_memory_gb[card.model] = card.memory_gb;
     const double at = as_of.value_or(internal::NowEpochSeconds());
     RecommendationQuery query(store);
     for (const Intent& intent : snapshot.config.intents) {

@@ -4,50 +4,56 @@
 
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
+#include "base/enum_names.h"
+#include "base/time.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "router/router_internal.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
 namespace {
 
-struct OutcomeName {
-  LaunchOutcome outcome;
-  const char* name;
+// Every outcome's name. A launch outcome is named as the attempt it makes.
+constexpr internal::EnumName<AttemptOutcome> kAttemptOutcomes[] = {
+    {AttemptOutcome::kLaunched, "launched"},
+    {AttemptOutcome::kCapacityMiss, "capacity_miss"},
+    {AttemptOutcome::kQuotaExceeded, "quota_exceeded"},
+    {AttemptOutcome::kConfigError, "config_error"},
+    {AttemptOutcome::kPermissionError, "permission_error"},
+    {AttemptOutcome::kWorkloadFailure, "workload_failure"},
+    {AttemptOutcome::kSkippedQuotaExhausted, "skipped_quota_exhausted"},
+    {AttemptOutcome::kSkippedDailyCap, "skipped_daily_cap"},
 };
-constexpr OutcomeName kLaunchOutcomes[] = {
-    {LaunchOutcome::kLaunched, "launched"},
-    {LaunchOutcome::kCapacityMiss, "capacity_miss"},
-    {LaunchOutcome::kQuotaExceeded, "quota_exceeded"},
-    {LaunchOutcome::kConfigError, "config_error"},
-    {LaunchOutcome::kPermissionError, "permission_error"},
-    {LaunchOutcome::kWorkloadFailure, "workload_failure"},
+
+// The attempt each launch outcome makes.
+constexpr std::pair<LaunchOutcome, AttemptOutcome> kLaunchAttempts[] = {
+    {LaunchOutcome::kLaunched, AttemptOutcome::kLaunched},
+    {LaunchOutcome::kCapacityMiss, AttemptOutcome::kCapacityMiss},
+    {LaunchOutcome::kQuotaExceeded, AttemptOutcome::kQuotaExceeded},
+    {LaunchOutcome::kConfigError, AttemptOutcome::kConfigError},
+    {LaunchOutcome::kPermissionError, AttemptOutcome::kPermissionError},
+    {LaunchOutcome::kWorkloadFailure, AttemptOutcome::kWorkloadFailure},
 };
 
 AttemptOutcome AttemptOf(LaunchOutcome outcome) {
-  switch (outcome) {
-    case LaunchOutcome::kLaunched:
-      return AttemptOutcome::kLaunched;
-    case LaunchOutcome::kCapacityMiss:
-      return AttemptOutcome::kCapacityMiss;
-    case LaunchOutcome::kQuotaExceeded:
-      return AttemptOutcome::kQuotaExceeded;
-    case LaunchOutcome::kConfigError:
-      return AttemptOutcome::kConfigError;
-    case LaunchOutcome::kPermissionError:
-      return AttemptOutcome::kPermissionError;
-    case LaunchOutcome::kWorkloadFailure:
-      return AttemptOutcome::kWorkloadFailure;
+  for (const auto& [launch, attempt] : kLaunchAttempts) {
+    if (launch == outcome) return attempt;
   }
   return AttemptOutcome::kConfigError;
 }
 
-int DailyCap(SQLite::Database& db) {
-  SQLite::Statement q(db, "SELECT value FROM router_settings WHERE key = 'gcp_daily_attempt_cap'");
+int DailyCap(store::Connection& db) {
+  const auto q =
+      db.Prepare("SELECT value FROM router_settings WHERE key = 'gcp_daily_attempt_cap'");
   RouterSettings settings;
-  if (q.executeStep()) {
-    internal::ApplySetting(&settings, "gcp_daily_attempt_cap", q.getColumn(0).getString()).ok();
+  if (q->Step()) {
+    internal::ApplySetting(&settings, "gcp_daily_attempt_cap", q->String(0)).ok();
   }
   return settings.gcp_daily_attempt_cap;
 }
@@ -114,39 +120,19 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
 }  // namespace
 
 std::string_view ToString(LaunchOutcome outcome) {
-  for (const OutcomeName& n : kLaunchOutcomes) {
-    if (n.outcome == outcome) return n.name;
-  }
-  return "launched";
+  return internal::NameOf(kAttemptOutcomes, AttemptOf(outcome), "launched");
 }
 
 std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text) {
-  for (const OutcomeName& n : kLaunchOutcomes) {
-    if (text == n.name) return n.outcome;
+  const std::optional<AttemptOutcome> named = internal::ValueOf(kAttemptOutcomes, text);
+  for (const auto& [launch, attempt] : kLaunchAttempts) {
+    if (named == attempt) return launch;
   }
   return std::nullopt;
 }
 
 std::string_view ToString(AttemptOutcome outcome) {
-  switch (outcome) {
-    case AttemptOutcome::kSkippedQuotaExhausted:
-      return "skipped_quota_exhausted";
-    case AttemptOutcome::kSkippedDailyCap:
-      return "skipped_daily_cap";
-    case AttemptOutcome::kLaunched:
-      return ToString(LaunchOutcome::kLaunched);
-    case AttemptOutcome::kCapacityMiss:
-      return ToString(LaunchOutcome::kCapacityMiss);
-    case AttemptOutcome::kQuotaExceeded:
-      return ToString(LaunchOutcome::kQuotaExceeded);
-    case AttemptOutcome::kConfigError:
-      return ToString(LaunchOutcome::kConfigError);
-    case AttemptOutcome::kPermissionError:
-      return ToString(LaunchOutcome::kPermissionError);
-    case AttemptOutcome::kWorkloadFailure:
-      return ToString(LaunchOutcome::kWorkloadFailure);
-  }
-  return "capacity_miss";
+  return internal::NameOf(kAttemptOutcomes, outcome, "capacity_miss");
 }
 
 Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
@@ -156,7 +142,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
     if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   }
   return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
+    store::Connection& db = store::ConnectionOf(store);
     const double now = options.now.value_or(internal::NowEpochSeconds());
     internal::DayLedger ledger(db, UtcDay(now), options.dry_run);
     RouteResult result;

@@ -106,11 +106,11 @@ int RunSynthetic(const PlaceBenchOptions& options) {
   const PlaceFixture fixture = SetUpPlaceFixture(*store, gen);
   const std::vector<PlacementCandidate>& all = fixture.candidates;
   const ExecutionToPlace& execution = fixture.execution;
-  PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(*store));
+  const std::unique_ptr<PlacementEvaluator> evaluator = Require(PlacementEvaluator::Open(*store));
   std::vector<SizeFigures> sizes;
   for (const std::size_t n : {std::size_t{10}, std::size_t{100}, std::size_t{1000}}) {
     sizes.push_back(TimeEvaluations(
-        evaluator, execution,
+        *evaluator, execution,
         std::vector<PlacementCandidate>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n)),
         options.iterations));
   }

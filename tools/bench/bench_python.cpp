@@ -194,15 +194,16 @@ CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
   RecommendationQuery query(store);
   figures.recommend = TimeCalls(
       iterations, [&](int) { Require(query.Recommend(inputs.execution.workload, inputs.key)); });
-  PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(store));
+  const std::unique_ptr<PlacementEvaluator> evaluator = Require(PlacementEvaluator::Open(store));
   figures.place = TimeCalls(iterations, [&](int) {
-    const PlacementResult result = Require(evaluator.Evaluate(inputs.execution, inputs.candidates));
+    const PlacementResult result =
+        Require(evaluator->Evaluate(inputs.execution, inputs.candidates));
     const CandidateEvaluation* chosen = result.chosen_evaluation();
     figures.chosen = chosen ? chosen->node_pool_id : "";
   });
   figures.place_with_open = TimeCalls(iterations, [&](int) {
-    PlacementEvaluator opened = Require(PlacementEvaluator::Open(store));
-    Require(opened.Evaluate(inputs.execution, inputs.candidates));
+    const std::unique_ptr<PlacementEvaluator> opened = Require(PlacementEvaluator::Open(store));
+    Require(opened->Evaluate(inputs.execution, inputs.candidates));
   });
   Ingestor ingestor(store);
   figures.ingest = TimeCalls(iterations, [&](int i) {

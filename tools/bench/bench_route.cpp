@@ -12,7 +12,8 @@
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
 #include "hwrec/ingest.h"
-#include "hwrec/route_plan.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/store.h"
 
@@ -151,7 +152,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
   if (!store.ok()) throw std::runtime_error(store.status().message());
   SeedHistory(**store);
   const auto load_start = Clock::now();
-  auto snapshot = RouterSnapshot::Load(**store);
+  auto snapshot = RouterSnapshot::Open(**store);
   const double load_us = MicrosSince(load_start);
   if (!snapshot.ok()) throw std::runtime_error(snapshot.status().message());
   const Latencies build = TimeBuilds(*snapshot, iterations);

@@ -189,7 +189,7 @@ int RunOpenbReplay(const std::string& dir, std::optional<std::size_t> pods,
   }
   auto evaluator = PlacementEvaluator::Open(**store);
   if (!evaluator.ok()) throw std::runtime_error(evaluator.status().ToString());
-  PlaceAll(*evaluator, nodes, all_pods, &figures);
+  PlaceAll(**evaluator, nodes, all_pods, &figures);
   Print(figures, json);
   return kExitOk;
 }

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/placement_record.h"
 #include "terminal_text.h"
 
 namespace hwrec::cli {
@@ -125,7 +127,7 @@ int RunPlace(const std::vector<std::string>& args) {
   if (!store) return kExitError;
   auto evaluator = PlacementEvaluator::Open(*store);
   if (!evaluator.ok()) return Fail(evaluator.status());
-  auto result = evaluator->Evaluate(*execution, *candidates, *policy);
+  auto result = (*evaluator)->Evaluate(*execution, *candidates, *policy);
   if (!result.ok()) return Fail(result.status());
   if (format == Format::kJson) {
     std::cout << PlacementToJson(*result, 2) << "\n";

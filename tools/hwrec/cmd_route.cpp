@@ -8,9 +8,11 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "hwrec/route_plan.h"
+#include "hwrec/ladder.h"
+#include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
+#include "hwrec/simulated_capacity.h"
 #include "terminal_text.h"
 
 namespace hwrec::cli {
@@ -293,7 +295,7 @@ int RunRoute(const std::vector<std::string>& args) {
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
   auto store = OpenStore(store_path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  auto snapshot = RouterSnapshot::Load(*store);
+  auto snapshot = RouterSnapshot::Open(*store);
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours});
   if (!plan.ok()) return Fail(plan.status());

@@ -1,17 +1,14 @@
 // RoutePlan: the ordered provisioning ladder for one dispatch (intent,
 // requested width, expected length), built by a pure function of a
-// RouterSnapshot — the router configuration plus what the recommendation store
-// says each card must hold — loaded once and reused for any number of builds.
-// A snapshot is a plain value: immutable after loading, safe to share.
+// RouterSnapshot (hwrec/router.h). Plain values; thread-safe.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "hwrec/recommend.h"
+#include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/status.h"
 
@@ -39,25 +36,6 @@ struct PrunedRung {
   std::string reason;
 };
 
-// What the recommendation store says one intent's workload needs per GPU on
-// one GCP machine type (its `gpu_memory_gb`, with margin).
-struct CardNeed {
-  std::optional<double> gpu_memory_gb;
-  Provenance provenance = Provenance::kNone;
-};
-
-struct RouterSnapshot {
-  RouterConfig config;
-  std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
-  // intent -> machine type -> need; intents without history map to nothing.
-  std::map<std::string, std::map<std::string, CardNeed, std::less<>>, std::less<>> needs;
-
-  // Reads the configuration, the catalog and, for every intent's workload, its
-  // recommendations on every GCP machine type (as of `as_of`, default now).
-  static Result<RouterSnapshot> Load(const Store& store,
-                                     std::optional<double> as_of = std::nullopt);
-};
-
 struct RouteRequest {
   std::string intent;
   int width = 1;            // GPUs the work shards across
@@ -79,11 +57,11 @@ struct RoutePlan {
 // N > 1 puts GCP rungs of width N, N/2, … (not below the intent's minimum)
 // over the cards the workload fits before that chain. Fails for an unknown
 // intent, a width no GCP machine offers, a width below the intent's minimum or
-// a length that is not positive.
+// a length that is not positive: each kInvalidArgument, naming the fix.
 Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
 
 // "90m", "6h", "2d", "1h30m", "1w", "45s" -> hours. A bare number is refused:
-// its unit would be a guess.
+// its unit would be a guess. Returns kInvalidArgument for anything else.
 Result<double> ParseDurationHours(std::string_view text);
 
 }  // namespace hwrec

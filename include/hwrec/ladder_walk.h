@@ -1,0 +1,87 @@
+// WalkLadder: walks a RoutePlan with a caller-supplied launcher and classifies
+// each outcome (DESIGN §8). A capacity miss moves to the next rung; an
+// exhausted quota skips every rung sharing it for the rest of the UTC day; a
+// configuration, permission or workload failure stops the walk. One walk
+// counts once against the per-day GCP attempt cap, whatever its length. The
+// per-day state lives in the store; a dry run reads it and writes nothing.
+// Uses the Store's connection: one thread at a time.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwrec/ladder.h"
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+class Store;
+
+// What a launcher reports for one rung.
+enum class LaunchOutcome {
+  kLaunched,
+  kCapacityMiss,     // no capacity now: try the next rung
+  kQuotaExceeded,    // the rung's quota is used up: skip its quota for today
+  kConfigError,      // the request is wrong: stop
+  kPermissionError,  // not allowed: stop
+  kWorkloadFailure,  // the workload itself failed: stop, do not cascade
+};
+std::string_view ToString(LaunchOutcome outcome);  // "launched", "capacity_miss", …
+// Parses what ToString prints; nullopt for anything else.
+std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text);
+
+struct LaunchResult {
+  LaunchOutcome outcome = LaunchOutcome::kLaunched;
+  std::string detail;  // the backend's words, kept in the attempt
+};
+
+using Launcher = std::function<LaunchResult(const Rung&)>;
+
+// One rung the walk reached: launched, or a failure, or skipped without launching.
+enum class AttemptOutcome {
+  kLaunched,
+  kCapacityMiss,
+  kQuotaExceeded,
+  kConfigError,
+  kPermissionError,
+  kWorkloadFailure,
+  kSkippedQuotaExhausted,  // its quota was found exhausted earlier this UTC day
+  kSkippedDailyCap,        // the day's GCP attempt cap is used up
+};
+std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …
+
+struct RouteAttempt {
+  Rung rung;
+  AttemptOutcome outcome = AttemptOutcome::kCapacityMiss;
+  std::string detail;
+};
+
+struct RouteResult {
+  std::string intent;
+  int requested_width = 1;
+  std::optional<Rung> selected;      // the launched rung, if any
+  int realized_width = 0;            // the selected rung's width; 0 when none
+  bool degraded = false;             // launched narrower than requested
+  bool stopped = false;              // a non-capacity failure ended the walk
+  bool counted_gcp_attempt = false;  // this walk used one unit of the day's cap
+  std::vector<RouteAttempt> attempts;
+  // {"event":"backend-selected",…,"realized_width":N,…}; empty when nothing launched.
+  std::string backend_selected_event;
+};
+
+struct WalkOptions {
+  std::optional<double> now;  // epoch seconds that fix the UTC day; default now
+  bool dry_run = false;       // read the day's state, write nothing
+};
+
+// Walks `plan` in order. Writes the day's state unless dry_run (the store must
+// then be writable). Launch failures are results; returns kReadOnly when the
+// walk would write a read-only store, kInvalidArgument for a bad `now`,
+// kIoError when the store fails.
+Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
+                               const WalkOptions& options = {});
+
+}  // namespace hwrec
