@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "fixtures/legacy_store.h"
+#include "fixtures/sqlite_bind.h"
 #include "hwrec/legacy_migration.h"
 #include "test_support.h"
 
@@ -47,19 +49,12 @@ inline LegacyRowSpec Row(const std::string& execution_id) {
 }
 
 inline void MakeLegacy(const std::string& path) {
-  const Status created = CreateLegacyStore(path);
+  const Status created = fixtures::CreateLegacyStore(path);
   INFO(created.message());
   REQUIRE(created.ok());
 }
 
-template <typename T>
-void BindOrNull(SQLite::Statement& s, int index, const std::optional<T>& value) {
-  if (value) {
-    s.bind(index, *value);
-  } else {
-    s.bind(index);
-  }
-}
+using fixtures::BindOrNull;
 
 inline void AddLegacyPool(const std::string& path, const LegacyPoolSpec& p) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE);

@@ -100,8 +100,4 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
 // What the hp:v2 bump does, in words, and how to preview and accept it.
 std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows);
 
-// Creates a store at schema 1, the layout the site-keyed Runner wrote, for
-// fixtures and tests. Fails when `path` exists.
-Status CreateLegacyStore(const std::string& path);
-
 }  // namespace hwrec

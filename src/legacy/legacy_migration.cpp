@@ -50,22 +50,6 @@ std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_ro
       path, legacy_rows, Store::LatestSchemaVersion(), path, path);
 }
 
-Status CreateLegacyStore(const std::string& path) {
-  if (std::filesystem::exists(path)) {
-    return Status::Conflict(
-        fmt::format("{}: the file exists: choose a new path for the "
-                    "legacy store",
-                    path));
-  }
-  return internal::Guarded(path, [&]() -> Status {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("PRAGMA journal_mode = WAL");
-    const std::vector<internal::Migration> first = {internal::EmbeddedMigrations().front()};
-    auto applied = internal::Migrator(db, first).ApplyPending();
-    return applied.ok() ? Status::Ok() : applied.status();
-  });
-}
-
 Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options) {
   if (store.read_only()) {
     return Status::ReadOnly(fmt::format(

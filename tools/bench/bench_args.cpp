@@ -8,11 +8,13 @@
 
 namespace hwrec::bench {
 
-namespace po = boost::program_options;
-
 bool ParseBenchArgs(const std::vector<std::string>& args, const po::options_description& options,
-                    const char* usage, po::variables_map* vm) {
-  po::store(po::command_line_parser(args).options(options).run(), *vm);
+                    const char* usage, po::variables_map* vm,
+                    const po::positional_options_description* positional) {
+  po::command_line_parser parser(args);
+  parser.options(options);
+  if (positional != nullptr) parser.positional(*positional);
+  po::store(parser.run(), *vm);
   if (vm->count("help") != 0) {
     std::cout << "Usage: " << usage << "\n\n" << options << "\n";
     return false;

@@ -2,31 +2,45 @@
 // prints what it measured and returns the process exit code.
 #pragma once
 
-#include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/dispatch.h"
+#include "common/exit_codes.h"
 
 namespace boost::program_options {
 class options_description;
 class variables_map;
+class positional_options_description;
 }  // namespace boost::program_options
 
 namespace hwrec::bench {
 
-// Documented in `hwrec-bench --help`.
-enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2 };
+namespace po = boost::program_options;
 
-// A command-line mistake: reported with a hint to --help, exit 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+// Documented in `hwrec-bench --help` (tools/common/).
+using tools::kExitError;
+using tools::kExitOk;
+using tools::kExitUsage;
+using tools::UsageError;
+
+// Reads a subcommand's options (and `positional` arguments, when given) into
+// `vm`; for --help prints "Usage: <usage>" and the options, and returns false
+// (the subcommand then exits 0).
+bool ParseBenchArgs(
+    const std::vector<std::string>& args,
+    const boost::program_options::options_description& options, const char* usage,
+    boost::program_options::variables_map* vm,
+    const boost::program_options::positional_options_description* positional = nullptr);
+// The options of a bench that times calls: how many, the generator's seed,
+// and --format json.
+struct TimedBenchOptions {
+  int iterations = 200;
+  std::uint64_t seed = 1;
+  bool json = false;
 };
 
-// Reads a subcommand's options into `vm`; for --help prints "Usage: <usage>"
-// and the options, and returns false (the subcommand then exits 0).
-bool ParseBenchArgs(const std::vector<std::string>& args,
-                    const boost::program_options::options_description& options, const char* usage,
-                    boost::program_options::variables_map* vm);
 // Whether --format asks for JSON ("json") or a table ("table"); anything else
 // is a UsageError naming it.
 bool IsJsonFormat(const std::string& format);

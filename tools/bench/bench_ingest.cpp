@@ -13,16 +13,14 @@
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
-#include "bench/observation_generator.h"
 #include "bench/raw_ceiling.h"
+#include "fixtures/observation_generator.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {
 namespace {
-
-namespace po = boost::program_options;
 
 constexpr std::size_t kChunkRecords = 10000;  // generated and handed to Ingest at a time
 constexpr std::int64_t kTargetObservations = 1000000;
@@ -81,8 +79,8 @@ std::optional<IngestBenchOptions> ParseOptions(const std::vector<std::string>& a
 // Chunks hold whole transactions, so ingest and the ceiling commit alike.
 std::size_t ChunkSize(std::size_t batch) { return batch * ((kChunkRecords + batch - 1) / batch); }
 
-Status RegisterPools(Store& store, const ObservationGenerator& generator) {
-  for (const BenchPool& pool : generator.pools()) {
+Status RegisterPools(Store& store, const fixtures::ObservationGenerator& generator) {
+  for (const fixtures::BenchPool& pool : generator.pools()) {
     if (Status status = RegisterNodePool(store, pool.pool); !status.ok()) return status;
   }
   return Status::Ok();
@@ -96,7 +94,8 @@ void AddCounts(const IngestSummary& chunk, IngestSummary* total) {
   total->profile_id_mismatches += chunk.profile_id_mismatches;
 }
 
-Result<IngestMeasurement> MeasureIngest(Store& store, const ObservationGenerator& generator,
+Result<IngestMeasurement> MeasureIngest(Store& store,
+                                        const fixtures::ObservationGenerator& generator,
                                         const IngestBenchOptions& options) {
   IngestOptions ingest_options;
   ingest_options.source = "hwrec-bench";
@@ -136,7 +135,7 @@ std::string TargetVerdict(const IngestBenchOptions& options, double ratio) {
                      WithThousands(options.observations), WithThousands(kTargetObservations));
 }
 
-void PrintTable(const IngestBenchOptions& options, const ObservationGenerator& generator,
+void PrintTable(const IngestBenchOptions& options, const fixtures::ObservationGenerator& generator,
                 const IngestMeasurement& ours, const CeilingResult& ceiling) {
   const IngestSummary& s = ours.summary;
   const double ratio = Ratio(ours, ceiling);
@@ -181,7 +180,7 @@ void PrintTable(const IngestBenchOptions& options, const ObservationGenerator& g
                                  : "");
 }
 
-void PrintJson(const IngestBenchOptions& options, const ObservationGenerator& generator,
+void PrintJson(const IngestBenchOptions& options, const fixtures::ObservationGenerator& generator,
                const IngestMeasurement& ours, const CeilingResult& ceiling) {
   const IngestSummary& s = ours.summary;
   const auto& laps = ours.chunk_seconds;
@@ -235,7 +234,7 @@ int RunIngestBench(const std::vector<std::string>& args) {
   ScratchDir scratch;
   const Result<std::string> store_path = StorePath(*options, scratch);
   if (!store_path.ok()) return Fail(store_path.status().message());
-  const ObservationGenerator generator(options->seed, options->observations);
+  const fixtures::ObservationGenerator generator(options->seed, options->observations);
   Result<IngestMeasurement> ours = Status::Internal("not measured");
   {
     Result<std::unique_ptr<Store>> store = Store::Open(*store_path, BenchStoreOptions());

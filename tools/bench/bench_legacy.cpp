@@ -11,226 +11,20 @@
 
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <optional>
 #include <stdexcept>
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
-#include "bench/observation_generator.h"
-#include "hwrec/hardware_profile.h"
+#include "fixtures/legacy_store.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {
 namespace {
 
-namespace po = boost::program_options;
-
 constexpr std::int64_t kTargetRows = 1000000;
 constexpr double kTargetRowsPerSecond = 200000;
 constexpr std::int64_t kTargetPeakRss = 200LL << 20;
-constexpr std::int64_t kRowsPerTransaction = 50000;
-
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-double Uniform(std::uint64_t seed, std::int64_t index, std::uint64_t stream) {
-  const std::uint64_t bits = Mix(Mix(seed ^ Mix(stream)) ^ static_cast<std::uint64_t>(index));
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
-
-// A legacy pool as the site-keyed Runner recorded it.
-struct LegacyPool {
-  NodePool pool;                        // shape; brand and model as the truth
-  std::optional<std::string> gpu_name;  // what site_node_pools says
-  bool listed = true;                   // in site_node_pools at all
-  std::string hp_v1;
-};
-
-// Generator pools, recorded the way a legacy fleet drifted: catalog spellings,
-// a brand-prefixed name, a DCGM name, an unrecorded model, an unlisted pool,
-// and two on-prem twins with the same shape and different cards.
-std::vector<LegacyPool> LegacyPools(const ObservationGenerator& generator) {
-  std::vector<LegacyPool> pools;
-  for (const BenchPool& bench : generator.pools()) {
-    LegacyPool p{bench.pool, bench.pool.hardware.gpu_model, true, ""};
-    const std::string& id = p.pool.node_pool_id;
-    if (id == "usc-a100-80gb") p.gpu_name = "NVIDIA A100 80GB";
-    if (id == "usc-h100-80gb") p.gpu_name = "NVIDIA H100-SXM5-80GB";  // not a catalog spelling
-    if (id == "euw-l4") p.listed = false;  // rows must carry their GPU name
-    pools.push_back(p);
-  }
-  for (const char* model : {"A100 80GB", "H100 80GB"}) {
-    LegacyPool twin;
-    NodePool& n = twin.pool;
-    n.site_id = "onprem-dc";
-    n.node_pool_id = std::string("dc-") + (model[0] == 'A' ? "a100" : "h100");
-    n.name = std::string("on-prem ") + model;
-    n.hardware.instance_type = "dgx-node";
-    n.hardware.architecture = "x86_64";
-    n.hardware.cpu_millicores = 64000;
-    n.hardware.memory_bytes = 512LL << 30;
-    n.hardware.gpu_count = 1;
-    n.hardware.gpu_mode = "full";
-    n.hardware.gpu_total = 8;
-    n.hardware.gpu_brand = "NVIDIA";
-    n.hardware.gpu_model = model;
-    twin.gpu_name = model;
-    pools.push_back(twin);
-  }
-  for (LegacyPool& p : pools) {
-    HardwareProfile shape = p.pool.hardware;
-    shape.gpu_brand.reset();
-    shape.gpu_model.reset();
-    p.hp_v1 = HardwareProfileId(shape, ProfileIdVersion::kV1).value();
-  }
-  return pools;
-}
-
-void WritePools(SQLite::Database& db, const std::vector<LegacyPool>& pools) {
-  SQLite::Statement insert(
-      db,
-      "INSERT INTO site_node_pools (node_pool_id, site_id, name, instance_type, "
-      "architecture, cpu_millicores, memory_bytes, gpu_count, gpu_mode, "
-      "gpu_total, gpu_name, hardware_profile_id) VALUES "
-      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  for (const LegacyPool& p : pools) {
-    if (!p.listed) continue;
-    const HardwareProfile& h = p.pool.hardware;
-    insert.reset();
-    insert.bind(1, p.pool.node_pool_id);
-    insert.bind(2, p.pool.site_id);
-    insert.bind(3, p.pool.name);
-    insert.bind(4, *h.instance_type);
-    insert.bind(5, *h.architecture);
-    insert.bind(6, *h.cpu_millicores);
-    insert.bind(7, *h.memory_bytes);
-    insert.bind(8, *h.gpu_count);
-    if (h.gpu_mode)
-      insert.bind(9, *h.gpu_mode);
-    else
-      insert.bind(9);
-    insert.bind(10, *h.gpu_total);
-    if (p.gpu_name)
-      insert.bind(11, *p.gpu_name);
-    else
-      insert.bind(11);
-    insert.bind(12, p.hp_v1);
-    insert.exec();
-  }
-}
-
-template <typename T>
-void Bind(SQLite::Statement& s, int index, const std::optional<T>& value) {
-  if (value) {
-    s.bind(index, *value);
-  } else {
-    s.bind(index);
-  }
-}
-
-const char* const kInsertRow =
-    "INSERT INTO site_observations (execution_id, site_id, action_image, node_pool_id, "
-    "finished_at, status, duration_s, hardware_profile_id, instance_type, architecture, "
-    "cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, node_pool_gpu, "
-    "gpu_compute_fraction, gpu_utilization, gpu_memory_peak_gb, cpu_millicores_avg, "
-    "cpu_millicores_p95, cpu_millicores_max, memory_peak_bytes, requested_cpu_millicores, "
-    "requested_memory_bytes, requested_gpu_memory_gb, requested_gpu_compute_fraction) VALUES "
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-// One legacy row from generated observation `index`: which pool it names, and
-// whether it carries its GPU name, are drawn from the seed.
-void BindRow(SQLite::Statement& s, const Observation& o, const LegacyPool& pool, std::uint64_t seed,
-             std::int64_t index) {
-  const double how = Uniform(seed, index, 7);
-  const bool names_pool = how < 0.88;
-  const bool carries_gpu = how >= 0.55;  // 55-88 %: both; 88-100 %: GPU name only
-  const HardwareProfile& h = pool.pool.hardware;
-  s.reset();
-  s.bind(1, fmt::format("legacy-{}-{}", seed, index));
-  s.bind(2, pool.pool.site_id);
-  s.bind(3, o.action_image);
-  if (names_pool)
-    s.bind(4, pool.pool.node_pool_id);
-  else
-    s.bind(4);
-  s.bind(5, o.finished_at);
-  s.bind(6, std::string(ToString(o.status)));
-  Bind(s, 7, o.duration_s);
-  s.bind(8, pool.hp_v1);
-  Bind(s, 9, h.instance_type);
-  Bind(s, 10, h.architecture);
-  Bind(s, 11, h.cpu_millicores);
-  Bind(s, 12, h.memory_bytes);
-  Bind(s, 13, h.gpu_count);
-  Bind(s, 14, h.gpu_mode);
-  Bind(s, 15, h.gpu_total);
-  if (carries_gpu && pool.pool.hardware.gpu_model) {
-    s.bind(16, how < 0.97 ? *h.gpu_model : "NVIDIA " + *h.gpu_model);
-  } else {
-    s.bind(16);
-  }
-  Bind(s, 17, o.gpu_compute_fraction);
-  Bind(s, 18, o.gpu_utilization);
-  Bind(s, 19, o.gpu_memory_peak_gb);
-  Bind(s, 20, o.cpu_millicores_avg);
-  Bind(s, 21, o.cpu_millicores_p95);
-  Bind(s, 22, o.cpu_millicores_max);
-  Bind(s, 23, o.memory_peak_bytes);
-  Bind(s, 24, o.requested.cpu_millicores);
-  Bind(s, 25, o.requested.memory_bytes);
-  Bind(s, 26, o.requested.gpu_memory_gb);
-  Bind(s, 27, o.requested.gpu_compute_fraction);
-}
-
-// The pool a generated record lands on; a tenth of the A100/H100 80GB work
-// ran on the on-prem twins, which share one hp:v1 shape.
-const LegacyPool& PoolOf(const std::vector<LegacyPool>& pools, const Observation& o,
-                         std::uint64_t seed, std::int64_t index) {
-  const std::string& id = *o.node_pool_id;
-  std::size_t found = 0;
-  for (std::size_t i = 0; i < pools.size(); ++i) {
-    if (pools[i].pool.node_pool_id == id) found = i;
-  }
-  if (Uniform(seed, index, 9) < 0.1) {
-    if (id == "usc-a100-80gb") return pools[pools.size() - 2];
-    if (id == "usc-h100-80gb") return pools[pools.size() - 1];
-  }
-  return pools[found];
-}
-
-Status WriteLegacyFixture(const std::string& path, std::int64_t rows, std::uint64_t seed) {
-  if (Status created = CreateLegacyStore(path); !created.ok()) return created;
-  try {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec("PRAGMA synchronous = NORMAL");
-    const ObservationGenerator generator(seed, rows);
-    const std::vector<LegacyPool> pools = LegacyPools(generator);
-    SQLite::Statement insert(db, kInsertRow);
-    std::optional<SQLite::Transaction> tx;
-    tx.emplace(db);
-    WritePools(db, pools);
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const Observation o = generator.Generate(i);
-      BindRow(insert, o, PoolOf(pools, o, seed, i), seed, i);
-      insert.exec();
-      if ((i + 1) % kRowsPerTransaction == 0) {
-        tx->commit();
-        tx.emplace(db);
-      }
-    }
-    tx->commit();
-  } catch (const std::exception& e) {
-    return Status::IoError(
-        fmt::format("{}: writing the legacy fixture failed: {}", path, e.what()));
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -246,19 +40,17 @@ int RunFixtureBench(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("kind", 1).add("store", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: hwrec-bench fixture legacy --rows N [--seed S] STORE\n\n"
-                 "Writes a new schema-1 (site-keyed, hp:v1) store with N legacy rows.\n\n"
-              << options << "\n";
+  if (!ParseBenchArgs(args, options,
+                      "hwrec-bench fixture legacy --rows N [--seed S] STORE\n\n"
+                      "Writes a new schema-1 (site-keyed, hp:v1) store with N legacy rows.",
+                      &vm, &positional)) {
     return kExitOk;
   }
-  po::notify(vm);
   if (kind != "legacy")
     throw UsageError("the only fixture is `legacy`: hwrec-bench fixture legacy ...");
   if (path.empty()) throw UsageError("the STORE path is required");
   if (rows < 1) throw UsageError("--rows must be at least 1");
-  if (Status s = WriteLegacyFixture(path, rows, seed); !s.ok()) {
+  if (Status s = fixtures::WriteLegacyFixture(path, rows, seed); !s.ok()) {
     std::cerr << "hwrec-bench fixture: " << s.message() << "\n";
     return kExitError;
   }
@@ -322,23 +114,21 @@ int RunMigrateBench(const std::vector<std::string>& args) {
       "backup", po::bool_switch(&backup), "also time the VACUUM INTO backup")("help,h",
                                                                               "show this help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: hwrec-bench migrate --rows N [--seed S] [--backup]\n\n"
-                 "Writes a legacy fixture of N rows, then times MigrateStore with consent\n"
-                 "(schema migrations + moving every row, one transaction) and prints rows/s\n"
-                 "and the process's peak RSS, beside the raw SQLite ceiling: one INSERT ...\n"
-                 "SELECT copying the same rows into an observations table.\n\n"
-              << options << "\n";
+  if (!ParseBenchArgs(args, options,
+                      "hwrec-bench migrate --rows N [--seed S] [--backup]\n\n"
+                      "Writes a legacy fixture of N rows, then times MigrateStore with consent\n"
+                      "(schema migrations + moving every row, one transaction) and prints rows/s\n"
+                      "and the process's peak RSS, beside the raw SQLite ceiling: one INSERT ...\n"
+                      "SELECT copying the same rows into an observations table.",
+                      &vm)) {
     return kExitOk;
   }
-  po::notify(vm);
   if (rows < 1) throw UsageError("--rows must be at least 1");
   ScratchDir dir;
   const std::string path = dir.File("legacy.db");
   Stopwatch fixture;
   fixture.Start();
-  if (Status s = WriteLegacyFixture(path, rows, seed); !s.ok()) {
+  if (Status s = fixtures::WriteLegacyFixture(path, rows, seed); !s.ok()) {
     std::cerr << "hwrec-bench migrate: " << s.message() << "\n";
     return kExitError;
   }

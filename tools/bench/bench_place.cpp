@@ -12,16 +12,14 @@
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
-#include "bench/observation_generator.h"
 #include "bench/openb_inventory.h"
 #include "bench/place_fixture.h"
+#include "fixtures/observation_generator.h"
 #include "hwrec/placement.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {
 namespace {
-
-namespace po = boost::program_options;
 
 constexpr double kTargetP99Ms = 1.0;
 
@@ -36,10 +34,7 @@ const char* const kUsage =
     "tracked, finished pods released); --emit writes pools.jsonl, candidates.json and\n"
     "declared.jsonl for `hwrec pools import` and `hwrec place`.";
 
-struct PlaceBenchOptions {
-  int iterations = 200;
-  std::uint64_t seed = 1;
-  bool json = false;
+struct PlaceBenchOptions : TimedBenchOptions {
   std::string openb_dir;
   std::optional<std::size_t> pods;
   std::string emit_dir;
@@ -102,7 +97,7 @@ int RunSynthetic(const PlaceBenchOptions& options) {
   ScratchDir scratch;
   auto store =
       OpenBenchStore(options.store_path.empty() ? scratch.File("place.hwrec") : options.store_path);
-  const ObservationGenerator gen(options.seed, kPlaceHistory);
+  const fixtures::ObservationGenerator gen(options.seed, kPlaceHistory);
   const PlaceFixture fixture = SetUpPlaceFixture(*store, gen);
   const std::vector<PlacementCandidate>& all = fixture.candidates;
   const ExecutionToPlace& execution = fixture.execution;

@@ -17,8 +17,8 @@
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
-#include "bench/observation_generator.h"
 #include "bench/place_fixture.h"
+#include "fixtures/observation_generator.h"
 #include "hwrec/ingest.h"
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
@@ -27,7 +27,6 @@
 namespace hwrec::bench {
 namespace {
 
-namespace po = boost::program_options;
 using nlohmann::json;
 
 constexpr int kWarmup = 5;  // calls made before timing, in each language
@@ -42,10 +41,7 @@ const char* const kUsage =
     "and inputs through `import hwrec` and prints p50/p99 of both and the ratios\n"
     "(targets on p50: Python/C++ <= 1.3 for place, <= 3 for recommend).";
 
-struct PythonBenchOptions {
-  int iterations = 200;
-  std::uint64_t seed = 1;
-  bool json = false;
+struct PythonBenchOptions : TimedBenchOptions {
   std::string python = "/usr/bin/python3";
   std::string script = HWREC_SOURCE_DIR "/python/bench.py";
   std::string module_dir = HWREC_PYTHON_MODULE_DIR;
@@ -101,7 +97,8 @@ struct Inputs {
   std::vector<Observation> py_records;   // ids bench-py-N
 };
 
-Inputs MakeInputs(const ObservationGenerator& gen, const PlaceFixture& fixture, int iterations) {
+Inputs MakeInputs(const fixtures::ObservationGenerator& gen, const PlaceFixture& fixture,
+                  int iterations) {
   Inputs inputs{fixture.execution,
                 {fixture.candidates.begin(),
                  fixture.candidates.begin() + static_cast<std::ptrdiff_t>(kCandidates)},
@@ -116,7 +113,7 @@ Inputs MakeInputs(const ObservationGenerator& gen, const PlaceFixture& fixture, 
   // Records of the history's shape under new execution ids: new to the store.
   const auto needed = static_cast<std::size_t>(iterations + kWarmup);
   for (std::int64_t index = 0; inputs.py_records.size() < needed; ++index) {
-    if (gen.KindOf(index) != RecordKind::kValid) continue;
+    if (gen.KindOf(index) != fixtures::RecordKind::kValid) continue;
     Observation o = gen.Generate(index);
     o.execution_id = fmt::format("bench-cpp-{}", index);
     inputs.cpp_records.push_back(o);
@@ -333,7 +330,7 @@ int RunPythonBench(const std::vector<std::string>& args) {
   ScratchDir scratch;
   const std::string store_path = scratch.File("python.hwrec");
   const std::string inputs_path = scratch.File("inputs.json");
-  const ObservationGenerator gen(options->seed, kPlaceHistory);
+  const fixtures::ObservationGenerator gen(options->seed, kPlaceHistory);
   CppFigures cpp;
   Inputs inputs;
   inputs =

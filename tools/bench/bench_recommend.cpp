@@ -22,8 +22,6 @@ namespace hwrec::bench {
 
 namespace {
 
-namespace po = boost::program_options;
-
 constexpr double kStart = 1793000000;  // history spreads over six weeks from here
 constexpr double kSpan = 42 * 86400.0;
 
@@ -161,14 +159,12 @@ int RunRecommendBench(const std::vector<std::string>& args) {
       "lookups", po::value(&lookups)->default_value(20000), "timed lookups per history length")(
       "format", po::value(&format)->default_value("table"), "table or json")("help,h", "help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).run(), vm);
-  if (vm.count("help") != 0) {
-    std::cout << "Usage: hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "
-                 "[--format table|json]\n\n"
-              << options << "\n";
+  if (!ParseBenchArgs(args, options,
+                      "hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "
+                      "[--format table|json]",
+                      &vm)) {
     return kExitOk;
   }
-  po::notify(vm);
   if (total < 20000) throw UsageError("--observations must be at least 20,000");
   if (lookups < 100) throw UsageError("--lookups must be at least 100");
   if (format != "table" && format != "json") throw UsageError("--format must be table or json");

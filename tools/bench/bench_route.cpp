@@ -20,8 +20,6 @@
 namespace hwrec::bench {
 namespace {
 
-namespace po = boost::program_options;
-
 constexpr double kTargetP99Us = 20;
 
 const char* const kUsage =

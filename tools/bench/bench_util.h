@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/human_bytes.h"
+#include "common/store_argument.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {
@@ -40,8 +42,7 @@ double LoadAverage();
 
 // 1234567 -> "1,234,567"
 std::string WithThousands(std::int64_t value);
-// "45.2 MiB"
-std::string HumanBytes(std::int64_t bytes);
+using tools::HumanBytes;  // "45.2 MiB"
 // count / seconds, or 0 when nothing was timed.
 double PerSecond(std::int64_t count, double seconds);
 
@@ -50,11 +51,7 @@ double PerSecond(std::int64_t count, double seconds);
 void FlushFileToDisk(const std::string& path);
 
 // How a bench opens a store: made at the latest schema when the path is fresh.
-inline StoreOptions BenchStoreOptions() {
-  StoreOptions options;
-  options.create_if_missing = true;
-  return options;
-}
+inline StoreOptions BenchStoreOptions() { return tools::CreatingStoreOptions(); }
 
 // A fresh directory under the system temp dir, removed at destruction.
 class ScratchDir {

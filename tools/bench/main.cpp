@@ -9,18 +9,14 @@
 #include <vector>
 
 #include "bench/bench_commands.h"
+#include "common/dispatch.h"
+#include "common/exit_codes.h"
 #include "hwrec/version.h"
 
 namespace hwrec::bench {
 namespace {
 
-namespace po = boost::program_options;
-
-struct Subcommand {
-  const char* name;
-  const char* summary;
-  int (*run)(const std::vector<std::string>& args);
-};
+using tools::Subcommand;
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
@@ -41,37 +37,14 @@ const std::vector<Subcommand>& Subcommands() {
 }
 
 void PrintHelp(std::ostream& out) {
-  out << "hwrec-bench " << Version() << ": measures hwrec on this machine\n\n"
-      << "Usage: hwrec-bench <subcommand> [options]\n"
-         "       hwrec-bench <subcommand> --help\n\n"
-         "Subcommands:\n";
-  for (const Subcommand& subcommand : Subcommands()) {
-    out << fmt::format("  {:<10} {}\n", subcommand.name, subcommand.summary);
-  }
-  out << "\nOptions:\n"
-         "  -h [ --help ]   show this help\n"
-         "  --version       print the version\n\n"
-         "Exit codes:\n"
-         "  0  measured (whether or not a target was met)\n"
-         "  1  error: the measurement could not be made; the message says why\n"
-         "  2  usage: the command line is wrong; see the subcommand's --help\n";
-}
-
-int RunSubcommand(const Subcommand& subcommand, const std::vector<std::string>& args) {
-  try {
-    return subcommand.run(args);
-  } catch (const UsageError& e) {
-    std::cerr << "hwrec-bench " << subcommand.name << ": " << e.what() << "\n"
-              << "Try `hwrec-bench " << subcommand.name << " --help`.\n";
-    return kExitUsage;
-  } catch (const po::error& e) {
-    std::cerr << "hwrec-bench " << subcommand.name << ": " << e.what() << "\n"
-              << "Try `hwrec-bench " << subcommand.name << " --help`.\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hwrec-bench " << subcommand.name << ": " << e.what() << "\n";
-    return kExitError;
-  }
+  out << tools::HelpText(
+      {"hwrec-bench", "measures hwrec on this machine", "subcommand", "Subcommands", 10},
+      Subcommands(),
+      {
+          {kExitOk, "measured (whether or not a target was met)"},
+          {kExitError, "error: the measurement could not be made; the message says why"},
+          {kExitUsage, "usage: the command line is wrong; see the subcommand's --help"},
+      });
 }
 
 int Main(int argc, char** argv) {
@@ -103,10 +76,9 @@ int Main(int argc, char** argv) {
     PrintHelp(std::cerr);
     return kExitUsage;
   }
-  for (const Subcommand& subcommand : Subcommands()) {
-    if (*name_at == subcommand.name) {
-      return RunSubcommand(subcommand, std::vector<std::string>(name_at + 1, args.end()));
-    }
+  if (const Subcommand* subcommand = tools::FindSubcommand(Subcommands(), *name_at)) {
+    return tools::RunSubcommand("hwrec-bench", *subcommand, {name_at + 1, args.end()},
+                                tools::Unfiltered);
   }
   std::cerr << "hwrec-bench: unknown subcommand '" << *name_at << "'. Try `hwrec-bench --help`.\n";
   return kExitUsage;

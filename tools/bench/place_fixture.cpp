@@ -31,10 +31,10 @@ std::unique_ptr<Store> OpenBenchStore(const std::string& path) {
   return std::move(*store);
 }
 
-PlaceFixture SetUpPlaceFixture(Store& store, const ObservationGenerator& gen) {
+PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerator& gen) {
   PlaceFixture fixture;
   std::string jsonl;
-  for (const BenchPool& p : gen.pools()) jsonl += NodePoolJsonLine(p.pool) + "\n";
+  for (const fixtures::BenchPool& p : gen.pools()) jsonl += NodePoolJsonLine(p.pool) + "\n";
   for (std::size_t i = 0; i < kPlacePools; ++i) {
     NodePool pool = gen.pools()[i % gen.pools().size()].pool;
     pool.node_pool_id = fmt::format("bench-pool-{:04}", i);

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/observation_generator.h"
+#include "fixtures/observation_generator.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
@@ -28,7 +28,7 @@ struct PlaceFixture {
 // Opens (creating when missing) a bench store; throws on failure.
 std::unique_ptr<Store> OpenBenchStore(const std::string& path);
 // Registers the pools and ingests the history into `store`.
-PlaceFixture SetUpPlaceFixture(Store& store, const ObservationGenerator& gen);
+PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerator& gen);
 
 // The value of a Result, or a std::runtime_error with its message.
 template <typename T>

@@ -4,13 +4,14 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "base/time.h"
 #include "bench/bench_util.h"
+#include "fixtures/sqlite_bind.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {
@@ -41,32 +42,33 @@ std::string InsertSql() {
 struct CeilingRow {
   bool insert = false;  // false for records validation refuses
   Observation observation;
-  const BenchPool* pool = nullptr;  // resolves the hardware
+  const fixtures::BenchPool* pool = nullptr;  // resolves the hardware
   std::int64_t workload_id = 0;
   std::string status;
   std::optional<double> gpu_compute_fraction;
-  const char* fraction_source = "none";
+  std::string fraction_source{ToString(FractionSource::kNone)};
   std::array<std::uint64_t, 4> content_hash{};
 };
 
 class RowBuilder {
  public:
-  explicit RowBuilder(const ObservationGenerator& generator) : generator_(generator) {}
+  explicit RowBuilder(const fixtures::ObservationGenerator& generator) : generator_(generator) {}
 
   void AddWorkload(const std::string& image, std::int64_t id) { workloads_[image] = id; }
 
-  CeilingRow Build(Observation observation, const RecordFacts& facts) const {
+  CeilingRow Build(Observation observation, const fixtures::RecordFacts& facts) const {
     CeilingRow row;
-    row.insert = facts.kind != RecordKind::kBad;
+    row.insert = facts.kind != fixtures::RecordKind::kBad;
     row.pool = &generator_.pools()[facts.pool];
     if (row.insert) row.workload_id = workloads_.at(observation.action_image);
     row.status = ToString(observation.status);
     if (observation.gpu_compute_fraction.has_value()) {
       row.gpu_compute_fraction = observation.gpu_compute_fraction;
-      row.fraction_source = "stamped";
+      row.fraction_source = ToString(FractionSource::kStamped);
     } else if (row.pool->compute_fraction > 0) {
       row.gpu_compute_fraction = row.pool->compute_fraction;
-      row.fraction_source = row.pool->pool.gpu_model_known() ? "catalog" : "assumed";
+      row.fraction_source = ToString(row.pool->pool.gpu_model_known() ? FractionSource::kCatalog
+                                                                      : FractionSource::kAssumed);
     }
     std::uint64_t h = std::hash<std::string>()(observation.execution_id);
     for (std::uint64_t& word : row.content_hash) {
@@ -78,7 +80,7 @@ class RowBuilder {
   }
 
  private:
-  const ObservationGenerator& generator_;
+  const fixtures::ObservationGenerator& generator_;
   std::unordered_map<std::string, std::int64_t> workloads_;
 };
 
@@ -98,11 +100,7 @@ void BindOptional(SQLite::Statement& statement, int index,
 
 template <typename T>
 void BindOptional(SQLite::Statement& statement, int index, const std::optional<T>& value) {
-  if (value.has_value()) {
-    statement.bind(index, *value);
-  } else {
-    statement.bind(index);
-  }
+  fixtures::BindOrNull(statement, index, value);
 }
 
 void BindRow(SQLite::Statement& insert, const CeilingRow& row, double ingested_at) {
@@ -130,7 +128,7 @@ void BindRow(SQLite::Statement& insert, const CeilingRow& row, double ingested_a
   BindOptional(insert, ++i, o.hardware_profile_id);
   insert.bind(++i, 0);
   BindOptional(insert, ++i, row.gpu_compute_fraction);
-  insert.bindNoCopy(++i, row.fraction_source);
+  BindText(insert, ++i, row.fraction_source);
   BindOptional(insert, ++i, o.gpu_utilization);
   BindOptional(insert, ++i, o.gpu_memory_peak_gb);
   BindOptional(insert, ++i, o.cpu_millicores_avg);
@@ -158,7 +156,7 @@ void OpenLikeHwrec(SQLite::Database& db) {
   db.exec("PRAGMA foreign_keys = ON");
 }
 
-void InsertWorkloads(SQLite::Database& db, const ObservationGenerator& generator,
+void InsertWorkloads(SQLite::Database& db, const fixtures::ObservationGenerator& generator,
                      RowBuilder* builder) {
   SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
   SQLite::Statement insert(db, "INSERT INTO workloads (image) VALUES (?)");
@@ -169,10 +167,6 @@ void InsertWorkloads(SQLite::Database& db, const ObservationGenerator& generator
     builder->AddWorkload(image, db.getLastInsertRowid());
   }
   transaction.commit();
-}
-
-double NowEpochSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Writes one chunk in transactions of `batch` records; returns rows inserted.
@@ -197,7 +191,8 @@ std::int64_t WriteChunk(SQLite::Database& db, SQLite::Statement& insert,
 
 }  // namespace
 
-CeilingResult RunRawCeiling(const std::string& path, const ObservationGenerator& generator,
+CeilingResult RunRawCeiling(const std::string& path,
+                            const fixtures::ObservationGenerator& generator,
                             const CeilingOptions& options) {
   {
     // A store made by hwrec itself: the observations table's schema and indexes.
@@ -212,7 +207,7 @@ CeilingResult RunRawCeiling(const std::string& path, const ObservationGenerator&
 
   CeilingResult result;
   std::vector<Observation> observations;
-  std::vector<RecordFacts> facts;
+  std::vector<fixtures::RecordFacts> facts;
   std::vector<CeilingRow> rows;
   Stopwatch stopwatch;
   for (std::int64_t first = 0; first < options.observations;
@@ -224,7 +219,7 @@ CeilingResult RunRawCeiling(const std::string& path, const ObservationGenerator&
     for (std::size_t r = 0; r < observations.size(); ++r) {
       rows.push_back(builder.Build(std::move(observations[r]), facts[r]));
     }
-    const double ingested_at = NowEpochSeconds();
+    const double ingested_at = internal::NowEpochSeconds();
     stopwatch.Start();
     result.inserted += WriteChunk(db, insert, rows, options.batch, ingested_at);
     stopwatch.Stop();

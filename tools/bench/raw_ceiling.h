@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/observation_generator.h"
+#include "fixtures/observation_generator.h"
 
 namespace hwrec::bench {
 
@@ -29,7 +29,8 @@ struct CeilingOptions {
 // the rows ingest would store for the generator's records: every column
 // precomputed before the clock starts, workloads inserted beforehand.
 // Throws std::exception on failure.
-CeilingResult RunRawCeiling(const std::string& path, const ObservationGenerator& generator,
+CeilingResult RunRawCeiling(const std::string& path,
+                            const fixtures::ObservationGenerator& generator,
                             const CeilingOptions& options);
 
 }  // namespace hwrec::bench

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "terminal_text.h"
+#include "common/terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -67,19 +67,62 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
   return true;
 }
 
+CommandLine& CommandLine::Store(std::string* path, const char* help) {
+  tools::AddStoreArgument(options_, positional_, path, help);
+  return *this;
+}
+
+CommandLine& CommandLine::Positional(const char* name) {
+  positional_.add(name, 1);
+  return *this;
+}
+
+CommandLine& CommandLine::Format(std::string* text) {
+  AddFormatOption(options_, text);
+  return *this;
+}
+
+CommandLine& CommandLine::ReadOnly(bool* strict) {
+  AddReadOnlyOption(options_, strict);
+  return *this;
+}
+
+CommandLine& CommandLine::From(std::string* text) {
+  AddFromOption(options_, text);
+  return *this;
+}
+
+bool CommandLine::Parse(const std::vector<std::string>& args, po::variables_map* vm) const {
+  return ParseArgs(args, usage_, options_, positional_, vm);
+}
+
+std::string RequiredStore(const po::variables_map& vm) {
+  if (vm.count("store") == 0) throw UsageError(kStoreRequired);
+  return vm["store"].as<std::string>();
+}
+
+std::optional<StoreAndFormat> ParseStoreAndFormat(const std::vector<std::string>& args,
+                                                  const char* usage, const char* store_help,
+                                                  const char* missing, bool format_first) {
+  StoreAndFormat parsed;
+  std::string format_text;
+  po::variables_map vm;
+  if (!CommandLine(usage).Store(&parsed.store, store_help).Format(&format_text).Parse(args, &vm)) {
+    return std::nullopt;
+  }
+  if (format_first) parsed.format = ParseFormat(format_text);
+  if (vm.count("store") == 0 || (format_first && parsed.store.empty())) throw UsageError(missing);
+  if (!format_first) parsed.format = ParseFormat(format_text);
+  return parsed;
+}
+
 int Fail(const Status& status) {
   std::cerr << "hwrec: " << TerminalSafe(status.message()) << "\n";
   return kExitError;
 }
 
 std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& options) {
-  if (path == ":memory:") {
-    Fail(Status::InvalidArgument(
-        ":memory: is not a place for a store: what hwrec wrote there would be lost when the "
-        "command ends: give a file path, created with `hwrec init PATH`"));
-    return nullptr;
-  }
-  auto store = Store::Open(path, options);
+  auto store = tools::OpenStoreArgument(path, options);
   if (!store.ok()) {
     Fail(store.status());
     return nullptr;
@@ -88,9 +131,7 @@ std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& op
 }
 
 std::unique_ptr<Store> OpenScratchStore() {
-  StoreOptions options;
-  options.create_if_missing = true;
-  auto store = Store::Open(":memory:", options);
+  auto store = Store::Open(":memory:", tools::CreatingStoreOptions());
   if (!store.ok()) {
     Fail(store.status());
     return nullptr;
@@ -123,38 +164,6 @@ std::unique_ptr<Store> OpenWritableStore(const std::string& path) {
   return store;
 }
 
-Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {
-  for (std::string& header : headers_) header = TerminalSafe(header);
-}
-
-void Table::AddRow(std::vector<std::string> cells) {
-  cells.resize(headers_.size());
-  for (std::string& cell : cells) cell = TerminalSafe(cell);
-  rows_.push_back(std::move(cells));
-}
-
-void Table::Print(std::ostream& out) const {
-  std::vector<std::size_t> widths(headers_.size());
-  for (std::size_t c = 0; c < headers_.size(); ++c) {
-    widths[c] = DisplayWidth(headers_[c]);
-    for (const auto& row : rows_) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
-  }
-  auto print_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += cells[c];
-      if (c + 1 < cells.size()) line.append(widths[c] - DisplayWidth(cells[c]), ' ');
-    }
-    out << line << "\n";
-  };
-  print_row(headers_);
-  std::vector<std::string> rule;
-  for (std::size_t w : widths) rule.emplace_back(w, '-');
-  print_row(rule);
-  for (const auto& row : rows_) print_row(row);
-}
-
 std::string ReadInput(const std::string& path) {
   std::ostringstream buffer;
   if (path == "-") {
@@ -165,17 +174,6 @@ std::string ReadInput(const std::string& path) {
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file for reading", path));
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-std::string HumanBytes(std::int64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
-    value /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
 }  // namespace hwrec::cli

@@ -1,5 +1,6 @@
-// Shared plumbing of the hwrec CLI: commands, exit codes, output formats and
-// the mapping from library Status to messages on stderr.
+// Shared plumbing of the hwrec CLI: output formats, options, opening stores
+// and the mapping from library Status to messages on stderr (exit codes,
+// dispatch, tables and sizes come from tools/common/).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -11,6 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "common/dispatch.h"
+#include "common/exit_codes.h"
+#include "common/human_bytes.h"
+#include "common/store_argument.h"
+#include "common/terminal_text.h"
+#include "common/text_table.h"
 #include "hwrec/runner.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
@@ -19,27 +26,20 @@ namespace hwrec::cli {
 
 namespace po = boost::program_options;
 
-// Documented in `hwrec --help`.
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitError = 1,
-  kExitUsage = 2,
-  kExitPartial = 3,
-  kExitDamaged = 4,  // `hwrec check` found a problem
-};
-
-// A usage mistake: printed with a hint to --help, exit 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct Command {
-  const char* name;
-  const char* summary;
-  // args excludes "hwrec" and the command name.
-  int (*run)(const std::vector<std::string>& args);
-};
+// The tools' shared pieces, under the names the commands use.
+using tools::DumpJson;
+using tools::ExitCode;
+using tools::HumanBytes;
+using tools::kExitDamaged;
+using tools::kExitError;
+using tools::kExitOk;
+using tools::kExitPartial;
+using tools::kExitUsage;
+using tools::Table;
+using tools::TerminalFormat;
+using tools::TerminalSafe;
+using tools::UsageError;
+using Command = tools::Subcommand;
 
 const std::vector<Command>& Commands();  // defined in main.cpp
 
@@ -65,6 +65,48 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
                const po::options_description& options,
                const po::positional_options_description& positional, po::variables_map* vm);
 
+// The command line of one command: its options in the order --help lists
+// them, its positional arguments (STORE first when it has one), the parse.
+class CommandLine {
+ public:
+  explicit CommandLine(std::string usage) : usage_(std::move(usage)) {}
+  // Adds options of the command's own, in place.
+  po::options_description_easy_init Add() { return options_.add_options(); }
+  // --store, the first positional argument (tools/common/store_argument.h).
+  CommandLine& Store(std::string* path = nullptr, const char* help = "the store (positional)");
+  // Makes the option `name` (added already) the next positional argument.
+  CommandLine& Positional(const char* name);
+  CommandLine& Format(std::string* text);  // AddFormatOption
+  CommandLine& ReadOnly(bool* strict);     // AddReadOnlyOption
+  CommandLine& From(std::string* text);    // AddFromOption
+  // ParseArgs: false when --help was asked and printed; throws UsageError.
+  bool Parse(const std::vector<std::string>& args, po::variables_map* vm) const;
+
+ private:
+  std::string usage_;
+  po::options_description options_{"Options"};
+  po::positional_options_description positional_;
+};
+
+// The help of a STORE given by path, and the store it names: UsageError
+// "the STORE path is required" when none was given.
+inline constexpr const char* kStorePathHelp = "path of the store";
+inline constexpr const char* kStoreRequired = "the STORE path is required";
+std::string RequiredStore(const po::variables_map& vm);
+
+// A command of one STORE and --format (`hwrec check`, `hwrec pools list`).
+struct StoreAndFormat {
+  std::string store;
+  Format format = Format::kTable;
+};
+// Parses `args` for it: nullopt after --help. Throws UsageError `missing`
+// without a STORE and ParseFormat's for a bad --format; with `format_first`
+// (how `pools list` and `route config show` always read their line) the
+// format is checked first and an empty STORE is refused too.
+std::optional<StoreAndFormat> ParseStoreAndFormat(const std::vector<std::string>& args,
+                                                  const char* usage, const char* store_help,
+                                                  const char* missing, bool format_first);
+
 // Prints "hwrec: <message>" to stderr and returns kExitError.
 int Fail(const Status& status);
 
@@ -81,24 +123,31 @@ StoreOptions ReadingStoreOptions(bool strict);
 // Same, and also requires a writable store at the latest schema.
 std::unique_ptr<Store> OpenWritableStore(const std::string& path);
 
-// A plain text table with left-aligned columns, headers underlined. Every cell
-// is shown through TerminalSafe (terminal_text.h): callers add raw text.
-class Table {
- public:
-  explicit Table(std::vector<std::string> headers);
-  void AddRow(std::vector<std::string> cells);
-  void Print(std::ostream& out) const;
-  std::size_t rows() const { return rows_.size(); }
+// The rest of a command that lists what a store holds (`hwrec config list`,
+// `hwrec pools list`): opens `parsed`'s store read-only, prints `list(store)`
+// in its format. kExitOk after --help (no `parsed`); Fail when a step fails.
+template <typename List, typename Print>
+int RunListing(const std::optional<StoreAndFormat>& parsed, List list, Print print) {
+  if (!parsed) return kExitOk;
+  auto store = OpenStore(parsed->store, ReadingStoreOptions(false));
+  if (!store) return kExitError;
+  auto listed = list(*store);
+  if (!listed.ok()) return Fail(listed.status());
+  print(*listed, parsed->format);
+  return kExitOk;
+}
 
- private:
-  std::vector<std::string> headers_;
-  std::vector<std::vector<std::string>> rows_;
-};
+// The exit code of an import (catalog, pools) once its summary is printed:
+// kExitPartial when some records were rejected; Fail when it did not run.
+template <typename Summary>
+int ImportExitCode(const Result<Summary>& summary, Format format,
+                   void (*print)(const Summary&, Format)) {
+  if (!summary.ok()) return Fail(summary.status());
+  print(*summary, format);
+  return summary->errors.empty() ? kExitOk : kExitPartial;
+}
 
 // Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
 std::string ReadInput(const std::string& path);
-
-// "1.5 GiB", "812 KiB"
-std::string HumanBytes(std::int64_t bytes);
 
 }  // namespace hwrec::cli

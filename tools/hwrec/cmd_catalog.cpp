@@ -7,8 +7,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
+#include "common/terminal_text.h"
 #include "hwrec/catalog.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -26,15 +27,10 @@ constexpr const char* kCatalogHelp =
 void PrintPartitionsJson(const std::vector<GpuPartition>& partitions) {
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   for (const GpuPartition& p : partitions) {
-    nlohmann::ordered_json object;
-    object["gpu_config_id"] = p.gpu_config_id;
-    object["brand"] = p.brand;
-    object["model"] = p.model;
-    object["mode"] = p.mode;
-    object["memory_gb"] = p.memory_gb;
-    object["compute_slices"] = p.compute_slices;
-    object["compute_fraction"] = p.compute_fraction;
-    array.push_back(std::move(object));
+    array.push_back(tools::JsonObject("gpu_config_id", p.gpu_config_id, "brand", p.brand, "model",
+                                      p.model, "mode", p.mode, "memory_gb", p.memory_gb,
+                                      "compute_slices", p.compute_slices, "compute_fraction",
+                                      p.compute_fraction));
   }
   std::cout << DumpJson(array) << "\n";
 }
@@ -50,21 +46,13 @@ void PrintPartitionsTable(const std::vector<GpuPartition>& partitions) {
 }
 
 int CatalogList(const std::vector<std::string>& args) {
-  std::string store_path;
-  std::string search;
-  std::string format_text;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
-      "search", po::value<std::string>(&search),
-      "only partitions matching every word, e.g. \"a100 1g\"");
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
+  std::string store_path, search, format_text;
+  CommandLine line("hwrec catalog list [STORE] [--search TEXT] [--format table|json]");
+  line.Store(&store_path)
+      .Add()("search", po::value<std::string>(&search),
+             "only partitions matching every word, e.g. \"a100 1g\"");
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec catalog list [STORE] [--search TEXT] [--format table|json]", options,
-                 positional, &vm)) {
-    return kExitOk;
-  }
+  if (!line.Format(&format_text).Parse(args, &vm)) return kExitOk;
   const Format format = ParseFormat(format_text);
   StoreOptions store_options;
   store_options.read_only = !store_path.empty();
@@ -107,44 +95,25 @@ void PrintImportSummary(const CatalogImportSummary& summary, Format format) {
 }
 
 int CatalogImport(const std::vector<std::string>& args) {
-  std::string store_path;
-  std::string file;
-  std::string format_text;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
-      "file", po::value<std::string>(&file), "the CSV file, - for stdin (positional)");
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1).add("file", 1);
+  std::string store_path, file, format_text;
+  CommandLine line("hwrec catalog import STORE FILE.csv [--format table|json]");
+  line.Store(&store_path)
+      .Add()("file", po::value<std::string>(&file), "the CSV file, - for stdin (positional)");
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec catalog import STORE FILE.csv [--format table|json]", options,
-                 positional, &vm)) {
-    return kExitOk;
-  }
+  if (!line.Positional("file").Format(&format_text).Parse(args, &vm)) return kExitOk;
   const Format format = ParseFormat(format_text);
   if (store_path.empty() || file.empty()) throw UsageError("give the STORE and the FILE.csv");
   std::istringstream csv(ReadInput(file));
   auto store = OpenWritableStore(store_path);
   if (!store) return kExitError;
-  auto summary = ImportCatalogCsv(*store, csv);
-  if (!summary.ok()) return Fail(summary.status());
-  PrintImportSummary(*summary, format);
-  return summary->errors.empty() ? kExitOk : kExitPartial;
+  return ImportExitCode(ImportCatalogCsv(*store, csv), format, PrintImportSummary);
 }
+
+const tools::NestedCommands kCatalog = {
+    {{"list", "", CatalogList}, {"import", "", CatalogImport}}, kCatalogHelp, "list or import"};
 
 }  // namespace
 
-int RunCatalog(const std::vector<std::string>& args) {
-  if (args.empty()) throw UsageError("missing subcommand: use list or import");
-  const std::string& subcommand = args.front();
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (subcommand == "-h" || subcommand == "--help" || subcommand == "help") {
-    std::cout << kCatalogHelp;
-    return kExitOk;
-  }
-  if (subcommand == "list") return CatalogList(rest);
-  if (subcommand == "import") return CatalogImport(rest);
-  throw UsageError(fmt::format("unknown subcommand '{}': use list or import", subcommand));
-}
+int RunCatalog(const std::vector<std::string>& args) { return tools::RunNested(kCatalog, args); }
 
 }  // namespace hwrec::cli

@@ -63,19 +63,11 @@ void PrintJson(const StoreCheckReport& report) {
 }  // namespace
 
 int RunCheck(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  std::string format_text;
-  options.add_options()("store", po::value<std::string>(), "path of the store");
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
-  po::variables_map vm;
-  if (!ParseArgs(args, kCheckUsage, options, positional, &vm)) return kExitOk;
-  if (vm.count("store") == 0) throw UsageError("the STORE path is required");
-  const Format format = ParseFormat(format_text);
-  auto report = CheckStore(vm["store"].as<std::string>());
+  const auto parsed = ParseStoreAndFormat(args, kCheckUsage, kStorePathHelp, kStoreRequired, false);
+  if (!parsed) return kExitOk;
+  auto report = CheckStore(parsed->store);
   if (!report.ok()) return Fail(report.status());
-  if (format == Format::kJson) {
+  if (parsed->format == Format::kJson) {
     PrintJson(*report);
   } else {
     PrintTable(*report);

@@ -7,9 +7,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/hardware_profile.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 

@@ -11,8 +11,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
+#include "common/terminal_text.h"
 #include "hwrec/ingest.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -38,24 +39,17 @@ constexpr const char* kUsage =
     "Exit codes: 0 every line stored or recognised, 3 some lines rejected, 1 error, 2 usage";
 
 nlohmann::ordered_json Counts(const IngestSummary& summary) {
-  nlohmann::ordered_json out;
-  out["accepted"] = summary.accepted;
-  out["duplicates"] = summary.duplicates;
-  out["conflicts"] = summary.conflicts;
-  out["rejected"] = summary.rejected;
-  out["warning_count"] = summary.warnings.size();
-  out["profile_id_mismatches"] = summary.profile_id_mismatches;
-  out["unresolved_hardware"] = summary.unresolved_hardware;
-  return out;
+  return tools::JsonObject("accepted", summary.accepted, "duplicates", summary.duplicates,
+                           "conflicts", summary.conflicts, "rejected", summary.rejected,
+                           "warning_count", summary.warnings.size(), "profile_id_mismatches",
+                           summary.profile_id_mismatches, "unresolved_hardware",
+                           summary.unresolved_hardware);
 }
 
 nlohmann::ordered_json SummaryJson(const IngestSummary& summary) {
-  nlohmann::ordered_json out;
-  out["accepted"] = summary.accepted;
-  out["duplicates"] = summary.duplicates;
-  out["conflicts"] = summary.conflicts;
-  out["rejected"] = summary.rejected;
-  out["rejects"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json out = tools::JsonObject(
+      "accepted", summary.accepted, "duplicates", summary.duplicates, "conflicts",
+      summary.conflicts, "rejected", summary.rejected, "rejects", nlohmann::ordered_json::array());
   for (const IngestReject& reject : summary.rejects) {
     nlohmann::ordered_json errors = nlohmann::ordered_json::array();
     for (const FieldError& e : reject.errors) {
@@ -204,8 +198,8 @@ int RunIngest(const std::vector<std::string>& args) {
   std::string from_text;
   IngestOptions ingest;
   std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
-  po::options_description options("Options");
-  options.add_options()("store", po::value(&store_path)->required(), "the store (positional)")(
+  CommandLine line(kUsage);
+  line.Add()("store", po::value(&store_path)->required(), "the store (positional)")(
       "input", po::value(&ingest.source)->required(),
       "JSON lines file, or - for stdin (positional)")(
       "format", po::value(&format_text)->default_value("table"),
@@ -218,11 +212,10 @@ int RunIngest(const std::vector<std::string>& args) {
       "reject lines longer than this many bytes")(
       "commit-after-idle", po::value(&ingest.commit_after_idle_ms)->default_value(200),
       "from stdin, commit what has arrived once input pauses this many milliseconds");
-  AddFromOption(options, &from_text);
-  po::positional_options_description positional;
-  positional.add("store", 1).add("input", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
+  if (!line.From(&from_text).Positional("store").Positional("input").Parse(args, &vm)) {
+    return kExitOk;
+  }
   const Format format = ParseStreamingFormat(format_text);
   ingest.form = ParseFromOption(from_text);
   if (batch_size < 1)

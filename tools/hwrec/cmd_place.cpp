@@ -6,10 +6,10 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -86,25 +86,21 @@ Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm) {
 }  // namespace
 
 int RunPlace(const std::vector<std::string>& args) {
-  po::options_description options("Options");
   std::string format_text;
   std::string policy_text;
-  options.add_options()("store", po::value<std::string>(), "path of the store")(
-      "image", po::value<std::string>()->required(), "the workload (action image)")(
-      "candidates", po::value<std::string>()->required(),
-      "JSON array of candidate pools, - = stdin")("declared", po::value<std::string>(),
-                                                  "JSON: the resources the author declared")(
-      "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
-      "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
-      "record", po::value<std::string>(), "record the choice for this execution id");
+  CommandLine line(kUsage);
+  line.Store(nullptr, kStorePathHelp)
+      .Add()("image", po::value<std::string>()->required(), "the workload (action image)")(
+          "candidates", po::value<std::string>()->required(),
+          "JSON array of candidate pools, - = stdin")("declared", po::value<std::string>(),
+                                                      "JSON: the resources the author declared")(
+          "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
+          "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
+          "record", po::value<std::string>(), "record the choice for this execution id");
   bool strict_read_only = false;
-  AddReadOnlyOption(options, &strict_read_only);
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, kUsage, options, positional, &vm)) return kExitOk;
-  if (vm.count("store") == 0) throw UsageError("the STORE path is required");
+  if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
+  const std::string path = RequiredStore(vm);
   const Format format = ParseFormat(format_text);
   const auto policy = ParsePlacementPolicy(policy_text);
   if (!policy)
@@ -122,8 +118,7 @@ int RunPlace(const std::vector<std::string>& args) {
   const bool record = vm.count("record") != 0;
   if (record && strict_read_only) throw UsageError("--record writes the store: drop --read-only");
   auto store =
-      record ? OpenWritableStore(vm["store"].as<std::string>())
-             : OpenStore(vm["store"].as<std::string>(), ReadingStoreOptions(strict_read_only));
+      record ? OpenWritableStore(path) : OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto evaluator = PlacementEvaluator::Open(*store);
   if (!evaluator.ok()) return Fail(evaluator.status());

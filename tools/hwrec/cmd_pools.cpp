@@ -7,8 +7,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
+#include "common/terminal_text.h"
 #include "hwrec/node_pool.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -47,23 +48,14 @@ std::string IdOrError(const HardwareProfile& hardware, ProfileIdVersion version)
 
 nlohmann::ordered_json PoolJson(const NodePool& pool) {
   const HardwareProfile& h = pool.hardware;
-  nlohmann::ordered_json object;
-  object["node_pool_id"] = pool.node_pool_id;
-  object["site_id"] = pool.site_id;
-  object["name"] = pool.name;
-  object["instance_type"] = OrNull(h.instance_type);
-  object["architecture"] = OrNull(h.architecture);
-  object["cpu_millicores"] = OrNull(h.cpu_millicores);
-  object["memory_bytes"] = OrNull(h.memory_bytes);
-  object["gpu_brand"] = OrNull(h.gpu_brand);
-  object["gpu_model"] = OrNull(h.gpu_model);
-  object["gpu_model_known"] = pool.gpu_model_known();
-  object["gpu_count"] = OrNull(h.gpu_count);
-  object["gpu_mode"] = OrNull(h.gpu_mode);
-  object["gpu_total"] = OrNull(h.gpu_total);
-  object["hp_v1"] = IdOrError(h, ProfileIdVersion::kV1);
-  object["hp_v2"] = IdOrError(h, ProfileIdVersion::kV2);
-  return object;
+  return tools::JsonObject(
+      "node_pool_id", pool.node_pool_id, "site_id", pool.site_id, "name", pool.name,
+      "instance_type", OrNull(h.instance_type), "architecture", OrNull(h.architecture),
+      "cpu_millicores", OrNull(h.cpu_millicores), "memory_bytes", OrNull(h.memory_bytes),
+      "gpu_brand", OrNull(h.gpu_brand), "gpu_model", OrNull(h.gpu_model), "gpu_model_known",
+      pool.gpu_model_known(), "gpu_count", OrNull(h.gpu_count), "gpu_mode", OrNull(h.gpu_mode),
+      "gpu_total", OrNull(h.gpu_total), "hp_v1", IdOrError(h, ProfileIdVersion::kV1), "hp_v2",
+      IdOrError(h, ProfileIdVersion::kV2));
 }
 
 // The pool's gpu_mode; "unknown" when it has GPUs but no recorded mode.
@@ -85,43 +77,25 @@ void PrintPoolsTable(const std::vector<NodePool>& pools) {
   table.Print(std::cout);
 }
 
+void PrintPools(const std::vector<NodePool>& pools, Format format) {
+  if (format != Format::kJson) return PrintPoolsTable(pools);
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (const NodePool& pool : pools) array.push_back(PoolJson(pool));
+  std::cout << DumpJson(array) << "\n";
+}
+
 int PoolsList(const std::vector<std::string>& args) {
-  std::string store_path;
-  std::string format_text;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)");
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
-  po::variables_map vm;
-  if (!ParseArgs(args, "hwrec pools list STORE [--format table|json]", options, positional, &vm)) {
-    return kExitOk;
-  }
-  const Format format = ParseFormat(format_text);
-  if (store_path.empty()) throw UsageError("give the STORE");
-  StoreOptions store_options;
-  store_options.read_only = true;
-  auto store = OpenStore(store_path, store_options);
-  if (!store) return kExitError;
-  auto pools = ListNodePools(*store);
-  if (!pools.ok()) return Fail(pools.status());
-  if (format == Format::kJson) {
-    nlohmann::ordered_json array = nlohmann::ordered_json::array();
-    for (const NodePool& pool : *pools) array.push_back(PoolJson(pool));
-    std::cout << DumpJson(array) << "\n";
-  } else {
-    PrintPoolsTable(*pools);
-  }
-  return kExitOk;
+  return RunListing(
+      ParseStoreAndFormat(args, "hwrec pools list STORE [--format table|json]",
+                          "the store (positional)", "give the STORE", true),
+      [](const Store& store) { return ListNodePools(store); }, PrintPools);
 }
 
 nlohmann::ordered_json ImportErrorsJson(const std::vector<PoolImportError>& errors) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const PoolImportError& e : errors) {
-    out.push_back({{"line", e.line},
-                   {"node_pool_id", e.node_pool_id},
-                   {"field", e.field},
-                   {"reason", e.reason}});
+    out.push_back(tools::JsonObject("line", e.line, "node_pool_id", e.node_pool_id, "field",
+                                    e.field, "reason", e.reason));
   }
   return out;
 }
@@ -139,13 +113,11 @@ void PrintImportErrors(const char* heading, const std::vector<PoolImportError>& 
 
 void PrintImportSummary(const PoolImportSummary& summary, Format format) {
   if (format == Format::kJson) {
-    nlohmann::ordered_json out;
-    out["registered"] = summary.registered;
-    out["updated"] = summary.updated;
-    out["unchanged"] = summary.unchanged;
-    out["errors"] = ImportErrorsJson(summary.errors);
-    out["warnings"] = ImportErrorsJson(summary.warnings);
-    std::cout << DumpJson(out) << "\n";
+    std::cout << DumpJson(tools::JsonObject("registered", summary.registered, "updated",
+                                            summary.updated, "unchanged", summary.unchanged,
+                                            "errors", ImportErrorsJson(summary.errors), "warnings",
+                                            ImportErrorsJson(summary.warnings)))
+              << "\n";
     return;
   }
   std::cout << TerminalFormat("registered {}, updated {}, unchanged {}, rejected {}\n",
@@ -160,20 +132,15 @@ int PoolsImport(const std::vector<std::string>& args) {
   std::string file;
   std::string format_text;
   std::string from_text;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
-      "file", po::value<std::string>(&file), "JSON lines, one pool each; - for stdin (positional)");
-  AddFormatOption(options, &format_text);
-  AddFromOption(options, &from_text);
-  po::positional_options_description positional;
-  positional.add("store", 1).add("file", 1);
+  CommandLine line(
+      "hwrec pools import STORE FILE|- [--format table|json] [--from auto|hwrec|runner]\n\n"
+      "Pools are in hwrec's form or the Runner's RunnerNodePool (docs/RUNNER.md);\n"
+      "--from auto (the default) tells them apart per line.");
+  line.Store(&store_path)
+      .Add()("file", po::value<std::string>(&file),
+             "JSON lines, one pool each; - for stdin (positional)");
   po::variables_map vm;
-  if (!ParseArgs(
-          args,
-          "hwrec pools import STORE FILE|- [--format table|json] [--from auto|hwrec|runner]\n\n"
-          "Pools are in hwrec's form or the Runner's RunnerNodePool (docs/RUNNER.md);\n"
-          "--from auto (the default) tells them apart per line.",
-          options, positional, &vm)) {
+  if (!line.Positional("file").Format(&format_text).From(&from_text).Parse(args, &vm)) {
     return kExitOk;
   }
   const Format format = ParseFormat(format_text);
@@ -182,25 +149,14 @@ int PoolsImport(const std::vector<std::string>& args) {
   std::istringstream lines(ReadInput(file));
   auto store = OpenWritableStore(store_path);
   if (!store) return kExitError;
-  auto summary = ImportNodePools(*store, lines, form);
-  if (!summary.ok()) return Fail(summary.status());
-  PrintImportSummary(*summary, format);
-  return summary->errors.empty() ? kExitOk : kExitPartial;
+  return ImportExitCode(ImportNodePools(*store, lines, form), format, PrintImportSummary);
 }
+
+const tools::NestedCommands kPools = {
+    {{"import", "", PoolsImport}, {"list", "", PoolsList}}, kPoolsHelp, "import or list"};
 
 }  // namespace
 
-int RunPools(const std::vector<std::string>& args) {
-  if (args.empty()) throw UsageError("missing subcommand: use import or list");
-  const std::string& subcommand = args.front();
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (subcommand == "-h" || subcommand == "--help" || subcommand == "help") {
-    std::cout << kPoolsHelp;
-    return kExitOk;
-  }
-  if (subcommand == "import") return PoolsImport(rest);
-  if (subcommand == "list") return PoolsList(rest);
-  throw UsageError(fmt::format("unknown subcommand '{}': use import or list", subcommand));
-}
+int RunPools(const std::vector<std::string>& args) { return tools::RunNested(kPools, args); }
 
 }  // namespace hwrec::cli

@@ -8,9 +8,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/observation.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 

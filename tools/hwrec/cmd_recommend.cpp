@@ -7,11 +7,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -148,40 +148,33 @@ void PrintTable(const Recommendation& r, bool explain) {
 }  // namespace
 
 int RunRecommend(const std::vector<std::string>& args) {
-  po::options_description options("Options");
   std::string format_text;
-  options.add_options()("store", po::value<std::string>(), "path of the store")(
-      "image", po::value<std::string>()->required(), "the workload (action image)")(
-      "gpu-model", po::value<std::string>(),
-      "catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not recorded; "
-      "leave out for CPU-only hardware")("gpu-brand", po::value<std::string>(),
-                                         "GPU brand (default: from the catalog)")(
-      "instance-type", po::value<std::string>(), "instance type (node shape)")(
-      "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
-      "as-of", po::value<std::string>(),
-      "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
-      "confidence read the same at any time")(
-      "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
+  CommandLine line(
+      "hwrec recommend STORE --image IMG [--gpu-model M] [--instance-type T | --pool "
+      "ID] [--as-of TIME] [--explain] [--format table|json]");
+  line.Store(nullptr, kStorePathHelp)
+      .Add()("image", po::value<std::string>()->required(), "the workload (action image)")(
+          "gpu-model", po::value<std::string>(),
+          "catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not recorded; "
+          "leave out for CPU-only hardware")("gpu-brand", po::value<std::string>(),
+                                             "GPU brand (default: from the catalog)")(
+          "instance-type", po::value<std::string>(), "instance type (node shape)")(
+          "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
+          "as-of", po::value<std::string>(),
+          "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
+          "confidence read the same at any time")(
+          "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
   bool strict_read_only = false;
-  AddReadOnlyOption(options, &strict_read_only);
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
   po::variables_map vm;
-  if (!ParseArgs(args,
-                 "hwrec recommend STORE --image IMG [--gpu-model M] [--instance-type T | --pool "
-                 "ID] [--as-of TIME] [--explain] [--format table|json]",
-                 options, positional, &vm)) {
-    return kExitOk;
-  }
-  if (vm.count("store") == 0) throw UsageError("the STORE path is required");
+  if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
+  const std::string path = RequiredStore(vm);
   const Format format = ParseFormat(format_text);
   std::optional<double> as_of;
   if (vm.count("as-of") != 0) {
     as_of = ParseAsOf(vm["as-of"].as<std::string>());
     if (!as_of) throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
   }
-  auto store = OpenStore(vm["store"].as<std::string>(), ReadingStoreOptions(strict_read_only));
+  auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto key = ResolveKey(*store, vm);
   if (!key.ok()) return Fail(key.status());

@@ -8,12 +8,12 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/simulated_capacity.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -191,23 +191,12 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
 }
 
 int ConfigShow(const std::vector<std::string>& args) {
-  std::string store_path, format_text;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)");
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
-  po::variables_map vm;
-  if (!ParseArgs(args, "hwrec route config show STORE [--format table|json]", options, positional,
-                 &vm)) {
-    return kExitOk;
-  }
-  const Format format = ParseFormat(format_text);
-  if (store_path.empty()) throw UsageError("the STORE path is required");
-  StoreOptions read_only;
-  read_only.read_only = true;
-  read_only.create_if_missing = false;
-  auto store = OpenStore(store_path, read_only);
+  const auto parsed =
+      ParseStoreAndFormat(args, "hwrec route config show STORE [--format table|json]",
+                          "the store (positional)", kStoreRequired, true);
+  if (!parsed) return kExitOk;
+  const Format format = parsed->format;
+  auto store = OpenStore(parsed->store, ReadingStoreOptions(false));
   if (!store) return kExitError;
   auto config = LoadRouterConfig(*store);
   if (!config.ok()) return Fail(config.status());
@@ -222,17 +211,16 @@ int ConfigShow(const std::vector<std::string>& args) {
 }
 
 int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(), "the store (positional)")(
-      "key", po::value<std::string>(), "setting, or the JSON file to import (positional)")(
-      "value", po::value<std::string>(), "new value (positional)");
-  po::positional_options_description positional;
-  positional.add("store", 1).add("key", 1);
-  if (!import) positional.add("value", 1);
   const std::string usage = import ? "hwrec route config import STORE FILE.json"
                                    : "hwrec route config set STORE KEY VALUE";
+  CommandLine line(usage);
+  line.Store().Add()("key", po::value<std::string>(),
+                     "setting, or the JSON file to import (positional)")(
+      "value", po::value<std::string>(), "new value (positional)");
+  line.Positional("key");
+  if (!import) line.Positional("value");
   po::variables_map vm;
-  if (!ParseArgs(args, usage, options, positional, &vm)) return kExitOk;
+  if (!line.Parse(args, &vm)) return kExitOk;
   if (vm.count("store") == 0 || vm.count("key") == 0 || (!import && vm.count("value") == 0)) {
     throw UsageError("expected: " + usage);
   }
@@ -248,19 +236,18 @@ int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
   return kExitOk;
 }
 
+int ConfigSet(const std::vector<std::string>& args) { return ConfigSetOrImport(args, false); }
+int ConfigImport(const std::vector<std::string>& args) { return ConfigSetOrImport(args, true); }
+
 }  // namespace
 
 int RunRouteConfig(const std::vector<std::string>& args) {
-  const std::string sub = args.empty() ? "" : args.front();
-  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (sub == "show") return ConfigShow(rest);
-  if (sub == "set") return ConfigSetOrImport(rest, false);
-  if (sub == "import") return ConfigSetOrImport(rest, true);
-  if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::cout << kConfigHelp;
-    return kExitOk;
-  }
-  throw UsageError("expected a subcommand: show, set or import");
+  static const tools::NestedCommands kRouteConfig = {
+      {{"show", "", ConfigShow}, {"set", "", ConfigSet}, {"import", "", ConfigImport}},
+      kConfigHelp,
+      "show, set or import",
+      tools::NestedCommands::kExpected};
+  return tools::RunNested(kRouteConfig, args);
 }
 
 int RunRoute(const std::vector<std::string>& args) {
@@ -269,21 +256,17 @@ int RunRoute(const std::vector<std::string>& args) {
   }
   std::string store_path, intent, length, simulate, format_text;
   int width = 1;
-  po::options_description options("Options");
-  options.add_options()("store", po::value<std::string>(&store_path), "the store (positional)")(
-      "intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
-      "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
-      "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
-      "explain", po::bool_switch(), "show settings and how GPU models were chosen")(
-      "simulate", po::value<std::string>(&simulate),
-      "walk the ladder against CAPACITY.json (never changes the store)");
+  CommandLine line(kRouteUsage);
+  line.Store(&store_path)
+      .Add()("intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
+          "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
+          "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
+          "explain", po::bool_switch(), "show settings and how GPU models were chosen")(
+          "simulate", po::value<std::string>(&simulate),
+          "walk the ladder against CAPACITY.json (never changes the store)");
   bool strict_read_only = false;
-  AddReadOnlyOption(options, &strict_read_only);
-  AddFormatOption(options, &format_text);
-  po::positional_options_description positional;
-  positional.add("store", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, kRouteUsage, options, positional, &vm)) return kExitOk;
+  if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
   const Format format = ParseFormat(format_text);
   if (store_path.empty() || intent.empty() || length.empty()) {
     throw UsageError("give the STORE, --intent and --length");

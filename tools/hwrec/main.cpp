@@ -1,15 +1,13 @@
 // hwrec: the command-line tool for hwrec stores. Parses the command name, then
 // hands the rest of the arguments to that command.
-#include <fmt/format.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "commands.h"
+#include "common/terminal_text.h"
 #include "hwrec/version.h"
-#include "terminal_text.h"
 
 namespace hwrec::cli {
 
@@ -39,23 +37,18 @@ const std::vector<Command>& Commands() {
 namespace {
 
 void PrintHelp(std::ostream& out) {
-  out << "hwrec " << Version()
-      << ": hardware-keyed resource recommendations for GPU and CPU workloads\n\n"
-         "Usage: hwrec <command> [options]\n"
-         "       hwrec <command> --help\n\n"
-         "Commands:\n";
-  for (const Command& command : Commands()) {
-    out << fmt::format("  {:<13} {}\n", command.name, command.summary);
-  }
-  out << "\nOptions:\n"
-         "  -h [ --help ]   show this help\n"
-         "  --version       print the version\n\n"
-         "Exit codes:\n"
-         "  0  success\n"
-         "  1  error: nothing or not everything was done; the message says why and the fix\n"
-         "  2  usage: the command line is wrong; see the command's --help\n"
-         "  3  partial: done, but some records were rejected (ingest, imports)\n"
-         "  4  damaged: `hwrec check` found a problem in the store\n";
+  out << tools::HelpText(
+      {"hwrec", "hardware-keyed resource recommendations for GPU and CPU workloads", "command",
+       "Commands", 13},
+      Commands(),
+      {
+          {kExitOk, "success"},
+          {kExitError,
+           "error: nothing or not everything was done; the message says why and the fix"},
+          {kExitUsage, "usage: the command line is wrong; see the command's --help"},
+          {kExitPartial, "partial: done, but some records were rejected (ingest, imports)"},
+          {kExitDamaged, "damaged: `hwrec check` found a problem in the store"},
+      });
 }
 
 }  // namespace
@@ -75,23 +68,8 @@ int Main(int argc, char** argv) {
     std::cout << "hwrec " << Version() << "\n";
     return kExitOk;
   }
-  for (const Command& command : Commands()) {
-    if (name != command.name) continue;
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    try {
-      return command.run(rest);
-    } catch (const UsageError& e) {
-      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n"
-                << "Try `hwrec " << name << " --help`.\n";
-      return kExitUsage;
-    } catch (const po::error& e) {
-      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n"
-                << "Try `hwrec " << name << " --help`.\n";
-      return kExitUsage;
-    } catch (const std::exception& e) {
-      std::cerr << "hwrec " << name << ": " << TerminalSafe(e.what()) << "\n";
-      return kExitError;
-    }
+  if (const Command* command = tools::FindSubcommand(Commands(), name)) {
+    return tools::RunSubcommand("hwrec", *command, {args.begin() + 1, args.end()}, TerminalSafe);
   }
   std::cerr << "hwrec: unknown command '" << TerminalSafe(name) << "'. Try `hwrec --help`.\n";
   return kExitUsage;

@@ -1,4 +1,4 @@
-// What the hwrec CLI shows on a terminal: text from a store, an input file or
+// What hwrec's tools show on a terminal: text from a store, an input file or
 // the command line passes through TerminalSafe so that no control character,
 // escape sequence or invalid UTF-8 byte reaches the terminal raw, and JSON
 // output never fails on text that is not valid UTF-8.
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace hwrec::cli {
+namespace hwrec::tools {
 
 // `text` with every control character written as an escape: `\n`, `\t`, `\r`,
 // other C0 bytes and DEL as `\x1b`; C1 controls, bidirectional overrides and
@@ -20,7 +20,9 @@ namespace hwrec::cli {
 // Printable text, including non-ASCII UTF-8, is unchanged.
 std::string TerminalSafe(std::string_view text);
 
-// Code points in `text`: the columns it takes for table alignment.
+// The terminal columns `text` takes: 2 for each East Asian wide or fullwidth
+// code point, 0 for combining marks and zero-width characters, 1 for the
+// rest (a byte that is not UTF-8 counts 1).
 std::size_t DisplayWidth(std::string_view text);
 
 namespace detail {
@@ -54,4 +56,4 @@ std::string DumpJson(const Json& json, int indent = 2) {
   return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace hwrec::cli
+}  // namespace hwrec::tools

@@ -1,0 +1,31 @@
+#include "common/store_argument.h"
+
+namespace hwrec::tools {
+
+namespace po = boost::program_options;
+
+void AddStoreArgument(po::options_description& options,
+                      po::positional_options_description& positional, std::string* path,
+                      const char* help) {
+  options.add_options()("store", path == nullptr ? po::value<std::string>() : po::value(path),
+                        help);
+  positional.add("store", 1);
+}
+
+StoreOptions CreatingStoreOptions() {
+  StoreOptions options;
+  options.create_if_missing = true;
+  return options;
+}
+
+Result<std::unique_ptr<Store>> OpenStoreArgument(const std::string& path,
+                                                 const StoreOptions& options) {
+  if (path == ":memory:") {
+    return Status::InvalidArgument(
+        ":memory: is not a place for a store: what hwrec wrote there would be lost when the "
+        "command ends: give a file path, created with `hwrec init PATH`");
+  }
+  return Store::Open(path, options);
+}
+
+}  // namespace hwrec::tools

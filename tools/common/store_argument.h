@@ -1,0 +1,31 @@
+// The STORE argument of hwrec and hwrec-bench commands: how it is given
+// (`--store PATH` or the first positional argument) and the rules for opening
+// what it names.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <memory>
+#include <string>
+
+#include "hwrec/status.h"
+#include "hwrec/store.h"
+
+namespace hwrec::tools {
+
+// Adds --store (stored into `*path`, or only into the variables map when
+// `path` is null) and makes it the first positional argument.
+void AddStoreArgument(boost::program_options::options_description& options,
+                      boost::program_options::positional_options_description& positional,
+                      std::string* path = nullptr, const char* help = "the store (positional)");
+
+// Options that create the store at the latest schema when the path is fresh.
+StoreOptions CreatingStoreOptions();
+
+// Opens the store named by a STORE argument. Returns kInvalidArgument for
+// ":memory:" (a store there would vanish with the command), else what
+// Store::Open returns.
+Result<std::unique_ptr<Store>> OpenStoreArgument(const std::string& path,
+                                                 const StoreOptions& options);
+
+}  // namespace hwrec::tools
