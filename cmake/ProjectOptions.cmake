@@ -22,3 +22,19 @@ if(HWREC_SANITIZE_THREAD)
   target_compile_options(hwrec_sanitizers INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
   target_link_options(hwrec_sanitizers INTERFACE -fsanitize=thread)
 endif()
+
+# hwrec_install_rpath(<target> <install dir>): when libhwrec is shared, the
+# installed <target> (a tool in bin/, the Python module in site-packages) finds
+# it through a RUNPATH relative to itself ($ORIGIN/../lib), so the install
+# tree can be moved. The build tree needs nothing: CMake's build RPATH points
+# at the library in the build directory.
+function(hwrec_install_rpath target install_dir)
+  if(NOT BUILD_SHARED_LIBS)
+    return()
+  endif()
+  if(NOT IS_ABSOLUTE "${install_dir}")
+    set(install_dir "${CMAKE_INSTALL_PREFIX}/${install_dir}")
+  endif()
+  file(RELATIVE_PATH to_lib "${install_dir}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${to_lib}")
+endfunction()

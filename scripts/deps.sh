@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake make g++ pkgconf
+  cmake make g++ pkgconf clang-format
   libsqlitecpp-dev libsqlite3-dev sqlite3
   libfmt-dev libboost-program-options-dev
   nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev

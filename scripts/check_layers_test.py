@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Tests scripts/check_layers.py on scratch trees (CTest "layers_selftest").
+
+Each case writes a small tree (src/<layer>/..., include/hwrec/...) into a
+temporary directory, runs the check on it and asserts that it fails, naming
+the offending file, or passes on a clean tree. Then the check must fail on the
+tree as of commit b1d9881, before the layers existed: the test would have
+caught today's structure. Plain python3, no pytest.
+
+Usage: check_layers_test.py [ROOT]   (ROOT: the checkout holding this script)
+"""
+
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
+CHECK = ROOT / "scripts" / "check_layers.py"
+BEFORE_LAYERS = "b1d9881"
+
+# A tree that keeps every rule: each file includes its own folder, lower
+# layers and public headers of its layer or below.
+CLEAN = {
+    "include/hwrec/status.h": "#pragma once\n",
+    "include/hwrec/store.h": '#pragma once\n#include "hwrec/status.h"\n',
+    "include/hwrec/recommend.h": '#pragma once\n#include "hwrec/store.h"\n',
+    "src/base/text.h": "#pragma once\n#include <string>\n",
+    "src/base/text.cpp": '#include "base/text.h"\n#include "hwrec/status.h"\n',
+    "src/store/database.h": '#pragma once\n#include "base/text.h"\n',
+    "src/store/store_internal.h": "#pragma once\n",
+    "src/store/sqlite_connection.cpp": (
+        '#include <SQLiteCpp/SQLiteCpp.h>\n#include <sqlite3.h>\n'
+        '#include "store/database.h"\n#include "store/store_internal.h"\n'
+        '#include "store/sqlite_util.h"\n'),
+    "src/aggregate/aggregator.cpp": '#include "store/database.h"\n#include "hwrec/store.h"\n',
+    "src/recommend/recommend.cpp": (
+        '#include "hwrec/recommend.h"\n#include "store/database.h"\n'
+        '#include "recommend/recommend_internal.h"\n'),
+    "src/recommend/recommend_internal.h": "#pragma once\n",
+    "src/placement/placement.cpp": '#include "recommend/recommend.h"\n',
+    "src/router/router.cpp": '#include "aggregate/aggregator.h"\n',
+}
+
+# Each broken tree is the clean one plus one file: (what it breaks, the file,
+# its text, what the report must say about that file).
+BROKEN = [
+    ("a file in the src/ root", "src/config.cpp", '#include "base/text.h"', "is in no layer"),
+    ("a folder that is no layer", "src/util/strings.cpp", "", "src/util/ is not a layer"),
+    ("an upward include", "src/store/backup.cpp", '#include "recommend/recommend.h"',
+     "includes header recommend/recommend.h of layer 'recommend', above 'store'"),
+    ("an upward public include", "src/base/time.cpp", '#include "hwrec/recommend.h"',
+     "includes public header hwrec/recommend.h of layer 'recommend', above 'base'"),
+    ("a peer include", "src/router/ladder.cpp", '#include "placement/placement.h"',
+     "includes header placement/placement.h of 'placement', a peer of 'router'"),
+    ("another folder's *_internal.h", "src/placement/evaluate.cpp",
+     '#include "recommend/recommend_internal.h"',
+     "includes recommend/recommend_internal.h, private to src/recommend/"),
+    ("<SQLiteCpp/...> outside src/store/", "src/ingest/ingest.cpp",
+     "#include <SQLiteCpp/Statement.h>", "includes <SQLiteCpp/Statement.h>; only src/store/"),
+    ("<sqlite3.h> outside src/store/", "src/legacy/move.cpp", "#include <sqlite3.h>",
+     "includes <sqlite3.h>; only src/store/"),
+    ("the engine's plumbing outside src/store/", "src/check/check.cpp",
+     '#include "store/sqlite_util.h"', "includes store/sqlite_util.h, the engine's own plumbing"),
+    ("an unknown public header", "include/hwrec/frobnicate.h", "#pragma once", "has no layer"),
+    ("an include of an unknown public header", "src/base/text.cpp",
+     '#include "hwrec/frobnicate.h"', "includes hwrec/frobnicate.h, which has no layer"),
+    ("a public header including a higher one", "include/hwrec/store.h",
+     '#include "hwrec/recommend.h"', "includes public header hwrec/recommend.h of layer"),
+]
+
+
+def write_tree(where, files):
+    for name, text in files.items():
+        path = where / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def run_check(tree):
+    return subprocess.run([sys.executable, str(CHECK), str(tree)], capture_output=True, text=True)
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="hwrec-layers-") as tmp:
+        tmp = pathlib.Path(tmp)
+
+        clean = tmp / "clean"
+        write_tree(clean, CLEAN)
+        result = run_check(clean)
+        if result.returncode != 0:
+            failures.append(f"a clean tree: expected to pass, got {result.returncode}:\n"
+                            f"{result.stdout}{result.stderr}")
+
+        for index, (case, name, text, says) in enumerate(BROKEN):
+            tree = tmp / f"broken{index}"
+            write_tree(tree, CLEAN)
+            write_tree(tree, {name: text + "\n"})
+            result = run_check(tree)
+            expected = f"{name}: {says}"
+            if result.returncode != 1 or expected not in result.stdout:
+                failures.append(f"{case}: expected exit 1 and a line holding {expected!r}, "
+                                f"got {result.returncode}:\n{result.stdout}{result.stderr}")
+
+        old = tmp / BEFORE_LAYERS
+        old.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE_LAYERS],
+                                 capture_output=True)
+        if archive.returncode != 0:
+            print(f"check_layers_test: skipped the tree of {BEFORE_LAYERS} (no git history here: "
+                  f"{archive.stderr.decode(errors='replace').strip()})")
+        else:
+            subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+            result = run_check(old)
+            if result.returncode != 1:
+                failures.append(f"the tree of {BEFORE_LAYERS}: expected the check to fail, got "
+                                f"{result.returncode}:\n{result.stdout}")
+            else:
+                print(f"check_layers_test: the tree of {BEFORE_LAYERS} fails as it should: "
+                      f"{result.stdout.strip().splitlines()[-1]}")
+
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    total = len(BROKEN) + 1
+    print(f"check_layers_test: {total - len(failures)} of {total} scratch trees judged right")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
