@@ -11,16 +11,18 @@
 #include <thread>
 #include <utility>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
 #include "hwrec/catalog.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "aggregate/aggregator.h"
 #include "recommend/recommend_internal.h"
-#include "aggregate/settings.h"
 #include "store/backup.h"
+#include "store/bulk_write.h"
+#include "store/legacy_history.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
@@ -120,17 +122,7 @@ Result<std::int64_t> CountLegacyRows(const Store& store) {
 }
 
 std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows) {
-  return fmt::format(
-      "{}: the store holds {} rows of legacy site-keyed history with hp:v1 ids, which do not "
-      "tell one GPU model from another. Migrating to schema {} re-keys that history by hardware "
-      "(GPU brand, GPU model, instance type) with hp:v2 ids: every row moves into observations "
-      "with its old hp:v1 id kept beside the new hp:v2 id; rows whose GPU model cannot be "
-      "resolved from their node pool or their own GPU name are quarantined with a reason, never "
-      "dropped (`hwrec quarantine list`); aggregates and recommendations are rebuilt from the "
-      "moved rows, and a backup of the store is written next to it first. This is a decision, "
-      "not a side effect: preview the plan with `hwrec migrate {} --dry-run`, then run `hwrec "
-      "migrate {} --accept-hp-v2`. Until then the store is read-only",
-      path, legacy_rows, Store::LatestSchemaVersion(), path, path);
+  return internal::LegacyConsentText(path, legacy_rows);
 }
 
 Status CreateLegacyStore(const std::string& path) {
@@ -350,58 +342,6 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   return Status::Ok();
 }
 
-// For the move, the store is switched to a rollback journal when this is its
-// only connection: the new pages are then written to the file once, where a
-// WAL writes them twice (to the WAL, then at checkpoint). Rollback journals
-// are as crash-safe as WAL; synchronous = FULL while it lasts. The page cache
-// is enlarged to 64 MiB, which keeps the indexes' working pages cached while
-// the move writes, and secure_delete is FAST: emptying site_observations would otherwise zero and
-// journal every page of it, though every row it held now lives on in
-// observations or legacy_quarantine. Everything is restored when the scope
-// ends, whatever happened.
-class BulkWriteMode {
- public:
-  explicit BulkWriteMode(SQLite::Database& db) : db_(db) {
-    cache_size_ = db.execAndGet("PRAGMA cache_size").getInt();
-    secure_delete_ = db.execAndGet("PRAGMA secure_delete").getInt();
-    db.exec("PRAGMA cache_size = -65536");  // 64 MiB
-    db.exec("PRAGMA secure_delete = FAST");
-    if (db.execAndGet("PRAGMA journal_mode").getString() != "wal") return;
-    // Leaving WAL needs the only connection; another one is not waited for.
-    const int busy_timeout = db.execAndGet("PRAGMA busy_timeout").getInt();
-    db.exec("PRAGMA busy_timeout = 0");
-    try {
-      rollback_journal_ = db.execAndGet("PRAGMA journal_mode = DELETE").getString() == "delete";
-    } catch (const SQLite::Exception&) {
-      rollback_journal_ = false;  // another connection has the store open: stay in WAL
-    }
-    // PRAGMA takes no bound parameters; the timeout is an integer SQLite returned.
-    db.exec(fmt::format("PRAGMA busy_timeout = {:d}", busy_timeout));
-    if (rollback_journal_) db.exec("PRAGMA synchronous = FULL");
-  }
-  BulkWriteMode(const BulkWriteMode&) = delete;
-  BulkWriteMode& operator=(const BulkWriteMode&) = delete;
-  ~BulkWriteMode() {
-    try {
-      if (rollback_journal_) {
-        db_.exec("PRAGMA journal_mode = WAL");
-        db_.exec("PRAGMA synchronous = NORMAL");
-      }
-      // PRAGMA takes no bound parameters; both are integers SQLite returned.
-      db_.exec(fmt::format("PRAGMA cache_size = {:d}", cache_size_));
-      db_.exec(fmt::format("PRAGMA secure_delete = {:d}", secure_delete_));
-    } catch (const SQLite::Exception&) {
-      // Store::Open sets WAL again on the next open.
-    }
-  }
-
- private:
-  SQLite::Database& db_;
-  int cache_size_ = 0;
-  int secure_delete_ = 0;
-  bool rollback_journal_ = false;
-};
-
 }  // namespace
 
 Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options) {
@@ -437,7 +377,7 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
       return s;
     }
     migrator.EnsureBookkeeping();
-    BulkWriteMode bulk(db);
+    store::BulkWriteMode bulk(store::ConnectionOf(store));  // restored when the move ends
     internal::WriteTransaction tx(db);
     report.applied = migrator.ApplyPendingInCallerTransaction();
     // Counted again inside the transaction: a writer may have added rows since.
