@@ -82,8 +82,4 @@ struct RoutePlan {
 // a length that is not positive.
 Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
 
-// "90m", "6h", "2d", "1h30m", "1w", "45s" -> hours. A bare number is refused:
-// its unit would be a guess.
-Result<double> ParseDurationHours(std::string_view text);
-
 }  // namespace hwrec

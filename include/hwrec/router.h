@@ -94,9 +94,6 @@ struct RouterDayState {
 Result<RouterDayState> ReadRouterDayState(const Store& store,
                                           std::optional<double> now = std::nullopt);
 
-// "2026-07-08" for epoch seconds, in UTC.
-std::string UtcDay(double epoch_seconds);
-
 // A simulated backend for dry runs (`hwrec route --simulate CAPACITY.json`):
 // which rungs have capacity and which fail otherwise.
 struct SimulatedCapacity {

@@ -3,20 +3,12 @@
 #include <cmath>
 #include <ctime>
 
+#include "base/time.h"
 #include "hwrec/router.h"
 #include "router/router_internal.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec {
-
-std::string UtcDay(double epoch_seconds) {
-  const auto seconds = static_cast<std::time_t>(std::floor(epoch_seconds));
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[16];
-  std::strftime(text, sizeof(text), "%Y-%m-%d", &tm);
-  return text;
-}
 
 namespace internal {
 
@@ -86,7 +78,7 @@ Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<doub
   return internal::Guarded(store, "read the router's day state", [&]() -> Result<RouterDayState> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     RouterDayState state;
-    state.day = UtcDay(now.value_or(internal::NowEpochSeconds()));
+    state.day = internal::UtcDay(now.value_or(internal::NowEpochSeconds()));
     internal::DayLedger ledger(db, state.day, true);
     state.gcp_attempts = ledger.gcp_attempts();
     SQLite::Statement blocks(db,

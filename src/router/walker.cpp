@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "hwrec/router.h"
 #include "router/router_internal.h"
 #include "store/sqlite_util.h"
@@ -158,7 +159,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
   return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
     SQLite::Database& db = internal::StoreAccess::Db(store);
     const double now = options.now.value_or(internal::NowEpochSeconds());
-    internal::DayLedger ledger(db, UtcDay(now), options.dry_run);
+    internal::DayLedger ledger(db, internal::UtcDay(now), options.dry_run);
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/time.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
@@ -319,7 +320,7 @@ void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
       std::cout << fmt::format(
           " (legacy history was migrated to hp:v2 on {}: {} rows migrated, "
           "{} quarantined)",
-          FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
+          internal::FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
     }
     std::cout << "\n";
     return;
