@@ -10,6 +10,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/placement.h"
+#include "hwrec/pool_import.h"
 #include "hwrec/recommend.h"
 #include "hwrec/route_plan.h"
 #include "hwrec/router.h"

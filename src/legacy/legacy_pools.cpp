@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <set>
-#include <stdexcept>
 
+#include "hardware/node_pool_table.h"
 #include "hwrec/store.h"
 #include "store/sqlite_util.h"
 
@@ -67,35 +67,6 @@ std::vector<NodePool> KnownLegacyPools(SQLite::Database& db, const LegacyResolve
   return pools;
 }
 
-void Register(SQLite::Database& db, const NodePool& pool, double now) {
-  const HardwareProfile& h = pool.hardware;
-  auto v1 = HardwareProfileId(h, ProfileIdVersion::kV1);
-  auto v2 = HardwareProfileId(h, ProfileIdVersion::kV2);
-  if (!v1.ok() || !v2.ok()) throw std::runtime_error((v1.ok() ? v2 : v1).status().message());
-  SQLite::Statement insert(
-      db,
-      "INSERT OR REPLACE INTO node_pools (node_pool_id, site_id, name, instance_type, "
-      "architecture, cpu_millicores, memory_bytes, gpu_brand, gpu_model, gpu_count, gpu_mode, "
-      "gpu_total, hp_v1, hp_v2, registered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?)");
-  insert.bind(1, pool.node_pool_id);
-  insert.bind(2, pool.site_id);
-  insert.bind(3, pool.name);
-  BindOptional(insert, 4, h.instance_type);
-  BindOptional(insert, 5, h.architecture);
-  BindOptional(insert, 6, h.cpu_millicores);
-  BindOptional(insert, 7, h.memory_bytes);
-  BindOptional(insert, 8, h.gpu_brand);
-  BindOptional(insert, 9, h.gpu_model);
-  insert.bind(10, h.gpu_count.value_or(0));
-  BindOptional(insert, 11, h.gpu_mode);
-  insert.bind(12, h.gpu_total.value_or(0));
-  insert.bind(13, *v1);
-  insert.bind(14, *v2);
-  insert.bind(15, now);
-  insert.exec();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<LegacyResolver>> MakeLegacyResolver(const Store& store, GpuCatalog catalog,
@@ -123,15 +94,16 @@ Result<std::unique_ptr<LegacyResolver>> PrepareLegacyPools(Store& store, GpuCata
   std::set<std::string> taken;
   for (const NodePool& pool : *known) taken.insert(pool.node_pool_id);
   SQLite::Database& db = StoreAccess::Db(store);
+  store::Connection& connection = store::ConnectionOf(store);
   const double now = NowEpochSeconds();
   for (const NodePool& pool : *valid) {
-    Register(db, pool, now);
+    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
     taken.insert(pool.node_pool_id);
     ++*registered;
   }
   for (const NodePool& pool : KnownLegacyPools(db, **resolver)) {
     if (taken.count(pool.node_pool_id) != 0) continue;
-    Register(db, pool, now);
+    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
     ++*registered;
   }
   return resolver;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 #include "terminal_text.h"
 
 namespace hwrec::cli {
