@@ -8,6 +8,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "base/enum_names.h"
 #include "base/json_fields.h"
@@ -182,29 +183,35 @@ std::optional<JsonFields> Nested(const JsonFields& top, std::string_view key, st
   return fields;
 }
 
-void ReadHardware(const JsonFields& top, HardwareProfile* h, Errors* errors, Errors* unknown) {
-  auto f = Nested(top, "hardware", "the pool's hardware fields", errors, unknown,
-                  GroupFields("hardware"));
-  if (!f) return;
-  Note(errors, f->String("instance_type", &h->instance_type));
-  Note(errors, f->String("architecture", &h->architecture));
-  Note(errors, f->Int64("cpu_millicores", &h->cpu_millicores));
-  Note(errors, f->Int64("memory_bytes", &h->memory_bytes));
-  Note(errors, f->Int64("gpu_count", &h->gpu_count));
-  Note(errors, f->String("gpu_mode", &h->gpu_mode));
-  Note(errors, f->Int64("gpu_total", &h->gpu_total));
-  Note(errors, f->String("gpu_brand", &h->gpu_brand));
-  Note(errors, f->String("gpu_model", &h->gpu_model));
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<std::string>* out) {
+  return f.String(key, out);
+}
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<std::int64_t>* out) {
+  return f.Int64(key, out);
+}
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<double>* out) {
+  return f.Double(key, out);
 }
 
-void ReadRequested(const JsonFields& top, RequestedResources* r, Errors* errors, Errors* unknown) {
-  auto f = Nested(top, "requested", "what the execution was given", errors, unknown,
-                  GroupFields("requested"));
+// Reads the fields of the nested object `group` ("hardware", "requested"),
+// in the order of the field list, each by its type.
+void ReadGroup(const JsonFields& top, std::string_view group, std::string_view what, Observation* o,
+               Errors* errors, Errors* unknown) {
+  auto f = Nested(top, group, what, errors, unknown, GroupFields(group));
   if (!f) return;
-  Note(errors, f->Int64("cpu_millicores", &r->cpu_millicores));
-  Note(errors, f->Int64("memory_bytes", &r->memory_bytes));
-  Note(errors, f->Double("gpu_memory_gb", &r->gpu_memory_gb));
-  Note(errors, f->Double("gpu_compute_fraction", &r->gpu_compute_fraction));
+  const std::string prefix = std::string(group) + ".";
+  internal::VisitObservationFields(*o, [&](std::string_view path, auto& field) {
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (std::is_same_v<Field, std::optional<std::string>> ||
+                  std::is_same_v<Field, std::optional<std::int64_t>> ||
+                  std::is_same_v<Field, std::optional<double>>) {
+      if (path.substr(0, prefix.size()) != prefix) return;
+      Note(errors, ReadField(*f, path.substr(prefix.size()), &field));
+    }
+  });
 }
 
 std::optional<RecordError> ReadFinishedAt(const JsonFields& top, double* out) {
@@ -316,9 +323,9 @@ ObservationParse internal::ParseObservationObject(const nlohmann::json& object, 
   Observation o;
   Errors unknown = fields.UnknownFields(TopFields());
   ReadIdentity(fields, &o, &result.errors);
-  ReadHardware(fields, &o.hardware, &result.errors, &unknown);
+  ReadGroup(fields, "hardware", "the pool's hardware fields", &o, &result.errors, &unknown);
   ReadMeasurements(fields, &o, &result.errors);
-  ReadRequested(fields, &o.requested, &result.errors, &unknown);
+  ReadGroup(fields, "requested", "what the execution was given", &o, &result.errors, &unknown);
   result.execution_id = o.execution_id;
   // Fields already refused while reading are not judged again.
   for (RecordError& problem : ObservationProblems(o)) {
