@@ -1,6 +1,7 @@
 // Node pools: validation against the GPU catalog, registration with hp ids,
 // JSON-lines import, and the `hwrec pools` commands.
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/time.h"
 #include "hwrec/observation.h"
 
 using hwrec::ExecutionStatus;
@@ -121,14 +122,14 @@ TEST_CASE(
     "observation: finished_at takes RFC 3339 with Z, a fraction or an offset, or epoch "
     "seconds",
     "[observation]") {
-  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37Z") == kFinishedAt);
-  CHECK(hwrec::ParseRfc3339("2026-11-29t16:02:37z") == kFinishedAt);
-  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37.5Z") == kFinishedAt + 0.5);
-  CHECK(hwrec::ParseRfc3339("2026-11-29T17:02:37.5+01:00") == kFinishedAt + 0.5);
-  CHECK(hwrec::ParseRfc3339("2026-11-29T10:32:37-05:30") == kFinishedAt);
-  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37.123456789Z") ==
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T16:02:37Z") == kFinishedAt);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29t16:02:37z") == kFinishedAt);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T16:02:37.5Z") == kFinishedAt + 0.5);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T17:02:37.5+01:00") == kFinishedAt + 0.5);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T10:32:37-05:30") == kFinishedAt);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T16:02:37.123456789Z") ==
         Approx(kFinishedAt + 0.123456).margin(1e-6));
-  CHECK(hwrec::ParseRfc3339("1970-01-01T00:00:00Z") == 0);
+  CHECK(hwrec::internal::ParseRfc3339("1970-01-01T00:00:00Z") == 0);
 
   CHECK(ParseOrFail(Record("")).finished_at == kFinishedAt);
   const auto with_offset = ParseOrFail(
@@ -145,15 +146,16 @@ TEST_CASE("observation: text that is not an RFC 3339 time is refused", "[observa
         "2026-11-29T25:00:00Z", "2026-11-29T16:02:37+0100", "2026-11-29T16:02:37.Z",
         "26-11-29T16:02:37Z", "2026-11-29T16:02:37Z trailing", "yesterday"}) {
     INFO(bad);
-    CHECK_FALSE(hwrec::ParseRfc3339(bad).has_value());
+    CHECK_FALSE(hwrec::internal::ParseRfc3339(bad).has_value());
   }
 }
 
 TEST_CASE("observation: times print as RFC 3339 UTC with a trailing Z", "[observation]") {
-  CHECK(hwrec::FormatRfc3339(kFinishedAt) == "2026-11-29T16:02:37Z");
-  CHECK(hwrec::FormatRfc3339(kFinishedAt + 0.5) == "2026-11-29T16:02:37.5Z");
-  CHECK(hwrec::FormatRfc3339(0) == "1970-01-01T00:00:00Z");
-  CHECK(hwrec::ParseRfc3339(hwrec::FormatRfc3339(kFinishedAt + 0.125)) == kFinishedAt + 0.125);
+  CHECK(hwrec::internal::FormatRfc3339(kFinishedAt) == "2026-11-29T16:02:37Z");
+  CHECK(hwrec::internal::FormatRfc3339(kFinishedAt + 0.5) == "2026-11-29T16:02:37.5Z");
+  CHECK(hwrec::internal::FormatRfc3339(0) == "1970-01-01T00:00:00Z");
+  CHECK(hwrec::internal::ParseRfc3339(hwrec::internal::FormatRfc3339(kFinishedAt + 0.125)) ==
+        kFinishedAt + 0.125);
 }
 
 TEST_CASE("observation: each kind of bad value is refused naming its field", "[observation]") {
@@ -350,12 +352,12 @@ TEST_CASE(
 }
 
 TEST_CASE("observation: an RFC 3339 offset beyond 23:59 is refused", "[observation][parse]") {
-  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37+23:59").has_value());
-  CHECK(hwrec::ParseRfc3339("2026-11-29T16:02:37-00:00") == kFinishedAt);
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T16:02:37+23:59").has_value());
+  CHECK(hwrec::internal::ParseRfc3339("2026-11-29T16:02:37-00:00") == kFinishedAt);
   for (const char* bad : {"2026-11-29T16:02:37+25:00", "2026-11-29T16:02:37+24:00",
                           "2026-11-29T16:02:37-23:60", "2026-11-29T16:02:37+99:99"}) {
     INFO(bad);
-    CHECK_FALSE(hwrec::ParseRfc3339(bad).has_value());
+    CHECK_FALSE(hwrec::internal::ParseRfc3339(bad).has_value());
   }
   const FieldError error = ParseError(
       R"({"execution_id":"e","action_image":"i","finished_at":"2026-11-29T16:02:37+25:00"})");

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 
+#include "base/time.h"
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
@@ -569,7 +570,7 @@ TEST_CASE("recommend: one execution never reads above 1/(1+5) confidence, howeve
        {kNow, kNow - 30 * 86400.0, kNow + 30 * 86400.0, kNow - years, kNow + years}) {
     const auto r = f.RecommendForPool("single:1", "cpu-a", as_of);
     const auto& cpu = r.figure(FigureKind::kCpuRequestMillicores);
-    INFO("as of " << hwrec::FormatRfc3339(as_of));
+    INFO("as of " << hwrec::internal::FormatRfc3339(as_of));
     CHECK(cpu.provenance == Provenance::kExact);
     CHECK(std::isfinite(cpu.confidence));
     CHECK(cpu.confidence == Approx(1.0 / 6.0));
@@ -649,8 +650,8 @@ TEST_CASE("recommend: each figure reports the time of its newest sample, in the 
     seen[rows.getColumn(0).getString()] =
         rows.getColumn(1).isNull() ? "null" : rows.getColumn(1).getString();
   }
-  CHECK(seen["cpu_request_millicores"] == hwrec::FormatRfc3339(kNow - 3600));
-  CHECK(seen["memory_bytes"] == hwrec::FormatRfc3339(kNow - 3600 - 3 * 600));
+  CHECK(seen["cpu_request_millicores"] == hwrec::internal::FormatRfc3339(kNow - 3600));
+  CHECK(seen["memory_bytes"] == hwrec::internal::FormatRfc3339(kNow - 3600 - 3 * 600));
   CHECK(seen["gpu_memory_gb"] == "null");
 }
 

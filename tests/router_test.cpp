@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/time.h"
 #include "hwrec/ingest.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
@@ -349,11 +350,11 @@ TEST_CASE("router config: a bad import names the entry and the fix and writes no
 }
 
 TEST_CASE("router: durations are read with their unit", "[router]") {
-  CHECK(*hwrec::ParseDurationHours("90m") == Approx(1.5));
-  CHECK(*hwrec::ParseDurationHours("1h30m") == Approx(1.5));
-  CHECK(*hwrec::ParseDurationHours("2d") == Approx(48));
-  CHECK(*hwrec::ParseDurationHours("1w") == Approx(168));
-  CHECK_FALSE(hwrec::ParseDurationHours("6").ok());
-  CHECK_FALSE(hwrec::ParseDurationHours("6x").ok());
-  CHECK_FALSE(hwrec::ParseDurationHours("0h").ok());
+  CHECK(*hwrec::internal::ParseDurationHours("90m") == Approx(1.5));
+  CHECK(*hwrec::internal::ParseDurationHours("1h30m") == Approx(1.5));
+  CHECK(*hwrec::internal::ParseDurationHours("2d") == Approx(48));
+  CHECK(*hwrec::internal::ParseDurationHours("1w") == Approx(168));
+  CHECK_FALSE(hwrec::internal::ParseDurationHours("6").ok());
+  CHECK_FALSE(hwrec::internal::ParseDurationHours("6x").ok());
+  CHECK_FALSE(hwrec::internal::ParseDurationHours("0h").ok());
 }

@@ -3,6 +3,7 @@
 // docs/RUNNER.md maps them; and the simulated capacity of `hwrec route`.
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
+#include "base/time.h"
 #include "hwrec/runner.h"
 #include "hwrec/simulated_capacity.h"
 
@@ -17,6 +18,7 @@
 
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 #include "hwrec/router.h"
 #include "hwrec/store.h"
 #include "test_support.h"
@@ -576,7 +578,7 @@ TEST_CASE("simulated capacity: failures win, then available patterns, else a cap
   INFO(capacity.status().ToString());
   REQUIRE(capacity.ok());
   REQUIRE(capacity->now.has_value());
-  CHECK(UtcDay(*capacity->now) == "2026-07-08");
+  CHECK(hwrec::internal::UtcDay(*capacity->now) == "2026-07-08");
   Rung rung;
   rung.id = "gcp/a2-ultragpu-8g/spot";
   LaunchResult r = SimulateLaunch(*capacity, rung);

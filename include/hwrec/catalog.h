@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwrec/hardware_profile.h"
+#include "hwrec/record_error.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -42,6 +43,8 @@ std::string GpuConfigId(std::string_view brand, std::string_view model, std::str
 
 class GpuCatalog {
  public:
+  // The store's catalog. Returns kSchemaMismatch when the store predates the
+  // catalog (run `hwrec migrate`), kIoError when the store fails.
   static Result<GpuCatalog> Load(const Store& store);
 
   const std::vector<GpuModel>& models() const { return models_; }
@@ -66,11 +69,8 @@ class GpuCatalog {
   std::vector<GpuModel> models_;
 };
 
-struct CatalogImportError {
-  std::int64_t line = 0;
-  std::string field;
-  std::string reason;
-};
+// A rejected CSV row: its line, the column, and what is wrong.
+using CatalogImportError = RecordError;
 
 struct CatalogImportSummary {
   std::int64_t added = 0;      // partitions new to the catalog
@@ -83,6 +83,10 @@ struct CatalogImportSummary {
 // (one row per partition; `mode` is `full` or `mig-<profile>`). Every row is
 // validated; rows with errors are reported and skipped, the others are added in
 // one transaction. A row that would change an existing partition is an error.
+// Returns kReadOnly or kSchemaMismatch when the store cannot be written
+// (Store::CheckWritable), kInvalidArgument when the CSV is empty or its
+// header is not exactly the one above, kIoError when reading `csv` or the
+// store fails; bad rows are `errors` in the summary, not an error status.
 Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv);
 
 }  // namespace hwrec

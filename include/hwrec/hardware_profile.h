@@ -32,17 +32,19 @@ enum class ProfileIdVersion { kV1 = 1, kV2 = 2 };
 
 // The canonical JSON array, e.g. ["hp:v2","a2-highgpu-1g",...,"NVIDIA","A100 40GB"]:
 // no whitespace, absent values as null, RFC 8259 escapes, non-ASCII as UTF-8.
-// Fails only when a string is not valid UTF-8.
+// Returns kInvalidArgument only when a string is not valid UTF-8.
 Result<std::string> CanonicalProfile(const HardwareProfile& profile, ProfileIdVersion version);
 
 // "hp:vN:" + the first 16 hex digits of SHA-256 of the canonical form.
+// Returns kInvalidArgument as CanonicalProfile.
 Result<std::string> HardwareProfileId(const HardwareProfile& profile, ProfileIdVersion version);
 
 // The version named by an id's prefix ("hp:v1:..." or "hp:v2:..."), if well formed.
 std::optional<ProfileIdVersion> ProfileIdVersionOf(std::string_view id);
 
 // Parses a JSON object with the profile fields; unknown keys are an error
-// naming the key, wrong types name the field.
+// naming the key, wrong types name the field. Returns kInvalidArgument for
+// malformed JSON, an unknown key or a bad field.
 Result<HardwareProfile> ParseHardwareProfile(std::string_view json);
 
 // The profile as a JSON object (all nine fields, absent ones as null).

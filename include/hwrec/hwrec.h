@@ -17,6 +17,7 @@
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
 #include "hwrec/placement_types.h"
+#include "hwrec/pool_import.h"
 #include "hwrec/recommend.h"
 #include "hwrec/record_error.h"
 #include "hwrec/router.h"

@@ -60,8 +60,4 @@ struct RoutePlan {
 // a length that is not positive: each kInvalidArgument, naming the fix.
 Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
 
-// "90m", "6h", "2d", "1h30m", "1w", "45s" -> hours. A bare number is refused:
-// its unit would be a guess. Returns kInvalidArgument for anything else.
-Result<double> ParseDurationHours(std::string_view text);
-
 }  // namespace hwrec

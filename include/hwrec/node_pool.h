@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +16,6 @@ namespace hwrec {
 
 class Store;
 class GpuCatalog;
-enum class RecordForm;
 
 struct NodePool {
   std::string node_pool_id;  // unique across sites
@@ -30,42 +28,27 @@ struct NodePool {
 
 // Checks a pool against the catalog: required fields, non-negative sizes,
 // a known GPU model (the error lists the closest catalog spellings) and a
-// gpu_mode that is a partition of that model.
+// gpu_mode that is a partition of that model. Returns kInvalidArgument naming
+// the pool and the first bad field.
 Status ValidateNodePool(const NodePool& pool, const GpuCatalog& catalog);
 
 // Parses one JSON object with the fields site_id, node_pool_id, name,
 // instance_type, architecture, cpu_millicores, memory_bytes, gpu_brand,
-// gpu_model, gpu_count, gpu_mode, gpu_total.
+// gpu_model, gpu_count, gpu_mode, gpu_total. Returns kInvalidArgument naming
+// the first bad field ("node pool: <field> <reason>").
 Result<NodePool> ParseNodePoolJson(const std::string& json);
 
-// Inserts or replaces one pool after validating it.
+// Inserts or updates one pool after validating it against the store's
+// catalog. Returns kReadOnly or kSchemaMismatch when the store cannot be
+// written (Store::CheckWritable), kInvalidArgument as ValidateNodePool,
+// kIoError when the store fails.
 Status RegisterNodePool(Store& store, const NodePool& pool);
 
-struct PoolImportError {
-  std::int64_t line = 0;
-  std::string node_pool_id;  // empty when the line could not be read that far
-  std::string field;
-  std::string reason;
-};
-
-struct PoolImportSummary {
-  std::int64_t registered = 0;  // new pools
-  std::int64_t updated = 0;     // pools whose registration changed
-  std::int64_t unchanged = 0;
-  std::vector<PoolImportError> errors;
-  // Pools registered with a remark: a RunnerNodePool field hwrec does not
-  // know (ignored), with the closest known name in `reason`.
-  std::vector<PoolImportError> warnings;
-};
-
-// Imports JSON lines (one pool per line; blank lines skipped). Good lines are
-// registered in one transaction; bad ones are reported with their line.
-Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl);
-// The same for pools in `form`: hwrec's, the Runner's RunnerNodePool
-// (docs/RUNNER.md), or told apart per line.
-Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form);
-
+// Every registered pool, by site then id. Returns kSchemaMismatch when the
+// store predates node pools (run `hwrec migrate`), kIoError when it fails.
 Result<std::vector<NodePool>> ListNodePools(const Store& store);
+// The pool registered as `node_pool_id`, or nullopt. Returns kIoError when the
+// store fails.
 Result<std::optional<NodePool>> FindNodePool(const Store& store, const std::string& node_pool_id);
 
 }  // namespace hwrec

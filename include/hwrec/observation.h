@@ -1,5 +1,5 @@
 // Observation: what one finished execution used, as the Runner reports it.
-// Parsing turns a JSON object into an Observation, or FieldErrors naming each
+// Parsing turns a JSON object into an Observation, or RecordErrors naming each
 // offending field; no store is involved. Pure functions; thread-safe.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hwrec/hardware_profile.h"
+#include "hwrec/record_error.h"
 
 namespace hwrec {
 
@@ -60,18 +61,20 @@ struct Observation {
   bool operator==(const Observation& other) const;
 };
 
-// A rejected field: `field` is the JSON path ("hardware.gpu_count",
-// "requested.memory_bytes"), `reason` says what was wrong and what is expected.
-struct FieldError {
-  std::string field;
-  std::string reason;
-};
+// A rejected field is a RecordError: `field` is the JSON path
+// ("hardware.gpu_count", "requested.memory_bytes"), `reason` says what was
+// wrong and what is expected; `line` is 0 (one record). FieldError is its
+// former name, kept while callers move to RecordError.
+using FieldError = RecordError;
 
-// What parsing one JSON record found.
+// What parsing one JSON record found. Not a Result<Observation>: one record
+// yields every bad field at once, plus warnings, so the parse carries them;
+// `observation` is set exactly when `errors` is empty. Every error and
+// warning is a RecordError with line 0 (callers reading lines set it).
 struct ObservationParse {
   std::optional<Observation> observation;  // set when `errors` is empty
-  std::vector<FieldError> errors;          // every problem of the record
-  std::vector<FieldError> warnings;        // unknown fields, with the closest known name
+  std::vector<RecordError> errors;         // every problem of the record
+  std::vector<RecordError> warnings;       // unknown fields, with the closest known name
   std::string execution_id;                // as read, also when rejected ("" if none)
 };
 
@@ -83,13 +86,8 @@ ObservationParse ParseObservationJson(std::string_view json, bool strict = false
 
 // Checks an Observation built in C++ the way ParseObservationJson checks JSON:
 // every problem, at most one per field.
-std::vector<FieldError> ObservationProblems(const Observation& observation);
+std::vector<RecordError> ObservationProblems(const Observation& observation);
 // The first of ObservationProblems, for callers that report one.
-std::optional<FieldError> ValidateObservation(const Observation& observation);
-
-// Parses "2026-11-29T16:02:37Z", "2026-11-29T17:02:37.5+01:00" (RFC 3339).
-std::optional<double> ParseRfc3339(std::string_view text);
-// Formats epoch seconds as RFC 3339 UTC with a trailing Z.
-std::string FormatRfc3339(double epoch_seconds);
+std::optional<RecordError> ValidateObservation(const Observation& observation);
 
 }  // namespace hwrec

@@ -5,10 +5,18 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace hwrec {
 
 struct RecordError {
+  RecordError() = default;
+  // A field of a record that stands alone (line 0).
+  RecordError(std::string field_path, std::string why)
+      : field(std::move(field_path)), reason(std::move(why)) {}
+  RecordError(std::int64_t at_line, std::string field_path, std::string why)
+      : line(at_line), field(std::move(field_path)), reason(std::move(why)) {}
+
   // 1-based line of a JSON-lines or CSV input, or position in a batch; 0 when
   // the record stands alone.
   std::int64_t line = 0;

@@ -51,7 +51,5 @@ struct RouterDayState {
 Result<RouterDayState> ReadRouterDayState(const Store& store,
                                           std::optional<double> now = std::nullopt);
 
-// "2026-07-08" for epoch seconds, in UTC.
-std::string UtcDay(double epoch_seconds);
 
 }  // namespace hwrec

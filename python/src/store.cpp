@@ -8,9 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/time.h"
 #include "binding.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 #include "hwrec/runner.h"
 
 namespace hwrec::python {
@@ -52,7 +54,7 @@ std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
   }
   if (py::isinstance<py::str>(value)) {
     const std::string text = value.cast<std::string>();
-    if (auto epoch = ParseRfc3339(text)) return epoch;
+    if (auto epoch = internal::ParseRfc3339(text)) return epoch;
     ThrowStatus(Status::InvalidArgument(std::string(what) + ": '" + text +
                                         "' is not an RFC 3339 time: use e.g. "
                                         "2026-11-29T16:02:37Z or epoch seconds"));

@@ -5,6 +5,7 @@
 #include "hwrec/catalog.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 #include "values.h"
 
 namespace hwrec::python {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hwrec::internal {
 
@@ -47,6 +48,14 @@ std::string JoinNames(const EnumName<E> (&table)[N], std::string_view separator 
     out += entry.name;
   }
   return out;
+}
+
+// Every name, in table order, for JoinOr ("success, oom or failed").
+template <typename E, std::size_t N>
+std::vector<std::string> NamesOf(const EnumName<E> (&table)[N]) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.name);
+  return names;
 }
 
 }  // namespace hwrec::internal

@@ -6,298 +6,25 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <unordered_set>
 #include <vector>
 
+#include "base/enum_names.h"
+#include "base/json_values.h"
 #include "base/text.h"
 
 namespace hwrec::internal {
 
 namespace {
 
-// Markers as parsed, and as written into the JSON text (control characters escaped).
-constexpr std::string_view kNanMarker = "\x01hwrec-nan\x01";
-constexpr std::string_view kInfMarker = "\x01hwrec-inf\x01";
-constexpr std::string_view kNanToken = R"("\u0001hwrec-nan\u0001")";
-constexpr std::string_view kInfToken = R"("\u0001hwrec-inf\u0001")";
-
-// Replaces bare NaN/Infinity/-Infinity tokens outside strings by marker strings.
-std::optional<std::string> QuoteNonFiniteTokens(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 16);
-  bool in_string = false;
-  bool replaced = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[++i];
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    auto token_at = [&](std::string_view token) { return text.substr(i, token.size()) == token; };
-    if (token_at("NaN")) {
-      out += kNanToken;
-      i += 2;
-      replaced = true;
-    } else if (token_at("-Infinity")) {
-      out += kInfToken;
-      i += 8;
-      replaced = true;
-    } else if (token_at("Infinity")) {
-      out += kInfToken;
-      i += 7;
-      replaced = true;
-    } else {
-      out += c;
-    }
-  }
-  if (!replaced) return std::nullopt;
-  return out;
-}
-
-std::string Describe(const nlohmann::json& value) {
-  switch (value.type()) {
-    case nlohmann::json::value_t::string:
-      return "a string";
-    case nlohmann::json::value_t::boolean:
-      return "a boolean";
-    case nlohmann::json::value_t::object:
-      return "an object";
-    case nlohmann::json::value_t::array:
-      return "an array";
-    case nlohmann::json::value_t::number_float:
-      return "a fractional number";
-    default:
-      return "a number";
-  }
-}
-
-bool IsMarker(const nlohmann::json& value, std::string_view marker) {
-  return value.is_string() && value.get_ref<const std::string&>() == marker;
-}
-
-const char* SignWords(Sign sign) {
-  switch (sign) {
-    case Sign::kPositive:
-      return "greater than zero";
-    case Sign::kNonNegative:
-      return "zero or more";
-    case Sign::kAny:
-      return "";
-  }
-  return "";
-}
-
-// The key path of the value being parsed ("hardware.gpu_count", "a[2]"), fed
-// by parser events; it also notes the first key repeated within one object.
-class KeyPath {
- public:
-  void Reset() {
-    frames_.clear();
-    duplicate_.reset();
-  }
-  void Open(bool object) { frames_.push_back(Frame{object, {}, 0, false, {}}); }
-  void Close() {
-    if (!frames_.empty()) frames_.pop_back();
-    Completed();
-  }
-  void Key(const std::string& key) {
-    if (frames_.empty()) return;
-    Frame& top = frames_.back();
-    top.key = key;
-    top.has_key = true;
-    if (!top.keys.insert(key).second && !duplicate_) duplicate_ = Path();
-  }
-  // A value ended in the innermost object or array.
-  void Completed() {
-    if (frames_.empty()) return;
-    Frame& top = frames_.back();
-    if (top.object) {
-      top.has_key = false;
-    } else {
-      ++top.index;
-    }
-  }
-  // True when the parser is between a key and its value's end, or in an array.
-  bool InValue() const {
-    return !frames_.empty() && (!frames_.back().object || frames_.back().has_key);
-  }
-  std::string Path() const {
-    std::string out;
-    for (const Frame& frame : frames_) {
-      if (!frame.object) {
-        out += fmt::format("[{}]", frame.index);
-      } else if (frame.has_key) {
-        out += (out.empty() ? "" : ".") + frame.key;
-      }
-    }
-    return out;
-  }
-  const std::optional<std::string>& duplicate() const { return duplicate_; }
-
- private:
-  struct Frame {
-    bool object;
-    std::string key;
-    std::size_t index;
-    bool has_key;
-    std::unordered_set<std::string> keys;  // a set: a line may hold many keys
-  };
-  std::vector<Frame> frames_;
-  std::optional<std::string> duplicate_;
+constexpr EnumName<Sign> kSignWords[] = {
+    {Sign::kPositive, "greater than zero"},
+    {Sign::kNonNegative, "zero or more"},
+    {Sign::kAny, ""},
 };
 
-// Parses with a callback that keeps `path` current, for duplicate keys.
-nlohmann::json ParseTracked(std::string_view text, KeyPath* path) {
-  path->Reset();
-  using Event = nlohmann::json::parse_event_t;
-  auto track = [path](int /*depth*/, Event event, nlohmann::json& parsed) {
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start:
-        path->Open(event == Event::object_start);
-        break;
-      case Event::key:
-        path->Key(parsed.get_ref<const std::string&>());
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        path->Close();
-        break;
-      case Event::value:
-        path->Completed();
-        break;
-    }
-    return true;
-  };
-  return nlohmann::json::parse(text.begin(), text.end(), track, false);
-}
-
-// SAX handler that only follows the key path, to say where a parse failed.
-class FailureLocator : public nlohmann::json_sax<nlohmann::json> {
- public:
-  bool null() override { return Value(); }
-  bool boolean(bool) override { return Value(); }
-  bool number_integer(number_integer_t) override { return Value(); }
-  bool number_unsigned(number_unsigned_t) override { return Value(); }
-  bool number_float(number_float_t, const string_t&) override { return Value(); }
-  bool string(string_t&) override { return Value(); }
-  bool binary(binary_t&) override { return Value(); }
-  bool start_object(std::size_t) override { return Open(true); }
-  bool key(string_t& key) override {
-    path.Key(key);
-    return true;
-  }
-  bool end_object() override { return Close(); }
-  bool start_array(std::size_t) override { return Open(false); }
-  bool end_array() override { return Close(); }
-  bool parse_error(std::size_t position, const std::string& last_token,
-                   const nlohmann::detail::exception& ex) override {
-    failed = true;
-    byte = position;
-    token = last_token;
-    id = ex.id;
-    message = ex.what();
-    return false;
-  }
-
-  KeyPath path;
-  bool failed = false;
-  std::size_t byte = 0;
-  std::string token;
-  int id = 0;
-  std::string message;
-
- private:
-  bool Value() {
-    path.Completed();
-    return true;
-  }
-  bool Open(bool object) {
-    path.Open(object);
-    return true;
-  }
-  bool Close() {
-    path.Close();
-    return true;
-  }
-};
-
-constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406
-
-// The lexer's words after "invalid string: ", up to "; last read".
-std::optional<std::string> StringProblem(const std::string& message) {
-  constexpr std::string_view kMark = "invalid string: ";
-  const std::size_t start = message.find(kMark);
-  if (start == std::string::npos) return std::nullopt;
-  const std::size_t from = start + kMark.size();
-  return message.substr(from, message.find("; last read", from) - from);
-}
-
-// Names the field at fault in a text that failed to parse, and the fix.
-FieldError Diagnose(std::string_view text) {
-  FailureLocator locator;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &locator);
-  } catch (const std::exception& e) {
-    return FieldError{"json", fmt::format("malformed JSON ({}): fix the line so that it is one "
-                                          "JSON object",
-                                          e.what())};
-  }
-  if (!locator.failed) {
-    return FieldError{"json", "malformed JSON: fix the line so that it is one JSON object"};
-  }
-  const bool in_value = locator.path.InValue();
-  const std::string path = locator.path.Path();
-  const std::string field = path.empty() ? "json" : path;
-  if (locator.id == kNumberOverflow) {
-    const std::string shown =
-        locator.token.size() > 24 ? locator.token.substr(0, 20) + "..." : locator.token;
-    return FieldError{field, fmt::format("is {}, beyond the range of a number (about ±1.8e308): "
-                                         "send a finite number in the field's unit",
-                                         shown)};
-  }
-  if (auto problem = StringProblem(locator.message)) {
-    return FieldError{field, fmt::format("{} ({}): send UTF-8 text with control characters "
-                                         "escaped",
-                                         in_value ? "is not valid JSON text"
-                                                  : "has a key that is not valid JSON text",
-                                         *problem)};
-  }
-  return FieldError{"json", fmt::format("malformed JSON at byte {}: fix the line so that it is one "
-                                        "JSON object",
-                                        locator.byte)};
-}
+std::string_view SignWords(Sign sign) { return NameOf(kSignWords, sign, ""); }
 
 }  // namespace
-
-std::variant<nlohmann::json, FieldError> ParseJsonRecord(std::string_view text) {
-  KeyPath path;
-  auto parsed = ParseTracked(text, &path);
-  std::optional<std::string> quoted;
-  if (parsed.is_discarded()) {
-    quoted = QuoteNonFiniteTokens(text);
-    if (quoted) parsed = ParseTracked(*quoted, &path);
-  }
-  if (parsed.is_discarded()) return Diagnose(quoted ? std::string_view(*quoted) : text);
-  if (!parsed.is_object()) {
-    return FieldError{"json", fmt::format("expected a JSON object, got {}", Describe(parsed))};
-  }
-  if (path.duplicate()) {
-    return FieldError{*path.duplicate(),
-                      "appears more than once: send each field once (hwrec does not pick one)"};
-  }
-  return parsed;
-}
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string prefix)
     : object_(object), prefix_(std::move(prefix)) {}
@@ -310,38 +37,42 @@ const nlohmann::json* JsonFields::Get(std::string_view key) const {
 
 bool JsonFields::Has(std::string_view key) const { return Get(key) != nullptr; }
 
-std::vector<FieldError> JsonFields::UnknownFields(
+std::vector<RecordError> JsonFields::UnknownFields(
     std::initializer_list<std::string_view> known) const {
-  std::vector<FieldError> unknown;
-  const std::vector<std::string_view> names(known);
+  return UnknownFields(std::vector<std::string_view>(known));
+}
+
+std::vector<RecordError> JsonFields::UnknownFields(
+    const std::vector<std::string_view>& names) const {
+  std::vector<RecordError> unknown;
   for (auto it = object_.begin(); it != object_.end(); ++it) {
     if (std::find(names.begin(), names.end(), it.key()) != names.end()) continue;
     const auto closest = ClosestSpelling(it.key(), names);
-    unknown.push_back(FieldError{
+    unknown.push_back(RecordError{
         Path(it.key()), closest ? fmt::format("is not a known field: did you mean `{}`?", *closest)
                                 : std::string("is not a known field: check its spelling")});
   }
   return unknown;
 }
 
-std::optional<FieldError> JsonFields::RejectUnknown(
+std::optional<RecordError> JsonFields::RejectUnknown(
     std::initializer_list<std::string_view> known) const {
-  std::vector<FieldError> unknown = UnknownFields(known);
+  std::vector<RecordError> unknown = UnknownFields(known);
   if (unknown.empty()) return std::nullopt;
   return std::move(unknown.front());
 }
 
-std::optional<FieldError> JsonFields::Required(std::string_view key) const {
+std::optional<RecordError> JsonFields::Required(std::string_view key) const {
   if (Has(key)) return std::nullopt;
-  return FieldError{Path(key), "is missing: it is required"};
+  return RecordError{Path(key), "is missing: it is required"};
 }
 
-std::optional<FieldError> JsonFields::String(std::string_view key, std::optional<std::string>* out,
-                                             bool allow_empty) const {
+std::optional<RecordError> JsonFields::String(std::string_view key, std::optional<std::string>* out,
+                                              bool allow_empty) const {
   const nlohmann::json* value = Get(key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_string() || IsMarker(*value, kNanMarker) || IsMarker(*value, kInfMarker)) {
-    return FieldError{Path(key), fmt::format("must be a string, got {}", Describe(*value))};
+    return RecordError{Path(key), fmt::format("must be a string, got {}", Describe(*value))};
   }
   const auto& text = value->get_ref<const std::string&>();
   if (allow_empty) {
@@ -349,61 +80,61 @@ std::optional<FieldError> JsonFields::String(std::string_view key, std::optional
     return std::nullopt;
   }
   if (Trim(text).empty()) {
-    return FieldError{Path(key), text.empty() ? "is empty: give a value or leave the field out"
-                                              : "is only whitespace: give a value or leave the "
-                                                "field out"};
+    return RecordError{Path(key), text.empty() ? "is empty: give a value or leave the field out"
+                                               : "is only whitespace: give a value or leave the "
+                                                 "field out"};
   }
-  if (auto problem = TextProblem(text)) return FieldError{Path(key), std::move(*problem)};
+  if (auto problem = TextProblem(text)) return RecordError{Path(key), std::move(*problem)};
   *out = text;
   return std::nullopt;
 }
 
-std::optional<FieldError> JsonFields::Double(std::string_view key, std::optional<double>* out,
-                                             Sign sign) const {
+std::optional<RecordError> JsonFields::Double(std::string_view key, std::optional<double>* out,
+                                              Sign sign) const {
   const nlohmann::json* value = Get(key);
   if (value == nullptr) return std::nullopt;
-  if (IsMarker(*value, kNanMarker)) return FieldError{Path(key), "is NaN: send a number"};
+  if (IsMarker(*value, kNanMarker)) return RecordError{Path(key), "is NaN: send a number"};
   if (IsMarker(*value, kInfMarker))
-    return FieldError{Path(key), "is infinite: send a finite number"};
+    return RecordError{Path(key), "is infinite: send a finite number"};
   if (!value->is_number()) {
-    return FieldError{Path(key), fmt::format("must be a number, got {}", Describe(*value))};
+    return RecordError{Path(key), fmt::format("must be a number, got {}", Describe(*value))};
   }
   const double number = value->get<double>();
-  if (!std::isfinite(number)) return FieldError{Path(key), "is not finite: send a finite number"};
+  if (!std::isfinite(number)) return RecordError{Path(key), "is not finite: send a finite number"};
   if ((sign == Sign::kNonNegative && number < 0) || (sign == Sign::kPositive && number <= 0)) {
-    return FieldError{Path(key), fmt::format("is {}: it must be {}", number, SignWords(sign))};
+    return RecordError{Path(key), fmt::format("is {}: it must be {}", number, SignWords(sign))};
   }
   *out = number;
   return std::nullopt;
 }
 
-std::optional<FieldError> JsonFields::Int64(std::string_view key, std::optional<std::int64_t>* out,
-                                            Sign sign) const {
+std::optional<RecordError> JsonFields::Int64(std::string_view key, std::optional<std::int64_t>* out,
+                                             Sign sign) const {
   const nlohmann::json* value = Get(key);
   if (value == nullptr) return std::nullopt;
-  if (IsMarker(*value, kNanMarker)) return FieldError{Path(key), "is NaN: send a whole number"};
+  if (IsMarker(*value, kNanMarker)) return RecordError{Path(key), "is NaN: send a whole number"};
   if (IsMarker(*value, kInfMarker)) {
-    return FieldError{Path(key), "is infinite: send a whole number"};
+    return RecordError{Path(key), "is infinite: send a whole number"};
   }
   std::int64_t number = 0;
   if (value->is_number_integer()) {
     if (value->is_number_unsigned() &&
         value->get<std::uint64_t>() >
             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return FieldError{Path(key), "is too large for a 64-bit integer"};
+      return RecordError{Path(key), "is too large for a 64-bit integer"};
     }
     number = value->get<std::int64_t>();
   } else if (value->is_number_float()) {
     const double d = value->get<double>();
     if (!std::isfinite(d) || std::floor(d) != d || std::fabs(d) > 9.0e18) {
-      return FieldError{Path(key), fmt::format("must be a whole number, got {}", d)};
+      return RecordError{Path(key), fmt::format("must be a whole number, got {}", d)};
     }
     number = static_cast<std::int64_t>(d);
   } else {
-    return FieldError{Path(key), fmt::format("must be a whole number, got {}", Describe(*value))};
+    return RecordError{Path(key), fmt::format("must be a whole number, got {}", Describe(*value))};
   }
   if ((sign == Sign::kNonNegative && number < 0) || (sign == Sign::kPositive && number <= 0)) {
-    return FieldError{Path(key), fmt::format("is {}: it must be {}", number, SignWords(sign))};
+    return RecordError{Path(key), fmt::format("is {}: it must be {}", number, SignWords(sign))};
   }
   *out = number;
   return std::nullopt;

@@ -2,36 +2,30 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include "base/enum_names.h"
 
 namespace hwrec {
 
 namespace {
-const char* CodeName(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "ok";
-    case StatusCode::kInvalidArgument:
-      return "invalid argument";
-    case StatusCode::kNotFound:
-      return "not found";
-    case StatusCode::kConflict:
-      return "conflict";
-    case StatusCode::kSchemaMismatch:
-      return "schema mismatch";
-    case StatusCode::kReadOnly:
-      return "read-only";
-    case StatusCode::kIoError:
-      return "I/O error";
-    case StatusCode::kInternal:
-      return "internal error";
-  }
-  return "unknown";
-}
+
+constexpr internal::EnumName<StatusCode> kCodeNames[] = {
+    {StatusCode::kOk, "ok"},
+    {StatusCode::kInvalidArgument, "invalid argument"},
+    {StatusCode::kNotFound, "not found"},
+    {StatusCode::kConflict, "conflict"},
+    {StatusCode::kSchemaMismatch, "schema mismatch"},
+    {StatusCode::kReadOnly, "read-only"},
+    {StatusCode::kIoError, "I/O error"},
+    {StatusCode::kInternal, "internal error"},
+};
+
 }  // namespace
 
 std::string Status::ToString() const {
   if (ok()) return "ok";
-  return std::string(CodeName(code_)) + ": " + message_;
+  return std::string(internal::NameOf(kCodeNames, code_)) + ": " + message_;
 }
 
 }  // namespace hwrec

@@ -7,9 +7,11 @@
 #include <map>
 #include <tuple>
 
-#include "hardware/gpu_mode.h"
-#include "store/sqlite_util.h"
 #include "base/text.h"
+#include "hardware/gpu_mode.h"
+#include "store/database.h"
+#include "store/guarded.h"
+#include "store/row_reader.h"
 
 namespace hwrec {
 
@@ -40,8 +42,6 @@ bool IsGpuModeSyntax(std::string_view mode) {
 
 namespace {
 
-using internal::StoreAccess;
-
 // Lowercase, with spaces and dashes removed: "A100-80GB" and "a100 80gb" agree.
 std::string NormalizeModel(std::string_view model) {
   std::string out;
@@ -60,45 +60,31 @@ bool PartitionOrder(const GpuPartition& a, const GpuPartition& b) {
          std::tie(b.compute_slices, b.memory_gb, b.mode);
 }
 
-bool HasCatalogTables(SQLite::Database& db) {
-  SQLite::Statement query(db,
-                          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                          "('gpu_models', 'gpu_partitions')");
-  query.executeStep();
-  return query.getColumn(0).getInt() == 2;
+bool HasCatalogTables(store::Connection& db) {
+  return db.HasTable("gpu_models") && db.HasTable("gpu_partitions");
 }
 
-std::vector<GpuModel> ReadModels(SQLite::Database& db) {
+std::vector<GpuModel> ReadModels(store::Connection& db) {
   std::vector<GpuModel> models;
-  SQLite::Statement query(db,
-                          "SELECT brand, model, memory_gb, compute_slices FROM gpu_models "
-                          "ORDER BY brand, model");
-  while (query.executeStep()) {
-    GpuModel model;
-    model.brand = query.getColumn(0).getString();
-    model.model = query.getColumn(1).getString();
-    model.memory_gb = query.getColumn(2).getDouble();
-    model.compute_slices = query.getColumn(3).getInt();
-    models.push_back(std::move(model));
+  auto query = db.Prepare(
+      "SELECT brand, model, memory_gb, compute_slices FROM gpu_models ORDER BY brand, model");
+  while (query->Step()) {
+    GpuModel& m = models.emplace_back();
+    store::ReadRow(*query, m.brand, m.model, m.memory_gb, m.compute_slices);
   }
   return models;
 }
 
-void ReadPartitions(SQLite::Database& db, std::vector<GpuModel>* models) {
+void ReadPartitions(store::Connection& db, std::vector<GpuModel>* models) {
   std::map<std::pair<std::string, std::string>, GpuModel*> by_key;
   for (GpuModel& model : *models) by_key[{model.brand, model.model}] = &model;
-  SQLite::Statement query(db,
-                          "SELECT gpu_config_id, brand, model, mode, memory_gb, compute_slices, "
-                          "compute_fraction FROM gpu_partitions");
-  while (query.executeStep()) {
+  auto query = db.Prepare(
+      "SELECT gpu_config_id, brand, model, mode, memory_gb, compute_slices, compute_fraction "
+      "FROM gpu_partitions");
+  while (query->Step()) {
     GpuPartition p;
-    p.gpu_config_id = query.getColumn(0).getString();
-    p.brand = query.getColumn(1).getString();
-    p.model = query.getColumn(2).getString();
-    p.mode = query.getColumn(3).getString();
-    p.memory_gb = query.getColumn(4).getDouble();
-    p.compute_slices = query.getColumn(5).getInt();
-    p.compute_fraction = query.getColumn(6).getDouble();
+    store::ReadRow(*query, p.gpu_config_id, p.brand, p.model, p.mode, p.memory_gb, p.compute_slices,
+                   p.compute_fraction);
     auto it = by_key.find({p.brand, p.model});
     if (it != by_key.end()) it->second->partitions.push_back(std::move(p));
   }
@@ -130,7 +116,7 @@ std::string GpuConfigId(std::string_view brand, std::string_view model, std::str
 
 Result<GpuCatalog> GpuCatalog::Load(const Store& store) {
   return internal::Guarded(store, "loading the GPU catalog", [&]() -> Result<GpuCatalog> {
-    SQLite::Database& db = StoreAccess::Db(store);
+    store::Connection& db = store::ConnectionOf(store);
     if (!HasCatalogTables(db)) {
       return Status::SchemaMismatch(fmt::format(
           "{}: the store is at schema {} and has no GPU catalog: run `hwrec migrate {}`",

@@ -10,102 +10,25 @@
 #include <sstream>
 #include <variant>
 
+#include "base/csv.h"
+#include "base/text.h"
 #include "hardware/gpu_mode.h"
 #include "hwrec/catalog.h"
-#include "store/sqlite_util.h"
-#include "base/text.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
 namespace {
+
+using internal::CsvReader;
+using internal::CsvRecord;
 
 constexpr const char* kColumns[] = {"brand", "model",     "card_memory_gb", "card_compute_slices",
                                     "mode",  "memory_gb", "compute_slices"};
 constexpr std::size_t kColumnCount = std::size(kColumns);
 constexpr const char* kHeader =
     "brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,compute_slices";
-
-struct CsvRecord {
-  std::int64_t line = 0;  // physical line where the record starts
-  std::vector<std::string> fields;
-  std::string error;  // non-empty when the record is malformed
-};
-
-// A small RFC 4180 reader: comma-separated, double quotes around fields that
-// hold commas, quotes ("" inside) or line breaks; CRLF or LF line ends.
-class CsvReader {
- public:
-  explicit CsvReader(std::string text) : text_(std::move(text)) {
-    if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;  // UTF-8 byte order mark
-  }
-
-  bool Next(CsvRecord* record) {
-    if (pos_ >= text_.size()) return false;
-    *record = CsvRecord{line_, {}, {}};
-    std::string field;
-    bool quoted = false;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '\n' || (c == '\r' && Peek(1) == '\n')) {
-        pos_ += c == '\r' ? 2 : 1;
-        ++line_;
-        break;
-      }
-      ++pos_;
-      if (c == ',') {
-        record->fields.push_back(std::move(field));
-        field.clear();
-        quoted = false;
-      } else if (c == '"' && field.empty() && !quoted) {
-        quoted = true;
-        if (!ReadQuoted(&field, record)) return true;
-      } else if (quoted) {
-        record->error = "has text after a closing quote: quote the whole field";
-        SkipLine();
-        return true;
-      } else {
-        field += c;
-      }
-    }
-    record->fields.push_back(std::move(field));
-    return true;
-  }
-
- private:
-  char Peek(std::size_t ahead) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
-
-  // Reads a quoted field's content after its opening quote, up to the closing one.
-  bool ReadQuoted(std::string* field, CsvRecord* record) {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"' && Peek(0) == '"') {
-        *field += '"';
-        ++pos_;
-      } else if (c == '"') {
-        return true;
-      } else {
-        if (c == '\n') ++line_;
-        *field += c;
-      }
-    }
-    record->error = "has a quote that is never closed: close it with \"";
-    return false;
-  }
-
-  void SkipLine() {
-    while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-    if (pos_ < text_.size()) {
-      ++pos_;
-      ++line_;
-    }
-  }
-
-  std::string text_;
-  std::size_t pos_ = 0;
-  std::int64_t line_ = 1;
-};
 
 struct CatalogRow {
   std::int64_t line = 0;
@@ -235,7 +158,7 @@ class ImportPlan {
 
   void Add(const CatalogRow& row, CatalogImportSummary* summary);
   void AddMissingFullPartitions();
-  void Write(SQLite::Database& db) const;
+  void Write(store::Connection& db) const;
   std::int64_t added() const { return static_cast<std::int64_t>(partitions_.size()); }
 
  private:
@@ -376,33 +299,30 @@ void ImportPlan::AddMissingFullPartitions() {
   }
 }
 
-void ImportPlan::Write(SQLite::Database& db) const {
-  SQLite::Statement insert_model(db,
-                                 "INSERT INTO gpu_models (brand, model, memory_gb, compute_slices, "
-                                 "source) VALUES (?, ?, ?, ?, 'import')");
+void ImportPlan::Write(store::Connection& db) const {
+  auto insert_model = db.Prepare(
+      "INSERT INTO gpu_models (brand, model, memory_gb, compute_slices, source) "
+      "VALUES (?, ?, ?, ?, 'import')");
   for (const auto& [key, model] : models_) {
-    insert_model.bind(1, model.facts.brand);
-    insert_model.bind(2, model.facts.model);
-    insert_model.bind(3, model.facts.memory_gb);
-    insert_model.bind(4, model.facts.compute_slices);
-    insert_model.exec();
-    insert_model.reset();
+    insert_model->Bind(1, model.facts.brand);
+    insert_model->Bind(2, model.facts.model);
+    insert_model->Bind(3, model.facts.memory_gb);
+    insert_model->Bind(4, model.facts.compute_slices);
+    insert_model->Run();
   }
-  SQLite::Statement insert_partition(
-      db,
+  auto insert_partition = db.Prepare(
       "INSERT INTO gpu_partitions (gpu_config_id, brand, model, mode, memory_gb, compute_slices, "
       "compute_fraction) VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (const auto& [id, entry] : partitions_) {
     const GpuPartition& p = entry.partition;
-    insert_partition.bind(1, p.gpu_config_id);
-    insert_partition.bind(2, p.brand);
-    insert_partition.bind(3, p.model);
-    insert_partition.bind(4, p.mode);
-    insert_partition.bind(5, p.memory_gb);
-    insert_partition.bind(6, p.compute_slices);
-    insert_partition.bind(7, p.compute_fraction);
-    insert_partition.exec();
-    insert_partition.reset();
+    insert_partition->Bind(1, p.gpu_config_id);
+    insert_partition->Bind(2, p.brand);
+    insert_partition->Bind(3, p.model);
+    insert_partition->Bind(4, p.mode);
+    insert_partition->Bind(5, p.memory_gb);
+    insert_partition->Bind(6, p.compute_slices);
+    insert_partition->Bind(7, p.compute_fraction);
+    insert_partition->Run();
   }
 }
 
@@ -435,8 +355,8 @@ Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv) {
   if (Status header = CheckHeader(&reader); !header.ok()) return header;
 
   return internal::Guarded("importing the GPU catalog", [&]() -> Result<CatalogImportSummary> {
-    SQLite::Database& db = internal::StoreAccess::Db(store);
-    internal::WriteTransaction tx(db);  // the catalog read is the one the rows are checked against
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);  // the catalog read is the one the rows are checked against
     auto catalog = GpuCatalog::Load(store);
     if (!catalog.ok()) return catalog.status();
     CatalogImportSummary summary;

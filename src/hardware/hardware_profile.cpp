@@ -79,7 +79,7 @@ std::optional<ProfileIdVersion> ProfileIdVersionOf(std::string_view id) {
 
 Result<HardwareProfile> ParseHardwareProfile(std::string_view json) {
   auto parsed = internal::ParseJsonRecord(json);
-  if (auto* error = std::get_if<FieldError>(&parsed)) {
+  if (auto* error = std::get_if<RecordError>(&parsed)) {
     if (error->field == "json") {
       return Status::InvalidArgument(fmt::format("profile: {}", error->reason));
     }
@@ -88,7 +88,7 @@ Result<HardwareProfile> ParseHardwareProfile(std::string_view json) {
   const auto& object = std::get<nlohmann::json>(parsed);
   internal::JsonFields fields(object);
   HardwareProfile p;
-  std::optional<FieldError> error;
+  std::optional<RecordError> error;
   if (!error) {
     error = fields.RejectUnknown({"instance_type", "architecture", "cpu_millicores", "memory_bytes",
                                   "gpu_count", "gpu_mode", "gpu_total", "gpu_brand", "gpu_model"});

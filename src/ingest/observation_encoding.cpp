@@ -4,6 +4,11 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "record/observation_fields.h"
 
 namespace hwrec::internal {
 
@@ -36,21 +41,27 @@ void Append(const std::string& value, std::string* out) {
 }
 
 template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+template <typename T>
 void Append(const std::optional<T>& value, std::string* out) {
   out->push_back(value.has_value() ? '\1' : '\0');
   if (value.has_value()) Append(*value, out);
 }
 
-void AppendHardware(const HardwareProfile& h, std::string* out) {
-  Append(h.instance_type, out);
-  Append(h.architecture, out);
-  Append(h.cpu_millicores, out);
-  Append(h.memory_bytes, out);
-  Append(h.gpu_count, out);
-  Append(h.gpu_mode, out);
-  Append(h.gpu_total, out);
-  Append(h.gpu_brand, out);
-  Append(h.gpu_model, out);
+void Append(ExecutionStatus status, std::string* out) {
+  Append(static_cast<std::int64_t>(status), out);
+}
+
+template <typename T>
+void Put(nlohmann::ordered_json& object, const char* key, const T& value) {
+  object[key] = value;
+}
+
+void Put(nlohmann::ordered_json& object, const char* key, ExecutionStatus status) {
+  object[key] = std::string(ToString(status));
 }
 
 template <typename T>
@@ -58,53 +69,20 @@ void Put(nlohmann::ordered_json& object, const char* key, const std::optional<T>
   if (value.has_value()) object[key] = *value;
 }
 
-nlohmann::ordered_json HardwareJson(const HardwareProfile& h) {
-  nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  Put(object, "instance_type", h.instance_type);
-  Put(object, "architecture", h.architecture);
-  Put(object, "cpu_millicores", h.cpu_millicores);
-  Put(object, "memory_bytes", h.memory_bytes);
-  Put(object, "gpu_count", h.gpu_count);
-  Put(object, "gpu_mode", h.gpu_mode);
-  Put(object, "gpu_total", h.gpu_total);
-  Put(object, "gpu_brand", h.gpu_brand);
-  Put(object, "gpu_model", h.gpu_model);
-  return object;
-}
-
-nlohmann::ordered_json RequestedJson(const RequestedResources& r) {
-  nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  Put(object, "cpu_millicores", r.cpu_millicores);
-  Put(object, "memory_bytes", r.memory_bytes);
-  Put(object, "gpu_memory_gb", r.gpu_memory_gb);
-  Put(object, "gpu_compute_fraction", r.gpu_compute_fraction);
-  return object;
+// The object a JSON path's last part goes in ("hardware.gpu_count": the
+// "hardware" object, made on first use), and that part.
+std::pair<nlohmann::ordered_json*, std::string> Slot(nlohmann::ordered_json& root,
+                                                     std::string_view path) {
+  const std::size_t dot = path.find('.');
+  if (dot == std::string_view::npos) return {&root, std::string(path)};
+  return {&root[std::string(path.substr(0, dot))], std::string(path.substr(dot + 1))};
 }
 
 }  // namespace
 
 void AppendContentKey(const Observation& o, std::string* out) {
   out->append(kContentKeyVersion);
-  Append(o.execution_id, out);
-  Append(o.action_image, out);
-  Append(o.finished_at, out);
-  Append(o.site_id, out);
-  Append(o.node_pool_id, out);
-  Append(static_cast<std::int64_t>(o.status), out);
-  Append(o.duration_s, out);
-  AppendHardware(o.hardware, out);
-  Append(o.hardware_profile_id, out);
-  Append(o.gpu_compute_fraction, out);
-  Append(o.gpu_utilization, out);
-  Append(o.gpu_memory_peak_gb, out);
-  Append(o.cpu_millicores_avg, out);
-  Append(o.cpu_millicores_p95, out);
-  Append(o.cpu_millicores_max, out);
-  Append(o.memory_peak_bytes, out);
-  Append(o.requested.cpu_millicores, out);
-  Append(o.requested.memory_bytes, out);
-  Append(o.requested.gpu_memory_gb, out);
-  Append(o.requested.gpu_compute_fraction, out);
+  VisitObservationFields(o, [&](const char*, const auto& field) { Append(field, out); });
 }
 
 Sha256Digest ContentHash(const Observation& observation, std::string* scratch) {
@@ -115,25 +93,14 @@ Sha256Digest ContentHash(const Observation& observation, std::string* scratch) {
 
 std::string ObservationToJson(const Observation& o) {
   nlohmann::ordered_json object;
-  object["execution_id"] = o.execution_id;
-  object["action_image"] = o.action_image;
-  object["finished_at"] = o.finished_at;
-  Put(object, "site_id", o.site_id);
-  Put(object, "node_pool_id", o.node_pool_id);
-  object["status"] = std::string(ToString(o.status));
-  Put(object, "duration_s", o.duration_s);
-  if (auto hardware = HardwareJson(o.hardware); !hardware.empty()) object["hardware"] = hardware;
-  Put(object, "hardware_profile_id", o.hardware_profile_id);
-  Put(object, "gpu_compute_fraction", o.gpu_compute_fraction);
-  Put(object, "gpu_utilization", o.gpu_utilization);
-  Put(object, "gpu_memory_peak_gb", o.gpu_memory_peak_gb);
-  Put(object, "cpu_millicores_avg", o.cpu_millicores_avg);
-  Put(object, "cpu_millicores_p95", o.cpu_millicores_p95);
-  Put(object, "cpu_millicores_max", o.cpu_millicores_max);
-  Put(object, "memory_peak_bytes", o.memory_peak_bytes);
-  if (auto requested = RequestedJson(o.requested); !requested.empty()) {
-    object["requested"] = requested;
-  }
+  VisitObservationFields(o, [&](const char* path, const auto& field) {
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (IsOptional<Field>::value) {
+      if (!field.has_value()) return;  // an absent field, and an empty group, are left out
+    }
+    auto [parent, key] = Slot(object, path);
+    Put(*parent, key.c_str(), field);
+  });
   // A NaN from C++ prints as null; invalid UTF-8 is replaced rather than thrown.
   return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/time.h"
+
 namespace hwrec::internal {
 
 namespace {

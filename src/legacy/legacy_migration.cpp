@@ -11,6 +11,7 @@
 #include "store/bulk_write.h"
 #include "store/database.h"
 #include "store/guarded.h"
+#include "store/legacy_history.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/row_values.h"
@@ -37,17 +38,7 @@ std::vector<LegacyMigrationRecord> ReadHistory(store::Connection& db) {
 }  // namespace
 
 std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows) {
-  return fmt::format(
-      "{}: the store holds {} rows of legacy site-keyed history with hp:v1 ids, which do not "
-      "tell one GPU model from another. Migrating to schema {} re-keys that history by hardware "
-      "(GPU brand, GPU model, instance type) with hp:v2 ids: every row moves into observations "
-      "with its old hp:v1 id kept beside the new hp:v2 id; rows whose GPU model cannot be "
-      "resolved from their node pool or their own GPU name are quarantined with a reason, never "
-      "dropped (`hwrec quarantine list`); aggregates and recommendations are rebuilt from the "
-      "moved rows, and a backup of the store is written next to it first. This is a decision, "
-      "not a side effect: preview the plan with `hwrec migrate {} --dry-run`, then run `hwrec "
-      "migrate {} --accept-hp-v2`. Until then the store is read-only",
-      path, legacy_rows, Store::LatestSchemaVersion(), path, path);
+  return internal::LegacyConsentText(path, legacy_rows);
 }
 
 Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options) {

@@ -7,6 +7,8 @@
 
 #include "base/status_error.h"
 #include "base/time.h"
+
+#include "hardware/node_pool_table.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/row_values.h"
@@ -58,23 +60,6 @@ std::vector<NodePool> KnownLegacyPools(store::Connection& db, const LegacyResolv
   return pools;
 }
 
-void Register(store::Connection& db, const NodePool& pool, double now) {
-  const HardwareProfile& h = pool.hardware;
-  auto v1 = HardwareProfileId(h, ProfileIdVersion::kV1);
-  auto v2 = HardwareProfileId(h, ProfileIdVersion::kV2);
-  if (!v1.ok()) throw StatusError(v1.status());
-  if (!v2.ok()) throw StatusError(v2.status());
-  const auto insert = db.Prepare(
-      "INSERT OR REPLACE INTO node_pools (node_pool_id, site_id, name, instance_type, "
-      "architecture, cpu_millicores, memory_bytes, gpu_brand, gpu_model, gpu_count, gpu_mode, "
-      "gpu_total, hp_v1, hp_v2, registered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?)");
-  store::BindRow(*insert, pool.node_pool_id, pool.site_id, pool.name, h.instance_type,
-                 h.architecture, h.cpu_millicores, h.memory_bytes, h.gpu_brand, h.gpu_model,
-                 h.gpu_count.value_or(0), h.gpu_mode, h.gpu_total.value_or(0), *v1, *v2, now);
-  insert->Run();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<LegacyResolver>> MakeLegacyResolver(const Store& store, GpuCatalog catalog,
@@ -104,13 +89,13 @@ Result<std::unique_ptr<LegacyResolver>> PrepareLegacyPools(Store& store, GpuCata
   store::Connection& db = store::ConnectionOf(store);
   const double now = NowEpochSeconds();
   for (const NodePool& pool : *valid) {
-    Register(db, pool, now);
+    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
     taken.insert(pool.node_pool_id);
     ++*registered;
   }
   for (const NodePool& pool : KnownLegacyPools(db, **resolver)) {
     if (taken.count(pool.node_pool_id) != 0) continue;
-    Register(db, pool, now);
+    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
     ++*registered;
   }
   return resolver;

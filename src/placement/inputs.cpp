@@ -21,35 +21,35 @@ namespace {
 using internal::JsonFields;
 using internal::Sign;
 
-Status FieldStatus(const std::string& what, const FieldError& error) {
+Status FieldStatus(const std::string& what, const RecordError& error) {
   return Status::InvalidArgument(fmt::format("{}: {} {}", what, error.field, error.reason));
 }
 
-std::optional<FieldError> ReadPinned(const JsonFields& fields, std::vector<std::string>* out) {
+std::optional<RecordError> ReadPinned(const JsonFields& fields, std::vector<std::string>* out) {
   const nlohmann::json* pinned = fields.Get("pinned");
   if (pinned == nullptr) return std::nullopt;
   if (!pinned->is_array()) {
-    return FieldError{"pinned", "must be an array of field names, e.g. [\"memory_bytes\"]"};
+    return RecordError{"pinned", "must be an array of field names, e.g. [\"memory_bytes\"]"};
   }
   for (const nlohmann::json& name : *pinned) {
-    if (!name.is_string()) return FieldError{"pinned", "must hold field names as strings"};
+    if (!name.is_string()) return RecordError{"pinned", "must hold field names as strings"};
     out->push_back(name.get<std::string>());
   }
   return std::nullopt;
 }
 
-std::optional<FieldError> CheckFraction(const std::optional<double>& fraction) {
+std::optional<RecordError> CheckFraction(const std::optional<double>& fraction) {
   if (fraction && *fraction > 1) {
-    return FieldError{"gpu_compute_fraction",
-                      fmt::format("is {}: it is a share of one card, in (0, 1]", *fraction)};
+    return RecordError{"gpu_compute_fraction",
+                       fmt::format("is {}: it is a share of one card, in (0, 1]", *fraction)};
   }
   return std::nullopt;
 }
 
-std::variant<DeclaredResources, FieldError> ReadDeclared(const nlohmann::json& object) {
+std::variant<DeclaredResources, RecordError> ReadDeclared(const nlohmann::json& object) {
   JsonFields fields(object);
   DeclaredResources d;
-  std::optional<FieldError> error =
+  std::optional<RecordError> error =
       fields.RejectUnknown({"gpu_count", "gpu_brand", "gpu_model", "architecture", "gpu_memory_gb",
                             "gpu_compute_fraction", "cpu_millicores", "memory_bytes", "pinned"});
   if (!error) error = fields.Int64("gpu_count", &d.gpu_count);
@@ -67,12 +67,12 @@ std::variant<DeclaredResources, FieldError> ReadDeclared(const nlohmann::json& o
   return d;
 }
 
-std::variant<PlacementCandidate, FieldError> ReadCandidate(const nlohmann::json& object) {
-  if (!object.is_object()) return FieldError{"", "must be an object with node_pool_id"};
+std::variant<PlacementCandidate, RecordError> ReadCandidate(const nlohmann::json& object) {
+  if (!object.is_object()) return RecordError{"", "must be an object with node_pool_id"};
   JsonFields fields(object);
   PlacementCandidate c;
   std::optional<std::string> id;
-  std::optional<FieldError> error = fields.RejectUnknown(
+  std::optional<RecordError> error = fields.RejectUnknown(
       {"node_pool_id", "free_partitions", "free_cpu_millicores", "free_memory_bytes"});
   if (!error) error = fields.Required("node_pool_id");
   if (!error) error = fields.String("node_pool_id", &id);
@@ -88,9 +88,9 @@ std::variant<PlacementCandidate, FieldError> ReadCandidate(const nlohmann::json&
 
 Result<DeclaredResources> ParseDeclaredResources(const std::string& json, const std::string& what) {
   auto parsed = internal::ParseJsonRecord(json);
-  if (auto* error = std::get_if<FieldError>(&parsed)) return FieldStatus(what, *error);
+  if (auto* error = std::get_if<RecordError>(&parsed)) return FieldStatus(what, *error);
   auto declared = ReadDeclared(std::get<nlohmann::json>(parsed));
-  if (auto* error = std::get_if<FieldError>(&declared)) return FieldStatus(what, *error);
+  if (auto* error = std::get_if<RecordError>(&declared)) return FieldStatus(what, *error);
   return std::get<DeclaredResources>(std::move(declared));
 }
 
@@ -105,7 +105,7 @@ Result<std::vector<PlacementCandidate>> ParsePlacementCandidates(const std::stri
   out.reserve(parsed.size());
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     auto candidate = ReadCandidate(parsed[i]);
-    if (auto* error = std::get_if<FieldError>(&candidate)) {
+    if (auto* error = std::get_if<RecordError>(&candidate)) {
       return Status::InvalidArgument(
           fmt::format("candidate {}: {} {}", i + 1, error->field, error->reason));
     }

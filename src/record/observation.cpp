@@ -1,6 +1,5 @@
 #include "hwrec/observation.h"
 
-#include <date/date.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,10 +8,14 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
-#include "record/observation_json.h"
+#include "base/enum_names.h"
 #include "base/json_fields.h"
 #include "base/text.h"
+#include "base/time.h"
+#include "record/observation_fields.h"
+#include "record/observation_json.h"
 
 namespace hwrec {
 
@@ -21,59 +24,21 @@ namespace {
 using internal::JsonFields;
 using internal::Sign;
 
-constexpr std::array<std::pair<ExecutionStatus, std::string_view>, 5> kStatusNames = {{
-    {ExecutionStatus::kSuccess, "success"},
-    {ExecutionStatus::kOom, "oom"},
-    {ExecutionStatus::kGpuOom, "gpu_oom"},
-    {ExecutionStatus::kFailed, "failed"},
+constexpr internal::EnumName<ExecutionStatus> kStatusNames[] = {
+    {ExecutionStatus::kSuccess, "success"},     {ExecutionStatus::kOom, "oom"},
+    {ExecutionStatus::kGpuOom, "gpu_oom"},      {ExecutionStatus::kFailed, "failed"},
     {ExecutionStatus::kCancelled, "cancelled"},
-}};
+};
 
-constexpr std::string_view kValidStatuses = "success, oom, gpu_oom, failed or cancelled";
+constexpr internal::EnumName<FractionSource> kFractionSourceNames[] = {
+    {FractionSource::kNone, "none"},
+    {FractionSource::kStamped, "stamped"},
+    {FractionSource::kCatalog, "catalog"},
+    {FractionSource::kAssumed, "assumed"},
+};
 
-// ---- RFC 3339 -------------------------------------------------------------
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-bool DigitsAt(std::string_view text, std::size_t pos, std::size_t count) {
-  if (pos + count > text.size()) return false;
-  for (std::size_t i = pos; i < pos + count; ++i) {
-    if (!IsDigit(text[i])) return false;
-  }
-  return true;
-}
-
-// Checks the RFC 3339 shape `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)` and rewrites it
-// as `YYYY-MM-DDThh:mm:ss[.ffffff]±hh:mm` for date::parse, which does the
-// calendar checks and the offset arithmetic. Fractions beyond microseconds are
-// dropped: a double holds no more at today's epoch.
-std::optional<std::string> NormaliseRfc3339(std::string_view text) {
-  const bool shape = DigitsAt(text, 0, 4) && text.size() > 19 && text[4] == '-' &&
-                     DigitsAt(text, 5, 2) && text[7] == '-' && DigitsAt(text, 8, 2) &&
-                     (text[10] == 'T' || text[10] == 't' || text[10] == ' ') &&
-                     DigitsAt(text, 11, 2) && text[13] == ':' && DigitsAt(text, 14, 2) &&
-                     text[16] == ':' && DigitsAt(text, 17, 2);
-  if (!shape) return std::nullopt;
-  std::string out(text.substr(0, 19));
-  out[10] = 'T';
-  std::size_t pos = 19;
-  if (text[pos] == '.') {
-    std::size_t end = pos + 1;
-    while (end < text.size() && IsDigit(text[end])) ++end;
-    if (end == pos + 1) return std::nullopt;
-    out += text.substr(pos, std::min<std::size_t>(end - pos, 7));
-    pos = end;
-  }
-  const std::string_view zone = text.substr(pos);
-  if (zone == "Z" || zone == "z") return out + "+00:00";
-  const bool offset = zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') &&
-                      DigitsAt(zone, 1, 2) && zone[3] == ':' && DigitsAt(zone, 4, 2);
-  if (!offset) return std::nullopt;
-  // RFC 3339: time-numoffset hours 00-23, minutes 00-59.
-  const bool in_range = (zone[1] < '2' || (zone[1] == '2' && zone[2] <= '3')) && zone[4] <= '5';
-  if (!in_range) return std::nullopt;
-  return out + std::string(zone);
-}
+// "success, oom, gpu_oom, failed or cancelled"
+std::string ValidStatuses() { return internal::JoinOr(internal::NamesOf(kStatusNames)); }
 
 // ---- checks shared by JSON parsing and ValidateObservation ------------------
 
@@ -117,13 +82,13 @@ class Checker {
     return std::isfinite(*value);
   }
   void Fail(std::string_view field, std::string reason) {
-    for (const FieldError& e : errors) {
+    for (const RecordError& e : errors) {
       if (e.field == field) return;
     }
-    errors.push_back(FieldError{std::string(field), std::move(reason)});
+    errors.push_back(RecordError{std::string(field), std::move(reason)});
   }
 
-  std::vector<FieldError> errors;
+  std::vector<RecordError> errors;
 };
 
 void CheckHardware(const HardwareProfile& h, Checker& check) {
@@ -169,7 +134,7 @@ void CheckIdentity(const Observation& o, Checker& check) {
   check.Text("node_pool_id", o.node_pool_id);
   check.NonNegative("duration_s", o.duration_s);
   if (ToString(o.status).empty()) {
-    check.Fail("status", fmt::format("is not a status: use {}", kValidStatuses));
+    check.Fail("status", fmt::format("is not a status: use {}", ValidStatuses()));
   }
 }
 
@@ -183,101 +148,99 @@ void CheckProfileId(const std::optional<std::string>& id, Checker& check) {
 
 // ---- JSON -------------------------------------------------------------------
 
-using Errors = std::vector<FieldError>;
+using Errors = std::vector<RecordError>;
 
-void Note(Errors* errors, std::optional<FieldError> error) {
+void Note(Errors* errors, std::optional<RecordError> error) {
   if (error) errors->push_back(std::move(*error));
 }
 
-const std::initializer_list<std::string_view> kHardwareFields = {
-    "instance_type", "architecture", "cpu_millicores", "memory_bytes", "gpu_count",
-    "gpu_mode",      "gpu_total",    "gpu_brand",      "gpu_model"};
-const std::initializer_list<std::string_view> kRequestedFields = {
-    "cpu_millicores", "memory_bytes", "gpu_memory_gb", "gpu_compute_fraction"};
-const std::initializer_list<std::string_view> kTopFields = {"execution_id",
-                                                            "action_image",
-                                                            "finished_at",
-                                                            "site_id",
-                                                            "node_pool_id",
-                                                            "status",
-                                                            "duration_s",
-                                                            "hardware",
-                                                            "hardware_profile_id",
-                                                            "gpu_compute_fraction",
-                                                            "gpu_utilization",
-                                                            "gpu_memory_peak_gb",
-                                                            "cpu_millicores_avg",
-                                                            "cpu_millicores_p95",
-                                                            "cpu_millicores_max",
-                                                            "memory_peak_bytes",
-                                                            "requested"};
+const std::vector<std::string_view>& TopFields() {
+  static const auto* const names =
+      new std::vector<std::string_view>(internal::ObservationFieldNames(""));
+  return *names;
+}
+const std::vector<std::string_view>& GroupFields(std::string_view group) {
+  static const auto* const hardware =
+      new std::vector<std::string_view>(internal::ObservationFieldNames("hardware"));
+  static const auto* const requested =
+      new std::vector<std::string_view>(internal::ObservationFieldNames("requested"));
+  return group == "hardware" ? *hardware : *requested;
+}
 
 // A nested object's reader: nullopt when absent, an error when not an object.
 std::optional<JsonFields> Nested(const JsonFields& top, std::string_view key, std::string_view what,
                                  Errors* errors, Errors* unknown,
-                                 std::initializer_list<std::string_view> known) {
+                                 const std::vector<std::string_view>& known) {
   const nlohmann::json* object = top.Get(key);
   if (object == nullptr) return std::nullopt;
   if (!object->is_object()) {
-    errors->push_back(FieldError{std::string(key), fmt::format("must be an object with {}", what)});
+    errors->push_back(
+        RecordError{std::string(key), fmt::format("must be an object with {}", what)});
     return std::nullopt;
   }
   JsonFields fields(*object, std::string(key) + ".");
-  for (FieldError& e : fields.UnknownFields(known)) unknown->push_back(std::move(e));
+  for (RecordError& e : fields.UnknownFields(known)) unknown->push_back(std::move(e));
   return fields;
 }
 
-void ReadHardware(const JsonFields& top, HardwareProfile* h, Errors* errors, Errors* unknown) {
-  auto f = Nested(top, "hardware", "the pool's hardware fields", errors, unknown, kHardwareFields);
-  if (!f) return;
-  Note(errors, f->String("instance_type", &h->instance_type));
-  Note(errors, f->String("architecture", &h->architecture));
-  Note(errors, f->Int64("cpu_millicores", &h->cpu_millicores));
-  Note(errors, f->Int64("memory_bytes", &h->memory_bytes));
-  Note(errors, f->Int64("gpu_count", &h->gpu_count));
-  Note(errors, f->String("gpu_mode", &h->gpu_mode));
-  Note(errors, f->Int64("gpu_total", &h->gpu_total));
-  Note(errors, f->String("gpu_brand", &h->gpu_brand));
-  Note(errors, f->String("gpu_model", &h->gpu_model));
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<std::string>* out) {
+  return f.String(key, out);
+}
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<std::int64_t>* out) {
+  return f.Int64(key, out);
+}
+std::optional<RecordError> ReadField(const JsonFields& f, std::string_view key,
+                                     std::optional<double>* out) {
+  return f.Double(key, out);
 }
 
-void ReadRequested(const JsonFields& top, RequestedResources* r, Errors* errors, Errors* unknown) {
-  auto f =
-      Nested(top, "requested", "what the execution was given", errors, unknown, kRequestedFields);
+// Reads the fields of the nested object `group` ("hardware", "requested"),
+// in the order of the field list, each by its type.
+void ReadGroup(const JsonFields& top, std::string_view group, std::string_view what, Observation* o,
+               Errors* errors, Errors* unknown) {
+  auto f = Nested(top, group, what, errors, unknown, GroupFields(group));
   if (!f) return;
-  Note(errors, f->Int64("cpu_millicores", &r->cpu_millicores));
-  Note(errors, f->Int64("memory_bytes", &r->memory_bytes));
-  Note(errors, f->Double("gpu_memory_gb", &r->gpu_memory_gb));
-  Note(errors, f->Double("gpu_compute_fraction", &r->gpu_compute_fraction));
+  const std::string prefix = std::string(group) + ".";
+  internal::VisitObservationFields(*o, [&](std::string_view path, auto& field) {
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (std::is_same_v<Field, std::optional<std::string>> ||
+                  std::is_same_v<Field, std::optional<std::int64_t>> ||
+                  std::is_same_v<Field, std::optional<double>>) {
+      if (path.substr(0, prefix.size()) != prefix) return;
+      Note(errors, ReadField(*f, path.substr(prefix.size()), &field));
+    }
+  });
 }
 
-std::optional<FieldError> ReadFinishedAt(const JsonFields& top, double* out) {
+std::optional<RecordError> ReadFinishedAt(const JsonFields& top, double* out) {
   const nlohmann::json* value = top.Get("finished_at");
   if (value != nullptr && value->is_string()) {
     const auto& text = value->get_ref<const std::string&>();
-    if (auto seconds = ParseRfc3339(text)) {
+    if (auto seconds = internal::ParseRfc3339(text)) {
       *out = *seconds;
       return std::nullopt;
     }
     // JsonFields reads bare NaN / Infinity tokens as marker strings that start
     // with \x01; Double below names them. Any other string is a bad timestamp.
     if (text.empty() || text[0] != '\x01') {
-      return FieldError{"finished_at", fmt::format("'{}' is not an RFC 3339 timestamp: send e.g. "
-                                                   "2026-11-29T16:02:37Z (offsets up to ±23:59) "
-                                                   "or epoch seconds",
-                                                   text)};
+      return RecordError{"finished_at", fmt::format("'{}' is not an RFC 3339 timestamp: send e.g. "
+                                                    "2026-11-29T16:02:37Z (offsets up to ±23:59) "
+                                                    "or epoch seconds",
+                                                    text)};
     }
   }
   if (value != nullptr && !value->is_number() && !value->is_string()) {
-    return FieldError{"finished_at", "must be an RFC 3339 timestamp string or epoch seconds"};
+    return RecordError{"finished_at", "must be an RFC 3339 timestamp string or epoch seconds"};
   }
   std::optional<double> seconds;
-  std::optional<FieldError> error = top.Double("finished_at", &seconds);
+  std::optional<RecordError> error = top.Double("finished_at", &seconds);
   if (!error && seconds) *out = *seconds;
   return error;
 }
 
-std::optional<FieldError> ReadStatus(const JsonFields& top, ExecutionStatus* out) {
+std::optional<RecordError> ReadStatus(const JsonFields& top, ExecutionStatus* out) {
   std::optional<std::string> text;
   if (auto error = top.String("status", &text)) return error;
   if (!text) return std::nullopt;
@@ -285,7 +248,7 @@ std::optional<FieldError> ReadStatus(const JsonFields& top, ExecutionStatus* out
     *out = *status;
     return std::nullopt;
   }
-  return FieldError{"status", fmt::format("'{}' is not a status: use {}", *text, kValidStatuses)};
+  return RecordError{"status", fmt::format("'{}' is not a status: use {}", *text, ValidStatuses())};
 }
 
 // A required text field: missing, or unreadable, is an error.
@@ -324,31 +287,15 @@ void ReadMeasurements(const JsonFields& f, Observation* o, Errors* errors) {
 }  // namespace
 
 std::string_view ToString(ExecutionStatus status) {
-  for (const auto& [value, name] : kStatusNames) {
-    if (value == status) return name;
-  }
-  return {};
+  return internal::NameOf(kStatusNames, status, "");
 }
 
 std::optional<ExecutionStatus> ParseExecutionStatus(std::string_view text) {
-  for (const auto& [value, name] : kStatusNames) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
+  return internal::ValueOf(kStatusNames, text);
 }
 
 std::string_view ToString(FractionSource source) {
-  switch (source) {
-    case FractionSource::kNone:
-      return "none";
-    case FractionSource::kStamped:
-      return "stamped";
-    case FractionSource::kCatalog:
-      return "catalog";
-    case FractionSource::kAssumed:
-      return "assumed";
-  }
-  return "none";
+  return internal::NameOf(kFractionSourceNames, source, "none");
 }
 
 bool RequestedResources::operator==(const RequestedResources& o) const {
@@ -357,19 +304,12 @@ bool RequestedResources::operator==(const RequestedResources& o) const {
 }
 
 bool Observation::operator==(const Observation& o) const {
-  return execution_id == o.execution_id && action_image == o.action_image &&
-         finished_at == o.finished_at && site_id == o.site_id && node_pool_id == o.node_pool_id &&
-         status == o.status && duration_s == o.duration_s && hardware == o.hardware &&
-         hardware_profile_id == o.hardware_profile_id &&
-         gpu_compute_fraction == o.gpu_compute_fraction && gpu_utilization == o.gpu_utilization &&
-         gpu_memory_peak_gb == o.gpu_memory_peak_gb && cpu_millicores_avg == o.cpu_millicores_avg &&
-         cpu_millicores_p95 == o.cpu_millicores_p95 && cpu_millicores_max == o.cpu_millicores_max &&
-         memory_peak_bytes == o.memory_peak_bytes && requested == o.requested;
+  return internal::ObservationFields(*this) == internal::ObservationFields(o);
 }
 
 ObservationParse ParseObservationJson(std::string_view json, bool strict) {
   auto parsed = internal::ParseJsonRecord(json);
-  if (auto* error = std::get_if<FieldError>(&parsed)) {
+  if (auto* error = std::get_if<RecordError>(&parsed)) {
     ObservationParse result;
     result.errors.push_back(std::move(*error));
     return result;
@@ -381,21 +321,21 @@ ObservationParse internal::ParseObservationObject(const nlohmann::json& object, 
   ObservationParse result;
   const JsonFields fields(object);
   Observation o;
-  Errors unknown = fields.UnknownFields(kTopFields);
+  Errors unknown = fields.UnknownFields(TopFields());
   ReadIdentity(fields, &o, &result.errors);
-  ReadHardware(fields, &o.hardware, &result.errors, &unknown);
+  ReadGroup(fields, "hardware", "the pool's hardware fields", &o, &result.errors, &unknown);
   ReadMeasurements(fields, &o, &result.errors);
-  ReadRequested(fields, &o.requested, &result.errors, &unknown);
+  ReadGroup(fields, "requested", "what the execution was given", &o, &result.errors, &unknown);
   result.execution_id = o.execution_id;
   // Fields already refused while reading are not judged again.
-  for (FieldError& problem : ObservationProblems(o)) {
-    const auto same = [&](const FieldError& e) { return e.field == problem.field; };
+  for (RecordError& problem : ObservationProblems(o)) {
+    const auto same = [&](const RecordError& e) { return e.field == problem.field; };
     if (std::none_of(result.errors.begin(), result.errors.end(), same)) {
       result.errors.push_back(std::move(problem));
     }
   }
   Errors& unknown_goes_to = strict ? result.errors : result.warnings;
-  for (FieldError& e : unknown) {
+  for (RecordError& e : unknown) {
     if (strict) e.reason += " (strict mode refuses unknown fields)";
     unknown_goes_to.push_back(std::move(e));
   }
@@ -403,7 +343,7 @@ ObservationParse internal::ParseObservationObject(const nlohmann::json& object, 
   return result;
 }
 
-std::vector<FieldError> ObservationProblems(const Observation& observation) {
+std::vector<RecordError> ObservationProblems(const Observation& observation) {
   Checker check;
   CheckIdentity(observation, check);
   CheckProfileId(observation.hardware_profile_id, check);
@@ -412,34 +352,10 @@ std::vector<FieldError> ObservationProblems(const Observation& observation) {
   return std::move(check.errors);
 }
 
-std::optional<FieldError> ValidateObservation(const Observation& observation) {
-  std::vector<FieldError> problems = ObservationProblems(observation);
+std::optional<RecordError> ValidateObservation(const Observation& observation) {
+  std::vector<RecordError> problems = ObservationProblems(observation);
   if (problems.empty()) return std::nullopt;
   return std::move(problems.front());
-}
-
-std::optional<double> ParseRfc3339(std::string_view text) {
-  const auto normalised = NormaliseRfc3339(text);
-  if (!normalised) return std::nullopt;
-  std::istringstream in(*normalised);
-  date::sys_time<std::chrono::microseconds> time;
-  in >> date::parse("%FT%T%Ez", time);
-  if (in.fail() || in.peek() != std::char_traits<char>::eof()) return std::nullopt;
-  return static_cast<double>(time.time_since_epoch().count()) / 1e6;
-}
-
-std::string FormatRfc3339(double epoch_seconds) {
-  // Beyond ±10^12 s (±31,000 years) there is no calendar date worth printing.
-  if (!std::isfinite(epoch_seconds) || std::fabs(epoch_seconds) > 1e12) return "invalid-time";
-  using std::chrono::microseconds;
-  const microseconds since_epoch{std::llround(epoch_seconds * 1e6)};
-  const date::sys_time<microseconds> time{since_epoch};
-  if (since_epoch.count() % 1000000 == 0) {
-    return date::format("%FT%TZ", date::floor<std::chrono::seconds>(time));
-  }
-  std::string text = date::format("%FT%T", time);  // six fraction digits
-  while (text.back() == '0') text.pop_back();
-  return text + "Z";
 }
 
 }  // namespace hwrec

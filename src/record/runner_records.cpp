@@ -11,198 +11,32 @@
 #include <string_view>
 #include <variant>
 
+#include "base/enum_names.h"
+#include "base/json_fields.h"
+#include "base/time.h"
 #include "hwrec/runner.h"
 #include "record/observation_json.h"
-#include "base/json_fields.h"
+#include "record/runner_translation.h"
 
 namespace hwrec {
 
-namespace internal {
-
-void RunnerFieldNames::Set(std::string hwrec_field, std::string runner_field) {
-  for (auto& [from, to] : names_) {
-    if (from == hwrec_field) {
-      to = std::move(runner_field);
-      return;
-    }
-  }
-  names_.emplace_back(std::move(hwrec_field), std::move(runner_field));
-}
-
-std::string RunnerFieldNames::RunnerName(const std::string& hwrec_field) const {
-  for (const auto& [from, to] : names_) {
-    if (from == hwrec_field) return to;
-  }
-  return hwrec_field;
-}
-
-FieldError RunnerFieldNames::Renamed(FieldError error) const {
-  error.field = RunnerName(error.field);
-  return error;
-}
-
-}  // namespace internal
-
 namespace {
 
+using internal::Copy;
+using internal::CoresToMillicores;
 using internal::JsonFields;
+using internal::Member;
+using internal::Put;
+using internal::ReadNumber;
 using internal::RunnerTranslation;
+using internal::Whole;
 using Json = nlohmann::json;
 
-// Whole numbers beyond this are not sizes or counts a machine has.
-constexpr double kMaxWhole = 9.0e18;
-
-// The value at `key` when present and not null.
-const Json* Member(const Json& object, std::string_view key) {
-  auto it = object.find(std::string(key));
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-// A whole number spelt in decimal digits in a string ("8589934592", "-3"), as
-// protobuf's JSON printing writes 64-bit integers; nothing else (no hex, no
-// exponent, no spaces).
-std::optional<double> NumberInString(const Json& value) {
-  if (!value.is_string()) return std::nullopt;
-  const std::string& text = value.get_ref<const std::string&>();
-  const std::size_t first = !text.empty() && text[0] == '-' ? 1 : 0;
-  if (text.size() == first || text.size() > 20) return std::nullopt;
-  for (std::size_t i = first; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-  }
-  return std::strtod(text.c_str(), nullptr);
-}
-
-// Reads a non-negative number of `unit` at `key`; errors name `prefix` + key
-// and the unit. Absent or null leaves `out` unset.
-std::optional<FieldError> ReadNumber(const Json& object, const std::string& prefix,
-                                     std::string_view key, std::string_view unit,
-                                     std::optional<double>* out) {
-  const Json* value = Member(object, key);
-  if (value == nullptr) return std::nullopt;
-  Json holder = Json::object();
-  holder[std::string(key)] = *value;
-  if (auto number = NumberInString(*value)) holder[std::string(key)] = *number;
-  std::optional<FieldError> error = JsonFields(holder, prefix).Double(key, out);
-  if (error) error->reason += fmt::format(" (in {})", unit);
-  return error;
-}
-
-// A whole number of `unit`: counts must be whole; bytes are rounded.
-std::optional<FieldError> ReadWhole(const Json& object, const std::string& prefix,
-                                    std::string_view key, std::string_view unit, bool round,
-                                    std::optional<std::int64_t>* out) {
-  std::optional<double> number;
-  if (auto error = ReadNumber(object, prefix, key, unit, &number)) return error;
-  if (!number) return std::nullopt;
-  const std::string path = prefix + std::string(key);
-  if (*number > kMaxWhole) {
-    return FieldError{path, fmt::format("is {}: too large for {}", *number, unit)};
-  }
-  if (!round && std::floor(*number) != *number) {
-    return FieldError{path, fmt::format("must be a whole number of {}, got {}", unit, *number)};
-  }
-  *out = std::llround(*number);
-  return std::nullopt;
-}
-
-void Put(RunnerTranslation* t, const std::string& to, Json value) {
-  const auto dot = to.find('.');
-  if (dot == std::string::npos) {
-    t->hwrec[to] = std::move(value);
-  } else {
-    t->hwrec[to.substr(0, dot)][to.substr(dot + 1)] = std::move(value);
-  }
-}
-
-// Copies `key` as sent into hwrec's field `to` ("hardware.gpu_mode" nests);
-// hwrec's parser then judges it, and its errors are renamed back.
-void Copy(const Json& from, std::string_view key, const std::string& to, RunnerTranslation* t,
-          const std::string& prefix = "") {
-  t->names.Set(to, prefix + std::string(key));
-  if (const Json* value = Member(from, key)) Put(t, to, *value);
-}
-
-// Cores as millicores, rounded to the nearest one.
-void CoresToMillicores(const Json& from, const std::string& prefix, std::string_view key,
-                       const std::string& to, bool whole, RunnerTranslation* t) {
-  t->names.Set(to, prefix + std::string(key));
-  std::optional<double> cores;
-  if (auto error = ReadNumber(from, prefix, key, "cores", &cores)) {
-    return t->errors.push_back(std::move(*error));
-  }
-  if (!cores) return;
-  if (*cores > kMaxWhole / 1000) {
-    return t->errors.push_back(
-        FieldError{prefix + std::string(key), fmt::format("is {}: too many cores", *cores)});
-  }
-  const double millicores = *cores * 1000;
-  if (whole) return Put(t, to, std::llround(millicores));
-  Put(t, to, millicores);
-}
-
-void Whole(const Json& from, const std::string& prefix, std::string_view key, std::string_view unit,
-           bool round, const std::string& to, RunnerTranslation* t) {
-  t->names.Set(to, prefix + std::string(key));
-  std::optional<std::int64_t> value;
-  if (auto error = ReadWhole(from, prefix, key, unit, round, &value)) {
-    return t->errors.push_back(std::move(*error));
-  }
-  if (value) Put(t, to, *value);
-}
-
-// ---- RunnerNodePool ---------------------------------------------------------
-
-const std::initializer_list<std::string_view> kPoolFields = {"id",
-                                                             "name",
-                                                             "site_id",
-                                                             "cpu",
-                                                             "memory",
-                                                             "gpu",
-                                                             "architecture",
-                                                             "gpu_mode",
-                                                             "gpu_num_total",
-                                                             "gpu_brand",
-                                                             "gpu_model",
-                                                             "instance_type",
-                                                             "maximum_time_in_sec"};
-
-}  // namespace
-
-namespace internal {
-
-bool IsRunnerPool(const Json& object) {
-  return object.is_object() && object.contains("id") && !object.contains("node_pool_id");
-}
-
-RunnerTranslation TranslateRunnerPool(const Json& object) {
-  RunnerTranslation t;
-  // A field this build does not know is the Runner's own business: a warning
-  // naming the closest known field, never a refused pool.
-  t.unknown = JsonFields(object).UnknownFields(kPoolFields);
-  Copy(object, "id", "node_pool_id", &t);
-  Copy(object, "name", "name", &t);
-  Copy(object, "site_id", "site_id", &t);
-  CoresToMillicores(object, "", "cpu", "cpu_millicores", true, &t);
-  Whole(object, "", "memory", "bytes", true, "memory_bytes", &t);
-  Whole(object, "", "gpu", "GPUs", false, "gpu_count", &t);
-  Copy(object, "architecture", "architecture", &t);
-  Copy(object, "gpu_mode", "gpu_mode", &t);
-  Whole(object, "", "gpu_num_total", "GPUs", false, "gpu_total", &t);
-  Copy(object, "gpu_brand", "gpu_brand", &t);
-  Copy(object, "gpu_model", "gpu_model", &t);
-  Copy(object, "instance_type", "instance_type", &t);
-  // Checked so that a bad value is caught, but not kept: hwrec does not limit time.
-  std::optional<double> seconds;
-  if (auto error = ReadNumber(object, "", "maximum_time_in_sec", "seconds", &seconds)) {
-    t.errors.push_back(std::move(*error));
-  }
-  return t;
-}
-
-}  // namespace internal
-
-namespace {
+constexpr internal::EnumName<RecordForm> kRecordFormNames[] = {
+    {RecordForm::kAuto, "auto"},
+    {RecordForm::kHwrec, "hwrec"},
+    {RecordForm::kRunner, "runner"},
+};
 
 // ---- CompleteExecutionMetric ------------------------------------------------
 
@@ -266,7 +100,7 @@ void TranslateStatus(const Json& object, RunnerTranslation* t) {
   if (!value->is_string()) return Put(t, "status", *value);  // hwrec names the wrong type
   const std::string& text = value->get_ref<const std::string&>();
   if (auto status = RunnerStatus(text)) return Put(t, "status", std::string(ToString(*status)));
-  t->errors.push_back(FieldError{
+  t->errors.push_back(RecordError{
       "status", fmt::format("'{}' is not an execution status: use the Runner's Success, Error, "
                             "Canceled, Cancelled, Stopped, OOMKilled or GPUOOMKilled (or hwrec's "
                             "success, failed, cancelled, oom or gpu_oom)",
@@ -278,7 +112,7 @@ std::optional<double> TimeOf(const Json& object, std::string_view key) {
   const Json* value = Member(object, key);
   if (value == nullptr) return std::nullopt;
   if (value->is_number()) return value->get<double>();
-  if (value->is_string()) return ParseRfc3339(value->get_ref<const std::string&>());
+  if (value->is_string()) return internal::ParseRfc3339(value->get_ref<const std::string&>());
   return std::nullopt;
 }
 
@@ -292,14 +126,14 @@ void TranslateDuration(const Json& object, RunnerTranslation* t) {
   const std::optional<double> started = TimeOf(object, "started_at");
   if (!started || !std::isfinite(*started)) {
     return t->errors.push_back(
-        FieldError{"started_at",
-                   "must be an RFC 3339 timestamp (e.g. 2026-11-29T16:02:37Z) or "
-                   "epoch seconds"});
+        RecordError{"started_at",
+                    "must be an RFC 3339 timestamp (e.g. 2026-11-29T16:02:37Z) or "
+                    "epoch seconds"});
   }
   const std::optional<double> ended = TimeOf(object, "ended_at");
   if (!ended || !std::isfinite(*ended)) return;  // ended_at's own error is reported
   if (*ended < *started) {
-    return t->errors.push_back(FieldError{
+    return t->errors.push_back(RecordError{
         "started_at",
         fmt::format("is {} s after ended_at: send when the execution started", *started - *ended)});
   }
@@ -334,11 +168,11 @@ const Json* Nested(const Json& object, std::string_view key, std::string_view wh
   if (nested == nullptr) return nullptr;
   if (!nested->is_object()) {
     t->errors.push_back(
-        FieldError{std::string(key), fmt::format("must be an object with {}", what)});
+        RecordError{std::string(key), fmt::format("must be an object with {}", what)});
     return nullptr;
   }
   if (known.size() == 0) return nested;
-  for (FieldError& e : JsonFields(*nested, std::string(key) + ".").UnknownFields(known)) {
+  for (RecordError& e : JsonFields(*nested, std::string(key) + ".").UnknownFields(known)) {
     t->unknown.push_back(std::move(e));
   }
   return nested;
@@ -360,7 +194,7 @@ void TranslateFraction(const Json* metrics, const Json* metadata, RunnerTranslat
   const Json* in_metrics = metrics ? Member(*metrics, "gpu_compute_fraction") : nullptr;
   const Json* in_metadata = metadata ? Member(*metadata, "gpu_compute_fraction") : nullptr;
   if (in_metrics != nullptr && in_metadata != nullptr && *in_metrics != *in_metadata) {
-    return t->errors.push_back(FieldError{
+    return t->errors.push_back(RecordError{
         "metadata.gpu_compute_fraction",
         fmt::format("is {} but metrics.gpu_compute_fraction is {}: send one share of the card",
                     in_metadata->dump(), in_metrics->dump())});
@@ -383,8 +217,8 @@ void Scaled(const Json& metrics, std::string_view key, std::string_view unit, do
   }
   if (!value) return;
   if (most && *value > *most) {
-    return t->errors.push_back(
-        FieldError{path, fmt::format("is {}: it must be at most {} (in {})", *value, *most, unit)});
+    return t->errors.push_back(RecordError{
+        path, fmt::format("is {}: it must be at most {} (in {})", *value, *most, unit)});
   }
   Put(t, to, *value / divisor);
 }
@@ -442,8 +276,8 @@ RunnerTranslation TranslateRunnerObservation(const Json& object) {
   return t;
 }
 
-void AddOnce(std::vector<FieldError>* errors, FieldError error) {
-  const auto same = [&](const FieldError& e) { return e.field == error.field; };
+void AddOnce(std::vector<RecordError>* errors, RecordError error) {
+  const auto same = [&](const RecordError& e) { return e.field == error.field; };
   if (std::none_of(errors->begin(), errors->end(), same)) errors->push_back(std::move(error));
 }
 
@@ -453,8 +287,8 @@ ObservationParse ParseRunnerObservation(const Json& object, bool strict) {
   ObservationParse result;
   result.execution_id = parsed.execution_id;
   result.errors = std::move(t.errors);
-  for (FieldError& e : parsed.errors) AddOnce(&result.errors, t.names.Renamed(std::move(e)));
-  for (FieldError& e : t.unknown) {
+  for (RecordError& e : parsed.errors) AddOnce(&result.errors, t.names.Renamed(std::move(e)));
+  for (RecordError& e : t.unknown) {
     if (!strict) {
       result.warnings.push_back(std::move(e));
       continue;
@@ -473,7 +307,7 @@ std::string JoinFields(const std::vector<std::string_view>& fields) {
 }
 
 // Which form an observation object is in; an error when it mixes both.
-std::variant<RecordForm, FieldError> FormOf(const Json& object) {
+std::variant<RecordForm, RecordError> FormOf(const Json& object) {
   std::vector<std::string_view> runner, hwrec;
   for (std::string_view key : kRunnerOnly) {
     if (object.find(std::string(key)) != object.end()) runner.push_back(key);
@@ -482,7 +316,7 @@ std::variant<RecordForm, FieldError> FormOf(const Json& object) {
     if (object.find(std::string(key)) != object.end()) hwrec.push_back(key);
   }
   if (!runner.empty() && !hwrec.empty()) {
-    return FieldError{
+    return RecordError{
         "json", fmt::format("mixes the Runner's fields ({}) with hwrec's ({}): send each record "
                             "in one form (or name the form: --from runner|hwrec, form= in Python)",
                             JoinFields(runner), JoinFields(hwrec))};
@@ -498,22 +332,11 @@ std::string ExecutionIdOf(const Json& object) {
 }  // namespace
 
 std::string_view ToString(RecordForm form) {
-  switch (form) {
-    case RecordForm::kAuto:
-      return "auto";
-    case RecordForm::kHwrec:
-      return "hwrec";
-    case RecordForm::kRunner:
-      return "runner";
-  }
-  return "auto";
+  return internal::NameOf(kRecordFormNames, form, "auto");
 }
 
 std::optional<RecordForm> ParseRecordForm(std::string_view text) {
-  for (RecordForm form : {RecordForm::kAuto, RecordForm::kHwrec, RecordForm::kRunner}) {
-    if (ToString(form) == text) return form;
-  }
-  return std::nullopt;
+  return internal::ValueOf(kRecordFormNames, text);
 }
 
 ObservationParse ParseRunnerObservationJson(std::string_view json, bool strict) {
@@ -532,7 +355,7 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
   *read_as = RecordForm::kHwrec;
   if (form == RecordForm::kHwrec) return ParseObservationJson(json, strict);
   auto parsed = ParseJsonRecord(json);
-  if (auto* error = std::get_if<FieldError>(&parsed)) {
+  if (auto* error = std::get_if<RecordError>(&parsed)) {
     ObservationParse result;
     result.errors.push_back(std::move(*error));
     return result;
@@ -540,7 +363,7 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
   const Json& object = std::get<Json>(parsed);
   if (form == RecordForm::kAuto) {
     auto detected = FormOf(object);
-    if (auto* error = std::get_if<FieldError>(&detected)) {
+    if (auto* error = std::get_if<RecordError>(&detected)) {
       ObservationParse result;
       result.execution_id = ExecutionIdOf(object);
       result.errors.push_back(std::move(*error));
@@ -554,7 +377,7 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
   return ParseRunnerObservation(object, strict);
 }
 
-FieldError RunnerObservationError(FieldError error) {
+RecordError RunnerObservationError(RecordError error) {
   for (const auto& [hwrec_field, runner_field] : kObservationNames) {
     if (error.field != hwrec_field) continue;
     if (error.reason.rfind(error.field + " ", 0) == 0) {

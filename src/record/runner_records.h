@@ -21,7 +21,7 @@ class RunnerFieldNames {
   // The Runner's name for `hwrec_field`; the name itself when it has none.
   std::string RunnerName(const std::string& hwrec_field) const;
   // Renames the error's field to the Runner's.
-  FieldError Renamed(FieldError error) const;
+  RecordError Renamed(RecordError error) const;
 
  private:
   std::vector<std::pair<std::string, std::string>> names_;
@@ -29,8 +29,8 @@ class RunnerFieldNames {
 
 struct RunnerTranslation {
   nlohmann::json hwrec = nlohmann::json::object();  // the record in hwrec's form
-  std::vector<FieldError> errors;                   // named by the Runner's fields
-  std::vector<FieldError> unknown;                  // unknown Runner fields, closest known name
+  std::vector<RecordError> errors;                  // named by the Runner's fields
+  std::vector<RecordError> unknown;                 // unknown Runner fields, closest known name
   RunnerFieldNames names;
 };
 
@@ -46,6 +46,6 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
 // An error about a field of hwrec's observation form (found after parsing,
 // e.g. against the node pool) as the Runner names it: the field, and the
 // reason's opening when it repeats the field ("hardware.gpu_count is 1 ...").
-FieldError RunnerObservationError(FieldError error);
+RecordError RunnerObservationError(RecordError error);
 
 }  // namespace hwrec::internal

@@ -11,15 +11,6 @@
 
 namespace hwrec {
 
-std::string UtcDay(double epoch_seconds) {
-  const auto seconds = static_cast<std::time_t>(std::floor(epoch_seconds));
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[16];
-  std::strftime(text, sizeof(text), "%Y-%m-%d", &tm);
-  return text;
-}
-
 namespace internal {
 
 DayLedger::DayLedger(store::Connection& db, std::string day, bool dry_run)
@@ -88,7 +79,7 @@ Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<doub
   return internal::Guarded(store, "read the router's day state", [&]() -> Result<RouterDayState> {
     store::Connection& db = store::ConnectionOf(store);
     RouterDayState state;
-    state.day = UtcDay(now.value_or(internal::NowEpochSeconds()));
+    state.day = internal::UtcDay(now.value_or(internal::NowEpochSeconds()));
     internal::DayLedger ledger(db, state.day, true);
     state.gcp_attempts = ledger.gcp_attempts();
     const auto blocks = db.Prepare(

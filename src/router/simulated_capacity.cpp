@@ -5,6 +5,7 @@
 
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
+#include "base/time.h"
 #include "hwrec/router.h"
 #include "hwrec/simulated_capacity.h"
 
@@ -25,19 +26,6 @@ bool Glob(std::string_view pattern, std::string_view text) {
   }
   return !text.empty() && pattern.front() == text.front() &&
          Glob(pattern.substr(1), text.substr(1));
-}
-
-// Noon UTC of `day`, so that the day is the same in every reading of it.
-std::optional<double> DayToEpoch(const std::string& day) {
-  std::tm tm{};
-  if (day.size() != 10 ||
-      std::sscanf(day.c_str(), "%4d-%2d-%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3) {
-    return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  tm.tm_hour = 12;
-  return static_cast<double>(timegm(&tm));
 }
 
 // One member of the capacity object; an error's text without the `what` prefix.
@@ -62,7 +50,7 @@ std::optional<std::string> ReadMember(const std::string& key, const Json& value,
     }
   } else if (key == "day" && value.is_string()) {
     const std::string& day = value.get_ref<const std::string&>();
-    capacity->now = DayToEpoch(day);
+    capacity->now = internal::UtcNoonOfDay(day);
     if (!capacity->now) return fmt::format("day '{}' is not a UTC date: use YYYY-MM-DD", day);
   } else {
     return fmt::format(

@@ -144,7 +144,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
   return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
     store::Connection& db = store::ConnectionOf(store);
     const double now = options.now.value_or(internal::NowEpochSeconds());
-    internal::DayLedger ledger(db, UtcDay(now), options.dry_run);
+    internal::DayLedger ledger(db, internal::UtcDay(now), options.dry_run);
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/time.h"
+
 namespace hwrec::internal {
 
 namespace {
@@ -148,14 +150,7 @@ Status RefuseIfDamaged(SQLite::Database& db, const std::string& store_path,
       backup.empty() ? std::string("a backup") : "its newest backup, " + backup));
 }
 
-std::string BackupStamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  return stamp;
-}
+std::string BackupStamp() { return CompactUtcStamp(NowEpochSeconds()); }
 
 Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_path,
                                 std::string_view label, std::string_view stamp) {

@@ -1,10 +1,15 @@
 #include "store/bulk_write.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/Exception.h>
 #include <fmt/format.h>
 
 namespace hwrec::store {
 
+// SQLite: a rollback journal writes the new pages to the file once, where a
+// WAL writes them twice (to the WAL, then at checkpoint); rollback journals
+// are as crash-safe as WAL with synchronous = FULL. A 64 MiB page cache keeps
+// the indexes' working pages cached, and secure_delete = FAST spares zeroing
+// and journaling every page a bulk move empties.
 BulkWriteMode::BulkWriteMode(Connection& db) : db_(db) {
   cache_size_ = db.QueryInt64("PRAGMA cache_size").value_or(0);
   secure_delete_ = db.QueryInt64("PRAGMA secure_delete").value_or(0);

@@ -1,27 +1,35 @@
-// BulkWriteMode: a scope in which one connection writes a large batch (the
-// legacy migration's move) as fast as it safely can. While this is the store's
-// only connection it leaves WAL for a rollback journal, so the new pages are
-// written to the file once, where a WAL writes them twice (to the WAL, then at
-// checkpoint); rollback journals are as crash-safe as WAL, with synchronous =
-// FULL while it lasts. The page cache is enlarged to 64 MiB, which keeps the
-// indexes' working pages cached while the batch writes, and secure_delete is
-// FAST: emptying a large table would otherwise zero and journal every page of
-// it. Everything is restored when the scope ends, whatever happened. Open it
-// before the write transaction. One thread at a time, like the connection.
+// BulkWriteMode: a scope in which one connection writes many rows fast and
+// stays crash-safe, for moves that rewrite most of a store (the legacy
+// migration). Entering tunes the connection for large transactions; leaving
+// restores what it was, also when the scope ends by an exception. Engine-
+// neutral: the tuning itself lives with the engine (bulk_write.cpp).
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "store/database.h"
 
 namespace hwrec::store {
 
+// While it lives, `db` writes each new page to the file once (a rollback
+// journal instead of the WAL, when this is the store's only connection; fully
+// synchronous while it lasts), keeps a larger page cache, and frees pages
+// without zeroing them. Another connection keeping the store in WAL is not
+// waited for: the mode then keeps the WAL. Not copyable; one per connection.
 class BulkWriteMode {
  public:
+  // Throws the engine's exception when the connection cannot be tuned.
   explicit BulkWriteMode(Connection& db);
+  // Restores the connection; never throws (the store's next open restores
+  // the journal mode, should restoring fail).
+  ~BulkWriteMode();
+
+  // Whether the rollback journal is in use (false: the store stayed in WAL).
+  bool rollback_journal() const { return rollback_journal_; }
+
   BulkWriteMode(const BulkWriteMode&) = delete;
   BulkWriteMode& operator=(const BulkWriteMode&) = delete;
-  ~BulkWriteMode();  // never throws
 
  private:
   Connection& db_;

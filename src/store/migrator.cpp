@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 
 #include "base/sha256.h"
+#include "store/row_reader.h"
+#include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec::internal {
@@ -45,16 +48,13 @@ int Migrator::LatestVersion() const { return migrations_.empty() ? 0 : migration
 
 std::vector<MigrationInfo> Migrator::List() const {
   std::map<int, MigrationInfo> applied;
-  if (db_.tableExists("schema_migrations")) {
-    SQLite::Statement query(db_,
-                            "SELECT version, name, checksum, applied_at FROM schema_migrations");
-    while (query.executeStep()) {
+  const std::unique_ptr<store::Connection> db = store::MakeSqliteConnection(db_.getHandle());
+  if (db->HasTable("schema_migrations")) {
+    auto query = db->Prepare("SELECT version, name, checksum, applied_at FROM schema_migrations");
+    while (query->Step()) {
       MigrationInfo info;
-      info.version = query.getColumn(0).getInt();
-      info.name = query.getColumn(1).getString();
-      info.checksum = query.getColumn(2).getString();
+      store::ReadRow(*query, info.version, info.name, info.checksum, info.applied_at);
       info.applied = true;
-      info.applied_at = query.getColumn(3).getString();
       applied[info.version] = info;
     }
   }

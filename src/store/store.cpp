@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "hwrec/legacy_migration.h"
+#include "store/backup.h"
+#include "store/bulk_write.h"
+#include "store/legacy_history.h"
 #include "store/migrator.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
@@ -258,11 +260,8 @@ Status Store::CheckWritable() const {
   return internal::Guarded(impl_->path, [&]() -> Status {
     const int current = schema_version();
     const int latest = LatestSchemaVersion();
-    SQLite::Database& db = impl_->db;
-    if (db.tableExists("site_observations") &&
-        db.execAndGet("SELECT EXISTS (SELECT 1 FROM site_observations)").getInt() != 0) {
-      const auto rows = db.execAndGet("SELECT count(*) FROM site_observations").getInt64();
-      return Status::SchemaMismatch(LegacyConsentMessage(impl_->path, rows));
+    if (const std::int64_t rows = internal::LegacyRowCount(*impl_->connection); rows > 0) {
+      return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, rows));
     }
     if (current < latest) {
       return Status::SchemaMismatch(
@@ -274,11 +273,38 @@ Status Store::CheckWritable() const {
   });
 }
 
+// The embedded schema migrations only: legacy history with rows is refused
+// (its move needs consent, hwrec/legacy_migration.h), before and again inside
+// the transaction, where a writer may have added rows since.
 Result<std::vector<int>> Store::Migrate() {
-  // Without consent: legacy history with rows is refused with LegacyConsentMessage.
-  auto report = MigrateStore(*this, LegacyMigrationOptions{});
-  if (!report.ok()) return report.status();
-  return std::move(report->applied);
+  if (read_only()) {
+    return Status::ReadOnly(fmt::format(
+        "{}: the store was opened read-only: open it read-write to migrate it", path()));
+  }
+  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<int>> {
+    SQLite::Database& db = impl_->db;
+    store::Connection& connection = *impl_->connection;
+    Migrator migrator(db, EmbeddedMigrations());
+    if (Status s = migrator.Check(); !s.ok()) {
+      return Status::SchemaMismatch(impl_->path + ": " + s.message());
+    }
+    std::int64_t legacy_rows = internal::LegacyRowCount(connection);
+    if (legacy_rows == 0 && migrator.Pending().empty()) return std::vector<int>{};
+    if (legacy_rows > 0) {
+      return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, legacy_rows));
+    }
+    if (Status s = internal::RefuseIfDamaged(db, impl_->path, "the migration"); !s.ok()) return s;
+    migrator.EnsureBookkeeping();
+    store::BulkWriteMode bulk(connection);
+    internal::WriteTransaction tx(db);
+    std::vector<int> applied = migrator.ApplyPendingInCallerTransaction();
+    legacy_rows = internal::LegacyRowCount(connection);
+    if (legacy_rows > 0) {
+      return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, legacy_rows));
+    }
+    tx.Commit();
+    return applied;
+  });
 }
 
 Result<StoreStatus> Store::GetStatus() const {

@@ -117,15 +117,24 @@ Status CheckCanWrite(SQLite::Database& db, const std::string& path) {
       file_read_only ? "the file is read-only" : "the directory is read-only", false);
 }
 
+namespace {
+
+// "<path>: <what> (SQLite: <sqlite_text>): <fix>", as kIoError.
+Status IoFailure(const std::string& path, std::string_view what, const std::string& sqlite_text,
+                 const std::string& fix) {
+  return Status::IoError(fmt::format("{}: {} (SQLite: {}): {}", path, what, sqlite_text, fix));
+}
+
+}  // namespace
+
 Status DescribeOpenFailure(const std::string& path, int extended_code,
                            const std::string& sqlite_text, bool disk_full) {
   const std::string dir = ParentDirectory(path);
   const int primary = extended_code & 0xff;
   if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && disk_full)) {
-    return Status::IoError(fmt::format(
-        "{}: the disk holding the store is full (SQLite: {}): free space in {} and run again; "
-        "what was committed is safe",
-        path, sqlite_text, dir));
+    return IoFailure(
+        path, "the disk holding the store is full", sqlite_text,
+        fmt::format("free space in {} and run again; what was committed is safe", dir));
   }
   if (primary == SQLITE_NOTADB) {
     return Status::InvalidArgument(fmt::format(
@@ -152,17 +161,17 @@ Status DescribeOpenFailure(const std::string& path, int extended_code,
           "writable directory or fix its permissions",
           path, dir));
     }
-    return Status::IoError(fmt::format(
-        "{}: cannot open the store (SQLite: {}): check that this user may read the file and "
-        "write its directory {}; on read-only media add --read-only",
-        path, sqlite_text, dir));
+    return IoFailure(path, "cannot open the store", sqlite_text,
+                     fmt::format("check that this user may read the file and write its directory "
+                                 "{}; on read-only media add --read-only",
+                                 dir));
   }
   if (primary == SQLITE_IOERR) {
-    return Status::IoError(fmt::format(
-        "{}: the file system reported an I/O error while opening the store (SQLite: {}): check "
-        "the disk holding {} and its free space, then run again; for read-only media add "
-        "--read-only",
-        path, sqlite_text, dir));
+    return IoFailure(path, "the file system reported an I/O error while opening the store",
+                     sqlite_text,
+                     fmt::format("check the disk holding {} and its free space, then run again; "
+                                 "for read-only media add --read-only",
+                                 dir));
   }
   return Status::IoError(path + ": " + sqlite_text);
 }

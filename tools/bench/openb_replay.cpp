@@ -14,6 +14,7 @@
 #include "bench/bench_util.h"
 #include "bench/openb_inventory.h"
 #include "hwrec/placement.h"
+#include "hwrec/pool_import.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {

@@ -8,6 +8,7 @@
 #include "bench/openb_inventory.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 
 namespace hwrec::bench {
 namespace {

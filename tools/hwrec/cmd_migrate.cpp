@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
@@ -160,7 +161,7 @@ void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
       std::cout << fmt::format(
           " (legacy history was migrated to hp:v2 on {}: {} rows migrated, "
           "{} quarantined)",
-          FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
+          internal::FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
     }
     std::cout << "\n";
     return;

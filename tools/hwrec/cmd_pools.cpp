@@ -10,6 +10,7 @@
 #include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/pool_import.h"
 
 namespace hwrec::cli {
 

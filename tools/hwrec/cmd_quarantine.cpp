@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/terminal_text.h"
@@ -114,7 +115,7 @@ nlohmann::ordered_json RowJson(const QuarantinedRow& r) {
           {"site_id", r.site_id},
           {"node_pool_id", text(r.node_pool_id)},
           {"action_image", r.action_image},
-          {"finished_at", FormatRfc3339(r.finished_at)},
+          {"finished_at", internal::FormatRfc3339(r.finished_at)},
           {"instance_type", text(r.instance_type)},
           {"gpu_mode", text(r.gpu_mode)},
           {"node_pool_gpu", text(r.node_pool_gpu)},

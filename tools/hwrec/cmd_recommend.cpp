@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/terminal_text.h"
@@ -18,7 +19,7 @@ namespace hwrec::cli {
 namespace {
 
 std::optional<double> ParseAsOf(const std::string& text) {
-  if (auto rfc = ParseRfc3339(text)) return rfc;
+  if (auto rfc = internal::ParseRfc3339(text)) return rfc;
   char* end = nullptr;
   const double epoch = std::strtod(text.c_str(), &end);
   if (end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
@@ -80,7 +81,7 @@ nlohmann::ordered_json OrNull(const std::optional<std::string>& v) {
 
 std::optional<std::string> TimeOf(const std::optional<double>& epoch_seconds) {
   if (!epoch_seconds) return std::nullopt;
-  return FormatRfc3339(*epoch_seconds);
+  return internal::FormatRfc3339(*epoch_seconds);
 }
 
 std::string Cell(const std::optional<double>& v) {
@@ -95,7 +96,7 @@ void PrintJson(const Recommendation& r, bool explain) {
   out["hardware"] = {{"gpu_brand", OrNull(r.hardware.gpu_brand)},
                      {"gpu_model", OrNull(r.hardware.gpu_model)},
                      {"instance_type", OrNull(r.hardware.instance_type)}};
-  out["as_of"] = FormatRfc3339(r.as_of);
+  out["as_of"] = internal::FormatRfc3339(r.as_of);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const Figure& f : r.figures) {
     nlohmann::ordered_json j = {{"value", OrNull(f.value)},
@@ -121,7 +122,7 @@ void PrintTable(const Recommendation& r, bool explain) {
       "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
       r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
       r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
-      r.hardware.instance_type.value_or("unknown instance type"), FormatRfc3339(r.as_of));
+      r.hardware.instance_type.value_or("unknown instance type"), internal::FormatRfc3339(r.as_of));
   std::vector<std::string> headers = {"figure",     "value", "provenance", "samples",
                                       "confidence", "lower", "upper",      "last seen"};
   if (explain) headers.insert(headers.end(), {"statistic", "margin", "half-life"});

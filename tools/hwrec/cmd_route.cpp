@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/terminal_text.h"
@@ -272,7 +273,7 @@ int RunRoute(const std::vector<std::string>& args) {
     throw UsageError("give the STORE, --intent and --length");
   }
   const bool explain = vm["explain"].as<bool>();
-  auto hours = ParseDurationHours(length);
+  auto hours = internal::ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
   const std::optional<SimulatedCapacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));

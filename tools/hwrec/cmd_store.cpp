@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"

@@ -1,0 +1,108 @@
+#include "hwrec/pool_import.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/line_reader.h"
+#include "base/text.h"
+#include "base/time.h"
+#include "hardware/node_pool_rules.h"
+#include "hardware/node_pool_table.h"
+#include "hwrec/catalog.h"
+#include "hwrec/runner.h"
+#include "hwrec/store.h"
+#include "record/pool_record.h"
+#include "store/database.h"
+#include "store/guarded.h"
+
+namespace hwrec {
+
+namespace {
+
+// Longest pool line read; a pool is a few hundred bytes.
+constexpr std::size_t kMaxPoolLineBytes = 1048576;
+
+void Count(internal::PoolChange change, PoolImportSummary* summary) {
+  switch (change) {
+    case internal::PoolChange::kRegistered:
+      ++summary->registered;
+      break;
+    case internal::PoolChange::kUpdated:
+      ++summary->updated;
+      break;
+    case internal::PoolChange::kUnchanged:
+      ++summary->unchanged;
+      break;
+  }
+}
+
+// The pool id of a line that failed to parse, when the line says one under `key`.
+std::string PoolIdOfLine(const std::string& line, const std::string& key) {
+  auto parsed = nlohmann::json::parse(line, nullptr, false);
+  if (parsed.is_object()) {
+    auto it = parsed.find(key);
+    if (it != parsed.end() && it->is_string()) return it->get<std::string>();
+  }
+  return "";
+}
+
+// Reads, checks and writes one non-blank line; a store failure throws.
+Status ImportLine(store::Connection& db, const GpuCatalog& catalog, const std::string& line,
+                  std::int64_t number, RecordForm form, PoolImportSummary* summary) {
+  internal::PoolRecord record = internal::ReadPoolRecord(line, form);
+  NodePool pool;
+  if (!record.error) {
+    if (auto error = internal::ResolveNodePool(record.pool, catalog, &pool)) {
+      record.error = record.Named(*error);
+    }
+  }
+  if (record.error) {
+    const std::string id = PoolIdOfLine(line, record.runner ? "id" : "node_pool_id");
+    summary->errors.push_back({number, id, record.error->field, record.error->reason});
+    return Status::Ok();
+  }
+  auto change = internal::WriteNodePool(db, pool, internal::NowEpochSeconds());
+  if (!change.ok()) return change.status();
+  Count(*change, summary);
+  for (RecordError& w : record.warnings) {
+    summary->warnings.push_back({number, pool.node_pool_id, w.field, std::move(w.reason)});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
+  return ImportNodePools(store, jsonl, RecordForm::kHwrec);
+}
+
+Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form) {
+  if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+  return internal::Guarded(store, "importing node pools", [&]() -> Result<PoolImportSummary> {
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);  // pools are checked against the catalog as it is now
+    auto catalog = GpuCatalog::Load(store);
+    if (!catalog.ok()) return catalog.status();
+    PoolImportSummary summary;
+    std::string line;
+    internal::LineReader reader(jsonl, kMaxPoolLineBytes);
+    for (std::int64_t number = 1; reader.Next(&line); ++number) {
+      if (reader.truncated()) {
+        summary.errors.push_back({number, "", "json",
+                                  fmt::format("the line is {} bytes, over the limit of {}: send "
+                                              "one pool per line",
+                                              reader.length(), kMaxPoolLineBytes)});
+        continue;
+      }
+      if (internal::Trim(line).empty()) continue;
+      Status imported = ImportLine(db, *catalog, line, number, form, &summary);
+      if (!imported.ok()) return imported;
+    }
+    if (jsonl.bad()) return Status::IoError("reading the node pool lines failed");
+    tx.Commit();
+    return summary;
+  });
+}
+
+}  // namespace hwrec
