@@ -22,15 +22,11 @@
 #include "legacy/legacy_row.h"
 #include "recommend/recommend_internal.h"
 #include "store/database.h"
+#include "store/legacy_history.h"
 #include "store/row_values.h"
 #include "store/sqlite_util.h"  // until the aggregate and ingest writers take a store::Connection
 
 namespace hwrec::internal {
-
-std::int64_t LegacyRowCount(store::Connection& db) {
-  if (!db.HasTable("site_observations")) return 0;
-  return db.QueryInt64("SELECT count(*) FROM site_observations").value_or(0);
-}
 
 namespace {
 

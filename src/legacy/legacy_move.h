@@ -1,5 +1,4 @@
-// The move of a legacy migration, shared by MigrateStore and the plan: the
-// legacy row count, and the streaming of every legacy row into observations or
+// The move of a legacy migration: the streaming of every legacy row into observations or
 // the quarantine inside the caller's write transaction.
 #pragma once
 
@@ -12,8 +11,6 @@
 
 namespace hwrec::internal {
 
-// Rows of site_observations; 0 when the table is absent.
-std::int64_t LegacyRowCount(store::Connection& db);
 
 // Streams every legacy row into observations or quarantine, feeding the
 // aggregates as it goes, registers the pools the options give, rebuilds the

@@ -14,6 +14,7 @@
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
 #include "store/database.h"
+#include "store/legacy_history.h"
 #include "store/guarded.h"
 #include "store/migration.h"
 #include "store/migrator.h"

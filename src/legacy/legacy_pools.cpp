@@ -89,13 +89,13 @@ Result<std::unique_ptr<LegacyResolver>> PrepareLegacyPools(Store& store, GpuCata
   store::Connection& db = store::ConnectionOf(store);
   const double now = NowEpochSeconds();
   for (const NodePool& pool : *valid) {
-    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
+    if (auto written = WriteNodePool(db, pool, now); !written.ok()) return written.status();
     taken.insert(pool.node_pool_id);
     ++*registered;
   }
   for (const NodePool& pool : KnownLegacyPools(db, **resolver)) {
     if (taken.count(pool.node_pool_id) != 0) continue;
-    if (auto written = WriteNodePool(connection, pool, now); !written.ok()) return written.status();
+    if (auto written = WriteNodePool(db, pool, now); !written.ok()) return written.status();
     ++*registered;
   }
   return resolver;
