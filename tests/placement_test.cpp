@@ -529,7 +529,8 @@ TEST_CASE("placement and recommend: an as_of that is not a date is refused, nami
           "[placement]") {
   Fixture f;
   PlacementEvaluator evaluator = f.EvaluatorOverOneA100Pool();
-  RecommendationQuery query(*f.store);
+  const auto opened = RecommendationQuery::Open(*f.store).value();
+  RecommendationQuery& query = *opened;
   for (double as_of : {std::nan(""), HUGE_VAL, -1.0, 1e300}) {
     INFO(as_of);
     auto placed = evaluator.Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},

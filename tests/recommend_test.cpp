@@ -20,6 +20,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "test_support.h"
 
 using hwrec::FigureKind;
@@ -89,7 +90,8 @@ struct Fixture {
 
   hwrec::Recommendation Recommend(const std::string& image, const HardwareKey& key,
                                   double as_of = kNow) {
-    hwrec::RecommendationQuery query(*store);
+    const auto opened = hwrec::RecommendationQuery::Open(*store).value();
+    hwrec::RecommendationQuery& query = *opened;
     auto r = query.Recommend(image, key, as_of);
     INFO(r.status().ToString());
     REQUIRE(r.ok());
@@ -355,7 +357,8 @@ TEST_CASE("recommend: a query kept open reads history and settings as they are a
     REQUIRE(found->has_value());
     return HardwareKey::Of(**found);
   }();
-  hwrec::RecommendationQuery kept(*f.store);
+  const auto opened = hwrec::RecommendationQuery::Open(*f.store).value();
+  hwrec::RecommendationQuery& kept = *opened;
   auto read = [&] {
     auto r = kept.Recommend("kept:1", key, kNow);
     INFO(r.status().ToString());
@@ -679,7 +682,8 @@ TEST_CASE("recommend: a stored state with a non-finite number is reported corrup
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
   {
-    hwrec::RecommendationQuery query(*f.store);
+    const auto opened = hwrec::RecommendationQuery::Open(*f.store).value();
+    hwrec::RecommendationQuery& query = *opened;
     const auto broken = query.Recommend("corrupt:1", HardwareKey::Of(**found), kNow);
     REQUIRE_FALSE(broken.ok());
     CHECK_THAT(broken.status().message(), Catch::Contains("hwrec refresh --rebuild"));

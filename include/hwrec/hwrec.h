@@ -3,6 +3,7 @@
 
 #include "hwrec/catalog.h"
 #include "hwrec/config.h"
+#include "hwrec/figure.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/ingest.h"
 #include "hwrec/legacy_migration.h"
@@ -11,6 +12,7 @@
 #include "hwrec/observation.h"
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "hwrec/route_plan.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"

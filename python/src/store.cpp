@@ -11,6 +11,7 @@
 #include "binding.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "hwrec/refresh.h"
 #include "hwrec/runner.h"
 
 namespace hwrec::python {

@@ -12,6 +12,12 @@
 #include <variant>
 #include <vector>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
+#include "aggregate/settings.h"
+#include "base/line_reader.h"
+#include "base/text.h"
+#include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/store.h"
@@ -19,13 +25,9 @@
 #include "ingest/observation_encoding.h"
 #include "ingest/observation_writer.h"
 #include "ingest/record_bounds.h"
-#include "aggregate/aggregator.h"
-#include "recommend/recommend_internal.h"
-#include "aggregate/settings.h"
 #include "record/runner_records.h"
-#include "store/sqlite_util.h"
-#include "base/line_reader.h"
-#include "base/text.h"
+#include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec {
 
@@ -68,7 +70,7 @@ struct PendingLine {
 // summary it builds. Transactions are opened by the caller around each chunk.
 class IngestRun {
  public:
-  IngestRun(SQLite::Database& db, const IngestOptions& options, HardwareResolver resolver,
+  IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver resolver,
             internal::RecommenderSettings settings)
       : strict_(options.strict),
         form_(options.form),
@@ -109,7 +111,7 @@ class IngestRun {
   RecordForm form_;
   bool runner_record_ = false;  // the record being added was in the Runner's form
   std::size_t max_line_bytes_;
-  SQLite::Database& db_;
+  store::Connection& db_;
   HardwareResolver resolver_;
   ObservationWriter writer_;
   internal::RecommenderSettings settings_;
@@ -137,7 +139,7 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   if (!catalog.ok()) return catalog.status();
   auto pools = ListNodePools(store);
   if (!pools.ok()) return pools.status();
-  SQLite::Database& db = internal::StoreAccess::Db(store);
+  store::Connection& db = store::ConnectionOf(store);
   internal::RecommenderSettings settings = internal::LoadSettings(db);
   HardwareResolver resolver(std::move(catalog).value(), *pools, settings.total_compute_slices);
   return std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
@@ -296,7 +298,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
   return internal::Guarded(store, "ingest " + options.source, [&]() -> Result<IngestSummary> {
     auto run = IngestRun::Start(store, options);
     if (!run.ok()) return run.status();
-    SQLite::Database& db = internal::StoreAccess::Db(store);
+    store::Connection& db = store::ConnectionOf(store);
     std::vector<PendingLine> batch;
     std::int64_t line = 0;
     bool more = true;
@@ -304,7 +306,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
       more = ReadBatch(reader, options, &batch, &line);
       if (!batch.empty()) {
         try {
-          internal::WriteTransaction transaction(db);
+          store::WriteTransaction transaction(db);
           (*run)->BeginChunk();
           for (const PendingLine& pending : batch) (*run)->AddLine(pending);
           (*run)->FinishChunk();
@@ -358,12 +360,12 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
   return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
     auto run = IngestRun::Start(impl_->store, options);
     if (!run.ok()) return run.status();
-    SQLite::Database& db = internal::StoreAccess::Db(impl_->store);
+    store::Connection& db = store::ConnectionOf(impl_->store);
     const std::size_t total = observations.size();
     for (std::size_t first = 0; first < total; first += options.batch_size) {
       const std::size_t end = std::min(total, first + options.batch_size);
       try {
-        internal::WriteTransaction transaction(db);
+        store::WriteTransaction transaction(db);
         (*run)->BeginChunk();
         for (std::size_t i = first; i < end; ++i) {
           const auto line = static_cast<std::int64_t>(i + 1);

@@ -11,15 +11,15 @@
 #include <thread>
 #include <utility>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
+#include "aggregate/settings.h"
 #include "hwrec/catalog.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "aggregate/aggregator.h"
-#include "recommend/recommend_internal.h"
-#include "aggregate/settings.h"
 #include "store/backup.h"
 #include "store/migration.h"
 #include "store/migrator.h"
@@ -204,11 +204,12 @@ struct MoveBatch {
 // merged with the stored ones at Flush, on the calling thread.
 class LegacyMove {
  public:
-  LegacyMove(SQLite::Database& db, internal::LegacyResolver& resolver, double now,
+  LegacyMove(SQLite::Database& db, store::Connection& connection,
+             internal::LegacyResolver& resolver, double now,
              const internal::RecommenderSettings& settings)
       : resolver_(resolver),
-        aggregates_(db, settings, internal::StoredAggregates::kMergeOnFlush),
-        writer_(db, now),
+        aggregates_(connection, settings, internal::StoredAggregates::kMergeOnFlush),
+        writer_(db, connection, now),
         rows_(db, fmt::format("SELECT {} FROM site_observations ORDER BY id",
                               internal::kLegacyColumns)),
         parallel_(std::thread::hardware_concurrency() > 1) {}
@@ -308,10 +309,11 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   const std::int64_t observations_before = RowCount(db, "observations");
   const std::int64_t quarantine_before = RowCount(db, "legacy_quarantine");
   const double now = internal::NowEpochSeconds();
-  const internal::RecommenderSettings settings = internal::LoadSettings(db);
+  store::Connection& connection = store::ConnectionOf(store);
+  const internal::RecommenderSettings settings = internal::LoadSettings(connection);
   std::int64_t done = 0;
   {
-    LegacyMove move(db, **resolver, now, settings);
+    LegacyMove move(db, connection, **resolver, now, settings);
     std::int64_t reported = 0;
     move.Run([&](std::int64_t n) {
       if (options.progress && n - reported >= kProgressEvery) {
@@ -334,7 +336,7 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
         legacy_rows, done, migrated, quarantined));
   }
   report->legacy_rows = legacy_rows;
-  report->recommendations = internal::RefreshAllRecommendations(db);
+  report->recommendations = internal::RefreshAllRecommendations(connection);
   SQLite::Statement record(db,
                            "INSERT INTO legacy_migrations (migrated_at, from_version, legacy_rows, "
                            "migrated, quarantined, backup_path) VALUES (?, ?, ?, ?, ?, ?)");

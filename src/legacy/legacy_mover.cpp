@@ -74,7 +74,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   out->storable = true;
 }
 
-LegacyMover::LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates)
+LegacyMover::LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates)
     : aggregates_(aggregates), writer_(db, "legacy-migration") {
   writer_.set_now(now);
 }
@@ -164,9 +164,10 @@ std::vector<std::string> QuarantineColumns() {
 
 }  // namespace
 
-LegacyBatchWriter::LegacyBatchWriter(SQLite::Database& db, double now)
+LegacyBatchWriter::LegacyBatchWriter(SQLite::Database& db, store::Connection& connection,
+                                     double now)
     : batch_(std::make_unique<Batch>(now)),
-      writer_(db, "legacy-migration"),
+      writer_(connection, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
           db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
       quarantine_table_(std::make_unique<RowSourceTable>(db, kQuarantineBatchTable,

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "aggregate/aggregator.h"
 #include "ingest/observation_writer.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "aggregate/aggregator.h"
 #include "store/row_source_table.h"
 
 namespace hwrec::internal {
@@ -49,7 +49,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
 class LegacyMover {
  public:
   // `aggregates` may be null: the caller rebuilds them afterwards.
-  LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates);
+  LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates);
   LegacyMover(const LegacyMover&) = delete;
   LegacyMover& operator=(const LegacyMover&) = delete;
 
@@ -79,7 +79,7 @@ class LegacyMover {
 // caller's transaction. One thread at a time.
 class LegacyBatchWriter {
  public:
-  LegacyBatchWriter(SQLite::Database& db, double now);
+  LegacyBatchWriter(SQLite::Database& db, store::Connection& connection, double now);
   ~LegacyBatchWriter();
   LegacyBatchWriter(const LegacyBatchWriter&) = delete;
   LegacyBatchWriter& operator=(const LegacyBatchWriter&) = delete;

@@ -3,16 +3,16 @@
 
 #include <memory>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
+#include "aggregate/settings.h"
+#include "base/text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
-#include "aggregate/aggregator.h"
-#include "recommend/recommend_internal.h"
-#include "aggregate/settings.h"
 #include "store/sqlite_util.h"
-#include "base/text.h"
 
 namespace hwrec {
 
@@ -116,12 +116,13 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     const GpuModel target = **model;
     auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), {});
     if (!resolver.ok()) return resolver.status();
-    const internal::RecommenderSettings settings = internal::LoadSettings(db);
+    store::Connection& connection = store::ConnectionOf(store);
+    const internal::RecommenderSettings settings = internal::LoadSettings(connection);
     QuarantineResolveSummary summary;
     internal::WriteTransaction tx(db);
-    internal::AggregateWriter aggregates(db, settings);
+    internal::AggregateWriter aggregates(connection, settings);
     {
-      internal::LegacyMover mover(db, internal::NowEpochSeconds(), &aggregates);
+      internal::LegacyMover mover(connection, internal::NowEpochSeconds(), &aggregates);
       std::vector<LegacyRow> rows;
       ForEachMatch(db, filter, [&](const LegacyRow& row, const std::string&, const std::string&) {
         rows.push_back(row);
@@ -150,7 +151,7 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
       }
     }
     aggregates.Flush();
-    summary.recommendations = internal::RefreshAllRecommendations(db);
+    summary.recommendations = internal::RefreshAllRecommendations(connection);
     tx.Commit();
     return summary;
   });

@@ -11,7 +11,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
-#include "recommend/recommend_internal.h"
+#include "recommend/kept_reader.h"
 #include "store/sqlite_util.h"
 
 namespace hwrec {
@@ -92,7 +92,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
     std::vector<std::optional<Recommendation>>* cache) {
   return internal::Guarded(store.path(), [&]() -> Result<std::vector<const Recommendation*>> {
-    internal::ReadSnapshot snapshot(internal::StoreAccess::Db(store));
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
     auto kept = internal::KeptReader(store, &reader);
     if (!kept.ok()) return kept.status();
     internal::RecommendationReader& read = **kept;

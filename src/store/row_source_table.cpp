@@ -162,29 +162,24 @@ void DeleteDefinition(void* definition) { delete static_cast<Definition*>(defini
 
 }  // namespace
 
-void BindValue(SQLite::Statement& statement, int index, const SqlValue& value) {
+void BindValue(store::Statement& statement, int index, const SqlValue& value) {
+  const std::string_view bytes(static_cast<const char*>(value.data),
+                               static_cast<std::size_t>(value.size));
   switch (value.kind) {
     case SqlValue::Kind::kNull:
-      statement.bind(index);
+      statement.BindNull(index);
       break;
     case SqlValue::Kind::kInteger:
-      statement.bind(index, value.integer);
+      statement.BindInt64(index, value.integer);
       break;
     case SqlValue::Kind::kReal:
-      statement.bind(index, value.real);
+      statement.BindDouble(index, value.real);
       break;
     case SqlValue::Kind::kText:
-      // SQLiteCpp binds text without copying only from a std::string (or a
-      // NUL-terminated pointer); any other text is copied.
-      if (value.string != nullptr) {
-        statement.bindNoCopy(index, *value.string);
-      } else {
-        statement.bind(index, std::string(static_cast<const char*>(value.data),
-                                          static_cast<std::size_t>(value.size)));
-      }
+      statement.BindTextView(index, bytes);
       break;
     case SqlValue::Kind::kBlob:
-      statement.bindNoCopy(index, value.data, value.size);
+      statement.BindBlobView(index, bytes);
       break;
   }
 }

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "store/database.h"
+
 namespace hwrec::internal {
 
 // One SQL value that points into its owner's memory.
@@ -52,7 +54,7 @@ struct SqlValue {
 
 // Binds `value` to parameter `index`, without copying a std::string's text
 // or a blob: the statement must be stepped before the value's owner changes.
-void BindValue(SQLite::Statement& statement, int index, const SqlValue& value);
+void BindValue(store::Statement& statement, int index, const SqlValue& value);
 
 // What a RowSourceTable reads.
 class RowSource {

@@ -191,9 +191,9 @@ struct CppFigures {
 
 CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
   CppFigures figures;
-  RecommendationQuery query(store);
+  const auto query = Require(RecommendationQuery::Open(store));
   figures.recommend = TimeCalls(
-      iterations, [&](int) { Require(query.Recommend(inputs.execution.workload, inputs.key)); });
+      iterations, [&](int) { Require(query->Recommend(inputs.execution.workload, inputs.key)); });
   PlacementEvaluator evaluator = Require(PlacementEvaluator::Open(store));
   figures.place = TimeCalls(iterations, [&](int) {
     const PlacementResult result = Require(evaluator.Evaluate(inputs.execution, inputs.candidates));

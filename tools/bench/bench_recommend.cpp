@@ -106,7 +106,8 @@ double Micros(std::chrono::steady_clock::duration d) {
 }
 
 void Measure(Store& store, Series* series, int lookups, int scans) {
-  RecommendationQuery query(store);
+  const auto opened = RecommendationQuery::Open(store).value();
+  RecommendationQuery& query = *opened;
   const HardwareKey key = HardwareKey::Of(BenchPool());
   double sink = 0;
   for (int i = 0; i < lookups; ++i) {

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "hwrec/config.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "terminal_text.h"
 
 namespace hwrec::cli {
