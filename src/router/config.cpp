@@ -5,10 +5,12 @@
 #include <cmath>
 #include <set>
 
+#include "aggregate/config_table.h"
+#include "base/text.h"
 #include "hwrec/router_config.h"
 #include "router/router_internal.h"
+#include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
-#include "base/text.h"
 
 namespace hwrec {
 
@@ -143,12 +145,11 @@ void LoadRest(SQLite::Database& db, RouterConfig* config) {
     i.min_width = intents.getColumn(3).getInt();
     config->intents.push_back(std::move(i));
   }
-  SQLite::Statement settings(db, "SELECT key, value FROM router_settings");
-  while (settings.executeStep()) {
+  // Until this file reads through the seam: the config table's connection.
+  const auto connection = store::MakeSqliteConnection(db.getHandle());
+  for (const auto& [key, value] : ReadConfigRows(*connection, kRouterConfigPrefix)) {
     // Values were validated when written; a hand edit that broke one is caught below.
-    ApplySetting(&config->settings, settings.getColumn(0).getString(),
-                 settings.getColumn(1).getString())
-        .ok();
+    ApplySetting(&config->settings, key, value).ok();
   }
 }
 

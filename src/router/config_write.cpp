@@ -1,5 +1,7 @@
 // Writes a validated router configuration over the router_* tables.
+#include "aggregate/config_table.h"
 #include "router/router_internal.h"
+#include "store/sqlite_connection.h"
 
 namespace hwrec::internal {
 
@@ -73,12 +75,11 @@ void WriteRest(SQLite::Database& db, const RouterConfig& config) {
     intent.bind(4, i.min_width);
     intent.exec();
   }
-  SQLite::Statement setting(db, "UPDATE router_settings SET value = ? WHERE key = ?");
+  // Until this file writes through the seam: the config table's connection.
+  const auto connection = store::MakeSqliteConnection(db.getHandle());
   for (const SettingInfo& info : SettingInfos()) {
-    setting.reset();
-    setting.bind(1, SettingValue(config.settings, info.key));
-    setting.bind(2, info.key);
-    setting.exec();
+    UpdateConfigValue(*connection, std::string(kRouterConfigPrefix) + info.key,
+                      SettingValue(config.settings, info.key));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aggregate/config_table.h"
 #include "hwrec/router.h"
 #include "router/router_internal.h"
 #include "store/sqlite_util.h"
@@ -43,11 +44,12 @@ AttemptOutcome AttemptOf(LaunchOutcome outcome) {
   return AttemptOutcome::kConfigError;
 }
 
-int DailyCap(SQLite::Database& db) {
-  SQLite::Statement q(db, "SELECT value FROM router_settings WHERE key = 'gcp_daily_attempt_cap'");
+int DailyCap(store::Connection& db) {
   RouterSettings settings;
-  if (q.executeStep()) {
-    internal::ApplySetting(&settings, "gcp_daily_attempt_cap", q.getColumn(0).getString()).ok();
+  const std::string key = "gcp_daily_attempt_cap";
+  if (auto value =
+          internal::ReadConfigValue(db, std::string(internal::kRouterConfigPrefix) + key)) {
+    internal::ApplySetting(&settings, key, *value).ok();
   }
   return settings.gcp_daily_attempt_cap;
 }
@@ -162,7 +164,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;
-    Walk(plan, launcher, ledger, DailyCap(db), now, &result);
+    Walk(plan, launcher, ledger, DailyCap(store::ConnectionOf(store)), now, &result);
     if (result.selected) {
       result.realized_width = result.selected->width;
       result.degraded = result.realized_width < result.requested_width;
