@@ -89,6 +89,13 @@ class Ingestor {
   Ingestor& operator=(const Ingestor&) = delete;
   ~Ingestor();
 
+  // Each Ingest call returns kInvalidArgument when the options are unusable
+  // (batch_size or max_line_bytes 0, commit_after_idle_ms negative), kReadOnly
+  // or kSchemaMismatch when the store cannot be written (Store::CheckWritable),
+  // kIoError when a batch could not be stored (the batches before it are) or
+  // the input could not be read. Invalid records are not errors: they are
+  // counted and kept in the summary's rejects.
+
   // Ingests observations built in C++; reject lines are 1-based positions.
   Result<IngestSummary> Ingest(const std::vector<Observation>& observations);
   // Ingests JSON lines from `in` (blank lines skipped). Each batch is read
