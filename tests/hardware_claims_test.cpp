@@ -65,7 +65,8 @@ struct ClaimsFixture {
 
   IngestSummary Ingest(const std::string& lines) {
     std::istringstream in(lines);
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());

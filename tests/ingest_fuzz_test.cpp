@@ -372,7 +372,8 @@ TEST_CASE("ingest fuzz: mutated lines never cost a good line, a finite figure or
     auto store = hwrec::test::OpenStoreOrFail(path);
     hwrec::IngestOptions options;
     options.batch_size = 97;
-    hwrec::Ingestor ingestor(*store, options);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store, options).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     std::istringstream in(input.text);
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());

@@ -211,7 +211,8 @@ TEST_CASE(
     const hwrec::Status writable = store->CheckWritable();
     CHECK(writable.code() == hwrec::StatusCode::kSchemaMismatch);
     CHECK(writable.message() == message);
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto ingest = ingestor.Ingest({});
     REQUIRE_FALSE(ingest.ok());
     CHECK_THAT(ingest.status().message(), Catch::Contains("--accept-hp-v2"));

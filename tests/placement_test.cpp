@@ -74,7 +74,8 @@ struct Fixture {
     for (int n = first; n < first + 5; ++n) {
       batch.push_back(Ran(pool, n, gpu_peak_gb, utilization, cpu_p95, memory_peak));
     }
-    Ingestor ingestor(*store);
+    const auto ingestor_owner = Ingestor::Open(*store).value();
+    Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(batch);
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);

@@ -80,7 +80,8 @@ struct Fixture {
   }
 
   void Ingest(const std::vector<Observation>& batch) {
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(batch);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -606,7 +607,8 @@ TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebu
   huge_oom.gpu_memory_peak_gb = 1e307;
   huge_oom.requested.gpu_memory_gb = 1e307;
   {
-    hwrec::Ingestor ingestor(*f.store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*f.store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto first = ingestor.Ingest({near_zero, huge, huge_oom});
     INFO(first.status().ToString());
     REQUIRE(first.ok());

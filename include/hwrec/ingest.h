@@ -83,8 +83,11 @@ struct IngestProgress {
 
 class Ingestor {
  public:
-  // The store must be writable and at the latest schema (Store::CheckWritable).
-  explicit Ingestor(Store& store, IngestOptions options = {});
+  // An ingestor into `store`, which must outlive it. The store must be
+  // writable and at the latest schema (Store::CheckWritable): each Ingest call
+  // checks, so Open itself never fails today; a Result so that every
+  // store-bound object is opened the same way.
+  static Result<std::unique_ptr<Ingestor>> Open(Store& store, IngestOptions options = {});
   Ingestor(const Ingestor&) = delete;
   Ingestor& operator=(const Ingestor&) = delete;
   ~Ingestor();
@@ -108,6 +111,8 @@ class Ingestor {
   Result<IngestSummary> IngestJsonLines(int fd);
 
  private:
+  Ingestor(Store& store, IngestOptions options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -120,6 +120,10 @@ Ingestor::Ingestor(Store& store, IngestOptions options)
 
 Ingestor::~Ingestor() = default;
 
+Result<std::unique_ptr<Ingestor>> Ingestor::Open(Store& store, IngestOptions options) {
+  return std::unique_ptr<Ingestor>(new Ingestor(store, std::move(options)));
+}
+
 Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observations) {
   const IngestOptions& options = impl_->options;
   const std::string what = "ingest " + options.source;

@@ -204,7 +204,8 @@ CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
     PlacementEvaluator opened = Require(PlacementEvaluator::Open(store));
     Require(opened.Evaluate(inputs.execution, inputs.candidates));
   });
-  Ingestor ingestor(store);
+  const auto ingestor_owner = Ingestor::Open(store).value();
+  Ingestor& ingestor = *ingestor_owner;
   figures.ingest = TimeCalls(iterations, [&](int i) {
     const Observation& record = inputs.cpp_records[static_cast<std::size_t>(i)];
     const IngestSummary summary = Require(ingestor.Ingest({record}));
