@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "base/text.h"
 #include "router/router_internal.h"
+#include "base/text.h"
 
 namespace hwrec::internal {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <set>
 
-#include "base/text.h"
 #include "hwrec/route_plan.h"
+#include "base/text.h"
 
 namespace hwrec {
 
