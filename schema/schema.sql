@@ -1,4 +1,4 @@
--- hwrec schema 9: generated from migrations/ by the `schema` build target.
+-- hwrec schema 10: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -287,12 +287,6 @@ CREATE TABLE router_runpod (
   max_gpus INTEGER NOT NULL CHECK (max_gpus >= 1),
   FOREIGN KEY (gpu_brand, gpu_model) REFERENCES gpu_models (brand, model)
 );
-
-CREATE TABLE router_settings (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL,
-  description TEXT NOT NULL
-) WITHOUT ROWID;
 
 CREATE TABLE router_slurm_lanes (
   lane TEXT PRIMARY KEY,

@@ -47,6 +47,7 @@ PUBLIC = {
     "ingest.h": "ingest",
     "pool_import.h": "ingest",
     "recommend.h": "recommend",
+    "refresh.h": "recommend",
     "placement.h": "placement",
     "placement_types.h": "placement",
     "placement_record.h": "placement",

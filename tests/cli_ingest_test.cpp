@@ -63,7 +63,7 @@ TEST_CASE("ingest: the library reports each committed batch with its last line a
     stored.push_back(t.accepted + t.duplicates + t.conflicts + t.rejected);
   };
   std::ifstream in(ExampleObservations());
-  auto summary = hwrec::Ingestor(*store, options).IngestJsonLines(in);
+  auto summary = hwrec::Ingestor::Open(*store, options).value()->IngestJsonLines(in);
   REQUIRE(summary.ok());
 
   const std::int64_t lines = ExampleLines();
@@ -94,7 +94,7 @@ TEST_CASE("ingest: observations built in C++ are acknowledged per committed batc
   options.on_batch_committed = [&](const hwrec::IngestProgress& progress) {
     calls.emplace_back(progress.committed_through_line, progress.totals->rejected);
   };
-  REQUIRE(hwrec::Ingestor(*store, options).Ingest(observations).ok());
+  REQUIRE(hwrec::Ingestor::Open(*store, options).value()->Ingest(observations).ok());
   using Call = std::pair<std::int64_t, std::int64_t>;
   CHECK(calls == std::vector<Call>{{10, 0}, {20, 1}, {25, 1}});
 }

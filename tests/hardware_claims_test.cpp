@@ -20,6 +20,7 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "ingest/observation_writer.h"
 #include "store/sqlite_util.h"
 #include "test_support.h"
@@ -64,7 +65,8 @@ struct ClaimsFixture {
 
   IngestSummary Ingest(const std::string& lines) {
     std::istringstream in(lines);
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -72,7 +74,8 @@ struct ClaimsFixture {
   }
 
   hwrec::Recommendation Recommend(const HardwareKey& key) {
-    hwrec::RecommendationQuery query(*store);
+    const auto opened = hwrec::RecommendationQuery::Open(*store).value();
+    hwrec::RecommendationQuery& query = *opened;
     auto r = query.Recommend("train:1", key);
     INFO(r.status().ToString());
     REQUIRE(r.ok());

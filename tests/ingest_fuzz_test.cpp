@@ -23,6 +23,7 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "store/sqlite_util.h"
 #include "test_support.h"
 
@@ -312,7 +313,8 @@ void CheckFinite(double value, const std::string& what) {
 void CheckFiguresFinite(hwrec::Store& store) {
   auto pools = hwrec::ListNodePools(store);
   REQUIRE(pools.ok());
-  hwrec::RecommendationQuery query(store);
+  const auto opened = hwrec::RecommendationQuery::Open(store).value();
+  hwrec::RecommendationQuery& query = *opened;
   for (const std::string& image : Images()) {
     for (const hwrec::NodePool& pool : *pools) {
       auto recommendation = query.Recommend(image, hwrec::HardwareKey::Of(pool));
@@ -370,7 +372,8 @@ TEST_CASE("ingest fuzz: mutated lines never cost a good line, a finite figure or
     auto store = hwrec::test::OpenStoreOrFail(path);
     hwrec::IngestOptions options;
     options.batch_size = 97;
-    hwrec::Ingestor ingestor(*store, options);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store, options).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     std::istringstream in(input.text);
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());

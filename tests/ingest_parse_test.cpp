@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/line_reader.h"
 #include "hwrec/ingest.h"
 #include "store/sqlite_util.h"
 #include "test_support.h"
-#include "base/line_reader.h"
 
 using hwrec::IngestOptions;
 using hwrec::IngestSummary;
@@ -32,7 +32,8 @@ struct Fixture {
 
   IngestSummary Ingest(const std::string& text, IngestOptions options = {}) {
     std::istringstream in(text);
-    hwrec::Ingestor ingestor(*store, std::move(options));
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store, std::move(options)).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -276,7 +277,8 @@ TEST_CASE(
                                            make("good-2")};
   batch[1].action_image = "registry.example/\xC3\x28";
   batch[2].hardware.instance_type = std::string("a2\0x", 4);
-  hwrec::Ingestor ingestor(*f.store);
+  const auto ingestor_owner = hwrec::Ingestor::Open(*f.store).value();
+  hwrec::Ingestor& ingestor = *ingestor_owner;
   auto summary = ingestor.Ingest(batch);
   INFO(summary.status().ToString());
   REQUIRE(summary.ok());

@@ -56,7 +56,8 @@ struct IngestFixture {
 
   IngestSummary IngestLines(const std::string& lines, IngestOptions options = {}) {
     std::istringstream in(lines);
-    Ingestor ingestor(*store, std::move(options));
+    const auto ingestor_owner = Ingestor::Open(*store, std::move(options)).value();
+    Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -64,7 +65,8 @@ struct IngestFixture {
   }
 
   IngestSummary IngestBatch(const std::vector<Observation>& observations) {
-    Ingestor ingestor(*store);
+    const auto ingestor_owner = Ingestor::Open(*store).value();
+    Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(observations);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -387,7 +389,8 @@ TEST_CASE("ingest: a store at an older schema is refused with the fix", "[ingest
     REQUIRE(hwrec::internal::Migrator(db, first).ApplyPending().ok());
   }
   auto store = hwrec::test::OpenStoreOrFail(path);
-  Ingestor ingestor(*store);
+  const auto ingestor_owner = Ingestor::Open(*store).value();
+  Ingestor& ingestor = *ingestor_owner;
   auto summary = ingestor.Ingest({MakeObservation("o-1")});
   REQUIRE_FALSE(summary.ok());
   CHECK(summary.status().code() == hwrec::StatusCode::kSchemaMismatch);

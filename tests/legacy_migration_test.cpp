@@ -6,13 +6,14 @@
 #include <map>
 #include <set>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
 #include "hwrec/ingest.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/recommend.h"
 #include "legacy_fixture.h"
-#include "aggregate/aggregator.h"
-#include "aggregate/settings.h"
+#include "store/sqlite_connection.h"
 #include "test_support.h"
 
 using hwrec::LegacyMigrationOptions;
@@ -132,7 +133,8 @@ void CheckAggregatesMatchRebuild(const std::string& path) {
   const auto moved = ReadAggregates(db);
   {
     SQLite::Transaction tx(db);
-    hwrec::internal::RebuildAggregates(db, hwrec::internal::LoadSettings(db));
+    const auto connection = hwrec::store::MakeSqliteConnection(db.getHandle());
+    hwrec::internal::RebuildAggregates(*connection, hwrec::internal::LoadSettings(*connection));
     const auto rebuilt = ReadAggregates(db);
     REQUIRE(moved.size() == rebuilt.size());
     REQUIRE_FALSE(moved.empty());
@@ -209,7 +211,8 @@ TEST_CASE(
     const hwrec::Status writable = store->CheckWritable();
     CHECK(writable.code() == hwrec::StatusCode::kSchemaMismatch);
     CHECK(writable.message() == message);
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto ingest = ingestor.Ingest({});
     REQUIRE_FALSE(ingest.ok());
     CHECK_THAT(ingest.status().message(), Catch::Contains("--accept-hp-v2"));
@@ -466,7 +469,8 @@ TEST_CASE("legacy migration: two pools colliding on hp:v1 with different cards b
   CHECK(db.execAndGet("SELECT count(*) FROM aggregates WHERE scope = 'exact'").getInt() == 2);
 
   auto store = hwrec::test::OpenStoreOrFail(path);
-  hwrec::RecommendationQuery query(*store);
+  const auto opened = hwrec::RecommendationQuery::Open(*store).value();
+  hwrec::RecommendationQuery& query = *opened;
   for (const auto& [model, peak] : {std::pair<std::string, double>{"A100 80GB", 30},
                                     std::pair<std::string, double>{"H100 80GB", 60}}) {
     hwrec::HardwareKey key;

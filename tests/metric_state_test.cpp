@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "aggregate/aggregator.h"
-#include "recommend/estimator.h"
+#include "aggregate/estimator.h"
 
 using hwrec::internal::MetricState;
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "recommend/estimator.h"
-#include "test_support.h"
+#include "aggregate/estimator.h"
 #include "base/decimal.h"
+#include "test_support.h"
 
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;

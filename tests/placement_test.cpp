@@ -76,7 +76,8 @@ struct Fixture {
     for (int n = first; n < first + 5; ++n) {
       batch.push_back(Ran(pool, n, gpu_peak_gb, utilization, cpu_p95, memory_peak));
     }
-    Ingestor ingestor(*store);
+    const auto ingestor_owner = Ingestor::Open(*store).value();
+    Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(batch);
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);
@@ -531,7 +532,8 @@ TEST_CASE("placement and recommend: an as_of that is not a date is refused, nami
           "[placement]") {
   Fixture f;
   std::unique_ptr<PlacementEvaluator> evaluator = f.EvaluatorOverOneA100Pool();
-  RecommendationQuery query(*f.store);
+  const auto opened = RecommendationQuery::Open(*f.store).value();
+  RecommendationQuery& query = *opened;
   for (double as_of : {std::nan(""), HUGE_VAL, -1.0, 1e300}) {
     INFO(as_of);
     auto placed = evaluator->Evaluate(Execution(OneGpu()), {{"a100", {}, {}, {}}},

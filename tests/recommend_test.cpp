@@ -21,6 +21,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 #include "test_support.h"
 
 using hwrec::FigureKind;
@@ -80,7 +81,8 @@ struct Fixture {
   }
 
   void Ingest(const std::vector<Observation>& batch) {
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(batch);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
@@ -90,7 +92,8 @@ struct Fixture {
 
   hwrec::Recommendation Recommend(const std::string& image, const HardwareKey& key,
                                   double as_of = kNow) {
-    hwrec::RecommendationQuery query(*store);
+    const auto opened = hwrec::RecommendationQuery::Open(*store).value();
+    hwrec::RecommendationQuery& query = *opened;
     auto r = query.Recommend(image, key, as_of);
     INFO(r.status().ToString());
     REQUIRE(r.ok());
@@ -356,7 +359,8 @@ TEST_CASE("recommend: a query kept open reads history and settings as they are a
     REQUIRE(found->has_value());
     return HardwareKey::Of(**found);
   }();
-  hwrec::RecommendationQuery kept(*f.store);
+  const auto opened = hwrec::RecommendationQuery::Open(*f.store).value();
+  hwrec::RecommendationQuery& kept = *opened;
   auto read = [&] {
     auto r = kept.Recommend("kept:1", key, kNow);
     INFO(r.status().ToString());
@@ -604,7 +608,8 @@ TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebu
   huge_oom.gpu_memory_peak_gb = 1e307;
   huge_oom.requested.gpu_memory_gb = 1e307;
   {
-    hwrec::Ingestor ingestor(*f.store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*f.store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     auto first = ingestor.Ingest({near_zero, huge, huge_oom});
     INFO(first.status().ToString());
     REQUIRE(first.ok());
@@ -680,7 +685,8 @@ TEST_CASE("recommend: a stored state with a non-finite number is reported corrup
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
   {
-    hwrec::RecommendationQuery query(*f.store);
+    const auto opened = hwrec::RecommendationQuery::Open(*f.store).value();
+    hwrec::RecommendationQuery& query = *opened;
     const auto broken = query.Recommend("corrupt:1", HardwareKey::Of(**found), kNow);
     REQUIRE_FALSE(broken.ok());
     CHECK_THAT(broken.status().message(), Catch::Contains("hwrec refresh --rebuild"));

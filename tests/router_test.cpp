@@ -63,7 +63,8 @@ struct Fixture {
                  image, machine, i, image, now - 600 * i, machine, model, peak_gb)
           << "\n";
     }
-    hwrec::Ingestor ingestor(*store);
+    const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
+    hwrec::Ingestor& ingestor = *ingestor_owner;
     std::istringstream in(lines.str());
     auto summary = ingestor.IngestJsonLines(in);
     REQUIRE(summary.ok());

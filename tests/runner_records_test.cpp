@@ -505,7 +505,7 @@ TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside
     IngestOptions options;
     options.form = form;
     std::istringstream in(lines);
-    auto summary = Ingestor(*s, options).IngestJsonLines(in);
+    auto summary = Ingestor::Open(*s, options).value()->IngestJsonLines(in);
     REQUIRE(summary.ok());
     CHECK(summary->accepted == 2);
     REQUIRE(summary->rejected == 1);
@@ -516,7 +516,7 @@ TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside
   IngestOptions own;
   own.form = RecordForm::kHwrec;
   std::istringstream in(lines);
-  auto summary = Ingestor(*store, own).IngestJsonLines(in);
+  auto summary = Ingestor::Open(*store, own).value()->IngestJsonLines(in);
   REQUIRE(summary.ok());
   CHECK(summary->accepted == 0);
   CHECK(summary->rejected == 3);
@@ -529,7 +529,7 @@ TEST_CASE("runner ingest: a record that disagrees with its pool is refused by th
   record["node_pool_gpu"] = 2;
   record["node_pool_gpu_num_total"] = 14;
   std::istringstream in(record.dump() + "\n");
-  auto summary = Ingestor(*store, IngestOptions{}).IngestJsonLines(in);
+  auto summary = Ingestor::Open(*store, IngestOptions{}).value()->IngestJsonLines(in);
   REQUIRE(summary.ok());
   REQUIRE(summary->rejected == 1);
   CHECK(summary->rejects[0].field == "node_pool_gpu");

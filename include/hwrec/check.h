@@ -46,9 +46,11 @@ struct StoreCheckOptions {
 };
 
 // Runs every check on the store at `path`. A damaged store is a report with
-// problems, not an error: the Status fails (kNotFound, kInvalidArgument,
-// kIoError) only when the checks could not run, e.g. no such file or a file
-// that is not an hwrec store.
+// problems, not an error: the Status fails only when the checks could not
+// run: kNotFound when there is no such file, kReadOnly when an interrupted
+// write left a journal that must be rolled back first, kInvalidArgument for
+// a file that is not an hwrec store, kIoError (or kReadOnly, kNotFound as
+// Store::Open describes them) when it cannot be opened or read.
 Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options = {});
 
 }  // namespace hwrec

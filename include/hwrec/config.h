@@ -19,14 +19,19 @@ struct ConfigEntry {
   std::string description;
 };
 
-// Every known key with its current value, in a stable order.
+// Every known key with its current value, in a stable order. Returns
+// kIoError when the store cannot be read.
 Result<std::vector<ConfigEntry>> ListConfig(const Store& store);
+// One key with its current value. Returns kNotFound for an unknown key,
+// kIoError when the store cannot be read.
 Result<ConfigEntry> GetConfig(const Store& store, const std::string& key);
 // Validates and stores one value, and refreshes the materialised
 // recommendations. Unknown keys and bad values are refused with the allowed
 // range. Keys that shape stored aggregates (half_life_hours,
 // max_range_samples) rebuild them from the observations. Value, aggregates and
 // recommendations change in one transaction: on failure nothing changed.
+// Returns kInvalidArgument for an unknown key or a value out of range,
+// kReadOnly for a store opened read-only, kIoError when it cannot be written.
 Status SetConfig(Store& store, const std::string& key, const std::string& value);
 
 }  // namespace hwrec

@@ -83,11 +83,21 @@ struct IngestProgress {
 
 class Ingestor {
  public:
-  // The store must be writable and at the latest schema (Store::CheckWritable).
-  explicit Ingestor(Store& store, IngestOptions options = {});
+  // An ingestor into `store`, which must outlive it. The store must be
+  // writable and at the latest schema (Store::CheckWritable): each Ingest call
+  // checks, so Open itself never fails today; a Result so that every
+  // store-bound object is opened the same way.
+  static Result<std::unique_ptr<Ingestor>> Open(Store& store, IngestOptions options = {});
   Ingestor(const Ingestor&) = delete;
   Ingestor& operator=(const Ingestor&) = delete;
   ~Ingestor();
+
+  // Each Ingest call returns kInvalidArgument when the options are unusable
+  // (batch_size or max_line_bytes 0, commit_after_idle_ms negative), kReadOnly
+  // or kSchemaMismatch when the store cannot be written (Store::CheckWritable),
+  // kIoError when a batch could not be stored (the batches before it are) or
+  // the input could not be read. Invalid records are not errors: they are
+  // counted and kept in the summary's rejects.
 
   // Ingests observations built in C++; reject lines are 1-based positions.
   Result<IngestSummary> Ingest(const std::vector<Observation>& observations);
@@ -101,6 +111,8 @@ class Ingestor {
   Result<IngestSummary> IngestJsonLines(int fd);
 
  private:
+  Ingestor(Store& store, IngestOptions options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

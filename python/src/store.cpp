@@ -13,6 +13,7 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/pool_import.h"
+#include "hwrec/refresh.h"
 #include "hwrec/runner.h"
 
 namespace hwrec::python {
@@ -291,8 +292,9 @@ void DefineIngest(PyStoreClass& cls) {
         const LinesInput input = ReadLines(records, "records");
         if (!source && !input.path.empty()) options.source = input.path;
         Result<IngestSummary> summary = WithLines(input, [&](std::istream& in) {
-          Ingestor ingestor(claim.store(), options);
-          return ingestor.IngestJsonLines(in);
+          auto ingestor = Ingestor::Open(claim.store(), options);
+          if (!ingestor.ok()) return Result<IngestSummary>(ingestor.status());
+          return (*ingestor)->IngestJsonLines(in);
         });
         return Unwrap(std::move(summary));
       },

@@ -219,7 +219,11 @@ Recommendation Recommend(PyStore& s, const std::string& image,
   const HardwareKey key = KeyOf(s, pool, gpu_brand, gpu_model, instance_type, cpu_only);
   Result<Recommendation> rec = [&] {
     py::gil_scoped_release release;
-    if (!s.query) s.query = std::make_unique<RecommendationQuery>(*s.store);
+    if (!s.query) {
+      auto opened = RecommendationQuery::Open(*s.store);
+      if (!opened.ok()) return Result<Recommendation>(opened.status());
+      s.query = std::move(opened).value();
+    }
     return s.query->Recommend(image, key, when);
   }();
   return Unwrap(std::move(rec));

@@ -1,13 +1,12 @@
 #include "aggregate/aggregator.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 
-#include "store/sqlite_util.h"
+#include "base/enum_names.h"
+#include "base/time.h"
 
 namespace hwrec::internal {
 
@@ -50,19 +49,18 @@ std::optional<double> OomPeak(std::optional<double> requested, std::optional<dou
 
 }  // namespace
 
-const char* ScopeName(Scope scope) {
-  switch (scope) {
-    case Scope::kExact:
-      return "exact";
-    case Scope::kGpuModel:
-      return "gpu_model";
-    case Scope::kInstanceType:
-      return "instance_type";
-    case Scope::kAny:
-      return "any";
-  }
-  return "any";
-}
+namespace {
+constexpr EnumName<Scope> kScopeNames[] = {
+    {Scope::kExact, "exact"},
+    {Scope::kGpuModel, "gpu_model"},
+    {Scope::kInstanceType, "instance_type"},
+    {Scope::kAny, "any"},
+};
+}  // namespace
+
+std::string_view ScopeName(Scope scope) { return NameOf(kScopeNames, scope, "any"); }
+
+std::optional<Scope> ScopeNamed(std::string_view name) { return ValueOf(kScopeNames, name); }
 
 std::size_t AggregateKeyHash::operator()(const AggregateKey& k) const {
   std::size_t h = std::hash<std::int64_t>()(k.workload_id);
@@ -91,7 +89,7 @@ bool UsedGpu(const HardwareProfile& h, const std::optional<double>& gpu_memory_p
   return !h.gpu_count.has_value() && (gpu_memory_peak_gb || gpu_compute_fraction);
 }
 
-bool KeyAggregate::Deserialize(const std::string& blob) {
+bool KeyAggregate::Deserialize(std::string_view blob) {
   std::size_t offset = 0;
   for (MetricState& m : metrics) {
     if (!m.ReadFrom(blob, &offset)) return false;
@@ -145,20 +143,19 @@ const char* const kUpsertAggregateSql =
     "state = excluded.state";
 }  // namespace
 
-AggregateWriter::AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings,
+AggregateWriter::AggregateWriter(store::Connection& db, const RecommenderSettings& settings,
                                  StoredAggregates stored)
-    : db_(db),
-      settings_(settings),
+    : settings_(settings),
       stored_(stored),
-      select_(db, kSelectAggregateSql),
-      upsert_(db, kUpsertAggregateSql) {}
+      select_(db.Prepare(kSelectAggregateSql)),
+      upsert_(db.Prepare(kUpsertAggregateSql)) {}
 
 KeyAggregate& AggregateWriter::Load(const AggregateKey& key) {
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   if (stored_ == StoredAggregates::kMergeOnFlush)
     return cache_.emplace(key, KeyAggregate()).first->second;
-  std::optional<KeyAggregate> stored = ReadAggregate(select_, key);
+  std::optional<KeyAggregate> stored = ReadAggregate(*select_, key);
   return cache_.emplace(key, stored ? std::move(*stored) : KeyAggregate()).first->second;
 }
 
@@ -185,28 +182,27 @@ void AggregateWriter::Add(const AggregateInput& in) {
 }
 
 void AggregateWriter::Flush() {
-  SQLite::Statement& upsert = upsert_;
+  store::Statement& upsert = *upsert_;
   for (auto& [key, added] : cache_) {
     const KeyAggregate* aggregate = &added;
     std::optional<KeyAggregate> stored;
     if (stored_ == StoredAggregates::kMergeOnFlush) {
-      stored = ReadAggregate(select_, key);
+      stored = ReadAggregate(*select_, key);
       if (stored) {
         stored->Merge(added, settings_);
         aggregate = &*stored;
       }
     }
     const std::string blob = aggregate->Serialize();
-    upsert.bind(1, key.workload_id);
-    upsert.bind(2, ScopeName(key.scope));
-    upsert.bind(3, key.gpu_brand);
-    upsert.bind(4, key.gpu_model);
-    upsert.bind(5, key.instance_type);
-    upsert.bind(6, aggregate->samples);
-    upsert.bind(7, aggregate->last_finished_at);
-    upsert.bind(8, blob.data(), static_cast<int>(blob.size()));
-    upsert.exec();
-    upsert.reset();
+    upsert.Bind(1, key.workload_id);
+    upsert.BindTextView(2, ScopeName(key.scope));
+    upsert.BindTextView(3, key.gpu_brand);
+    upsert.BindTextView(4, key.gpu_model);
+    upsert.BindTextView(5, key.instance_type);
+    upsert.Bind(6, aggregate->samples);
+    upsert.Bind(7, aggregate->last_finished_at);
+    upsert.BindBlobView(8, blob);
+    upsert.Run();
   }
   cache_.clear();  // another process may write between our transactions
 }
@@ -216,40 +212,38 @@ AggregateWriter::TakeTouched() {
   return std::exchange(touched_, {});
 }
 
-KeyAggregate AggregateFromState(const SQLite::Column& state) {
+KeyAggregate AggregateFromState(std::string_view state) {
   KeyAggregate aggregate;
-  if (!aggregate.Deserialize(std::string(static_cast<const char*>(state.getBlob()),
-                                         static_cast<std::size_t>(state.getBytes())))) {
+  if (!aggregate.Deserialize(state)) {
     throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
   }
   return aggregate;
 }
 
-std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key) {
-  SQLite::Statement query(db, kSelectAggregateSql);
-  return ReadAggregate(query, key);
+std::optional<KeyAggregate> ReadAggregate(store::Connection& db, const AggregateKey& key) {
+  const auto query = db.Prepare(kSelectAggregateSql);
+  return ReadAggregate(*query, key);
 }
 
-std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& query, const AggregateKey& key) {
-  query.reset();
-  query.bind(1, key.workload_id);
-  query.bind(2, ScopeName(key.scope));
-  query.bind(3, key.gpu_brand);
-  query.bind(4, key.gpu_model);
-  query.bind(5, key.instance_type);
-  if (!query.executeStep()) return std::nullopt;
-  KeyAggregate aggregate = AggregateFromState(query.getColumn(0));
+std::optional<KeyAggregate> ReadAggregate(store::Statement& query, const AggregateKey& key) {
+  query.Reset();
+  query.Bind(1, key.workload_id);
+  query.BindTextView(2, ScopeName(key.scope));
+  query.BindTextView(3, key.gpu_brand);
+  query.BindTextView(4, key.gpu_model);
+  query.BindTextView(5, key.instance_type);
+  if (!query.Step()) return std::nullopt;
+  KeyAggregate aggregate = AggregateFromState(query.Blob(0));
   // The state blob holds the metrics; the counts live in their own columns.
-  aggregate.samples = query.getColumn(1).getInt64();
-  aggregate.last_finished_at = query.getColumn(2).getDouble();
-  query.reset();
+  aggregate.samples = query.Int64(1);
+  aggregate.last_finished_at = query.Double(2);
+  query.Reset();
   return aggregate;
 }
 
-void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settings,
+void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& settings,
                          const std::function<void(const AggregateInput&)>& fn) {
-  SQLite::Statement rows(
-      db,
+  const auto statement = db.Prepare(
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
       "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
       "coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL AND "
@@ -261,18 +255,18 @@ void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settin
       "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = "
       "o.gpu_model "
       "WHERE o.finished_at <= ? ORDER BY o.finished_at");
+  store::Statement& rows = *statement;
   // A row stored before ingest bounded finished_at must not outweigh every real one.
-  rows.bind(1, settings.latest_finished_at(NowEpochSeconds()));
-  while (rows.executeStep()) {
+  rows.Bind(1, settings.latest_finished_at(NowEpochSeconds()));
+  while (rows.Step()) {
     AggregateInput in;
-    in.workload_id = rows.getColumn(0).getInt64();
-    in.finished_at = rows.getColumn(1).getDouble();
-    in.status =
-        ParseExecutionStatus(rows.getColumn(2).getString()).value_or(ExecutionStatus::kSuccess);
-    in.gpu_brand = rows.getColumn(3).getString();
-    in.gpu_model = rows.getColumn(4).getString();
-    in.instance_type = rows.getColumn(5).getString();
-    in.has_gpu = rows.getColumn(6).getInt() != 0;
+    in.workload_id = rows.Int64(0);
+    in.finished_at = rows.Double(1);
+    in.status = ParseExecutionStatus(rows.Text(2)).value_or(ExecutionStatus::kSuccess);
+    rows.AssignText(3, &in.gpu_brand);
+    rows.AssignText(4, &in.gpu_model);
+    rows.AssignText(5, &in.instance_type);
+    in.has_gpu = rows.Int(6) != 0;
     std::optional<double>* targets[] = {&in.instance_memory_bytes,
                                         &in.card_memory_gb,
                                         &in.cpu_avg,
@@ -284,13 +278,13 @@ void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settin
                                         &in.gpu_utilization,
                                         &in.requested_memory_bytes,
                                         &in.requested_gpu_memory_gb};
-    for (int i = 0; i < 11; ++i) *targets[i] = ColumnOptionalDouble(rows.getColumn(7 + i));
+    for (int i = 0; i < 11; ++i) *targets[i] = rows.OptionalDouble(7 + i);
     fn(in);
   }
 }
 
-void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings) {
-  db.exec("DELETE FROM aggregates");
+void RebuildAggregates(store::Connection& db, const RecommenderSettings& settings) {
+  db.Execute("DELETE FROM aggregates");
   AggregateWriter writer(db, settings);
   ForEachRebuildInput(db, settings, [&](const AggregateInput& in) { writer.Add(in); });
   writer.Flush();

@@ -8,26 +8,27 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
-#include "hwrec/observation.h"
 #include "aggregate/metric_state.h"
 #include "aggregate/settings.h"
-
-#include <SQLiteCpp/Statement.h>
-
-namespace SQLite {
-class Database;
-}
+#include "hwrec/observation.h"
+#include "store/database.h"
 
 namespace hwrec::internal {
 
+// The populations an aggregate row stands for, most specific first.
 enum class Scope { kExact, kGpuModel, kInstanceType, kAny };
-const char* ScopeName(Scope scope);
+inline constexpr std::size_t kScopeCount = 4;
+// "exact", "gpu_model", "instance_type", "any": the aggregates' scope column.
+std::string_view ScopeName(Scope scope);
+std::optional<Scope> ScopeNamed(std::string_view name);
 
 struct AggregateKey {
   std::int64_t workload_id = 0;
@@ -55,7 +56,7 @@ struct KeyAggregate {
   double last_finished_at = 0;
 
   std::string Serialize() const;
-  bool Deserialize(const std::string& blob);
+  bool Deserialize(std::string_view blob);
   // Adds everything `other` holds (see MetricState::Merge).
   void Merge(const KeyAggregate& other, const RecommenderSettings& settings);
   const MetricState& metric(FigureKind kind) const {
@@ -100,7 +101,7 @@ enum class StoredAggregates {
 // thread than the one that owns the connection (one thread at a time).
 class AggregateWriter {
  public:
-  AggregateWriter(SQLite::Database& db, const RecommenderSettings& settings,
+  AggregateWriter(store::Connection& db, const RecommenderSettings& settings,
                   StoredAggregates stored = StoredAggregates::kLoadOnAdd);
 
   void Add(const AggregateInput& input);
@@ -117,32 +118,31 @@ class AggregateWriter {
  private:
   KeyAggregate& Load(const AggregateKey& key);
 
-  SQLite::Database& db_;
   const RecommenderSettings& settings_;
   const StoredAggregates stored_;
-  SQLite::Statement select_;  // prepared once: ingest reads thousands of keys a batch
-  SQLite::Statement upsert_;
+  std::unique_ptr<store::Statement> select_;  // prepared once: ingest reads thousands a batch
+  std::unique_ptr<store::Statement> upsert_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> touched_;
 };
 
 // Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.
-std::optional<KeyAggregate> ReadAggregate(SQLite::Database& db, const AggregateKey& key);
+std::optional<KeyAggregate> ReadAggregate(store::Connection& db, const AggregateKey& key);
 // The metrics of an aggregates row's `state` column (samples and
 // last_finished_at are left 0). Throws when the blob is corrupt.
-KeyAggregate AggregateFromState(const SQLite::Column& state);
+KeyAggregate AggregateFromState(std::string_view state);
 // The same with a statement prepared from kSelectAggregateSql.
-std::optional<KeyAggregate> ReadAggregate(SQLite::Statement& select, const AggregateKey& key);
+std::optional<KeyAggregate> ReadAggregate(store::Statement& select, const AggregateKey& key);
 extern const char* const kSelectAggregateSql;
 
 // Calls `fn` with every observation a rebuild adds to the aggregates, oldest
 // first: those that finished no later than now plus ingest.max_clock_skew_hours.
 // Only reads the store.
-void ForEachRebuildInput(SQLite::Database& db, const RecommenderSettings& settings,
+void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& settings,
                          const std::function<void(const AggregateInput&)>& fn);
 
 // Deletes every aggregate and rebuilds them from the observations table,
 // leaving out rows that finished later than now plus ingest.max_clock_skew_hours.
-void RebuildAggregates(SQLite::Database& db, const RecommenderSettings& settings);
+void RebuildAggregates(store::Connection& db, const RecommenderSettings& settings);
 
 }  // namespace hwrec::internal

@@ -31,7 +31,7 @@ void Put(std::string* out, T value) {
 }
 
 template <typename T>
-bool Get(const std::string& data, std::size_t* offset, T* value) {
+bool Get(std::string_view data, std::size_t* offset, T* value) {
   if (*offset + sizeof(T) > data.size()) return false;
   std::memcpy(value, data.data() + *offset, sizeof(T));
   *offset += sizeof(T);
@@ -203,14 +203,14 @@ void MetricState::AppendTo(std::string* out) const {
   }
 }
 
-bool MetricState::ReadFrom(const std::string& data, std::size_t* offset) {
+bool MetricState::ReadFrom(std::string_view data, std::size_t* offset) {
   std::uint8_t version = 0;
   if (!Get(data, offset, &version)) return false;
   if (version != kFormatVersion && version != kFormatWithoutSquares) return false;
   return ReadBody(data, offset, version == kFormatVersion) && Valid();
 }
 
-bool MetricState::ReadBody(const std::string& data, std::size_t* offset, bool has_squares) {
+bool MetricState::ReadBody(std::string_view data, std::size_t* offset, bool has_squares) {
   std::int32_t first = 0;
   std::uint32_t buckets = 0;
   std::uint32_t ring = 0;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,7 +62,7 @@ class MetricState {
   // Reads one state from `data` at `*offset`, advancing it; false if malformed,
   // including a state with a non-finite number, a negative weight, a value
   // above MaxValue() or buckets beyond kMaxBuckets (a corrupt state).
-  bool ReadFrom(const std::string& data, std::size_t* offset);
+  bool ReadFrom(std::string_view data, std::size_t* offset);
 
  private:
   int BucketOf(double value) const;
@@ -69,7 +70,7 @@ class MetricState {
   void Rebase(double time, double half_life_s);
   void AddToBucket(int bucket, double weight);
   void Remember(double time, double value, std::size_t ring_size);
-  bool ReadBody(const std::string& data, std::size_t* offset, bool has_squares);
+  bool ReadBody(std::string_view data, std::size_t* offset, bool has_squares);
   bool Valid() const;
 
   double unit_;

@@ -1,6 +1,7 @@
 #include "aggregate/settings.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
+#include "aggregate/config_table.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -135,13 +136,10 @@ Status ValidateConfigValue(const std::string& key, const std::string& value) {
   return Status::Ok();
 }
 
-RecommenderSettings LoadSettings(SQLite::Database& db) {
+RecommenderSettings LoadSettings(store::Connection& db) {
   std::map<std::string, std::string> values;
   for (const ConfigKey& k : ConfigKeys()) values[k.key] = k.default_value;
-  SQLite::Statement query(db, "SELECT key, value FROM config");
-  while (query.executeStep()) {
-    const std::string key = query.getColumn(0).getString();
-    const std::string value = query.getColumn(1).getString();
+  for (const auto& [key, value] : ReadConfigRows(db)) {
     if (FindConfigKey(key) != nullptr && ValidateConfigValue(key, value).ok()) values[key] = value;
   }
   RecommenderSettings s;

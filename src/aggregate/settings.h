@@ -8,12 +8,9 @@
 #include <vector>
 
 #include "hwrec/config.h"
-#include "hwrec/recommend.h"
+#include "hwrec/figure.h"
 #include "hwrec/status.h"
-
-namespace SQLite {
-class Database;
-}
+#include "store/database.h"
 
 namespace hwrec::internal {
 
@@ -62,7 +59,7 @@ const ConfigKey* FindConfigKey(const std::string& key);
 // Checks one value for one key; the error names the key and the allowed values.
 Status ValidateConfigValue(const std::string& key, const std::string& value);
 
-// Reads the settings (defaults for keys the table lacks). Throws SQLite::Exception.
-RecommenderSettings LoadSettings(SQLite::Database& db);
+// Reads the settings (defaults for keys the table lacks). Throws on an engine failure.
+RecommenderSettings LoadSettings(store::Connection& db);
 
 }  // namespace hwrec::internal

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace hwrec::internal {
 
@@ -16,8 +17,8 @@ std::string InsertObservationSql() {
 }
 
 // Binds without copying: every statement here is stepped before its values change.
-void BindText(SQLite::Statement& statement, int index, const std::string& value) {
-  statement.bindNoCopy(index, value);
+void BindText(store::Statement& statement, int index, const std::string& value) {
+  statement.BindTextView(index, value);
 }
 
 }  // namespace
@@ -92,26 +93,26 @@ void ObservationValues(const ObservationRow& row, std::int64_t workload_id, doub
   *v++ = SqlValue::Real(ingested_at);
 }
 
-ObservationWriter::ObservationWriter(SQLite::Database& db, std::string source)
+ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
       source_(std::move(source)),
-      insert_observation_(db, InsertObservationSql()),
-      stored_hash_(db, "SELECT content_hash FROM observations WHERE execution_id = ?1"),
-      insert_workload_(db, "INSERT OR IGNORE INTO workloads (image) VALUES (?1)"),
-      select_workload_(db, "SELECT id FROM workloads WHERE image = ?1"),
+      insert_observation_(db.Prepare(InsertObservationSql())),
+      stored_hash_(db.Prepare("SELECT content_hash FROM observations WHERE execution_id = ?1")),
+      insert_workload_(db.Prepare("INSERT OR IGNORE INTO workloads (image) VALUES (?1)")),
+      select_workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?1")),
       // A record rejected again for the same field stays one row, showing its latest rejection.
-      insert_reject_(db,
-                     "INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
+      insert_reject_(
+          db.Prepare("INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
                      "record, rejected_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
                      "ON CONFLICT (record, field) DO UPDATE SET source = excluded.source, "
                      "line = excluded.line, execution_id = excluded.execution_id, "
-                     "reason = excluded.reason, rejected_at = excluded.rejected_at"),
+                     "reason = excluded.reason, rejected_at = excluded.rejected_at")),
       // The same re-sent record seen again stays one row, showing when it was last seen.
-      insert_conflict_(db,
-                       "INSERT INTO ingest_conflicts (execution_id, source, line, record, "
-                       "seen_at) VALUES (?1, ?2, ?3, ?4, ?5) "
-                       "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
-                       "excluded.source, line = excluded.line, seen_at = excluded.seen_at") {}
+      insert_conflict_(
+          db.Prepare("INSERT INTO ingest_conflicts (execution_id, source, line, record, "
+                     "seen_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+                     "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
+                     "excluded.source, line = excluded.line, seen_at = excluded.seen_at")) {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
   std::optional<InsertOutcome> stored;
@@ -136,7 +137,7 @@ InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
   const std::optional<std::int64_t> workload_id = ResolveWorkload(row, &stored);
   if (!workload_id) return *stored;
   BindObservation(row, *workload_id);
-  if (insert_observation_.exec() == 1) {
+  if (insert_observation_->Run() == 1) {
     last_workload_id_ = *workload_id;
     return InsertOutcome::kInserted;
   }
@@ -147,18 +148,18 @@ InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
 
 std::int64_t ObservationWriter::CreateWorkload(const std::string& image) {
   std::int64_t id = 0;
-  insert_workload_.reset();
-  BindText(insert_workload_, 1, image);
-  if (insert_workload_.exec() == 1) {
-    id = db_.getLastInsertRowid();
+  insert_workload_->Reset();
+  BindText(*insert_workload_, 1, image);
+  if (insert_workload_->Run() == 1) {
+    id = db_.LastInsertId();
   } else {
-    select_workload_.reset();
-    BindText(select_workload_, 1, image);
-    if (!select_workload_.executeStep()) {
+    select_workload_->Reset();
+    BindText(*select_workload_, 1, image);
+    if (!select_workload_->Step()) {
       throw std::logic_error("workload " + image + " was neither inserted nor found");
     }
-    id = select_workload_.getColumn(0).getInt64();
-    select_workload_.reset();  // no read left open while the caller writes
+    id = select_workload_->Int64(0);
+    select_workload_->Reset();  // no read left open while the caller writes
   }
   workload_ids_.emplace(image, id);
   return id;
@@ -166,22 +167,19 @@ std::int64_t ObservationWriter::CreateWorkload(const std::string& image) {
 
 std::optional<InsertOutcome> ObservationWriter::CompareStored(const std::string& execution_id,
                                                               const Sha256Digest& hash) {
-  stored_hash_.reset();
-  BindText(stored_hash_, 1, execution_id);
-  if (!stored_hash_.executeStep()) return std::nullopt;
-  bool same = false;
-  {
-    const SQLite::Column stored = stored_hash_.getColumn(0);
-    same = static_cast<std::size_t>(stored.getBytes()) == hash.size() &&
-           std::memcmp(stored.getBlob(), hash.data(), hash.size()) == 0;
-  }
-  stored_hash_.reset();  // no read left open while the caller writes
+  stored_hash_->Reset();
+  BindText(*stored_hash_, 1, execution_id);
+  if (!stored_hash_->Step()) return std::nullopt;
+  const std::string_view stored = stored_hash_->Blob(0);
+  const bool same =
+      stored.size() == hash.size() && std::memcmp(stored.data(), hash.data(), hash.size()) == 0;
+  stored_hash_->Reset();  // no read left open while the caller writes
   return same ? InsertOutcome::kDuplicate : InsertOutcome::kConflict;
 }
 
 void ObservationWriter::BindObservation(const ObservationRow& row, std::int64_t workload_id) {
-  SQLite::Statement& s = insert_observation_;
-  s.reset();
+  store::Statement& s = *insert_observation_;
+  s.Reset();
   SqlValue values[kObservationColumnCount];
   ObservationValues(row, workload_id, now_, values);
   for (int column = 0; column < kObservationColumnCount; ++column) {
@@ -191,32 +189,32 @@ void ObservationWriter::BindObservation(const ObservationRow& row, std::int64_t 
 
 void ObservationWriter::RecordReject(std::int64_t line, const std::string& execution_id,
                                      const FieldError& error, const std::string& record) {
-  SQLite::Statement& s = insert_reject_;
-  s.reset();
+  store::Statement& s = *insert_reject_;
+  s.Reset();
   BindText(s, 1, source_);
-  s.bind(2, line);
+  s.Bind(2, line);
   if (execution_id.empty()) {
-    s.bind(3);
+    s.BindNull(3);
   } else {
     BindText(s, 3, execution_id);
   }
   BindText(s, 4, error.field);
   BindText(s, 5, error.reason);
   BindText(s, 6, record);
-  s.bind(7, now_);
-  s.exec();
+  s.Bind(7, now_);
+  s.Run();
 }
 
 void ObservationWriter::RecordConflict(std::int64_t line, const std::string& execution_id,
                                        const std::string& record) {
-  SQLite::Statement& s = insert_conflict_;
-  s.reset();
+  store::Statement& s = *insert_conflict_;
+  s.Reset();
   BindText(s, 1, execution_id);
   BindText(s, 2, source_);
-  s.bind(3, line);
+  s.Bind(3, line);
   BindText(s, 4, record);
-  s.bind(5, now_);
-  s.exec();
+  s.Bind(5, now_);
+  s.Run();
 }
 
 }  // namespace hwrec::internal

@@ -2,18 +2,18 @@
 // reused for every record; every call runs inside the caller's transaction.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "aggregate/aggregator.h"
+#include "base/sha256.h"
 #include "hwrec/observation.h"
 #include "ingest/hardware_resolver.h"
-#include "aggregate/aggregator.h"
+#include "store/database.h"
 #include "store/row_source_table.h"
-#include "base/sha256.h"
 
 namespace hwrec::internal {
 
@@ -56,7 +56,7 @@ enum class InsertOutcome {
 
 class ObservationWriter {
  public:
-  ObservationWriter(SQLite::Database& db, std::string source);
+  ObservationWriter(store::Connection& db, std::string source);
   ObservationWriter(const ObservationWriter&) = delete;
   ObservationWriter& operator=(const ObservationWriter&) = delete;
 
@@ -87,15 +87,15 @@ class ObservationWriter {
                                              const Sha256Digest& hash);
   void BindObservation(const ObservationRow& row, std::int64_t workload_id);
 
-  SQLite::Database& db_;
+  store::Connection& db_;
   std::string source_;
   double now_ = 0;
-  SQLite::Statement insert_observation_;
-  SQLite::Statement stored_hash_;
-  SQLite::Statement insert_workload_;
-  SQLite::Statement select_workload_;
-  SQLite::Statement insert_reject_;
-  SQLite::Statement insert_conflict_;
+  std::unique_ptr<store::Statement> insert_observation_;
+  std::unique_ptr<store::Statement> stored_hash_;
+  std::unique_ptr<store::Statement> insert_workload_;
+  std::unique_ptr<store::Statement> select_workload_;
+  std::unique_ptr<store::Statement> insert_reject_;
+  std::unique_ptr<store::Statement> insert_conflict_;
   std::unordered_map<std::string, std::int64_t> workload_ids_;
   std::int64_t last_workload_id_ = 0;
 };

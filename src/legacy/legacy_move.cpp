@@ -20,11 +20,10 @@
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
-#include "recommend/recommend_internal.h"
+#include "aggregate/materialize.h"
 #include "store/database.h"
 #include "store/legacy_history.h"
 #include "store/row_values.h"
-#include "store/sqlite_util.h"  // until the aggregate and ingest writers take a store::Connection
 
 namespace hwrec::internal {
 
@@ -56,11 +55,11 @@ struct MoveBatch {
 // merged with the stored ones at Flush, on the calling thread.
 class LegacyMove {
  public:
-  LegacyMove(store::Connection& db, SQLite::Database& engine, LegacyResolver& resolver, double now,
+  LegacyMove(store::Connection& db, LegacyResolver& resolver, double now,
              const RecommenderSettings& settings)
       : resolver_(resolver),
-        aggregates_(engine, settings, StoredAggregates::kMergeOnFlush),
-        writer_(db, engine, now),
+        aggregates_(db, settings, StoredAggregates::kMergeOnFlush),
+        writer_(db, now),
         rows_(db.Prepare(
             fmt::format("SELECT {} FROM site_observations ORDER BY id", kLegacyColumns))),
         parallel_(std::thread::hardware_concurrency() > 1) {}
@@ -154,7 +153,6 @@ class LegacyMove {
 Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::int64_t legacy_rows,
                       LegacyMigrationReport* report) {
   store::Connection& db = store::ConnectionOf(store);
-  SQLite::Database& engine = StoreAccess::Db(store);
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
   auto resolver = PrepareLegacyPools(store, std::move(catalog).value(), options.pools,
@@ -163,10 +161,10 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   const std::int64_t observations_before = RowCount(db, "observations");
   const std::int64_t quarantine_before = RowCount(db, "legacy_quarantine");
   const double now = NowEpochSeconds();
-  const RecommenderSettings settings = LoadSettings(engine);
+  const RecommenderSettings settings = LoadSettings(db);
   std::int64_t done = 0;
   {
-    LegacyMove move(db, engine, **resolver, now, settings);
+    LegacyMove move(db, **resolver, now, settings);
     std::int64_t reported = 0;
     move.Run([&](std::int64_t n) {
       if (options.progress && n - reported >= kProgressEvery) {
@@ -189,7 +187,7 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
         legacy_rows, done, migrated, quarantined)));
   }
   report->legacy_rows = legacy_rows;
-  report->recommendations = RefreshAllRecommendations(engine);
+  report->recommendations = RefreshAllRecommendations(db);
   const auto record = db.Prepare(
       "INSERT INTO legacy_migrations (migrated_at, from_version, legacy_rows, "
       "migrated, quarantined, backup_path) VALUES (?, ?, ?, ?, ?, ?)");

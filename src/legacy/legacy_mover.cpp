@@ -74,7 +74,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   out->storable = true;
 }
 
-LegacyMover::LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates)
+LegacyMover::LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates)
     : aggregates_(aggregates), writer_(db, "legacy-migration") {
   writer_.set_now(now);
 }
@@ -164,12 +164,12 @@ std::vector<std::string> QuarantineColumns() {
 
 }  // namespace
 
-LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, SQLite::Database& engine, double now)
+LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, double now)
     : batch_(std::make_unique<Batch>(now)),
-      writer_(engine, "legacy-migration"),
+      writer_(db, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
-          engine, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
-      quarantine_table_(std::make_unique<RowSourceTable>(engine, kQuarantineBatchTable,
+          db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
+      quarantine_table_(std::make_unique<RowSourceTable>(db, kQuarantineBatchTable,
                                                          QuarantineColumns(), &batch_->quarantine)),
       // `WHERE true` lets SQLite tell the upsert clause from a join's ON.
       insert_observations_(

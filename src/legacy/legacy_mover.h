@@ -49,7 +49,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
 class LegacyMover {
  public:
   // `aggregates` may be null: the caller rebuilds them afterwards.
-  LegacyMover(SQLite::Database& db, double now, AggregateWriter* aggregates);
+  LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates);
   LegacyMover(const LegacyMover&) = delete;
   LegacyMover& operator=(const LegacyMover&) = delete;
 
@@ -79,9 +79,7 @@ class LegacyMover {
 // caller's transaction. One thread at a time.
 class LegacyBatchWriter {
  public:
-  // `engine` is `db`'s own handle, for the ingest writer and the row tables
-  // until they take a store::Connection.
-  LegacyBatchWriter(store::Connection& db, SQLite::Database& engine, double now);
+  LegacyBatchWriter(store::Connection& db, double now);
   ~LegacyBatchWriter();
   LegacyBatchWriter(const LegacyBatchWriter&) = delete;
   LegacyBatchWriter& operator=(const LegacyBatchWriter&) = delete;

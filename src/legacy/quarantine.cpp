@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "base/text.h"
 #include "hwrec/catalog.h"
@@ -10,10 +11,8 @@
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
-#include "recommend/recommend_internal.h"
 #include "store/database.h"
 #include "store/row_values.h"
-#include "store/sqlite_util.h"  // until the aggregate/ingest writers take a store::Connection
 
 namespace hwrec {
 
@@ -107,8 +106,6 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store.path(), [&]() -> Result<QuarantineResolveSummary> {
     store::Connection& db = store::ConnectionOf(store);
-    // The aggregate and ingest layers' writers still take the engine's connection.
-    SQLite::Database& engine = internal::StoreAccess::Db(store);
     auto catalog = GpuCatalog::Load(store);
     if (!catalog.ok()) return catalog.status();
     auto model = FindModel(*catalog, gpu_model, gpu_brand);
@@ -116,12 +113,12 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     const GpuModel target = **model;
     auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), {});
     if (!resolver.ok()) return resolver.status();
-    const internal::RecommenderSettings settings = internal::LoadSettings(engine);
+    const internal::RecommenderSettings settings = internal::LoadSettings(db);
     QuarantineResolveSummary summary;
     store::WriteTransaction tx(db);
-    internal::AggregateWriter aggregates(engine, settings);
+    internal::AggregateWriter aggregates(db, settings);
     {
-      internal::LegacyMover mover(engine, internal::NowEpochSeconds(), &aggregates);
+      internal::LegacyMover mover(db, internal::NowEpochSeconds(), &aggregates);
       std::vector<LegacyRow> rows;
       ForEachMatch(db, filter, [&](const LegacyRow& row, const std::string&, const std::string&) {
         rows.push_back(row);
@@ -146,7 +143,7 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
       }
     }
     aggregates.Flush();
-    summary.recommendations = internal::RefreshAllRecommendations(engine);
+    summary.recommendations = internal::RefreshAllRecommendations(db);
     tx.Commit();
     return summary;
   });

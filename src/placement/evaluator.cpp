@@ -13,7 +13,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
-#include "recommend/recommend_internal.h"
+#include "recommend/kept_reader.h"
 #include "store/database.h"
 #include "store/guarded.h"
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "aggregate/config_table.h"
 #include "base/enum_names.h"
 #include "base/status_error.h"
 #include "base/text.h"
@@ -134,10 +135,9 @@ void LoadTables(store::Connection& db, RouterConfig* config) {
 }
 
 void LoadRouterSettings(store::Connection& db, RouterConfig* config) {
-  const auto settings = db.Prepare("SELECT key, value FROM router_settings");
-  while (settings->Step()) {
+  for (const auto& [key, value] : ReadConfigRows(db, kRouterConfigPrefix)) {
     // Values were validated when written; a hand edit that broke one is caught below.
-    ApplySetting(&config->settings, settings->String(0), settings->String(1)).ok();
+    ApplySetting(&config->settings, key, value).ok();
   }
 }
 

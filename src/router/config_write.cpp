@@ -2,6 +2,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregate/config_table.h"
 #include "router/router_internal.h"
 #include "store/row_values.h"
 
@@ -55,11 +56,9 @@ void WriteTables(store::Connection& db, const RouterConfig& config) {
 }
 
 void WriteSettings(store::Connection& db, const RouterConfig& config) {
-  const auto setting = db.Prepare("UPDATE router_settings SET value = ? WHERE key = ?");
   for (const SettingInfo& info : SettingInfos()) {
-    setting->Bind(1, SettingValue(config.settings, info.key));
-    setting->Bind(2, info.key);
-    setting->Run();
+    UpdateConfigValue(db, std::string(kRouterConfigPrefix) + info.key,
+                      SettingValue(config.settings, info.key));
   }
 }
 

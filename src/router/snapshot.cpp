@@ -46,9 +46,10 @@ Result<RouterSnapshot> RouterSnapshot::Open(const Store& store, std::optional<do
     for (const GpuModel& card : catalog->models())
       snapshot.card_memory_gb[card.model] = card.memory_gb;
     const double at = as_of.value_or(internal::NowEpochSeconds());
-    RecommendationQuery query(store);
+    auto query = RecommendationQuery::Open(store);
+    if (!query.ok()) return query.status();
     for (const Intent& intent : snapshot.config.intents) {
-      auto needs = NeedsOf(query, snapshot.config, intent.workload_image, at);
+      auto needs = NeedsOf(**query, snapshot.config, intent.workload_image, at);
       if (!needs.empty()) snapshot.needs[intent.intent] = std::move(needs);
     }
     return snapshot;

@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "aggregate/config_table.h"
 #include "base/enum_names.h"
 #include "base/time.h"
 #include "hwrec/ladder.h"
@@ -49,11 +50,11 @@ AttemptOutcome AttemptOf(LaunchOutcome outcome) {
 }
 
 int DailyCap(store::Connection& db) {
-  const auto q =
-      db.Prepare("SELECT value FROM router_settings WHERE key = 'gcp_daily_attempt_cap'");
   RouterSettings settings;
-  if (q->Step()) {
-    internal::ApplySetting(&settings, "gcp_daily_attempt_cap", q->String(0)).ok();
+  const std::string key = "gcp_daily_attempt_cap";
+  if (auto value =
+          internal::ReadConfigValue(db, std::string(internal::kRouterConfigPrefix) + key)) {
+    internal::ApplySetting(&settings, key, *value).ok();
   }
   return settings.gcp_daily_attempt_cap;
 }
@@ -148,7 +149,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;
-    Walk(plan, launcher, ledger, DailyCap(db), now, &result);
+    Walk(plan, launcher, ledger, DailyCap(store::ConnectionOf(store)), now, &result);
     if (result.selected) {
       result.realized_width = result.selected->width;
       result.degraded = result.realized_width < result.requested_width;

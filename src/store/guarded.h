@@ -18,6 +18,10 @@ namespace hwrec::internal {
 Status StatusFromException(const std::exception& e, const std::string& store_path,
                            const std::string& what);
 
+// Whether `e` says the store's file is damaged: such a failure is for Guarded
+// to report, with how to check and restore the store.
+bool IsDamage(const std::exception& e);
+
 // `what` when it names an existing file (a store's path), else "".
 std::string StorePathIn(const std::string& what);
 

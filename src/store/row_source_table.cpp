@@ -1,5 +1,9 @@
 #include "store/row_source_table.h"
 
+#include <SQLiteCpp/Exception.h>
+
+#include "store/sqlite_connection.h"
+
 #include <sqlite3.h>
 
 #include <memory>
@@ -162,34 +166,29 @@ void DeleteDefinition(void* definition) { delete static_cast<Definition*>(defini
 
 }  // namespace
 
-void BindValue(SQLite::Statement& statement, int index, const SqlValue& value) {
+void BindValue(store::Statement& statement, int index, const SqlValue& value) {
+  const std::string_view bytes(static_cast<const char*>(value.data),
+                               static_cast<std::size_t>(value.size));
   switch (value.kind) {
     case SqlValue::Kind::kNull:
-      statement.bind(index);
+      statement.BindNull(index);
       break;
     case SqlValue::Kind::kInteger:
-      statement.bind(index, value.integer);
+      statement.BindInt64(index, value.integer);
       break;
     case SqlValue::Kind::kReal:
-      statement.bind(index, value.real);
+      statement.BindDouble(index, value.real);
       break;
     case SqlValue::Kind::kText:
-      // SQLiteCpp binds text without copying only from a std::string (or a
-      // NUL-terminated pointer); any other text is copied.
-      if (value.string != nullptr) {
-        statement.bindNoCopy(index, *value.string);
-      } else {
-        statement.bind(index, std::string(static_cast<const char*>(value.data),
-                                          static_cast<std::size_t>(value.size)));
-      }
+      statement.BindTextView(index, bytes);
       break;
     case SqlValue::Kind::kBlob:
-      statement.bindNoCopy(index, value.data, value.size);
+      statement.BindBlobView(index, bytes);
       break;
   }
 }
 
-RowSourceTable::RowSourceTable(SQLite::Database& db, const std::string& name,
+RowSourceTable::RowSourceTable(store::Connection& db, const std::string& name,
                                const std::vector<std::string>& columns, const RowSource* source)
     : db_(db), name_(name) {
   auto definition = std::make_unique<Definition>();
@@ -202,14 +201,14 @@ RowSourceTable::RowSourceTable(SQLite::Database& db, const std::string& name,
   definition->columns = columns.size();
   definition->source = source;
   // sqlite3_create_module_v2 frees the definition with DeleteDefinition, even on failure.
-  const int rc = sqlite3_create_module_v2(db.getHandle(), name.c_str(), &kModule,
+  const int rc = sqlite3_create_module_v2(store::SqliteHandleOf(db), name.c_str(), &kModule,
                                           definition.release(), DeleteDefinition);
-  if (rc != SQLITE_OK) throw SQLite::Exception(db.getHandle(), rc);
+  if (rc != SQLITE_OK) throw SQLite::Exception(store::SqliteHandleOf(db), rc);
 }
 
 RowSourceTable::~RowSourceTable() {
   // A null module drops the registered one (and its eponymous table).
-  sqlite3_create_module_v2(db_.getHandle(), name_.c_str(), nullptr, nullptr, nullptr);
+  sqlite3_create_module_v2(store::SqliteHandleOf(db_), name_.c_str(), nullptr, nullptr, nullptr);
 }
 
 }  // namespace hwrec::internal

@@ -11,14 +11,14 @@
 // One thread at a time, like the connection.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "store/database.h"
 
 namespace hwrec::internal {
 
@@ -52,7 +52,7 @@ struct SqlValue {
 
 // Binds `value` to parameter `index`, without copying a std::string's text
 // or a blob: the statement must be stepped before the value's owner changes.
-void BindValue(SQLite::Statement& statement, int index, const SqlValue& value);
+void BindValue(store::Statement& statement, int index, const SqlValue& value);
 
 // What a RowSourceTable reads.
 class RowSource {
@@ -67,7 +67,7 @@ class RowSource {
 class RowSourceTable {
  public:
   // Registers table `name` with `columns` on `db`, reading `source`.
-  RowSourceTable(SQLite::Database& db, const std::string& name,
+  RowSourceTable(store::Connection& db, const std::string& name,
                  const std::vector<std::string>& columns, const RowSource* source);
   // Unregisters the table. Statements that read it must be finalized first.
   ~RowSourceTable();
@@ -77,7 +77,7 @@ class RowSourceTable {
   struct Definition;
 
  private:
-  SQLite::Database& db_;
+  store::Connection& db_;
   std::string name_;
 };
 

@@ -173,6 +173,7 @@ class SqliteConnection final : public Connection {
     const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) Throw(db_, rc);
   }
+  sqlite3* handle() const { return db_; }
   std::int64_t LastInsertId() const override { return sqlite3_last_insert_rowid(db_); }
   bool InTransaction() const override { return sqlite3_get_autocommit(db_) == 0; }
   void Begin(LockMode mode) override {
@@ -206,6 +207,10 @@ class SqliteConnection final : public Connection {
 
 std::unique_ptr<Connection> MakeSqliteConnection(sqlite3* handle) {
   return std::make_unique<SqliteConnection>(handle);
+}
+
+sqlite3* SqliteHandleOf(Connection& connection) {
+  return static_cast<SqliteConnection&>(connection).handle();
 }
 
 }  // namespace hwrec::store

@@ -100,7 +100,8 @@ Result<IngestMeasurement> MeasureIngest(Store& store,
   IngestOptions ingest_options;
   ingest_options.source = "hwrec-bench";
   ingest_options.batch_size = options.batch;
-  Ingestor ingestor(store, ingest_options);
+  const auto ingestor_owner = Ingestor::Open(store, ingest_options).value();
+  Ingestor& ingestor = *ingestor_owner;
   const std::size_t chunk = ChunkSize(options.batch);
   IngestMeasurement measurement;
   measurement.rss_before = PeakRssBytes();

@@ -188,9 +188,9 @@ struct CppFigures {
 
 CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
   CppFigures figures;
-  RecommendationQuery query(store);
+  const auto query = Require(RecommendationQuery::Open(store));
   figures.recommend = TimeCalls(
-      iterations, [&](int) { Require(query.Recommend(inputs.execution.workload, inputs.key)); });
+      iterations, [&](int) { Require(query->Recommend(inputs.execution.workload, inputs.key)); });
   const std::unique_ptr<PlacementEvaluator> evaluator = Require(PlacementEvaluator::Open(store));
   figures.place = TimeCalls(iterations, [&](int) {
     const PlacementResult result =
@@ -202,7 +202,8 @@ CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
     const std::unique_ptr<PlacementEvaluator> opened = Require(PlacementEvaluator::Open(store));
     Require(opened->Evaluate(inputs.execution, inputs.candidates));
   });
-  Ingestor ingestor(store);
+  const auto ingestor_owner = Ingestor::Open(store).value();
+  Ingestor& ingestor = *ingestor_owner;
   figures.ingest = TimeCalls(iterations, [&](int i) {
     const Observation& record = inputs.cpp_records[static_cast<std::size_t>(i)];
     const IngestSummary summary = Require(ingestor.Ingest({record}));

@@ -56,7 +56,8 @@ void Populate(Store& store, const std::string& image, std::int64_t count, std::u
   std::lognormal_distribution<double> memory(std::log(12e9), 0.3);
   std::lognormal_distribution<double> gpu_memory(std::log(30), 0.25);
   std::uniform_real_distribution<double> utilization(0.3, 0.95);
-  Ingestor ingestor(store);
+  const auto ingestor_owner = Ingestor::Open(store).value();
+  Ingestor& ingestor = *ingestor_owner;
   std::vector<Observation> batch;
   const std::int64_t chunk = 10000;
   for (std::int64_t first = 0; first < count; first += chunk) {
@@ -104,7 +105,8 @@ double Micros(std::chrono::steady_clock::duration d) {
 }
 
 void Measure(Store& store, Series* series, int lookups, int scans) {
-  RecommendationQuery query(store);
+  const auto opened = RecommendationQuery::Open(store).value();
+  RecommendationQuery& query = *opened;
   const HardwareKey key = HardwareKey::Of(BenchPool());
   double sink = 0;
   for (int i = 0; i < lookups; ++i) {

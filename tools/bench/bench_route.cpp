@@ -52,7 +52,8 @@ void SeedHistory(Store& store) {
           << "\n";
     }
   }
-  Ingestor ingestor(store);
+  const auto ingestor_owner = Ingestor::Open(store).value();
+  Ingestor& ingestor = *ingestor_owner;
   std::istringstream in(lines.str());
   auto summary = ingestor.IngestJsonLines(in);
   if (!summary.ok()) throw std::runtime_error(summary.status().message());

@@ -48,7 +48,8 @@ PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerato
          h.cpu_millicores.value_or(0) * quarter / 4, h.memory_bytes.value_or(0) * quarter / 4});
   }
   ImportPools(store, jsonl);
-  Ingestor ingestor(store);
+  const auto ingestor_owner = Ingestor::Open(store).value();
+  Ingestor& ingestor = *ingestor_owner;
   std::vector<Observation> batch;
   for (std::int64_t first = 0; first < kPlaceHistory; first += 5000) {
     gen.Fill(first, 5000, &batch);

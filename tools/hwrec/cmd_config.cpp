@@ -12,6 +12,7 @@
 #include "common/terminal_text.h"
 #include "hwrec/config.h"
 #include "hwrec/recommend.h"
+#include "hwrec/refresh.h"
 
 namespace hwrec::cli {
 

@@ -169,10 +169,11 @@ Result<IngestSummary> IngestStream(Store& store, IngestOptions options, Format f
                                    std::istream& in, std::int64_t size) {
   bool drawn = false;
   WatchProgress(options, format, in, size, &drawn);
-  Ingestor ingestor(store, options);
+  auto ingestor = Ingestor::Open(store, options);
+  if (!ingestor.ok()) return ingestor.status();
   // stdin is read through its descriptor, so that a pause in a pipe commits what arrived.
-  auto summary =
-      &in == &std::cin ? ingestor.IngestJsonLines(STDIN_FILENO) : ingestor.IngestJsonLines(in);
+  auto summary = &in == &std::cin ? (*ingestor)->IngestJsonLines(STDIN_FILENO)
+                                  : (*ingestor)->IngestJsonLines(in);
   if (drawn) std::cerr << "\n";  // ends the progress line
   return summary;
 }

@@ -179,8 +179,9 @@ int RunRecommend(const std::vector<std::string>& args) {
   if (!store) return kExitError;
   auto key = ResolveKey(*store, vm);
   if (!key.ok()) return Fail(key.status());
-  RecommendationQuery query(*store);
-  auto recommendation = query.Recommend(vm["image"].as<std::string>(), *key, as_of);
+  auto query = RecommendationQuery::Open(*store);
+  if (!query.ok()) return Fail(query.status());
+  auto recommendation = (*query)->Recommend(vm["image"].as<std::string>(), *key, as_of);
   if (!recommendation.ok()) return Fail(recommendation.status());
   const bool explain = vm["explain"].as<bool>();
   if (format == Format::kJson) {

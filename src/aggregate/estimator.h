@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "hwrec/recommend.h"
 #include "aggregate/metric_state.h"
 #include "aggregate/settings.h"
+#include "hwrec/figure.h"
 
 namespace hwrec::internal {
 

@@ -1,4 +1,4 @@
-#include "recommend/estimator.h"
+#include "aggregate/estimator.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,94 @@
+#include "aggregate/materialize.h"
+
+#include <set>
+
+#include "aggregate/recommendation_reader.h"
+#include "base/time.h"
+#include "hwrec/figure.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+std::optional<std::string> NonEmpty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+std::string UpsertSql() {
+  std::string columns = "workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of";
+  std::string params = "?, ?, ?, ?, ?, ?";
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    const std::string name(ToString(static_cast<FigureKind>(f)));
+    for (const char* suffix :
+         {"", "_provenance", "_samples", "_confidence", "_lower", "_upper", "_last_seen"}) {
+      columns += ", " + name + suffix;
+      params += ", ?";
+    }
+  }
+  return "INSERT OR REPLACE INTO recommendations (" + columns + ") VALUES (" + params + ")";
+}
+
+}  // namespace
+
+HardwareKey KeyOf(const MaterialKey& key) {
+  HardwareKey hardware;
+  hardware.gpu_brand = NonEmpty(std::get<1>(key));
+  hardware.gpu_model = NonEmpty(std::get<2>(key));
+  hardware.instance_type = NonEmpty(std::get<3>(key));
+  hardware.cpu_only = std::get<4>(key);
+  return hardware;
+}
+
+void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKey>& keys,
+                                double as_of) {
+  if (keys.empty()) return;
+  RecommendationReader reader(db);
+  const auto statement = db.Prepare(UpsertSql());
+  store::Statement& upsert = *statement;
+  for (const MaterialKey& key : keys) {
+    const HardwareKey hardware = KeyOf(key);
+    const Recommendation r = reader.Read(std::get<0>(key), "", hardware, as_of);
+    int i = 1;
+    upsert.Bind(i++, std::get<0>(key));
+    upsert.BindTextView(i++, std::get<1>(key));
+    upsert.BindTextView(i++, std::get<2>(key));
+    upsert.BindTextView(i++, std::get<3>(key));
+    upsert.Bind(i++, hardware.cpu_only ? 1 : 0);
+    upsert.Bind(i++, as_of);
+    for (const Figure& figure : r.figures) {
+      upsert.Bind(i++, figure.value);
+      upsert.BindTextView(i++, ToString(figure.provenance));
+      upsert.Bind(i++, figure.samples);
+      upsert.Bind(i++, figure.confidence);
+      upsert.Bind(i++, figure.lower);
+      upsert.Bind(i++, figure.upper);
+      upsert.Bind(i++, figure.last_seen);
+    }
+    upsert.Run();
+  }
+}
+
+std::int64_t RefreshAllRecommendations(store::Connection& db) {
+  std::set<MaterialKey> keys;
+  // Keys with history (a key naming no GPU is CPU-only), keys already
+  // materialised, and every registered pool's key for every workload.
+  const auto seen = db.Prepare(
+      "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
+      "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
+      "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
+      "FROM recommendations "
+      "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
+      "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
+      "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
+  while (seen->Step()) {
+    keys.emplace(seen->Int64(0), seen->String(1), seen->String(2), seen->String(3),
+                 seen->Int(4) != 0);
+  }
+  seen->Reset();
+  db.Execute("DELETE FROM recommendations");
+  MaterializeRecommendations(db, keys, NowEpochSeconds());
+  return static_cast<std::int64_t>(keys.size());
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,203 @@
+#include "aggregate/recommendation_reader.h"
+
+#include <string_view>
+
+#include "aggregate/estimator.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+// Where each figure may come from, most specific first (DESIGN §3, §6). GPU
+// compute share never leaves its card model; CPU and memory leave their
+// instance type only when fallback.cpu_memory_any_hardware allows it.
+const std::vector<Scope>& FallbackChain(FigureKind kind, const RecommenderSettings& settings) {
+  static const std::vector<Scope> kCpu = {Scope::kExact, Scope::kInstanceType};
+  static const std::vector<Scope> kCpuAnyHardware = {Scope::kExact, Scope::kInstanceType,
+                                                     Scope::kAny};
+  static const std::vector<Scope> kGpuMemory = {Scope::kExact, Scope::kGpuModel, Scope::kAny};
+  static const std::vector<Scope> kGpuShare = {Scope::kExact, Scope::kGpuModel};
+  switch (kind) {
+    case FigureKind::kGpuMemoryGb:
+      return kGpuMemory;
+    case FigureKind::kGpuComputeFraction:
+      return kGpuShare;
+    default:
+      return settings.cpu_memory_any_hardware ? kCpuAnyHardware : kCpu;
+  }
+}
+
+// The provenance of a figure learned at each scope, in Scope's order.
+constexpr Provenance kProvenanceOfScope[kScopeCount] = {Provenance::kExact, Provenance::kGpuModel,
+                                                        Provenance::kInstanceType,
+                                                        Provenance::kWorkloadAnyHardware};
+
+bool IsGpuFigure(FigureKind kind) {
+  return kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
+}
+
+// The row `scope` keeps for `hardware`: the parts the scope does not key on are "".
+AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& hardware) {
+  AggregateKey key;
+  key.workload_id = workload_id;
+  key.scope = scope;
+  if (scope == Scope::kExact || scope == Scope::kGpuModel) {
+    key.gpu_brand = hardware.gpu_brand.value_or("");
+    key.gpu_model = hardware.gpu_model.value_or("");
+  }
+  if (scope == Scope::kExact || scope == Scope::kInstanceType) {
+    key.instance_type = hardware.instance_type.value_or("");
+  }
+  return key;
+}
+
+}  // namespace
+
+RecommendationReader::RecommendationReader(store::Connection& db)
+    : db_(db),
+      settings_(LoadSettings(db)),
+      workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
+      aggregates_(
+          db.Prepare("SELECT 0, state FROM aggregates WHERE workload_id = ?1 AND scope = 'exact' "
+                     "AND gpu_brand = ?2 AND gpu_model = ?3 AND instance_type = ?4 "
+                     "UNION ALL SELECT 1, state FROM aggregates WHERE workload_id = ?1 "
+                     "AND scope = 'gpu_model' AND gpu_brand = ?2 AND gpu_model = ?3 "
+                     "AND instance_type = '' "
+                     "UNION ALL SELECT 2, state FROM aggregates WHERE workload_id = ?1 "
+                     "AND scope = 'instance_type' AND gpu_brand = '' AND gpu_model = '' "
+                     "AND instance_type = ?4 "
+                     "UNION ALL SELECT 3, state FROM aggregates WHERE workload_id = ?1 "
+                     "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
+                     "AND instance_type = ''")) {}
+
+void RecommendationReader::RefreshSettings() {
+  if (!config_) config_ = std::make_unique<ConfigRowsWatch>(db_);
+  if (!config_->Changed()) return;
+  // Rows first, then the settings: a change in between only costs a re-read later.
+  config_->Remember();
+  settings_ = LoadSettings(db_);
+}
+
+std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& image) {
+  store::Statement& workload = *workload_;
+  workload.Reset();
+  workload.BindTextView(1, image);
+  std::optional<std::int64_t> id;
+  if (workload.Step()) id = workload.Int64(0);
+  workload.Reset();  // an unfinished statement would hold its read transaction open
+  return id;
+}
+
+Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
+                                          const HardwareKey& hardware, double as_of) {
+  std::array<std::optional<KeyAggregate>, kScopeCount> by_scope;
+  if (workload_id > 0) {
+    store::Statement& aggregates = *aggregates_;
+    aggregates.Reset();
+    aggregates.Bind(1, workload_id);
+    aggregates.Bind(2, hardware.gpu_brand.value_or(""));
+    aggregates.Bind(3, hardware.gpu_model.value_or(""));
+    aggregates.Bind(4, hardware.instance_type.value_or(""));
+    while (aggregates.Step()) {
+      const auto scope = static_cast<std::size_t>(aggregates.Int(0));
+      by_scope[scope] = AggregateFromState(aggregates.Blob(1));
+    }
+    aggregates.Reset();
+  }
+  ScopeAggregates found{};
+  for (std::size_t s = 0; s < kScopeCount; ++s) {
+    if (by_scope[s]) found[s] = &*by_scope[s];
+  }
+  return Estimate(workload, hardware, as_of, found);
+}
+
+Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
+                                          const HardwareKey& hardware, double as_of,
+                                          AggregateMemo* memo) {
+  ScopeAggregates found{};
+  if (workload_id > 0) {
+    ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
+    for (std::size_t s = 0; s < kScopeCount; ++s) {
+      const auto entry = memo->find(KeyAt(workload_id, static_cast<Scope>(s), hardware));
+      if (entry->second) found[s] = &*entry->second;
+    }
+  }
+  return Estimate(workload, hardware, as_of, found);
+}
+
+void RecommendationReader::ReadAggregates(std::int64_t workload_id,
+                                          const std::vector<const HardwareKey*>& keys,
+                                          AggregateMemo* memo) {
+  if (workload_id <= 0) return;
+  AggregateMemo wanted;
+  for (const HardwareKey* hardware : keys) {
+    for (std::size_t s = 0; s < kScopeCount; ++s) {
+      AggregateKey key = KeyAt(workload_id, static_cast<Scope>(s), *hardware);
+      if (memo->count(key) == 0) wanted.try_emplace(std::move(key));
+    }
+  }
+  if (wanted.empty()) return;
+  if (!workload_rows_) {
+    workload_rows_ = db_.Prepare(
+        "SELECT scope, gpu_brand, gpu_model, instance_type, state "
+        "FROM aggregates WHERE workload_id = ?");
+  }
+  // One seek, then the rows in key order: a seek per row costs more, since each
+  // comparison on this table reads a whole row with its state.
+  store::Statement& select = *workload_rows_;
+  select.Reset();
+  select.Bind(1, workload_id);
+  AggregateKey key;
+  key.workload_id = workload_id;
+  while (select.Step()) {
+    const std::optional<Scope> scope = ScopeNamed(select.Text(0));
+    if (!scope) continue;
+    key.scope = *scope;
+    select.AssignText(1, &key.gpu_brand);
+    select.AssignText(2, &key.gpu_model);
+    select.AssignText(3, &key.instance_type);
+    const auto entry = wanted.find(key);
+    if (entry != wanted.end()) entry->second = AggregateFromState(select.Blob(4));
+  }
+  select.Reset();
+  memo->merge(wanted);
+}
+
+Recommendation RecommendationReader::Estimate(const std::string& workload,
+                                              const HardwareKey& hardware, double as_of,
+                                              const ScopeAggregates& by_scope) const {
+  Recommendation out;
+  out.workload = workload;
+  out.hardware = hardware;
+  out.as_of = as_of;
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    const auto kind = static_cast<FigureKind>(f);
+    out.figures[f] = EmptyFigure(kind, settings_);
+    if (hardware.cpu_only && IsGpuFigure(kind)) continue;
+    for (Scope scope : FallbackChain(kind, settings_)) {
+      const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
+      if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
+      out.figures[f] = EstimateFigure(kind, aggregate->metric(kind), settings_,
+                                      kProvenanceOfScope[static_cast<std::size_t>(scope)]);
+      break;
+    }
+  }
+  return out;
+}
+
+int RecommendationReader::SchemaVersion() {
+  if (!schema_version_) schema_version_ = db_.Prepare("PRAGMA user_version");
+  schema_version_->Reset();
+  const int version = schema_version_->Step() ? schema_version_->Int(0) : 0;
+  schema_version_->Reset();
+  return version;
+}
+
+bool RecommendationReader::StoreMayHaveChanged() {
+  const std::int64_t now = db_.DataVersion();
+  const bool changed = seen_version_ != now;
+  seen_version_ = now;
+  return changed;
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,74 @@
+// RecommendationReader: the figures of one workload on one hardware key, read
+// from the aggregates with the estimator settings of the config table. Used by
+// RecommendationQuery and placement (through recommend/kept_reader.h) and by
+// the materialisation of recommendations that ingest and `hwrec config set`
+// run. One thread at a time, like the connection it reads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "aggregate/aggregator.h"
+#include "aggregate/config_table.h"
+#include "aggregate/settings.h"
+#include "hwrec/figure.h"
+#include "store/database.h"
+
+namespace hwrec::internal {
+
+// The aggregates one batch of reads has read, by row: hardware keys that share a
+// GPU model or an instance type share rows, and every key shares `any`. Valid
+// while the store is not written, e.g. within one store::ReadSnapshot.
+using AggregateMemo =
+    std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>;
+
+// Reads recommendations with prepared statements kept for its lifetime; the
+// settings are read when it is made and again by RefreshSettings.
+class RecommendationReader {
+ public:
+  explicit RecommendationReader(store::Connection& db);
+
+  // Re-reads the settings if the config table changed since they were read.
+  // A reader kept across writes to the store calls it before each batch of reads.
+  void RefreshSettings();
+  int SchemaVersion();  // PRAGMA user_version, as of now
+  // True when the store may have changed since the last call: another
+  // connection committed or this one wrote rows. The first call returns true.
+  bool StoreMayHaveChanged();
+  std::optional<std::int64_t> WorkloadId(const std::string& image);
+  // workload_id 0: a workload with no history (every figure `none`).
+  Recommendation Read(std::int64_t workload_id, const std::string& workload,
+                      const HardwareKey& hardware, double as_of);
+  // Reads into `memo`, in one pass over the workload's aggregates, every row a
+  // Read of one of `keys` needs; a row the store lacks is kept as absent.
+  void ReadAggregates(std::int64_t workload_id, const std::vector<const HardwareKey*>& keys,
+                      AggregateMemo* memo);
+  // The same figures as Read above, from the rows in `memo`; those it lacks
+  // are read into it first.
+  Recommendation Read(std::int64_t workload_id, const std::string& workload,
+                      const HardwareKey& hardware, double as_of, AggregateMemo* memo);
+  const RecommenderSettings& settings() const { return settings_; }
+
+ private:
+  using ScopeAggregates = std::array<const KeyAggregate*, kScopeCount>;  // null: no row
+
+  Recommendation Estimate(const std::string& workload, const HardwareKey& hardware, double as_of,
+                          const ScopeAggregates& by_scope) const;
+
+  store::Connection& db_;
+  RecommenderSettings settings_;
+  std::unique_ptr<store::Statement> workload_;
+  std::unique_ptr<store::Statement> aggregates_;
+  std::unique_ptr<store::Statement> schema_version_;  // prepared on first use
+  std::optional<std::int64_t> seen_version_;          // Connection::DataVersion
+  std::unique_ptr<store::Statement> workload_rows_;   // a workload's rows; prepared on first use
+  std::unique_ptr<ConfigRowsWatch> config_;           // made by the first RefreshSettings
+};
+
+}  // namespace hwrec::internal

@@ -1,0 +1,135 @@
+// The checks of what hwrec derives from the observations: the aggregates
+// against a rebuild in memory, and the materialised recommendations.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
+#include "check/findings.h"
+#include "hwrec/figure.h"
+
+namespace hwrec::internal {
+
+namespace {
+
+using AggregateMap = std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash>;
+
+// "workload 'registry/train:1', gpu_model nvidia/A100/-": a key as a person reads it.
+std::string KeyLabel(store::Connection& db, const AggregateKey& key) {
+  const auto image = db.Prepare("SELECT image FROM workloads WHERE id = ?");
+  image->Bind(1, key.workload_id);
+  const std::string workload =
+      image->Step() ? "'" + image->String(0) + "'" : fmt::format("#{}", key.workload_id);
+  auto part = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  return fmt::format("workload {}, {} {}/{}/{}", workload, ScopeName(key.scope),
+                     part(key.gpu_brand), part(key.gpu_model), part(key.instance_type));
+}
+
+bool Near(double a, double b) {
+  return std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b));
+}
+
+// What differs between a stored aggregate and its rebuild; "" when they agree.
+// Decayed sums are compared to a relative 1e-6: ingest adds executions in the
+// order they arrive, a rebuild in the order they finished.
+std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt) {
+  if (stored.samples != rebuilt.samples) {
+    return fmt::format("{} samples, but the observations hold {}", stored.samples, rebuilt.samples);
+  }
+  if (stored.last_finished_at != rebuilt.last_finished_at) {
+    return fmt::format("last finished at {}, but the newest observation finished at {}",
+                       stored.last_finished_at, rebuilt.last_finished_at);
+  }
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    const MetricState& a = stored.metrics[m];
+    const MetricState& b = rebuilt.metrics[m];
+    const std::string figure(ToString(static_cast<FigureKind>(m)));
+    if (a.count() != b.count()) {
+      return fmt::format("{}: {} values, but the observations give {}", figure, a.count(),
+                         b.count());
+    }
+    if (a.empty()) continue;
+    if (a.MaxEver() != b.MaxEver() || a.LastSeen() != b.LastSeen() ||
+        !Near(*a.DecayedAverage(), *b.DecayedAverage()) ||
+        !Near(a.EffectiveSamples(), b.EffectiveSamples())) {
+      return fmt::format("{}: the state differs from the observations (average {} vs {})", figure,
+                         *a.DecayedAverage(), *b.DecayedAverage());
+    }
+  }
+  return "";
+}
+
+AggregateMap RebuildInMemory(store::Connection& db, const RecommenderSettings& settings) {
+  AggregateWriter writer(db, settings, StoredAggregates::kMergeOnFlush);
+  ForEachRebuildInput(db, settings, [&](const AggregateInput& in) { writer.Add(in); });
+  return writer.added();
+}
+
+}  // namespace
+
+void CheckAggregates(store::Inspection& file, CheckResult* result, Findings* findings) {
+  store::Connection& db = file.connection();
+  const RecommenderSettings settings = LoadSettings(db);
+  AggregateMap rebuilt = RebuildInMemory(db, settings);
+  const std::size_t expected = rebuilt.size();
+  const auto stored = db.Prepare(
+      "SELECT workload_id, scope, gpu_brand, gpu_model, instance_type, "
+      "samples, last_finished_at, state FROM aggregates");
+  while (stored->Step()) {
+    AggregateKey key{stored->Int64(0), ScopeNamed(stored->Text(1)).value_or(Scope::kAny),
+                     stored->String(2), stored->String(3), stored->String(4)};
+    KeyAggregate aggregate;
+    if (!aggregate.Deserialize(stored->Blob(7))) {
+      findings->Add(fmt::format("{}: the state cannot be read", KeyLabel(db, key)));
+      rebuilt.erase(key);
+      continue;
+    }
+    aggregate.samples = stored->Int64(5);
+    aggregate.last_finished_at = stored->Double(6);
+    const auto at = rebuilt.find(key);
+    if (at == rebuilt.end()) {
+      findings->Add(fmt::format("{}: {} samples, but no observation has this key",
+                                KeyLabel(db, key), aggregate.samples));
+      continue;
+    }
+    if (std::string diff = Difference(aggregate, at->second); !diff.empty()) {
+      findings->Add(fmt::format("{}: {}", KeyLabel(db, key), diff));
+    }
+    rebuilt.erase(at);
+  }
+  for (const auto& [key, aggregate] : rebuilt) {
+    findings->Add(fmt::format("{}: no aggregate, but {} observation(s) have this key",
+                              KeyLabel(db, key), aggregate.samples));
+  }
+  result->summary =
+      fmt::format("{} aggregates, each compared with a rebuild from the observations", expected);
+}
+
+void CheckRecommendations(store::Inspection& file, CheckResult*, Findings* findings) {
+  const auto query = file.connection().Prepare(
+      "SELECT r.workload_id, w.image, r.gpu_brand, r.gpu_model, r.instance_type, "
+      "max(r.cpu_request_millicores_samples, r.cpu_limit_millicores_samples, "
+      "r.memory_bytes_samples, r.gpu_memory_gb_samples, r.gpu_compute_fraction_samples), "
+      "(SELECT count(*) FROM observations o WHERE o.workload_id = r.workload_id) "
+      "FROM recommendations r LEFT JOIN workloads w ON w.id = r.workload_id");
+  while (query->Step()) {
+    const std::string key =
+        fmt::format("{}/{}/{}", query->String(2), query->String(3), query->String(4));
+    if (query->IsNull(1)) {
+      findings->Add(
+          fmt::format("the recommendation for key {} names workload #{}, which does "
+                      "not exist",
+                      key, query->Int64(0)));
+    } else if (query->Int64(5) > query->Int64(6)) {
+      findings->Add(
+          fmt::format("the recommendation for workload '{}' on {} counts {} executions, "
+                      "but the workload has {} observations",
+                      query->String(1), key, query->Int64(5), query->Int64(6)));
+    }
+  }
+}
+
+}  // namespace hwrec::internal

@@ -1,0 +1,90 @@
+// IngestRun: one Ingest call's records, from a parsed or built Observation
+// to a stored row, a reject or a conflict, with the aggregates and
+// recommendations they derive, counted in its IngestSummary. Loads the
+// catalog, pools and settings once; the caller opens a write transaction
+// around each chunk (BeginChunk … FinishChunk). One thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aggregate/aggregator.h"
+#include "aggregate/settings.h"
+#include "base/time.h"
+#include "hwrec/ingest.h"
+#include "hwrec/observation.h"
+#include "hwrec/store.h"
+#include "ingest/hardware_resolver.h"
+#include "ingest/observation_writer.h"
+#include "store/database.h"
+
+namespace hwrec::internal {
+
+// A line read before its batch's transaction begins.
+struct PendingLine {
+  std::int64_t line = 0;
+  std::string text;        // at most max_line_bytes bytes
+  std::size_t length = 0;  // bytes of the whole line, its ending excluded
+  bool truncated = false;  // longer than max_line_bytes
+};
+
+// One Ingest call: the catalog, pools and statements it loads once, and the
+// summary it builds. Transactions are opened by the caller around each chunk.
+class IngestRun {
+ public:
+  IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver resolver,
+            internal::RecommenderSettings settings)
+      : strict_(options.strict),
+        form_(options.form),
+        max_line_bytes_(options.max_line_bytes),
+        db_(db),
+        resolver_(std::move(resolver)),
+        writer_(db, options.source),
+        settings_(std::move(settings)),
+        aggregates_(db, settings_) {}
+
+  static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options);
+
+  void BeginChunk() {
+    now_ = internal::NowEpochSeconds();
+    writer_.set_now(now_);
+  }
+  // Writes what the chunk's records derive: aggregates and the recommendations
+  // of the keys they touched. Inside the chunk's transaction, before commit.
+  void FinishChunk();
+  // `raw` is the line as received, or nullptr for a record built in C++.
+  void Add(std::int64_t line, const Observation& observation, const std::string* raw);
+  void Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
+              const std::string& record);
+  void Reject(std::int64_t line, const std::string& execution_id,
+              const std::vector<FieldError>& errors, const std::string& record);
+  void Warn(std::int64_t line, const std::string& execution_id,
+            const std::vector<FieldError>& warnings);
+  // Parses one JSON line as read and adds or rejects it.
+  void AddLine(const PendingLine& pending);
+
+  // Reports a commit through `line` to the caller's callback, if any, once per line reached.
+  void Committed(const IngestOptions& options, std::int64_t line);
+
+  IngestSummary& summary() { return summary_; }
+
+ private:
+  bool strict_;
+  RecordForm form_;
+  bool runner_record_ = false;  // the record being added was in the Runner's form
+  std::size_t max_line_bytes_;
+  store::Connection& db_;
+  HardwareResolver resolver_;
+  ObservationWriter writer_;
+  internal::RecommenderSettings settings_;
+  internal::AggregateWriter aggregates_;
+  IngestSummary summary_;
+  std::string content_key_;  // reused for every record
+  double now_ = 0;           // the store's clock for this chunk
+  std::int64_t batches_ = 0;
+  std::int64_t reported_line_ = 0;
+};
+
+}  // namespace hwrec::internal

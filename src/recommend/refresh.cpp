@@ -1,0 +1,32 @@
+#include "hwrec/refresh.h"
+
+#include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
+#include "aggregate/settings.h"
+#include "hwrec/store.h"
+#include "store/database.h"
+#include "store/guarded.h"
+
+namespace hwrec {
+
+namespace {
+
+Result<std::int64_t> Refresh(Store& store, bool rebuild) {
+  if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+  return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
+    store::Connection& db = store::ConnectionOf(store);
+    store::WriteTransaction tx(db);
+    if (rebuild) internal::RebuildAggregates(db, internal::LoadSettings(db));
+    const std::int64_t written = internal::RefreshAllRecommendations(db);
+    tx.Commit();
+    return written;
+  });
+}
+
+}  // namespace
+
+Result<std::int64_t> RefreshRecommendations(Store& store) { return Refresh(store, false); }
+
+Result<std::int64_t> RebuildRecommendations(Store& store) { return Refresh(store, true); }
+
+}  // namespace hwrec
