@@ -2,6 +2,8 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "store/sqlite_connection.h"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -48,9 +50,10 @@ const std::vector<std::string> kColumns = {"id", "share", "name", "note", "bytes
 
 TEST_CASE("row source table: SQL reads the rows in order with their types", "[store]") {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE);
+  const auto connection = hwrec::store::MakeSqliteConnection(db.getHandle());
   Rows rows;
   rows.rows = {{1, 0.5, "a100", std::nullopt, {1, 2, 3}}, {2, 0.25, "h100", "mig", {0, 0, 7}}};
-  RowSourceTable table(db, "test_rows", kColumns, &rows);
+  RowSourceTable table(*connection, "test_rows", kColumns, &rows);
 
   SQLite::Statement q(db,
                       "SELECT id, share, name, note, hex(bytes), typeof(id), typeof(share), "
@@ -94,12 +97,13 @@ TEST_CASE("row source table: SQL reads the rows in order with their types", "[st
 TEST_CASE("row source table: a failing row aborts the statement and nothing of it stays",
           "[store]") {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE);
+  const auto connection = hwrec::store::MakeSqliteConnection(db.getHandle());
   db.exec(
       "CREATE TABLE cards (id INTEGER PRIMARY KEY, share REAL, name TEXT, note TEXT, bytes BLOB)");
   Rows rows;
   for (int i = 1; i <= 5; ++i) rows.rows.push_back({i, 0.5, "card", std::nullopt, {}});
   rows.fail_at = 3;
-  RowSourceTable table(db, "test_rows", kColumns, &rows);
+  RowSourceTable table(*connection, "test_rows", kColumns, &rows);
   db.exec("BEGIN");
   CHECK_THROWS_WITH(db.exec("INSERT INTO cards SELECT * FROM test_rows"),
                     Catch::Contains("row 3 is bad"));
@@ -109,14 +113,15 @@ TEST_CASE("row source table: a failing row aborts the statement and nothing of i
 
 TEST_CASE("row source table: the table is gone once the RowSourceTable is", "[store]") {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE);
+  const auto connection = hwrec::store::MakeSqliteConnection(db.getHandle());
   Rows rows;
   {
-    RowSourceTable table(db, "test_rows", kColumns, &rows);
+    RowSourceTable table(*connection, "test_rows", kColumns, &rows);
     CHECK(db.execAndGet("SELECT count(*) FROM test_rows").getInt() == 0);
   }
   CHECK_THROWS_WITH(SQLite::Statement(db, "SELECT count(*) FROM test_rows"),
                     Catch::Contains("no such table"));
   // The name can be registered again.
-  RowSourceTable again(db, "test_rows", kColumns, &rows);
+  RowSourceTable again(*connection, "test_rows", kColumns, &rows);
   CHECK(db.execAndGet("SELECT count(*) FROM test_rows").getInt() == 0);
 }

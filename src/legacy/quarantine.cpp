@@ -11,7 +11,9 @@
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
+#include "base/time.h"
 #include "store/database.h"
+#include "store/guarded.h"
 #include "store/row_values.h"
 
 namespace hwrec {
