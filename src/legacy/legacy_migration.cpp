@@ -15,7 +15,6 @@
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/row_values.h"
-#include "store/sqlite_util.h"  // until the Migrator and the backup take a store::Connection
 
 namespace hwrec {
 
@@ -48,9 +47,7 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
   }
   return internal::Guarded(store.path(), [&]() -> Result<LegacyMigrationReport> {
     store::Connection& db = store::ConnectionOf(store);
-    // The Migrator and the backup still take the engine's connection.
-    SQLite::Database& engine = internal::StoreAccess::Db(store);
-    internal::Migrator migrator(engine, internal::EmbeddedMigrations());
+    internal::Migrator migrator(store, internal::EmbeddedMigrations());
     if (Status s = migrator.Check(); !s.ok()) {
       return Status::SchemaMismatch(store.path() + ": " + s.message());
     }
@@ -69,10 +66,10 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     const bool write_backup = legacy_rows > 0 && options.backup && store.path() != ":memory:";
     if (write_backup) {  // WriteBackup refuses a damaged store first
       auto backup =
-          internal::WriteBackup(engine, store.path(), "hp-v1-backup", internal::BackupStamp());
+          internal::WriteBackup(store, "hp-v1-backup", internal::BackupStamp());
       if (!backup.ok()) return backup.status();
       report.backup_path = std::move(backup).value();
-    } else if (Status s = internal::RefuseIfDamaged(engine, store.path(), "the migration");
+    } else if (Status s = internal::RefuseIfDamaged(store, "the migration");
                !s.ok()) {
       return s;
     }

@@ -8,7 +8,6 @@
 
 #include "base/status_error.h"
 #include "ingest/observation_encoding.h"
-#include "store/sqlite_util.h"
 
 namespace hwrec::internal {
 

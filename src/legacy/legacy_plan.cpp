@@ -18,7 +18,6 @@
 #include "store/guarded.h"
 #include "store/migration.h"
 #include "store/migrator.h"
-#include "store/sqlite_util.h"  // until the Migrator takes a store::Connection
 
 namespace hwrec {
 
@@ -96,7 +95,7 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     plan.path = store.path();
     plan.from_version = store.schema_version();
     plan.pending_versions =
-        internal::Migrator(internal::StoreAccess::Db(store), internal::EmbeddedMigrations())
+        internal::Migrator(store, internal::EmbeddedMigrations())
             .Pending();
     plan.to_version =
         plan.pending_versions.empty() ? plan.from_version : plan.pending_versions.back();

@@ -1,5 +1,7 @@
 #include "store/backup.h"
 
+#include "store/sqlite_util.h"
+
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -183,6 +185,15 @@ Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_p
         "directory, then run again",
         store_path, e.what()));
   }
+}
+
+Result<std::string> WriteBackup(const Store& store, std::string_view label,
+                                std::string_view stamp) {
+  return WriteBackup(StoreAccess::Db(store), store.path(), label, stamp);
+}
+
+Status RefuseIfDamaged(const Store& store, std::string_view action) {
+  return RefuseIfDamaged(StoreAccess::Db(store), store.path(), action);
 }
 
 }  // namespace hwrec::internal

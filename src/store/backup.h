@@ -13,6 +13,10 @@ namespace SQLite {
 class Database;
 }
 
+namespace hwrec {
+class Store;
+}
+
 namespace hwrec::internal {
 
 // Copies the database `db` (opened on `store_path`) to a new file named
@@ -26,6 +30,11 @@ namespace hwrec::internal {
 // PRAGMA quick_check (RefuseIfDamaged); any other failure is kIoError.
 Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_path,
                                 std::string_view label, std::string_view stamp);
+
+// The same for an open Store, for the layers above src/store/.
+Result<std::string> WriteBackup(const Store& store, std::string_view label,
+                                std::string_view stamp);
+Status RefuseIfDamaged(const Store& store, std::string_view action);
 
 // The newest complete backup of the store (`<store_path>.<label>-*`, by
 // modification time), or "" when there is none.

@@ -25,6 +25,9 @@ std::string Label(int version, const std::string& name) {
 Migrator::Migrator(SQLite::Database& db, const std::vector<Migration>& migrations)
     : db_(db), migrations_(migrations) {}
 
+Migrator::Migrator(const Store& store, const std::vector<Migration>& migrations)
+    : Migrator(StoreAccess::Db(store), migrations) {}
+
 void Migrator::EnsureBookkeeping() {
   if (db_.tableExists("schema_migrations")) return;
   SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);

@@ -19,6 +19,8 @@ namespace hwrec::internal {
 class Migrator {
  public:
   Migrator(SQLite::Database& db, const std::vector<Migration>& migrations);
+  // On the connection of `store`, for the layers above src/store/.
+  Migrator(const Store& store, const std::vector<Migration>& migrations);
 
   // Creates schema_migrations when missing (in its own transaction).
   void EnsureBookkeeping();
