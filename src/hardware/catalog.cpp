@@ -11,7 +11,7 @@
 #include "hardware/gpu_mode.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/row_reader.h"
+#include "store/row_values.h"
 
 namespace hwrec {
 
@@ -70,7 +70,7 @@ std::vector<GpuModel> ReadModels(store::Connection& db) {
       "SELECT brand, model, memory_gb, compute_slices FROM gpu_models ORDER BY brand, model");
   while (query->Step()) {
     GpuModel& m = models.emplace_back();
-    store::ReadRow(*query, m.brand, m.model, m.memory_gb, m.compute_slices);
+    store::ReadRow(*query, &m.brand, &m.model, &m.memory_gb, &m.compute_slices);
   }
   return models;
 }
@@ -83,8 +83,8 @@ void ReadPartitions(store::Connection& db, std::vector<GpuModel>* models) {
       "FROM gpu_partitions");
   while (query->Step()) {
     GpuPartition p;
-    store::ReadRow(*query, p.gpu_config_id, p.brand, p.model, p.mode, p.memory_gb, p.compute_slices,
-                   p.compute_fraction);
+    store::ReadRow(*query, &p.gpu_config_id, &p.brand, &p.model, &p.mode, &p.memory_gb,
+                   &p.compute_slices, &p.compute_fraction);
     auto it = by_key.find({p.brand, p.model});
     if (it != by_key.end()) it->second->partitions.push_back(std::move(p));
   }

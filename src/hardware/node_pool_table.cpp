@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "store/row_reader.h"
+#include "store/row_values.h"
 
 namespace hwrec::internal {
 
@@ -15,9 +15,9 @@ constexpr const char* kPoolColumns =
 NodePool ReadPool(const store::Statement& row) {
   NodePool pool;
   HardwareProfile& h = pool.hardware;
-  store::ReadRow(row, pool.node_pool_id, pool.site_id, pool.name, h.instance_type, h.architecture,
-                 h.cpu_millicores, h.memory_bytes, h.gpu_count, h.gpu_mode, h.gpu_total,
-                 h.gpu_brand, h.gpu_model);
+  store::ReadRow(row, &pool.node_pool_id, &pool.site_id, &pool.name, &h.instance_type,
+                 &h.architecture, &h.cpu_millicores, &h.memory_bytes, &h.gpu_count, &h.gpu_mode,
+                 &h.gpu_total, &h.gpu_brand, &h.gpu_model);
   return pool;
 }
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "base/sha256.h"
-#include "store/row_reader.h"
+#include "store/row_values.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 
@@ -56,7 +56,7 @@ std::vector<MigrationInfo> Migrator::List() const {
     auto query = db->Prepare("SELECT version, name, checksum, applied_at FROM schema_migrations");
     while (query->Step()) {
       MigrationInfo info;
-      store::ReadRow(*query, info.version, info.name, info.checksum, info.applied_at);
+      store::ReadRow(*query, &info.version, &info.name, &info.checksum, &info.applied_at);
       info.applied = true;
       applied[info.version] = info;
     }

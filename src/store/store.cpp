@@ -296,7 +296,7 @@ Result<std::vector<int>> Store::Migrate() {
     if (Status s = internal::RefuseIfDamaged(db, impl_->path, "the migration"); !s.ok()) return s;
     migrator.EnsureBookkeeping();
     store::BulkWriteMode bulk(connection);
-    internal::WriteTransaction tx(db);
+    store::WriteTransaction tx(connection);
     std::vector<int> applied = migrator.ApplyPendingInCallerTransaction();
     legacy_rows = internal::LegacyRowCount(connection);
     if (legacy_rows > 0) {
