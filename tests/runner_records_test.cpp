@@ -1,9 +1,9 @@
 // The Runner's own records: RunnerNodePool and CompleteExecutionMetric (with
 // the worker's metrics) read as they are, field by field with their units, as
 // docs/RUNNER.md maps them; and the simulated capacity of `hwrec route`.
+#include "base/time.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
-#include "base/time.h"
 #include "hwrec/runner.h"
 #include "hwrec/simulated_capacity.h"
 

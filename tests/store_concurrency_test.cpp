@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "test_support.h"
 #include "base/line_reader.h"
+#include "test_support.h"
 
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;

@@ -51,5 +51,4 @@ struct RouterDayState {
 Result<RouterDayState> ReadRouterDayState(const Store& store,
                                           std::optional<double> now = std::nullopt);
 
-
 }  // namespace hwrec

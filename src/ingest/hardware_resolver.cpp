@@ -5,8 +5,8 @@
 #include <functional>
 #include <utility>
 
-#include "hardware/gpu_mode.h"
 #include "base/text.h"
+#include "hardware/gpu_mode.h"
 
 namespace hwrec::internal {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "hwrec/observation.h"
 #include "base/sha256.h"
+#include "hwrec/observation.h"
 
 namespace hwrec::internal {
 

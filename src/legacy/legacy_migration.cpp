@@ -65,12 +65,10 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     }
     const bool write_backup = legacy_rows > 0 && options.backup && store.path() != ":memory:";
     if (write_backup) {  // WriteBackup refuses a damaged store first
-      auto backup =
-          internal::WriteBackup(store, "hp-v1-backup", internal::BackupStamp());
+      auto backup = internal::WriteBackup(store, "hp-v1-backup", internal::BackupStamp());
       if (!backup.ok()) return backup.status();
       report.backup_path = std::move(backup).value();
-    } else if (Status s = internal::RefuseIfDamaged(store, "the migration");
-               !s.ok()) {
+    } else if (Status s = internal::RefuseIfDamaged(store, "the migration"); !s.ok()) {
       return s;
     }
     migrator.EnsureBookkeeping();

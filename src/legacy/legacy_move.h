@@ -11,7 +11,6 @@
 
 namespace hwrec::internal {
 
-
 // Streams every legacy row into observations or quarantine, feeding the
 // aggregates as it goes, registers the pools the options give, rebuilds the
 // recommendations and records the migration. Returns what loading the catalog

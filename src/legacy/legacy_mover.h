@@ -7,7 +7,6 @@
 // transaction with statements prepared once. One thread at a time.
 #pragma once
 
-
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -14,8 +14,8 @@
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
 #include "store/database.h"
-#include "store/legacy_history.h"
 #include "store/guarded.h"
+#include "store/legacy_history.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 
@@ -94,9 +94,7 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     LegacyPlan plan;
     plan.path = store.path();
     plan.from_version = store.schema_version();
-    plan.pending_versions =
-        internal::Migrator(store, internal::EmbeddedMigrations())
-            .Pending();
+    plan.pending_versions = internal::Migrator(store, internal::EmbeddedMigrations()).Pending();
     plan.to_version =
         plan.pending_versions.empty() ? plan.from_version : plan.pending_versions.back();
     plan.legacy_rows = internal::LegacyRowCount(db);

@@ -3,9 +3,9 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
-#include "base/time.h"
 #include "hwrec/router.h"
 #include "hwrec/simulated_capacity.h"
 

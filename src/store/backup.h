@@ -32,8 +32,7 @@ Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_p
                                 std::string_view label, std::string_view stamp);
 
 // The same for an open Store, for the layers above src/store/.
-Result<std::string> WriteBackup(const Store& store, std::string_view label,
-                                std::string_view stamp);
+Result<std::string> WriteBackup(const Store& store, std::string_view label, std::string_view stamp);
 Status RefuseIfDamaged(const Store& store, std::string_view action);
 
 // The newest complete backup of the store (`<store_path>.<label>-*`, by
