@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hwrec/observation.h"
+#include "hwrec/record_error.h"
 #include "hwrec/runner.h"
 #include "hwrec/status.h"
 
@@ -41,12 +42,12 @@ struct IngestOptions {
   std::function<void(const IngestProgress&)> on_batch_committed;
 };
 
-struct IngestReject {
-  std::int64_t line = 0;           // 1-based line (JSON lines) or position in the batch
-  std::string execution_id;        // empty when the record had none readable
-  std::string field;               // e.g. "gpu_compute_fraction", "json" for malformed lines
-  std::string reason;              // field and reason of the first problem
-  std::vector<FieldError> errors;  // every problem of the record, the first included
+// A refused record: its RecordError is the first problem (`line` is the
+// 1-based line of JSON lines or the position in the batch; `field` e.g.
+// "gpu_compute_fraction", "json" for a malformed line).
+struct IngestReject : RecordError {
+  std::string execution_id;         // empty when the record had none readable
+  std::vector<RecordError> errors;  // every problem of the record, the first included
 };
 
 // A record kept with a remark, e.g. an unknown field (ignored) and the closest

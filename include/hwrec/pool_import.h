@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hwrec/node_pool.h"
+#include "hwrec/record_error.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -17,11 +18,9 @@ namespace hwrec {
 class Store;
 enum class RecordForm;
 
-struct PoolImportError {
-  std::int64_t line = 0;
+// A refused pool line: where and what (RecordError), and which pool.
+struct PoolImportError : RecordError {
   std::string node_pool_id;  // empty when the line could not be read that far
-  std::string field;
-  std::string reason;
 };
 
 struct PoolImportSummary {

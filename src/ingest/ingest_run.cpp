@@ -138,7 +138,7 @@ void IngestRun::Reject(std::int64_t line, const std::string& execution_id,
   writer_.RecordReject(line, execution_id, Combined(errors), record);
   ++summary_.rejected;
   summary_.rejects.push_back(
-      IngestReject{line, execution_id, errors.front().field, errors.front().reason, errors});
+      IngestReject{{line, errors.front().field, errors.front().reason}, execution_id, errors});
 }
 
 void IngestRun::Warn(std::int64_t line, const std::string& execution_id,

@@ -59,14 +59,14 @@ Status ImportLine(store::Connection& db, const GpuCatalog& catalog, const std::s
   }
   if (record.error) {
     const std::string id = PoolIdOfLine(line, record.runner ? "id" : "node_pool_id");
-    summary->errors.push_back({number, id, record.error->field, record.error->reason});
+    summary->errors.push_back({{number, record.error->field, record.error->reason}, id});
     return Status::Ok();
   }
   auto change = internal::WriteNodePool(db, pool, internal::NowEpochSeconds());
   if (!change.ok()) return change.status();
   Count(*change, summary);
   for (RecordError& w : record.warnings) {
-    summary->warnings.push_back({number, pool.node_pool_id, w.field, std::move(w.reason)});
+    summary->warnings.push_back({{number, w.field, std::move(w.reason)}, pool.node_pool_id});
   }
   return Status::Ok();
 }
@@ -89,10 +89,11 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, Rec
     internal::LineReader reader(jsonl, kMaxPoolLineBytes);
     for (std::int64_t number = 1; reader.Next(&line); ++number) {
       if (reader.truncated()) {
-        summary.errors.push_back({number, "", "json",
-                                  fmt::format("the line is {} bytes, over the limit of {}: send "
-                                              "one pool per line",
-                                              reader.length(), kMaxPoolLineBytes)});
+        summary.errors.push_back({{number, "json",
+                                   fmt::format("the line is {} bytes, over the limit of {}: send "
+                                               "one pool per line",
+                                               reader.length(), kMaxPoolLineBytes)},
+                                  ""});
         continue;
       }
       if (internal::Trim(line).empty()) continue;
