@@ -194,7 +194,7 @@ int RecommendationReader::SchemaVersion() {
 }
 
 bool RecommendationReader::StoreMayHaveChanged() {
-  const std::int64_t now = db_.DataVersion();
+  const store::Connection::Version now = db_.DataVersion();
   const bool changed = seen_version_ != now;
   seen_version_ = now;
   return changed;

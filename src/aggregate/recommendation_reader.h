@@ -65,10 +65,10 @@ class RecommendationReader {
   RecommenderSettings settings_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
-  std::unique_ptr<store::Statement> schema_version_;  // prepared on first use
-  std::optional<std::int64_t> seen_version_;          // Connection::DataVersion
-  std::unique_ptr<store::Statement> workload_rows_;   // a workload's rows; prepared on first use
-  std::unique_ptr<ConfigRowsWatch> config_;           // made by the first RefreshSettings
+  std::unique_ptr<store::Statement> schema_version_;        // prepared on first use
+  std::optional<store::Connection::Version> seen_version_;  // Connection::DataVersion
+  std::unique_ptr<store::Statement> workload_rows_;  // a workload's rows; prepared on first use
+  std::unique_ptr<ConfigRowsWatch> config_;          // made by the first RefreshSettings
 };
 
 }  // namespace hwrec::internal

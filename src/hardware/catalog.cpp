@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "base/text.h"
+#include "hardware/catalog_tables.h"
 #include "hardware/gpu_mode.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -64,7 +65,11 @@ bool HasCatalogTables(store::Connection& db) {
   return db.HasTable("gpu_models") && db.HasTable("gpu_partitions");
 }
 
-std::vector<GpuModel> ReadModels(store::Connection& db) {
+std::vector<GpuModel> ReadModels(store::Connection& db) { return internal::ReadGpuModels(db); }
+
+}  // namespace
+
+std::vector<GpuModel> internal::ReadGpuModels(store::Connection& db) {
   std::vector<GpuModel> models;
   auto query = db.Prepare(
       "SELECT brand, model, memory_gb, compute_slices FROM gpu_models ORDER BY brand, model");
@@ -74,6 +79,8 @@ std::vector<GpuModel> ReadModels(store::Connection& db) {
   }
   return models;
 }
+
+namespace {
 
 void ReadPartitions(store::Connection& db, std::vector<GpuModel>* models) {
   std::map<std::pair<std::string, std::string>, GpuModel*> by_key;

@@ -55,11 +55,11 @@ struct MoveBatch {
 // merged with the stored ones at Flush, on the calling thread.
 class LegacyMove {
  public:
-  LegacyMove(store::Connection& db, LegacyResolver& resolver, double now,
-             const RecommenderSettings& settings)
+  LegacyMove(store::Connection& db, const std::string& store_path, LegacyResolver& resolver,
+             double now, const RecommenderSettings& settings)
       : resolver_(resolver),
         aggregates_(db, settings, StoredAggregates::kMergeOnFlush),
-        writer_(db, now),
+        writer_(db, now, store_path),
         rows_(db.Prepare(
             fmt::format("SELECT {} FROM site_observations ORDER BY id", kLegacyColumns))),
         parallel_(std::thread::hardware_concurrency() > 1) {}
@@ -164,7 +164,7 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   const RecommenderSettings settings = LoadSettings(db);
   std::int64_t done = 0;
   {
-    LegacyMove move(db, **resolver, now, settings);
+    LegacyMove move(db, store.path(), **resolver, now, settings);
     std::int64_t reported = 0;
     move.Run([&](std::int64_t n) {
       if (options.progress && n - reported >= kProgressEvery) {
@@ -182,9 +182,9 @@ Status MoveLegacyRows(Store& store, const LegacyMigrationOptions& options, std::
   if (done != legacy_rows || migrated != report->migrated || quarantined != report->quarantined ||
       migrated + quarantined != legacy_rows || LegacyRowCount(db) != 0) {
     throw StatusError(Status::Internal(fmt::format(
-        "the counts do not add up ({} legacy rows, {} read, {} migrated, {} quarantined): the "
+        "{}: the counts do not add up ({} legacy rows, {} read, {} migrated, {} quarantined): the "
         "migration was rolled back and nothing changed; report this with the store",
-        legacy_rows, done, migrated, quarantined)));
+        store.path(), legacy_rows, done, migrated, quarantined)));
   }
   report->legacy_rows = legacy_rows;
   report->recommendations = RefreshAllRecommendations(db);

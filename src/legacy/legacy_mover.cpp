@@ -163,8 +163,9 @@ std::vector<std::string> QuarantineColumns() {
 
 }  // namespace
 
-LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, double now)
-    : batch_(std::make_unique<Batch>(now)),
+LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, double now, std::string store_path)
+    : store_path_(std::move(store_path)),
+      batch_(std::make_unique<Batch>(now)),
       writer_(db, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
           db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
@@ -224,8 +225,8 @@ std::size_t LegacyBatchWriter::Store(const LegacyRow* rows, PreparedLegacyRow* p
         std::count_if(prepared, prepared + n, [](const PreparedLegacyRow& p) { return p.stored; }));
     if (marked != inserted) {
       throw StatusError(Status::Internal(
-          fmt::format("the legacy batch stored {} observations but {} rows were found stored",
-                      inserted, marked)));
+          fmt::format("{}: the legacy batch stored {} observations but {} rows were found stored",
+                      store_path_, inserted, marked)));
     }
   }
   if (!batch.quarantine.index.empty()) {

@@ -77,7 +77,8 @@ class LegacyMover {
 // caller's transaction. One thread at a time.
 class LegacyBatchWriter {
  public:
-  LegacyBatchWriter(store::Connection& db, double now);
+  // `store_path` names the store in the messages of broken invariants.
+  LegacyBatchWriter(store::Connection& db, double now, std::string store_path);
   ~LegacyBatchWriter();
   LegacyBatchWriter(const LegacyBatchWriter&) = delete;
   LegacyBatchWriter& operator=(const LegacyBatchWriter&) = delete;
@@ -95,6 +96,7 @@ class LegacyBatchWriter {
   // whose executions were stored already, to the quarantine list.
   void SortOutAlreadyStored(std::int64_t last_id_before);
 
+  std::string store_path_;
   std::unique_ptr<Batch> batch_;
   ObservationWriter writer_;  // workload ids, with ingest's rule
   std::unique_ptr<RowSourceTable> observation_table_, quarantine_table_;

@@ -9,6 +9,7 @@
 #include "base/enum_names.h"
 #include "base/status_error.h"
 #include "base/text.h"
+#include "hardware/catalog_tables.h"
 #include "hwrec/catalog.h"
 #include "hwrec/router_config.h"
 #include "router/router_internal.h"
@@ -158,10 +159,10 @@ Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
 }
 
 CardSet CatalogCards(const Store& store) {
-  auto catalog = GpuCatalog::Load(store);
-  ThrowIfError(catalog.status());
   CardSet cards;
-  for (const GpuModel& card : catalog->models()) cards.emplace(card.brand, card.model);
+  for (const GpuModel& card : ReadGpuModels(store::ConnectionOf(store))) {
+    cards.emplace(card.brand, card.model);
+  }
   return cards;
 }
 

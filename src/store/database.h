@@ -113,8 +113,14 @@ class Connection {
   // Never throws: used while unwinding.
   virtual void RollbackQuietly() noexcept = 0;
   // Changes whenever the store's data may have changed, by this connection
-  // or another; cheap enough to ask before every read.
-  virtual std::int64_t DataVersion() = 0;
+  // or another (compare for equality); cheap enough to ask before every read.
+  struct Version {
+    std::int64_t others = 0;  // moves on other connections' commits
+    std::int64_t ours = 0;    // moves on this connection's changes
+    bool operator==(const Version& v) const { return others == v.others && ours == v.ours; }
+    bool operator!=(const Version& v) const { return !(*this == v); }
+  };
+  virtual Version DataVersion() = 0;
   // Whether a table (or view) named `name` exists.
   virtual bool HasTable(std::string_view name) = 0;
 };
