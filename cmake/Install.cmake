@@ -28,7 +28,7 @@ else()
   set(HWREC_PC_LIBS "-lhwrec")
   set(HWREC_PC_LIBS_PRIVATE "-lSQLiteCpp -ldl -pthread")
   set(HWREC_PC_REQUIRES "")
-  set(HWREC_PC_REQUIRES_PRIVATE "sqlite3 fmt libcrypto")
+  set(HWREC_PC_REQUIRES_PRIVATE "sqlite3 fmt libcrypto libpq")
 endif()
 
 configure_package_config_file(cmake/hwrecConfig.cmake.in

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake make g++ pkgconf clang-format
   libsqlitecpp-dev libsqlite3-dev sqlite3
-  libfmt-dev libboost-program-options-dev
+  libfmt-dev libboost-program-options-dev libpq-dev postgresql
   nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev
   catch2
   python3 python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel

@@ -3,17 +3,23 @@
 // Connection prepares Statements, and WriteTransaction / ReadSnapshot scope
 // the work. The SQL each layer sends stays next to the code that owns its
 // tables; only the engine behind the interface changes (SQLite today, in
-// sqlite_connection.cpp).
+// sqlite_connection.cpp, or PostgreSQL in pg_connection.cpp). SQL above
+// the seam is written once, in the dialect both engines speak: `?`
+// parameters, ON CONFLICT upserts, CASE instead of two-argument min/max,
+// DOUBLE PRECISION instead of REAL, integers compared with 0 rather than
+// used as booleans.
 //
 // Errors are exceptions inside src/: an engine failure throws the engine's
-// exception (SQLite::Exception), which store/guarded.h turns into a Status at
-// the public boundary. One Connection and its Statements belong to one thread
-// at a time, like the Store that owns them.
+// exception (SQLite::Exception, or store::EngineError for PostgreSQL), which
+// store/guarded.h turns into a Status at the public boundary. One Connection and its Statements
+// belong to one thread at a time, like the Store that owns them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -23,6 +29,32 @@ class Store;
 }
 
 namespace hwrec::store {
+
+enum class Engine { kSqlite, kPostgresql };
+
+// The type of one value in a result row.
+enum class ValueKind { kNull, kInteger, kReal, kText, kBlob };
+
+// A failure the PostgreSQL engine reports: the server's SQLSTATE (e.g.
+// "40001"), or "08006" when the connection is lost.
+class EngineError : public std::runtime_error {
+ public:
+  EngineError(std::string sqlstate, const std::string& message)
+      : std::runtime_error(message), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const { return sqlstate_; }
+  // A serialization failure or deadlock: the transaction changed nothing and
+  // may be run again as it was.
+  bool retryable() const { return sqlstate_ == "40001" || sqlstate_ == "40P01"; }
+  // The server went away (restart, shutdown, network): the transaction
+  // changed nothing; the next Begin reconnects.
+  bool connection_lost() const {
+    return sqlstate_.rfind("08", 0) == 0 || sqlstate_ == "57P01" || sqlstate_ == "57P02" ||
+           sqlstate_ == "57P03";
+  }
+
+ private:
+  std::string sqlstate_;
+};
 
 // One prepared statement. Parameters are numbered from 1 (the SQL's `?`),
 // columns from 0. Bound text and blobs are copied unless bound as a view.
@@ -70,6 +102,9 @@ class Statement {
   virtual int ColumnCount() const = 0;
   virtual std::string ColumnName(int column) const = 0;
   virtual bool IsNull(int column) const = 0;
+  // The value's type in the current row (a column's declared type on
+  // PostgreSQL, the value's own on SQLite).
+  virtual ValueKind Kind(int column) const = 0;
   virtual std::int64_t Int64(int column) const = 0;
   int Int(int column) const { return static_cast<int>(Int64(column)); }
   virtual double Double(int column) const = 0;
@@ -98,6 +133,7 @@ class Connection {
  public:
   virtual ~Connection() = default;
 
+  virtual Engine engine() const = 0;
   virtual std::unique_ptr<Statement> Prepare(std::string_view sql) = 0;
   // Runs one or more statements without parameters.
   virtual void Execute(std::string_view sql) = 0;
@@ -153,6 +189,17 @@ class ReadSnapshot {
   Connection& db_;
   bool began_ = false;
 };
+
+// Runs `attempt` (which opens its own WriteTransaction and commits it) and,
+// when the engine reports a serialization failure or deadlock (PostgreSQL's
+// SERIALIZABLE writers meeting on the same rows), runs it again after a short
+// randomised pause, up to kWriteAttempts times in all. `before_retry` undoes
+// what a failed attempt left in memory (counters, caches). The last failure
+// is rethrown. On SQLite a writer waits for the lock instead, so `attempt`
+// runs once.
+inline constexpr int kWriteAttempts = 40;
+void RunWrite(Connection& db, const std::function<void()>& attempt,
+              const std::function<void()>& before_retry = {});
 
 // The connection of an open Store (a Store is one connection).
 Connection& ConnectionOf(Store& store);

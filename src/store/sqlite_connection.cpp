@@ -4,73 +4,9 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <string_view>
 
 namespace hwrec::store {
-
-std::optional<std::int64_t> Statement::OptionalInt64(int column) const {
-  if (IsNull(column)) return std::nullopt;
-  return Int64(column);
-}
-
-std::optional<double> Statement::OptionalDouble(int column) const {
-  if (IsNull(column)) return std::nullopt;
-  return Double(column);
-}
-
-std::optional<std::string> Statement::OptionalText(int column) const {
-  if (IsNull(column)) return std::nullopt;
-  return String(column);
-}
-
-void Statement::AssignText(int column, std::string* out) const {
-  const std::string_view text = Text(column);
-  out->assign(text.data(), text.size());
-}
-
-void Statement::AssignOptionalText(int column, std::optional<std::string>* out) const {
-  if (IsNull(column)) {
-    out->reset();
-    return;
-  }
-  if (!out->has_value()) out->emplace();
-  AssignText(column, &**out);
-}
-
-std::optional<std::int64_t> Connection::QueryInt64(std::string_view sql) {
-  auto statement = Prepare(sql);
-  if (!statement->Step()) return std::nullopt;
-  return statement->OptionalInt64(0);
-}
-
-std::optional<std::string> Connection::QueryText(std::string_view sql) {
-  auto statement = Prepare(sql);
-  if (!statement->Step()) return std::nullopt;
-  return statement->OptionalText(0);
-}
-
-WriteTransaction::WriteTransaction(Connection& db) : db_(db) { db_.Begin(LockMode::kImmediate); }
-
-WriteTransaction::~WriteTransaction() {
-  if (open_) db_.RollbackQuietly();
-}
-
-void WriteTransaction::Commit() {
-  db_.Commit();
-  open_ = false;
-}
-
-ReadSnapshot::ReadSnapshot(Connection& db) : db_(db) {
-  if (!db_.InTransaction()) {
-    db_.Begin(LockMode::kDeferred);
-    began_ = true;
-  }
-}
-
-ReadSnapshot::~ReadSnapshot() {
-  if (!began_) return;
-  // Nothing was written: rolling back releases the snapshot as a commit would.
-  db_.RollbackQuietly();
-}
 
 namespace {
 
@@ -137,6 +73,20 @@ class SqliteStatement final : public Statement {
   bool IsNull(int column) const override {
     return sqlite3_column_type(statement_, column) == SQLITE_NULL;
   }
+  ValueKind Kind(int column) const override {
+    switch (sqlite3_column_type(statement_, column)) {
+      case SQLITE_INTEGER:
+        return ValueKind::kInteger;
+      case SQLITE_FLOAT:
+        return ValueKind::kReal;
+      case SQLITE_TEXT:
+        return ValueKind::kText;
+      case SQLITE_BLOB:
+        return ValueKind::kBlob;
+      default:
+        return ValueKind::kNull;
+    }
+  }
   std::int64_t Int64(int column) const override { return sqlite3_column_int64(statement_, column); }
   double Double(int column) const override { return sqlite3_column_double(statement_, column); }
   std::string_view Text(int column) const override {
@@ -165,6 +115,7 @@ class SqliteConnection final : public Connection {
  public:
   explicit SqliteConnection(sqlite3* db) : db_(db) {}
 
+  Engine engine() const override { return Engine::kSqlite; }
   std::unique_ptr<Statement> Prepare(std::string_view sql) override {
     return std::make_unique<SqliteStatement>(db_, sql);
   }

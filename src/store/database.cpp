@@ -1,0 +1,94 @@
+// What every engine's Connection and Statement share, and RunWrite.
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "store/database.h"
+
+namespace hwrec::store {
+
+std::optional<std::int64_t> Statement::OptionalInt64(int column) const {
+  if (IsNull(column)) return std::nullopt;
+  return Int64(column);
+}
+
+std::optional<double> Statement::OptionalDouble(int column) const {
+  if (IsNull(column)) return std::nullopt;
+  return Double(column);
+}
+
+std::optional<std::string> Statement::OptionalText(int column) const {
+  if (IsNull(column)) return std::nullopt;
+  return String(column);
+}
+
+void Statement::AssignText(int column, std::string* out) const {
+  const std::string_view text = Text(column);
+  out->assign(text.data(), text.size());
+}
+
+void Statement::AssignOptionalText(int column, std::optional<std::string>* out) const {
+  if (IsNull(column)) {
+    out->reset();
+    return;
+  }
+  if (!out->has_value()) out->emplace();
+  AssignText(column, &**out);
+}
+
+std::optional<std::int64_t> Connection::QueryInt64(std::string_view sql) {
+  auto statement = Prepare(sql);
+  if (!statement->Step()) return std::nullopt;
+  return statement->OptionalInt64(0);
+}
+
+std::optional<std::string> Connection::QueryText(std::string_view sql) {
+  auto statement = Prepare(sql);
+  if (!statement->Step()) return std::nullopt;
+  return statement->OptionalText(0);
+}
+
+WriteTransaction::WriteTransaction(Connection& db) : db_(db) { db_.Begin(LockMode::kImmediate); }
+
+WriteTransaction::~WriteTransaction() {
+  if (open_) db_.RollbackQuietly();
+}
+
+void WriteTransaction::Commit() {
+  db_.Commit();
+  open_ = false;
+}
+
+ReadSnapshot::ReadSnapshot(Connection& db) : db_(db) {
+  if (!db_.InTransaction()) {
+    db_.Begin(LockMode::kDeferred);
+    began_ = true;
+  }
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  if (!began_) return;
+  // Nothing was written: rolling back releases the snapshot as a commit would.
+  db_.RollbackQuietly();
+}
+
+void RunWrite(Connection& db, const std::function<void()>& attempt,
+              const std::function<void()>& before_retry) {
+  std::minstd_rand jitter(std::random_device{}());
+  for (int tries = 1;; ++tries) {
+    try {
+      attempt();
+      return;
+    } catch (const EngineError& e) {
+      if (!e.retryable() || tries >= kWriteAttempts || db.InTransaction()) throw;
+    }
+    if (before_retry) before_retry();
+    // Up to 2^min(tries,7) ms, randomised so that the writers that met do not meet again.
+    const int ceiling = 1 << std::min(tries, 7);
+    std::this_thread::sleep_for(std::chrono::microseconds(
+        std::uniform_int_distribution<int>(ceiling * 250, ceiling * 1000)(jitter)));
+  }
+}
+
+}  // namespace hwrec::store

@@ -1,0 +1,459 @@
+#include "store/pg_connection.h"
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace hwrec::store {
+
+namespace {
+
+// Type OIDs of pg_type.h (stable across releases).
+constexpr Oid kBoolOid = 16;
+constexpr Oid kByteaOid = 17;
+constexpr Oid kInt8Oid = 20;
+constexpr Oid kInt2Oid = 21;
+constexpr Oid kInt4Oid = 23;
+constexpr Oid kTextOid = 25;
+constexpr Oid kOidOid = 26;
+constexpr Oid kFloat4Oid = 700;
+constexpr Oid kFloat8Oid = 701;
+constexpr Oid kNumericOid = 1700;
+
+constexpr const char* kConnectionLost = "08006";
+
+struct ResultDeleter {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
+
+std::string Trimmed(const char* text) {
+  std::string out = text != nullptr ? text : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// `?` parameters become `$1`, `$2`, …; quoted text, quoted names and comments
+// are copied as they are.
+std::string NumberParameters(std::string_view sql, int* count) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int n = 0;
+  for (std::size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"') {
+      const std::size_t end = sql.find(c, i + 1);
+      const std::size_t stop = end == std::string_view::npos ? sql.size() : end + 1;
+      out.append(sql.substr(i, stop - i));
+      i = stop - 1;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      const std::size_t end = sql.find('\n', i);
+      const std::size_t stop = end == std::string_view::npos ? sql.size() : end;
+      out.append(sql.substr(i, stop - i));
+      i = stop - 1;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      const std::size_t end = sql.find("*/", i + 2);
+      const std::size_t stop = end == std::string_view::npos ? sql.size() : end + 2;
+      out.append(sql.substr(i, stop - i));
+      i = stop - 1;
+    } else if (c == '?') {
+      out += '$';
+      out += std::to_string(++n);
+    } else {
+      out += c;
+    }
+  }
+  *count = n;
+  return out;
+}
+
+class PgConnection;
+
+class PgStatement final : public Statement {
+ public:
+  PgStatement(PgConnection& connection, std::string_view sql);
+
+  void BindNull(int index) override { At(index) = Param{}; }
+  void BindInt64(int index, std::int64_t value) override {
+    Param& p = At(index);
+    p = Param{kInt8Oid, 0, std::to_string(value), {}, false};
+    p.view = p.owned;
+  }
+  void BindDouble(int index, double value) override {
+    Param& p = At(index);
+    std::string text = std::isnan(value)   ? "NaN"
+                       : std::isinf(value) ? (value > 0 ? "Infinity" : "-Infinity")
+                                           : fmt::format("{}", value);
+    p = Param{kFloat8Oid, 0, std::move(text), {}, false};
+    p.view = p.owned;
+  }
+  void BindText(int index, std::string_view value) override {
+    Param& p = At(index);
+    p = Param{kTextOid, 0, std::string(value), {}, false};
+    p.view = p.owned;
+  }
+  void BindTextView(int index, std::string_view value) override {
+    At(index) = Param{kTextOid, 0, {}, value, false};
+  }
+  void BindBlob(int index, std::string_view bytes) override {
+    Param& p = At(index);
+    p = Param{kByteaOid, 1, std::string(bytes), {}, false};
+    p.view = p.owned;
+  }
+  void BindBlobView(int index, std::string_view bytes) override {
+    At(index) = Param{kByteaOid, 1, {}, bytes, false};
+  }
+
+  bool Step() override {
+    if (!result_) Execute();
+    ++row_;
+    return row_ < rows_;
+  }
+  std::int64_t Run() override {
+    Execute();
+    const char* changed = PQcmdTuples(result_.get());
+    std::int64_t count = 0;
+    if (changed != nullptr && *changed != '\0') count = std::strtoll(changed, nullptr, 10);
+    Reset();
+    return count;
+  }
+  void Reset() override {
+    result_.reset();
+    rows_ = 0;
+    row_ = -1;
+  }
+  void ClearBindings() override {
+    for (Param& p : params_) p = Param{};
+  }
+
+  int ColumnCount() const override {
+    if (result_) return PQnfields(result_.get());
+    return columns_known_;
+  }
+  std::string ColumnName(int column) const override {
+    const char* name = result_ ? PQfname(result_.get(), column) : nullptr;
+    return name != nullptr ? name : "";
+  }
+  bool IsNull(int column) const override {
+    return !OnRow() || PQgetisnull(result_.get(), row_, column) != 0;
+  }
+  ValueKind Kind(int column) const override {
+    if (IsNull(column)) return ValueKind::kNull;
+    switch (PQftype(result_.get(), column)) {
+      case kBoolOid:
+      case kInt2Oid:
+      case kInt4Oid:
+      case kInt8Oid:
+      case kOidOid:
+        return ValueKind::kInteger;
+      case kFloat4Oid:
+      case kFloat8Oid:
+      case kNumericOid:
+        return ValueKind::kReal;
+      case kByteaOid:
+        return ValueKind::kBlob;
+      default:
+        return ValueKind::kText;
+    }
+  }
+  std::int64_t Int64(int column) const override {
+    if (IsNull(column)) return 0;
+    const std::string_view text = Raw(column);
+    if (PQftype(result_.get(), column) == kBoolOid) return text == "t" ? 1 : 0;
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size()) return value;
+    const double real = ParseDouble(text);  // a real or numeric value, truncated as SQLite does
+    if (std::isnan(real)) return 0;
+    if (real >= 9.2233720368547758e18) return INT64_MAX;
+    if (real <= -9.2233720368547758e18) return INT64_MIN;
+    return static_cast<std::int64_t>(real);
+  }
+  double Double(int column) const override {
+    if (IsNull(column)) return 0;
+    return ParseDouble(Raw(column));
+  }
+  std::string_view Text(int column) const override {
+    if (IsNull(column)) return {};
+    if (PQftype(result_.get(), column) == kByteaOid) return Blob(column);
+    return Raw(column);
+  }
+  std::string_view Blob(int column) const override {
+    if (IsNull(column)) return {};
+    if (PQftype(result_.get(), column) != kByteaOid) return Raw(column);
+    if (decoded_row_ != row_ || decoded_column_ != column) {
+      std::size_t length = 0;
+      unsigned char* bytes = PQunescapeBytea(
+          reinterpret_cast<const unsigned char*>(PQgetvalue(result_.get(), row_, column)), &length);
+      if (bytes == nullptr) throw EngineError("XX000", "PostgreSQL returned a malformed bytea");
+      decoded_.assign(reinterpret_cast<const char*>(bytes), length);
+      PQfreemem(bytes);
+      decoded_row_ = row_;
+      decoded_column_ = column;
+    }
+    return decoded_;
+  }
+
+ private:
+  struct Param {
+    Oid type = 0;  // 0 for NULL: the server infers it
+    int format = 0;
+    std::string owned;
+    std::string_view view;
+    bool null = true;
+  };
+
+  Param& At(int index) {
+    if (index < 1 || index > static_cast<int>(params_.size())) {
+      throw EngineError("42P02", fmt::format("parameter {} is out of range: the statement takes {}",
+                                             index, params_.size()));
+    }
+    Reset();
+    return params_[static_cast<std::size_t>(index - 1)];
+  }
+  bool OnRow() const { return result_ && row_ >= 0 && row_ < rows_; }
+  std::string_view Raw(int column) const {
+    return std::string_view(PQgetvalue(result_.get(), row_, column),
+                            static_cast<std::size_t>(PQgetlength(result_.get(), row_, column)));
+  }
+  static double ParseDouble(std::string_view text) {
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size()) return value;
+    if (text == "Infinity") return HUGE_VAL;
+    if (text == "-Infinity") return -HUGE_VAL;
+    if (text == "NaN") return std::nan("");
+    if (ec == std::errc::result_out_of_range)
+      return std::strtod(std::string(text).c_str(), nullptr);
+    throw EngineError("22P02", fmt::format("'{}' is not a number", text));
+  }
+  void Execute();
+
+  PgConnection& connection_;
+  std::string sql_;  // with $n parameters
+  std::vector<Param> params_;
+  ResultPtr result_;
+  int rows_ = 0;
+  int row_ = -1;
+  int columns_known_ = 0;
+  mutable std::string decoded_;
+  mutable int decoded_row_ = -1;
+  mutable int decoded_column_ = -1;
+};
+
+class PgConnection final : public Connection {
+ public:
+  explicit PgConnection(std::string uri) : uri_(std::move(uri)) { Connect(); }
+  ~PgConnection() override {
+    if (conn_ != nullptr) PQfinish(conn_);
+  }
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  Engine engine() const override { return Engine::kPostgresql; }
+  std::unique_ptr<Statement> Prepare(std::string_view sql) override {
+    return std::make_unique<PgStatement>(*this, sql);
+  }
+  void Execute(std::string_view sql) override {
+    EnsureConnected();
+    ResultPtr result(PQexec(conn_, std::string(sql).c_str()));
+    Check(result.get());
+    ++ours_;
+  }
+  std::int64_t LastInsertId() const override {
+    ResultPtr result(PQexec(conn_, "SELECT lastval()"));
+    Check(result.get());
+    return std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
+  }
+  bool InTransaction() const override {
+    const PGTransactionStatusType status = PQtransactionStatus(conn_);
+    return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE;
+  }
+  void Begin(LockMode mode) override {
+    ResultPtr result(Exec(mode == LockMode::kImmediate ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
+                                                       : "BEGIN ISOLATION LEVEL REPEATABLE READ"));
+  }
+  void Commit() override { ResultPtr result(Exec("COMMIT")); }
+  void RollbackQuietly() noexcept override {
+    if (conn_ == nullptr || !InTransaction()) return;
+    PQclear(PQexec(conn_, "ROLLBACK"));
+  }
+  Version DataVersion() override {
+    // The server's snapshot (xmin:xmax:in-progress) moves whenever any
+    // writer begins or ends, on any connection.
+    ResultPtr result(Exec("SELECT pg_current_snapshot()::text"));
+    return {static_cast<std::int64_t>(std::hash<std::string_view>{}(
+                std::string_view(PQgetvalue(result.get(), 0, 0),
+                                 static_cast<std::size_t>(PQgetlength(result.get(), 0, 0))))),
+            ours_};
+  }
+  bool HasTable(std::string_view name) override {
+    auto statement = Prepare(
+        "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = "
+        "c.relnamespace WHERE n.nspname = current_schema() AND c.relname = ? AND c.relkind IN "
+        "('r', 'v', 'p', 'm')");
+    statement->Bind(1, name);
+    return statement->Step();
+  }
+
+  // The name of the prepared statement for `sql` with these parameter types.
+  const std::string& PreparedName(const std::string& sql, const std::vector<Oid>& types) {
+    std::string key = sql;
+    key += '\0';
+    for (Oid t : types) key += std::to_string(t) + ",";
+    auto it = prepared_.find(key);
+    if (it != prepared_.end()) return it->second;
+    std::string name = "hwrec_" + std::to_string(prepared_.size() + 1);
+    ResultPtr result(
+        PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(types.size()), types.data()));
+    Check(result.get());
+    return prepared_.emplace(std::move(key), std::move(name)).first->second;
+  }
+
+  PGconn* handle() { return conn_; }
+  void Changed(std::int64_t rows) { ours_ += rows; }
+
+  // Before a statement outside a transaction: a connection the server
+  // dropped is made again (a dropped transaction is reported, never resumed).
+  void EnsureConnected() {
+    if (PQstatus(conn_) == CONNECTION_OK) return;
+    if (InTransaction()) return;  // the next statement reports the loss
+    prepared_.clear();
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      throw EngineError(kConnectionLost,
+                        fmt::format("PostgreSQL at {} cannot be reached: {}: nothing was "
+                                    "written; run the command again once the server is up",
+                                    RedactedUri(uri_), Trimmed(PQerrorMessage(conn_))));
+    }
+    Configure();
+  }
+
+  // Throws the server's error for a failed result.
+  void Check(const PGresult* result) const {
+    const ExecStatusType status = result != nullptr ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+    if (result == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+      throw EngineError(kConnectionLost,
+                        fmt::format("the connection to PostgreSQL at {} was lost: {}: the open "
+                                    "transaction was not written; run the command again",
+                                    RedactedUri(uri_), Trimmed(PQerrorMessage(conn_))));
+    }
+    const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    std::string message =
+        "PostgreSQL: " + Trimmed(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
+    if (const char* detail = PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL)) {
+      message += " (" + Trimmed(detail) + ")";
+    }
+    throw EngineError(state != nullptr ? state : "XX000", message);
+  }
+
+ private:
+  PGresult* Exec(const char* sql) {
+    EnsureConnected();
+    PGresult* result = PQexec(conn_, sql);
+    Check(result);
+    return result;
+  }
+  void Connect() {
+    const char* keys[] = {"dbname", "fallback_application_name", nullptr};
+    const char* values[] = {uri_.c_str(), "hwrec", nullptr};
+    conn_ = PQconnectdbParams(keys, values, 1);
+    if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+      const std::string why = conn_ != nullptr ? Trimmed(PQerrorMessage(conn_)) : "out of memory";
+      throw EngineError(
+          "08001", fmt::format("cannot connect to PostgreSQL at {}: {}", RedactedUri(uri_), why));
+    }
+    Configure();
+  }
+  void Configure() {
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
+    ResultPtr result(PQexec(conn_, "SET client_min_messages = warning; SET TIME ZONE 'UTC'"));
+    Check(result.get());
+  }
+
+  std::string uri_;
+  PGconn* conn_ = nullptr;
+  std::unordered_map<std::string, std::string> prepared_;
+  std::int64_t ours_ = 0;
+};
+
+PgStatement::PgStatement(PgConnection& connection, std::string_view sql) : connection_(connection) {
+  int count = 0;
+  sql_ = NumberParameters(sql, &count);
+  params_.resize(static_cast<std::size_t>(count));
+}
+
+void PgStatement::Execute() {
+  Reset();
+  connection_.EnsureConnected();
+  std::vector<Oid> types;
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  std::vector<int> formats;
+  types.reserve(params_.size());
+  for (const Param& p : params_) {
+    types.push_back(p.null ? 0 : p.type);
+    values.push_back(p.null ? nullptr : (p.view.data() != nullptr ? p.view.data() : ""));
+    lengths.push_back(static_cast<int>(p.view.size()));
+    formats.push_back(p.format);
+  }
+  const std::string& name = connection_.PreparedName(sql_, types);
+  ResultPtr result(PQexecPrepared(connection_.handle(), name.c_str(),
+                                  static_cast<int>(params_.size()), values.data(), lengths.data(),
+                                  formats.data(), 0));
+  connection_.Check(result.get());
+  if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) {
+    const char* changed = PQcmdTuples(result.get());
+    if (changed != nullptr && *changed != '\0') connection_.Changed(1);
+  }
+  rows_ = PQntuples(result.get());
+  columns_known_ = PQnfields(result.get());
+  row_ = -1;
+  decoded_row_ = -1;
+  result_ = std::move(result);
+}
+
+}  // namespace
+
+bool IsPostgresqlUri(std::string_view location) {
+  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
+}
+
+std::string RedactedUri(std::string_view uri) {
+  std::string out(uri);
+  const std::size_t scheme = out.find("://");
+  if (scheme != std::string::npos) {
+    const std::size_t begin = scheme + 3;
+    const std::size_t end = out.find_first_of("/?", begin);
+    const std::size_t authority_end = end == std::string::npos ? out.size() : end;
+    const std::size_t at = out.rfind('@', authority_end);
+    if (at != std::string::npos && at >= begin) {
+      const std::size_t colon = out.find(':', begin);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  // password=… among the query parameters
+  for (std::size_t pos = out.find('?'); pos != std::string::npos; pos = out.find('&', pos + 1)) {
+    const std::size_t key = pos + 1;
+    if (out.compare(key, 9, "password=") != 0) continue;
+    const std::size_t value = key + 9;
+    const std::size_t stop = out.find('&', value);
+    out.replace(value, (stop == std::string::npos ? out.size() : stop) - value, "***");
+  }
+  return out;
+}
+
+std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri) {
+  return std::make_unique<PgConnection>(uri);
+}
+
+}  // namespace hwrec::store
