@@ -53,8 +53,8 @@ struct TableCount {
 
 // What `hwrec status` shows.
 struct StoreStatus {
-  std::string engine;  // "sqlite" or "postgresql"
-  std::string path;    // the file, or the URI without its password
+  std::string engine;      // "sqlite" or "postgresql"
+  std::string path;        // the file, or the URI without its password
   int schema_version = 0;  // PRAGMA user_version
   int latest_schema_version = 0;
   std::string hp_version;    // "hp:v2" when hardware-keyed, "hp:v1" for a legacy store
