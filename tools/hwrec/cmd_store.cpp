@@ -54,16 +54,10 @@ std::string JournalNote(const std::string& mode, bool immutable) {
          "open; the next hwrec command that can write it restores WAL)";
 }
 
-// "sqlite" or "postgresql": the engine of the store at `path` (a PostgreSQL
-// store's path is its URI, without the password).
-const char* EngineName(const StoreStatus& s) {
-  return IsPostgresqlLocation(s.path) ? "postgresql" : "sqlite";
-}
-
 void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& migrations) {
-  const bool file = !IsPostgresqlLocation(s.path);
+  const bool file = s.engine != "postgresql";
   std::cout << TerminalFormat("store:          {}\n", s.path)
-            << fmt::format("engine:         {}\n", EngineName(s))
+            << fmt::format("engine:         {}\n", s.engine)
             << fmt::format("schema version: {} (this build: {})\n", s.schema_version,
                            s.latest_schema_version)
             << fmt::format("hardware ids:   {}\n", s.hp_version);
@@ -75,6 +69,9 @@ void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& mi
   if (file) {
     std::cout << fmt::format("file size:      {} ({} bytes; WAL {} bytes)\n",
                              HumanBytes(s.file_size_bytes), s.file_size_bytes, s.wal_size_bytes);
+  } else {
+    std::cout << fmt::format("size:           {} ({} bytes of tables and indexes)\n",
+                             HumanBytes(s.file_size_bytes), s.file_size_bytes);
   }
   if (!s.schema_problem.empty()) {
     std::cout << TerminalFormat("schema problem: {}\n", s.schema_problem);
@@ -148,17 +145,17 @@ int RunStatus(const std::vector<std::string>& args) {
     return kExitOk;
   }
   nlohmann::ordered_json out;
-  const bool file = !IsPostgresqlLocation(status->path);
+  const bool file = status->engine != "postgresql";
   auto file_only = [file](auto value) {
     return file ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
   };
   out["path"] = status->path;
-  out["engine"] = EngineName(*status);
+  out["engine"] = status->engine;
   out["schema_version"] = status->schema_version;
   out["latest_schema_version"] = status->latest_schema_version;
   out["hp_version"] = status->hp_version;
   out["journal_mode"] = file_only(status->journal_mode);  // null on PostgreSQL
-  out["file_size_bytes"] = file_only(status->file_size_bytes);
+  out["file_size_bytes"] = status->file_size_bytes;       // tables and indexes on PostgreSQL
   out["wal_size_bytes"] = file_only(status->wal_size_bytes);
   out["opened"] = status->opened;
   out["immutable"] = status->immutable;
