@@ -1,89 +1,40 @@
-// DumpPostgresqlSchema on the migrations of migrations/postgresql/, applied
-// by hand to schemas of different names: the dump is the schema, not where
-// it lives. Runs when HWREC_TEST_POSTGRESQL holds a server's base URI.
+// DumpPostgresqlSchema's contract, on stores made in two fresh schemas of
+// the test server: the dump is the schema, not where it lives, in the SQLite
+// dump's order. PostgreSQL only (HWREC_TEST_POSTGRESQL, scripts/with_pg.sh).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <random>
 #include <string>
-#include <vector>
 
-#include "store/pg_connection.h"
+#include "hwrec/store.h"
+#include "store/database.h"
 #include "store/pg_schema.h"
 #include "test_support.h"
 
 namespace {
 
-using hwrec::store::Connection;
-
-// A schema made for one test and dropped after it, with a connection whose
-// search_path starts there.
-class ScratchSchema {
- public:
-  ScratchSchema(const std::string& base_uri, const std::string& name)
-      : admin_(hwrec::store::ConnectPostgresql(base_uri)), name_(name) {
-    admin_->Execute("DROP SCHEMA IF EXISTS " + name_ + " CASCADE; CREATE SCHEMA " + name_);
-    const char separator = base_uri.find('?') == std::string::npos ? '?' : '&';
-    db_ =
-        hwrec::store::ConnectPostgresql(base_uri + separator + "options=-csearch_path%3D" + name_);
-  }
-  ~ScratchSchema() {
-    db_.reset();
-    try {
-      admin_->Execute("DROP SCHEMA IF EXISTS " + name_ + " CASCADE");
-    } catch (const std::exception&) {
-      // The server is gone; nothing left to drop.
-    }
-  }
-  ScratchSchema(const ScratchSchema&) = delete;
-  ScratchSchema& operator=(const ScratchSchema&) = delete;
-  Connection& db() { return *db_; }
-
- private:
-  std::unique_ptr<Connection> admin_;
-  std::unique_ptr<Connection> db_;
-  std::string name_;
-};
-
-void ApplyPostgresqlMigrations(Connection& db) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(hwrec::test::SourcePath("migrations/postgresql"))) {
-    if (entry.path().extension() == ".sql") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  REQUIRE(files.size() >= 10);
-  for (const auto& file : files) {
-    INFO(file.string());
-    db.Execute(hwrec::test::ReadFile(file.string()));
-  }
-}
-
-std::string UniqueName(const std::string& stem) {
-  std::random_device rd;
-  return stem + "_" + std::to_string(rd() % 1000000000u);
+// The schema a NewStoreLocation URI selects (its search_path).
+std::string SchemaOf(const std::string& uri) {
+  const std::string marker = "search_path%3D";
+  return uri.substr(uri.find(marker) + marker.size());
 }
 
 }  // namespace
 
 TEST_CASE("pg schema: two stores in differently named schemas dump alike", "[engine][schema]") {
-  const char* base = std::getenv("HWREC_TEST_POSTGRESQL");
-  if (base == nullptr || *base == '\0') {
-    WARN("HWREC_TEST_POSTGRESQL is not set: no PostgreSQL server to dump");
+  if (!hwrec::test::TestingPostgresql()) {
+    SUCCEED("PostgreSQL only: the SQLite dump is sqlite_master's text");
     return;
   }
-  const std::string first_name = UniqueName("dump_a");
-  const std::string second_name = UniqueName("dump_b");
-  ScratchSchema first(base, first_name);
-  ScratchSchema second(base, second_name);
-  ApplyPostgresqlMigrations(first.db());
-  ApplyPostgresqlMigrations(second.db());
+  hwrec::test::TempDir dir;
+  const std::string first_uri = hwrec::test::NewStoreLocation(dir, "first");
+  const std::string second_uri = hwrec::test::NewStoreLocation(dir, "second");
+  auto first = hwrec::test::OpenStoreOrFail(first_uri);
+  auto second = hwrec::test::OpenStoreOrFail(second_uri);
 
-  const std::string dumped = hwrec::internal::DumpPostgresqlSchema(first.db());
-  CHECK(dumped == hwrec::internal::DumpPostgresqlSchema(second.db()));
-  CHECK(dumped.find(first_name) == std::string::npos);
+  const std::string dumped =
+      hwrec::internal::DumpPostgresqlSchema(hwrec::store::ConnectionOf(*first));
+  CHECK(dumped == hwrec::internal::DumpPostgresqlSchema(hwrec::store::ConnectionOf(*second)));
+  CHECK(dumped.find(SchemaOf(first_uri)) == std::string::npos);
   // Tables first, then indexes, then views, each by name.
   const auto table = dumped.find("CREATE TABLE aggregates (\n  workload_id bigint NOT NULL,");
   const auto index =
