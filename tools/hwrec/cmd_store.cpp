@@ -170,12 +170,17 @@ int RunStatus(const std::vector<std::string>& args) {
 }
 
 int RunSchema(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()("output,o", po::value<std::string>(),
-                        "write to this file instead of stdout");
+  std::string store_path;
+  CommandLine line(
+      "hwrec schema [STORE] [--output FILE]\n\n"
+      "Prints the full schema of STORE (a SQLite file or a postgresql:// URI); without\n"
+      "STORE, of a fresh SQLite store: what schema/schema.sql holds.");
+  line.Store(&store_path, "the store to dump (default: a fresh SQLite store)")
+      .Add()("output,o", po::value<std::string>(), "write to this file instead of stdout");
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec schema [--output FILE]", options, {}, &vm)) return kExitOk;
-  auto store = OpenScratchStore();
+  if (!line.Parse(args, &vm)) return kExitOk;
+  auto store =
+      store_path.empty() ? OpenScratchStore() : OpenStore(store_path, ReadingStoreOptions(false));
   if (!store) return kExitError;
   auto schema = store->DumpSchema();
   if (!schema.ok()) return Fail(schema.status());

@@ -31,7 +31,8 @@ const std::vector<Command>& Commands() {
       {"catalog", "list, search and extend the GPU catalog", RunCatalog},
       {"pools", "register and list node pools", RunPools},
       {"hardware-id", "print the hp:v1 and hp:v2 ids of a hardware profile", RunHardwareId},
-      {"schema", "print the full current schema (what schema/schema.sql holds)", RunSchema},
+      {"schema", "print a store's full schema (by default a fresh one's: schema/schema.sql)",
+       RunSchema},
   };
   return kCommands;
 }
