@@ -35,8 +35,9 @@ namespace {
 constexpr const char* kWorkerName = "concurrent-ingest-worker";
 
 const char* const kUsage =
-    "hwrec-bench concurrent-ingest [--postgresql URI] [--writers W] [--records N] [--seed S]\n"
-    "                              [--batch B] [--pg-server-script PATH] [--format table|json]\n\n"
+    "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W] [--records N]\n"
+    "                              [--seed S] [--batch B] [--pg-server-script PATH]\n"
+    "                              [--format table|json]\n\n"
     "Starts W processes that ingest N generated records each, at once, into one fresh\n"
     "PostgreSQL store: the first half of every writer's records are the same records\n"
     "(identical execution ids), the second half its own, all on the same workloads\n"
@@ -45,7 +46,8 @@ const char* const kUsage =
     "the union of what was sent and that every aggregate equals a rebuild from the\n"
     "observations (`hwrec check`'s aggregate check). Exits 1 when verification fails.\n\n"
     "The store is a fresh schema (dropped at the end) in the database of --postgresql\n"
-    "URI; without it, a throwaway server is started with scripts/pg_server.sh.";
+    "URI; without it, a throwaway server is started with scripts/pg_server.sh. With\n"
+    "--sqlite the same writers share one scratch SQLite file instead (a baseline).";
 
 struct Plan {
   int writers = 4;
@@ -147,9 +149,12 @@ void AwaitGo(int ready_fd, int go_fd) {
   close(go_fd);
 }
 
-// The server's count of rolled-back transactions in this database.
-std::int64_t ServerRollbacks(Store& store) {
-  return store::ConnectionOf(store)
+// The server's count of rolled-back transactions in this database; nullopt
+// on SQLite, which makes a writer wait for the lock instead.
+std::optional<std::int64_t> ServerRollbacks(Store& store) {
+  store::Connection& db = store::ConnectionOf(store);
+  if (db.engine() != store::Engine::kPostgresql) return std::nullopt;
+  return db
       .QueryInt64("SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()")
       .value_or(0);
 }
@@ -217,8 +222,8 @@ pid_t SpawnWriter(int k, const Plan& plan, const std::string& uri, const std::st
 
 struct Run {
   std::vector<WriterReport> reports;
-  double wall = 0;  // first writer's start to last writer's end
-  std::int64_t rollbacks = 0;
+  double wall = 0;                        // first writer's start to last writer's end
+  std::optional<std::int64_t> rollbacks;  // PostgreSQL only
 };
 
 Run RunWriters(const Plan& plan, const std::string& uri, const ScratchDir& scratch) {
@@ -280,34 +285,36 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
                          {"seconds", r.seconds}});
     }
     nlohmann::json problems = v.aggregates.problems;
-    const nlohmann::json report = {{"command", "concurrent-ingest"},
-                                   {"location", location},
-                                   {"writers", plan.writers},
-                                   {"records_per_writer", plan.records},
-                                   {"batch", plan.batch},
-                                   {"seed", plan.seed},
-                                   {"offered", offered},
-                                   {"accepted", total.accepted},
-                                   {"duplicates", total.duplicates},
-                                   {"rejected", total.rejected},
-                                   {"conflicts", total.conflicts},
-                                   {"wall_s", run.wall},
-                                   {"offered_per_s", PerSecond(offered, run.wall)},
-                                   {"observations_per_s", PerSecond(total.accepted, run.wall)},
-                                   {"server_rollbacks", run.rollbacks},
-                                   {"load_average", load},
-                                   {"cores", cores},
-                                   {"per_writer", writers},
-                                   {"verification",
-                                    {{"ok", v.ok()},
-                                     {"expected", v.expected},
-                                     {"stored", v.stored},
-                                     {"missing", v.missing},
-                                     {"extra", v.extra},
-                                     {"accepted", v.accepted},
-                                     {"aggregates", CheckStateName(v.aggregates.state)},
-                                     {"aggregates_summary", v.aggregates.summary},
-                                     {"aggregate_problems", problems}}}};
+    const nlohmann::json report = {
+        {"command", "concurrent-ingest"},
+        {"location", location},
+        {"writers", plan.writers},
+        {"records_per_writer", plan.records},
+        {"batch", plan.batch},
+        {"seed", plan.seed},
+        {"offered", offered},
+        {"accepted", total.accepted},
+        {"duplicates", total.duplicates},
+        {"rejected", total.rejected},
+        {"conflicts", total.conflicts},
+        {"wall_s", run.wall},
+        {"offered_per_s", PerSecond(offered, run.wall)},
+        {"observations_per_s", PerSecond(total.accepted, run.wall)},
+        {"server_rollbacks",
+         run.rollbacks ? nlohmann::json(*run.rollbacks) : nlohmann::json(nullptr)},
+        {"load_average", load},
+        {"cores", cores},
+        {"per_writer", writers},
+        {"verification",
+         {{"ok", v.ok()},
+          {"expected", v.expected},
+          {"stored", v.stored},
+          {"missing", v.missing},
+          {"extra", v.extra},
+          {"accepted", v.accepted},
+          {"aggregates", CheckStateName(v.aggregates.state)},
+          {"aggregates_summary", v.aggregates.summary},
+          {"aggregate_problems", problems}}}};
     std::cout << report.dump() << "\n";
     return;
   }
@@ -326,9 +333,13 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
       WithThousands(offered), run.wall,
       WithThousands(static_cast<std::int64_t>(PerSecond(offered, run.wall))),
       WithThousands(static_cast<std::int64_t>(PerSecond(total.accepted, run.wall))));
-  std::cout << fmt::format(
-      "transactions the server rolled back (serialization failures, retried): {}\n",
-      WithThousands(run.rollbacks));
+  if (run.rollbacks) {
+    std::cout << fmt::format(
+        "transactions the server rolled back (serialization failures, retried): {}\n",
+        WithThousands(*run.rollbacks));
+  } else {
+    std::cout << "SQLite: writers waited for the file's write lock (no retries)\n";
+  }
   std::cout << fmt::format(
       "load average {:.2f} on {} cores when the run started\n\n"
       "verification: {}\n"
@@ -350,7 +361,8 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
   std::string format;
   po::options_description described("Options");
   described.add_options()("postgresql", po::value(&postgresql),
-                          "a PostgreSQL URI (default: a throwaway server)");
+                          "a PostgreSQL URI (default: a throwaway server)")(
+      "sqlite", "the same writers on one scratch SQLite file instead (one host: a baseline)");
   plan_options.AddTo(&described);
   described.add_options()("pg-server-script",
                           po::value(&script)->default_value(DefaultServerScript()),
@@ -363,13 +375,23 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
   const bool json = IsJsonFormat(format);
   const double load = LoadAverage();
 
-  const PostgresqlServer server(postgresql, script);
-  const ScratchSchema schema(server.uri());
+  const bool sqlite = vm.count("sqlite") != 0;
+  if (sqlite && !postgresql.empty())
+    throw UsageError("--sqlite and --postgresql exclude each other");
+  ScratchDir scratch;
+  std::optional<PostgresqlServer> server;
+  std::optional<ScratchSchema> schema;
+  std::string uri = scratch.File("concurrent.hwrec");
+  if (!sqlite) {
+    server.emplace(postgresql, script);
+    schema.emplace(server->uri());
+    uri = schema->uri();
+  }
   const fixtures::ObservationGenerator generator(plan.seed, plan.total());
   std::string location;
-  std::int64_t rollbacks_before = 0;
+  std::optional<std::int64_t> rollbacks_before;
   {
-    const std::unique_ptr<Store> store = OpenBenchStore(schema.uri());
+    const std::unique_ptr<Store> store = OpenBenchStore(uri);
     location = store->path();
     for (const fixtures::BenchPool& pool : generator.pools()) {
       if (Status s = RegisterNodePool(*store, pool.pool); !s.ok()) {
@@ -378,10 +400,9 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
     }
     rollbacks_before = ServerRollbacks(*store);
   }
-  ScratchDir scratch;
-  Run run = RunWriters(plan, schema.uri(), scratch);
-  const std::unique_ptr<Store> store = OpenBenchStore(schema.uri());
-  run.rollbacks = ServerRollbacks(*store) - rollbacks_before;
+  Run run = RunWriters(plan, uri, scratch);
+  const std::unique_ptr<Store> store = OpenBenchStore(uri);
+  if (rollbacks_before) run.rollbacks = *ServerRollbacks(*store) - *rollbacks_before;
   const Verification verification = Verify(*store, plan, generator, run.reports);
   Print(plan, location, load, run, verification, json);
   if (!verification.ok()) {
