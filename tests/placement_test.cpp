@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
@@ -64,7 +65,8 @@ Observation Ran(const std::string& pool, int n, double gpu_peak_gb, double utili
 
 struct Fixture {
   test::TempDir dir;
-  std::unique_ptr<Store> store = test::OpenStoreOrFail(dir.File("placement.db"));
+  std::string location = dir.File("placement.db");
+  std::unique_ptr<Store> store = test::OpenStoreOrFail(location);
 
   void Register(const std::vector<NodePool>& pools) {
     for (const NodePool& pool : pools) REQUIRE(RegisterNodePool(*store, pool).ok());
@@ -543,6 +545,48 @@ TEST_CASE("placement and recommend: an as_of that is not a date is refused, nami
     auto recommended = query.Recommend(kImage, HardwareKey{}, as_of);
     REQUIRE_FALSE(recommended.ok());
     CHECK(recommended.status().code() == StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("placement: two replicas recording at once keep every placement once", "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result = f.Place(Execution(OneGpu()), std::vector<std::string>{"a100-3g"});
+  constexpr int kRecords = 15;
+  // Each replica has its own connection and records its own executions and
+  // the shared ones; Catch's assertions stay on this thread.
+  auto replica = [&](const std::string& name, std::string* failure) {
+    auto store = Store::Open(f.location);
+    if (!store.ok()) {
+      *failure = store.status().ToString();
+      return;
+    }
+    for (int i = 0; i < kRecords; ++i) {
+      for (const std::string& execution : {fmt::format("{}-{}", name, i), fmt::format("shared-{}", i)}) {
+        if (auto id = RecordPlacement(**store, execution, result); !id.ok()) {
+          *failure = id.status().ToString();
+          return;
+        }
+      }
+    }
+  };
+  std::string failures[2];
+  std::thread first(replica, "a", &failures[0]);
+  std::thread second(replica, "b", &failures[1]);
+  first.join();
+  second.join();
+  CHECK(failures[0].empty());
+  CHECK(failures[1].empty());
+  INFO(failures[0] << failures[1]);
+  for (int i = 0; i < kRecords; ++i) {
+    for (const std::string& execution :
+         {fmt::format("a-{}", i), fmt::format("b-{}", i), fmt::format("shared-{}", i)}) {
+      INFO(execution);
+      const auto records = ListPlacements(*f.store, execution);
+      REQUIRE(records.ok());
+      CHECK(records->size() == 1);
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "base/time.h"
 #include "hwrec/ingest.h"
@@ -358,4 +359,57 @@ TEST_CASE("router: durations are read with their unit", "[router]") {
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6x").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("0h").ok());
+}
+
+TEST_CASE("router: two replicas walking at once count every walk once and lose no quota block",
+          "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "1000").ok());
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  constexpr int kWalks = 12;
+  // Each replica has its own connection; Catch's assertions stay on this thread.
+  auto replica = [&](hwrec::LaunchOutcome gcp_outcome, int* counted, std::string* failure) {
+    auto store = hwrec::Store::Open(f.path);
+    if (!store.ok()) {
+      *failure = store.status().ToString();
+      return;
+    }
+    const hwrec::Launcher launcher = [gcp_outcome](const Rung& rung) {
+      if (rung.backend != Backend::kGcp) return hwrec::LaunchResult{LaunchOutcome::kLaunched, ""};
+      return hwrec::LaunchResult{gcp_outcome, "none left"};
+    };
+    for (int i = 0; i < kWalks; ++i) {
+      hwrec::WalkOptions options;
+      options.now = kDay;
+      auto walk = hwrec::WalkLadder(**store, plan, launcher, options);
+      if (!walk.ok()) {
+        *failure = walk.status().ToString();
+        return;
+      }
+      if (walk->counted_gcp_attempt) ++*counted;
+    }
+  };
+  for (const auto outcome : {LaunchOutcome::kCapacityMiss, LaunchOutcome::kQuotaExceeded}) {
+    const auto before = hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts;
+    int counted[2] = {0, 0};
+    std::string failures[2];
+    std::thread first(replica, outcome, &counted[0], &failures[0]);
+    std::thread second(replica, outcome, &counted[1], &failures[1]);
+    first.join();
+    second.join();
+    CHECK(failures[0].empty());
+    CHECK(failures[1].empty());
+    INFO(failures[0] << failures[1]);
+    const auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+    REQUIRE(day.ok());
+    if (outcome == LaunchOutcome::kCapacityMiss) {
+      CHECK(counted[0] == kWalks);  // every degradation walk takes one unit
+      CHECK(counted[1] == kWalks);
+    }
+    CHECK(day->gcp_attempts - before == counted[0] + counted[1]);
+    const std::set<std::string> distinct(day->exhausted_quotas.begin(),
+                                         day->exhausted_quotas.end());
+    CHECK(distinct.size() == day->exhausted_quotas.size());
+    CHECK(day->exhausted_quotas.empty() == (outcome == LaunchOutcome::kCapacityMiss));
+  }
 }
