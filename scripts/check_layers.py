@@ -5,7 +5,7 @@ The library is a stack of folders under src/ (README "Architecture"). A file
 may include headers of its own folder and of lower layers, and public headers
 (include/hwrec/) that belong to its layer or below. A header named
 *_internal.h is private to its folder. Only src/store/ reaches the database
-engine (SQLiteCpp, sqlite3.h): every layer above talks to it through the
+engine (SQLiteCpp, sqlite3.h, libpq): every layer above talks to it through the
 store's interface (src/store/database.h). Public headers follow the same
 order among themselves.
 
@@ -63,10 +63,10 @@ PUBLIC = {
     "hwrec.h": "umbrella",
 }
 
-ENGINE_HEADERS = ("SQLiteCpp/", "sqlite3.h")
+ENGINE_HEADERS = ("SQLiteCpp/", "sqlite3.h", "libpq-fe.h")
 ENGINE_FOLDER = "store"
 # Headers of src/store/ that expose the engine itself: private to src/store/.
-ENGINE_PRIVATE = {"store/sqlite_util.h", "store/sqlite_connection.h"}
+ENGINE_PRIVATE = {"store/sqlite_util.h", "store/sqlite_connection.h", "store/pg_connection.h"}
 
 RANK = {folder: rank for rank, peers in enumerate(LAYERS) for folder in peers}
 RANK["umbrella"] = len(LAYERS)

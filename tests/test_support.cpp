@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <libpq-fe.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -40,6 +43,30 @@ std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptio
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
+}
+
+bool TestingPostgresql() {
+  const char* base = std::getenv("HWREC_TEST_POSTGRESQL");
+  return base != nullptr && *base != '\0';
+}
+
+std::string NewStoreLocation(const TempDir& dir, const std::string& name) {
+  if (!TestingPostgresql()) return dir.File(name);
+  static std::atomic<int> counter{0};
+  const std::string base = std::getenv("HWREC_TEST_POSTGRESQL");
+  const std::string schema = fmt::format("t{}_{}", getpid(), ++counter);
+  PGconn* conn = PQconnectdb(base.c_str());
+  INFO(PQerrorMessage(conn));
+  REQUIRE(PQstatus(conn) == CONNECTION_OK);
+  // The schema name is made here of digits and letters; identifiers cannot be bound.
+  PGresult* result = PQexec(conn, ("CREATE SCHEMA " + schema).c_str());
+  const bool created = PQresultStatus(result) == PGRES_COMMAND_OK;
+  INFO(PQresultErrorMessage(result));
+  PQclear(result);
+  PQfinish(conn);
+  REQUIRE(created);
+  return base + (base.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
+         schema;
 }
 
 void WriteFile(const std::string& path, const std::string& content) {

@@ -27,6 +27,15 @@ class TempDir {
 // the test when it cannot.
 std::unique_ptr<Store> OpenStoreOrFail(const std::string& path, const StoreOptions& options = {});
 
+// Whether the store-level tests run on PostgreSQL: HWREC_TEST_POSTGRESQL
+// holds the base URI of a test server (scripts/with_pg.sh sets it).
+bool TestingPostgresql();
+// Where to make a new store named `name`: a file in `dir` on SQLite; on
+// PostgreSQL, a fresh empty schema of the test server, selected by the URI
+// it returns (search_path). Tests of what every engine does use this; tests
+// of SQLite files (journals, backups, permissions) use dir.File().
+std::string NewStoreLocation(const TempDir& dir, const std::string& name);
+
 void WriteFile(const std::string& path, const std::string& content);
 std::string ReadFile(const std::string& path);
 

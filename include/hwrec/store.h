@@ -53,7 +53,8 @@ struct TableCount {
 
 // What `hwrec status` shows.
 struct StoreStatus {
-  std::string path;
+  std::string engine;      // "sqlite" or "postgresql"
+  std::string path;        // the file, or the URI without its password
   int schema_version = 0;  // PRAGMA user_version
   int latest_schema_version = 0;
   std::string hp_version;    // "hp:v2" when hardware-keyed, "hp:v1" for a legacy store
@@ -114,6 +115,9 @@ class Store {
   static std::unique_ptr<Impl> Connect(const std::string& path, const StoreOptions& options);
   static Result<std::unique_ptr<Store>> OpenRecognised(const std::string& path,
                                                        const StoreOptions& options);
+  static Result<std::unique_ptr<Store>> OpenPostgresql(const std::string& uri,
+                                                       const StoreOptions& options);
+  Result<StoreStatus> PostgresqlStatus() const;
   friend struct internal::StoreAccess;
 
   std::unique_ptr<Impl> impl_;

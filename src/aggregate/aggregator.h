@@ -107,6 +107,12 @@ class AggregateWriter {
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
   void Flush();
+  // Drops what Add gathered since the last Flush and TakeTouched: the
+  // transaction it was for rolled back.
+  void Discard() {
+    cache_.clear();
+    touched_.clear();
+  }
   // (workload, exact key, CPU-only) touched since the last TakeTouched.
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> TakeTouched();
   // With kMergeOnFlush: what Add gathered since the last Flush, not merged

@@ -72,11 +72,16 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
       more = ReadBatch(reader, options, &batch, &line);
       if (!batch.empty()) {
         try {
-          store::WriteTransaction transaction(db);
-          (*run)->BeginChunk();
-          for (const PendingLine& pending : batch) (*run)->AddLine(pending);
-          (*run)->FinishChunk();
-          transaction.Commit();
+          store::RunWrite(
+              db,
+              [&] {
+                store::WriteTransaction transaction(db);
+                (*run)->BeginChunk();
+                for (const PendingLine& pending : batch) (*run)->AddLine(pending);
+                (*run)->FinishChunk();
+                transaction.Commit();
+              },
+              [&] { (*run)->AbandonChunk(); });
         } catch (const std::exception& e) {
           if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
           return StoppedAt(options, batch.front().line, e);
@@ -135,20 +140,25 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
     for (std::size_t first = 0; first < total; first += options.batch_size) {
       const std::size_t end = std::min(total, first + options.batch_size);
       try {
-        store::WriteTransaction transaction(db);
-        (*run)->BeginChunk();
-        for (std::size_t i = first; i < end; ++i) {
-          const auto line = static_cast<std::int64_t>(i + 1);
-          const std::vector<FieldError> problems = ObservationProblems(observations[i]);
-          if (!problems.empty()) {
-            (*run)->Reject(line, observations[i].execution_id, problems,
-                           internal::ObservationToJson(observations[i]));
-          } else {
-            (*run)->Add(line, observations[i], nullptr);
-          }
-        }
-        (*run)->FinishChunk();
-        transaction.Commit();
+        store::RunWrite(
+            db,
+            [&] {
+              store::WriteTransaction transaction(db);
+              (*run)->BeginChunk();
+              for (std::size_t i = first; i < end; ++i) {
+                const auto line = static_cast<std::int64_t>(i + 1);
+                const std::vector<FieldError> problems = ObservationProblems(observations[i]);
+                if (!problems.empty()) {
+                  (*run)->Reject(line, observations[i].execution_id, problems,
+                                 internal::ObservationToJson(observations[i]));
+                } else {
+                  (*run)->Add(line, observations[i], nullptr);
+                }
+              }
+              (*run)->FinishChunk();
+              transaction.Commit();
+            },
+            [&] { (*run)->AbandonChunk(); });
       } catch (const std::exception& e) {
         if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
         return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);

@@ -63,6 +63,35 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   return std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
 }
 
+IngestRun::SummaryMark IngestRun::Mark() const {
+  SummaryMark mark;
+  mark.counts.accepted = summary_.accepted;
+  mark.counts.duplicates = summary_.duplicates;
+  mark.counts.conflicts = summary_.conflicts;
+  mark.counts.rejected = summary_.rejected;
+  mark.counts.profile_id_mismatches = summary_.profile_id_mismatches;
+  mark.counts.unresolved_hardware = summary_.unresolved_hardware;
+  mark.rejects = summary_.rejects.size();
+  mark.warnings = summary_.warnings.size();
+  mark.conflict_ids = summary_.conflict_execution_ids.size();
+  return mark;
+}
+
+void IngestRun::AbandonChunk() {
+  const SummaryMark& mark = chunk_start_;
+  summary_.accepted = mark.counts.accepted;
+  summary_.duplicates = mark.counts.duplicates;
+  summary_.conflicts = mark.counts.conflicts;
+  summary_.rejected = mark.counts.rejected;
+  summary_.profile_id_mismatches = mark.counts.profile_id_mismatches;
+  summary_.unresolved_hardware = mark.counts.unresolved_hardware;
+  summary_.rejects.resize(mark.rejects);
+  summary_.warnings.resize(mark.warnings);
+  summary_.conflict_execution_ids.resize(mark.conflict_ids);
+  aggregates_.Discard();
+  writer_.ForgetUncommitted();
+}
+
 void IngestRun::FinishChunk() {
   aggregates_.Flush();
   std::set<internal::MaterialKey> touched;

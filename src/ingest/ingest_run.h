@@ -50,7 +50,11 @@ class IngestRun {
   void BeginChunk() {
     now_ = internal::NowEpochSeconds();
     writer_.set_now(now_);
+    chunk_start_ = Mark();
   }
+  // Forgets what a chunk whose transaction rolled back added to the summary
+  // and the caches, so that it can be run again (store::RunWrite).
+  void AbandonChunk();
   // Writes what the chunk's records derive: aggregates and the recommendations
   // of the keys they touched. Inside the chunk's transaction, before commit.
   void FinishChunk();
@@ -81,6 +85,13 @@ class IngestRun {
   internal::RecommenderSettings settings_;
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
+  // The summary's counts and list lengths when the chunk began.
+  struct SummaryMark {
+    IngestSummary counts;  // without its lists
+    std::size_t rejects = 0, warnings = 0, conflict_ids = 0;
+  };
+  SummaryMark Mark() const;
+  SummaryMark chunk_start_;
   std::string content_key_;  // reused for every record
   double now_ = 0;           // the store's clock for this chunk
   std::int64_t batches_ = 0;

@@ -71,6 +71,9 @@ class ObservationWriter {
   std::optional<std::int64_t> WorkloadFor(const ObservationRow& row);
   // The workload id of the last record Insert stored.
   std::int64_t last_workload_id() const { return last_workload_id_; }
+  // Forgets the workload ids it knows: some may be of a transaction that
+  // rolled back.
+  void ForgetUncommitted() { workload_ids_.clear(); }
   void RecordReject(std::int64_t line, const std::string& execution_id, const FieldError& error,
                     const std::string& record);
   void RecordConflict(std::int64_t line, const std::string& execution_id,

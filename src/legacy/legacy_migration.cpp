@@ -47,7 +47,7 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
   }
   return internal::Guarded(store.path(), [&]() -> Result<LegacyMigrationReport> {
     store::Connection& db = store::ConnectionOf(store);
-    internal::Migrator migrator(store, internal::EmbeddedMigrations());
+    internal::Migrator migrator(store);
     if (Status s = migrator.Check(); !s.ok()) {
       return Status::SchemaMismatch(store.path() + ": " + s.message());
     }

@@ -94,7 +94,7 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     LegacyPlan plan;
     plan.path = store.path();
     plan.from_version = store.schema_version();
-    plan.pending_versions = internal::Migrator(store, internal::EmbeddedMigrations()).Pending();
+    plan.pending_versions = internal::Migrator(store).Pending();
     plan.to_version =
         plan.pending_versions.empty() ? plan.from_version : plan.pending_versions.back();
     plan.legacy_rows = internal::LegacyRowCount(db);

@@ -1,5 +1,7 @@
 #include "store/backup.h"
 
+#include "store/database.h"
+
 #include "store/sqlite_util.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -193,6 +195,8 @@ Result<std::string> WriteBackup(const Store& store, std::string_view label,
 }
 
 Status RefuseIfDamaged(const Store& store, std::string_view action) {
+  // A PostgreSQL server checks its own pages; damage is a SQLite file's.
+  if (store::ConnectionOf(store).engine() != store::Engine::kSqlite) return Status::Ok();
   return RefuseIfDamaged(StoreAccess::Db(store), store.path(), action);
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "store/database.h"
+
 namespace hwrec::internal {
 
 struct Migration {
@@ -12,7 +14,10 @@ struct Migration {
   const char* sql;
 };
 
-// Every migrations/NNNN_name.sql, in version order.
+// Every migrations/NNNN_name.sql (SQLite's dialect), in version order.
 const std::vector<Migration>& EmbeddedMigrations();
+// The same numbers and names in each engine's dialect: migrations/ for
+// SQLite, migrations/postgresql/ for PostgreSQL.
+const std::vector<Migration>& EmbeddedMigrations(store::Engine engine);
 
 }  // namespace hwrec::internal

@@ -3,11 +3,14 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <stdexcept>
 
 #include "base/sha256.h"
+#include "base/time.h"
 #include "store/row_values.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
@@ -20,23 +23,36 @@ namespace {
 std::string Label(int version, const std::string& name) {
   return fmt::format("{:04d}_{}", version, name);
 }
+
+// As SQLite's strftime('%Y-%m-%dT%H:%M:%fZ') wrote it: milliseconds, always.
+std::string AppliedAt(double now) {
+  const double seconds = std::floor(now);
+  const int millis = std::min(999, static_cast<int>((now - seconds) * 1000));
+  std::string text = FormatRfc3339(seconds);  // …:SSZ
+  text.pop_back();
+  return fmt::format("{}.{:03d}Z", text, millis);
+}
 }  // namespace
 
 Migrator::Migrator(SQLite::Database& db, const std::vector<Migration>& migrations)
+    : owned_(store::MakeSqliteConnection(db.getHandle())), db_(*owned_), migrations_(migrations) {}
+
+Migrator::Migrator(store::Connection& db, const std::vector<Migration>& migrations)
     : db_(db), migrations_(migrations) {}
 
-Migrator::Migrator(const Store& store, const std::vector<Migration>& migrations)
-    : Migrator(StoreAccess::Db(store), migrations) {}
+Migrator::Migrator(const Store& store)
+    : Migrator(store::ConnectionOf(store),
+               EmbeddedMigrations(store::ConnectionOf(store).engine())) {}
 
 void Migrator::EnsureBookkeeping() {
-  if (db_.tableExists("schema_migrations")) return;
-  SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
+  if (db_.HasTable("schema_migrations")) return;
+  store::WriteTransaction tx(db_);
   CreateBookkeeping();
-  tx.commit();
+  tx.Commit();
 }
 
 void Migrator::CreateBookkeeping() {
-  db_.exec(
+  db_.Execute(
       "CREATE TABLE IF NOT EXISTS schema_migrations (\n"
       "  version INTEGER PRIMARY KEY,\n"
       "  name TEXT NOT NULL,\n"
@@ -45,15 +61,24 @@ void Migrator::CreateBookkeeping() {
       ")");
 }
 
-int Migrator::CurrentVersion() const { return db_.execAndGet("PRAGMA user_version").getInt(); }
+// SQLite keeps the version in the file header (PRAGMA user_version), where
+// `sqlite3` shows it; PostgreSQL has no such slot: there it is the newest
+// applied migration.
+int Migrator::CurrentVersion() const {
+  if (db_.engine() == store::Engine::kSqlite) {
+    return static_cast<int>(db_.QueryInt64("PRAGMA user_version").value_or(0));
+  }
+  if (!db_.HasTable("schema_migrations")) return 0;
+  return static_cast<int>(
+      db_.QueryInt64("SELECT coalesce(max(version), 0) FROM schema_migrations").value_or(0));
+}
 
 int Migrator::LatestVersion() const { return migrations_.empty() ? 0 : migrations_.back().version; }
 
 std::vector<MigrationInfo> Migrator::List() const {
   std::map<int, MigrationInfo> applied;
-  const std::unique_ptr<store::Connection> db = store::MakeSqliteConnection(db_.getHandle());
-  if (db->HasTable("schema_migrations")) {
-    auto query = db->Prepare("SELECT version, name, checksum, applied_at FROM schema_migrations");
+  if (db_.HasTable("schema_migrations")) {
+    auto query = db_.Prepare("SELECT version, name, checksum, applied_at FROM schema_migrations");
     while (query->Step()) {
       MigrationInfo info;
       store::ReadRow(*query, &info.version, &info.name, &info.checksum, &info.applied_at);
@@ -88,12 +113,12 @@ Status Migrator::Check() const {
                     "upgrade hwrec to open it",
                     current, latest));
   }
-  if (!db_.tableExists("schema_migrations")) return Status::Ok();
-  SQLite::Statement query(db_, "SELECT version, name, checksum FROM schema_migrations");
-  while (query.executeStep()) {
-    const int version = query.getColumn(0).getInt();
-    const std::string name = query.getColumn(1).getString();
-    const std::string checksum = query.getColumn(2).getString();
+  if (!db_.HasTable("schema_migrations")) return Status::Ok();
+  auto query = db_.Prepare("SELECT version, name, checksum FROM schema_migrations");
+  while (query->Step()) {
+    const int version = query->Int(0);
+    const std::string name = query->String(1);
+    const std::string checksum = query->String(2);
     const Migration* known = nullptr;
     for (const Migration& m : migrations_) {
       if (m.version == version) known = &m;
@@ -127,17 +152,19 @@ std::vector<int> Migrator::Pending() const {
 
 void Migrator::ApplyOne(const Migration& m) {
   try {
-    db_.exec(m.sql);
-    SQLite::Statement record(db_,
-                             "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
-                             "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
-    record.bind(1, m.version);
-    record.bind(2, m.name);
-    record.bind(3, MigrationChecksum(m));
-    record.exec();
-    // PRAGMA takes no bound parameters; the version is an integer from the build.
-    db_.exec(fmt::format("PRAGMA user_version = {:d}", m.version));
-  } catch (const SQLite::Exception& e) {
+    db_.Execute(m.sql);
+    auto record = db_.Prepare(
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)");
+    record->Bind(1, m.version);
+    record->Bind(2, m.name);
+    record->Bind(3, MigrationChecksum(m));
+    record->Bind(4, AppliedAt(NowEpochSeconds()));
+    record->Run();
+    if (db_.engine() == store::Engine::kSqlite) {
+      // PRAGMA takes no bound parameters; the version is an integer from the build.
+      db_.Execute(fmt::format("PRAGMA user_version = {:d}", m.version));
+    }
+  } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("migration {} failed and changed nothing: {}",
                                          Label(m.version, m.name), e.what()));
   }
@@ -148,16 +175,18 @@ Result<std::vector<int>> Migrator::ApplyPending() {
   std::vector<int> applied;
   for (const Migration& m : migrations_) {
     if (m.version <= CurrentVersion()) continue;
-    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
+    store::WriteTransaction tx(db_);
     try {
       CreateBookkeeping();  // with the first migration, so that a failure leaves nothing
-      ApplyOne(m);
-    } catch (const SQLite::Exception& e) {
+    } catch (const std::exception& e) {
       return Status::Internal(std::string("creating schema_migrations failed: ") + e.what());
+    }
+    try {
+      ApplyOne(m);
     } catch (const std::runtime_error& e) {
       return Status::Internal(e.what());
     }
-    tx.commit();
+    tx.Commit();
     applied.push_back(m.version);
   }
   return applied;

@@ -4,10 +4,12 @@
 // Throws SQLite::Exception on database errors; returns Status for refusals.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "hwrec/status.h"
 #include "hwrec/store.h"
+#include "store/database.h"
 #include "store/migration.h"
 
 namespace SQLite {
@@ -18,9 +20,11 @@ namespace hwrec::internal {
 
 class Migrator {
  public:
+  // On a bare SQLite database (tests and fixtures build stores step by step).
   Migrator(SQLite::Database& db, const std::vector<Migration>& migrations);
-  // On the connection of `store`, for the layers above src/store/.
-  Migrator(const Store& store, const std::vector<Migration>& migrations);
+  Migrator(store::Connection& db, const std::vector<Migration>& migrations);
+  // On the connection of `store`, with this build's migrations for its engine.
+  explicit Migrator(const Store& store);
 
   // Creates schema_migrations when missing (in its own transaction).
   void EnsureBookkeeping();
@@ -48,7 +52,8 @@ class Migrator {
   // current transaction. Throws std::runtime_error naming the migration.
   void ApplyOne(const Migration& migration);
 
-  SQLite::Database& db_;
+  std::unique_ptr<store::Connection> owned_;  // with the SQLite::Database constructor
+  store::Connection& db_;
   const std::vector<Migration>& migrations_;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -40,7 +41,7 @@ std::string Trimmed(const char* text) {
   return out;
 }
 
-// `?` parameters become `$1`, `$2`, …; quoted text, quoted names and comments
+// `?` parameters become `$1`, `$2`, … and `?N` becomes `$N`; quoted text, quoted names and comments
 // are copied as they are.
 std::string NumberParameters(std::string_view sql, int* count) {
   std::string out;
@@ -64,8 +65,20 @@ std::string NumberParameters(std::string_view sql, int* count) {
       out.append(sql.substr(i, stop - i));
       i = stop - 1;
     } else if (c == '?') {
-      out += '$';
-      out += std::to_string(++n);
+      std::size_t digits = i + 1;
+      while (digits < sql.size() && sql[digits] >= '0' && sql[digits] <= '9') ++digits;
+      if (digits == i + 1) {  // `?`: the next number
+        out += '$';
+        out += std::to_string(++n);
+      } else {  // `?N`, SQLite's numbered form: `$N`
+        const std::string_view number = sql.substr(i + 1, digits - i - 1);
+        int value = 0;
+        std::from_chars(number.data(), number.data() + number.size(), value);
+        n = std::max(n, value);
+        out += '$';
+        out.append(number);
+        i = digits - 1;
+      }
     } else {
       out += c;
     }

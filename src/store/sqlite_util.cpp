@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "store/backup.h"
+#include "store/database.h"
 
 namespace hwrec::internal {
 
@@ -40,6 +41,15 @@ Status StatusFromException(const std::exception& e, const std::string& store_pat
   if (const auto* status = dynamic_cast<const StatusError*>(&e)) return status->status();
   if (dynamic_cast<const SQLite::Exception*>(&e) != nullptr) {
     if (IsDamage(e)) return Status::IoError(DamagedStoreMessage(store_path, what, e));
+    return Status::IoError(what + ": " + e.what());
+  }
+  if (const auto* engine = dynamic_cast<const store::EngineError*>(&e)) {
+    if (engine->retryable()) {
+      return Status::IoError(fmt::format(
+          "{}: {}: other writers kept changing the same rows through {} attempts; nothing of the "
+          "last attempt was written: run it again",
+          what, e.what(), store::kWriteAttempts));
+    }
     return Status::IoError(what + ": " + e.what());
   }
   return Status::Internal(what + ": " + e.what());

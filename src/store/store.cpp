@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "store/backup.h"
 #include "store/bulk_write.h"
 #include "store/legacy_history.h"
 #include "store/migrator.h"
+#include "store/pg_connection.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 #include "store/store_file.h"
@@ -41,28 +43,40 @@ void CheckpointBeforeClose(SQLite::Database& db) {
 }  // namespace
 
 struct Store::Impl {
+  // A SQLite file.
   Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
       : path(p),
         options(o),
-        db(name, flags, o.busy_timeout_ms),
-        connection(store::MakeSqliteConnection(db.getHandle())) {}
+        db(std::make_unique<SQLite::Database>(name, flags, o.busy_timeout_ms)),
+        connection(store::MakeSqliteConnection(db->getHandle())) {}
+  // A PostgreSQL database; `p` is the URI without its password.
+  Impl(const std::string& p, const StoreOptions& o, std::unique_ptr<store::Connection> c)
+      : path(p), options(o), connection(std::move(c)) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() {
-    if (!options.read_only) CheckpointBeforeClose(db);
+    connection.reset();
+    if (db && !options.read_only) CheckpointBeforeClose(*db);
   }
 
   std::string path;
   StoreOptions options;
-  SQLite::Database db;
+  std::unique_ptr<SQLite::Database> db;           // SQLite only
   std::unique_ptr<store::Connection> connection;  // the seam the layers above use
   std::string immutable_reason;                   // set when opened with immutable=1
   std::string schema_problem;                     // set when opened with inspect_schema despite one
 };
 
 namespace internal {
-SQLite::Database& StoreAccess::Db(Store& store) { return store.impl_->db; }
-SQLite::Database& StoreAccess::Db(const Store& store) { return store.impl_->db; }
+SQLite::Database& StoreAccess::Db(const Store& store) {
+  if (!store.impl_->db) {
+    throw StatusError(Status::InvalidArgument(fmt::format(
+        "{}: this works on SQLite store files only: `hwrec copy` the store into a file first",
+        store.path())));
+  }
+  return *store.impl_->db;
+}
+SQLite::Database& StoreAccess::Db(Store& store) { return Db(static_cast<const Store&>(store)); }
 store::Connection& StoreAccess::Connection(const Store& store) { return *store.impl_->connection; }
 }  // namespace internal
 
@@ -147,6 +161,7 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  if (store::IsPostgresqlUri(path)) return OpenPostgresql(path, options);
   const bool create = options.create_if_missing && !options.read_only;
   if (path == ":memory:" && !create) {
     return Status::InvalidArgument(
@@ -180,7 +195,7 @@ std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const Store
   if (!options.read_only) return impl;
   std::string failure;
   try {
-    impl->db.execAndGet("SELECT count(*) FROM sqlite_master");
+    impl->db->execAndGet("SELECT count(*) FROM sqlite_master");
     return impl;
   } catch (const SQLite::Exception& e) {
     if (!internal::MayOpenImmutable(e.getExtendedErrorCode())) throw;
@@ -191,7 +206,7 @@ std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const Store
   }
   impl =
       std::make_unique<Impl>(path, internal::ImmutableUri(path), flags | SQLite::OPEN_URI, options);
-  impl->db.execAndGet("SELECT count(*) FROM sqlite_master");
+  impl->db->execAndGet("SELECT count(*) FROM sqlite_master");
   impl->immutable_reason = internal::ImmutableReason(path, failure);
   return impl;
 }
@@ -206,7 +221,7 @@ Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
     if (Status s = RecoverHotJournal(path); !s.ok()) return s;
   }
   std::unique_ptr<Impl> impl = Connect(path, options);
-  SQLite::Database& db = impl->db;
+  SQLite::Database& db = *impl->db;
   auto kind = internal::RecognizeStore(db, path);
   if (!kind.ok()) return kind.status();
   const bool empty = *kind == internal::DatabaseKind::kEmpty;
@@ -237,7 +252,10 @@ Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
 const std::string& Store::path() const { return impl_->path; }
 bool Store::read_only() const { return impl_->options.read_only; }
 
-int Store::schema_version() const { return impl_->db.execAndGet("PRAGMA user_version").getInt(); }
+int Store::schema_version() const {
+  return Migrator(*impl_->connection, EmbeddedMigrations(impl_->connection->engine()))
+      .CurrentVersion();
+}
 
 int Store::LatestSchemaVersion() {
   const auto& migrations = EmbeddedMigrations();
@@ -245,9 +263,8 @@ int Store::LatestSchemaVersion() {
 }
 
 Result<std::vector<MigrationInfo>> Store::Migrations() const {
-  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<MigrationInfo>> {
-    return Migrator(impl_->db, EmbeddedMigrations()).List();
-  });
+  return internal::Guarded(
+      impl_->path, [&]() -> Result<std::vector<MigrationInfo>> { return Migrator(*this).List(); });
 }
 
 Status Store::CheckWritable() const {
@@ -282,9 +299,9 @@ Result<std::vector<int>> Store::Migrate() {
         "{}: the store was opened read-only: open it read-write to migrate it", path()));
   }
   return internal::Guarded(impl_->path, [&]() -> Result<std::vector<int>> {
-    SQLite::Database& db = impl_->db;
     store::Connection& connection = *impl_->connection;
-    Migrator migrator(db, EmbeddedMigrations());
+    const bool sqlite = connection.engine() == store::Engine::kSqlite;
+    Migrator migrator(*this);
     if (Status s = migrator.Check(); !s.ok()) {
       return Status::SchemaMismatch(impl_->path + ": " + s.message());
     }
@@ -293,9 +310,13 @@ Result<std::vector<int>> Store::Migrate() {
     if (legacy_rows > 0) {
       return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, legacy_rows));
     }
-    if (Status s = internal::RefuseIfDamaged(db, impl_->path, "the migration"); !s.ok()) return s;
+    if (sqlite) {
+      if (Status s = internal::RefuseIfDamaged(*impl_->db, impl_->path, "the migration"); !s.ok())
+        return s;
+    }
     migrator.EnsureBookkeeping();
-    store::BulkWriteMode bulk(connection);
+    std::optional<store::BulkWriteMode> bulk;
+    if (sqlite) bulk.emplace(connection);
     store::WriteTransaction tx(connection);
     std::vector<int> applied = migrator.ApplyPendingInCallerTransaction();
     legacy_rows = internal::LegacyRowCount(connection);
@@ -308,9 +329,11 @@ Result<std::vector<int>> Store::Migrate() {
 }
 
 Result<StoreStatus> Store::GetStatus() const {
+  if (!impl_->db) return PostgresqlStatus();
   return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
-    SQLite::Database& db = impl_->db;
+    SQLite::Database& db = *impl_->db;
     StoreStatus status;
+    status.engine = "sqlite";
     status.path = impl_->path;
     status.schema_version = schema_version();
     status.latest_schema_version = LatestSchemaVersion();
@@ -347,7 +370,7 @@ Result<std::string> Store::DumpSchema() const {
         "-- hwrec schema {}: generated from migrations/ by the `schema` build target.\n"
         "-- Do not edit; change migrations/ and rebuild.\n\n",
         schema_version());
-    SQLite::Statement query(impl_->db,
+    SQLite::Statement query(internal::StoreAccess::Db(*this),
                             "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
                             "AND name NOT LIKE 'sqlite_%' ORDER BY CASE type "
                             "WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 "
@@ -358,6 +381,90 @@ Result<std::string> Store::DumpSchema() const {
     }
     out.pop_back();
     return out;
+  });
+}
+
+}  // namespace hwrec
+
+namespace hwrec {
+
+// A PostgreSQL database (its current schema, search_path's first) holds a
+// store when it has schema_migrations; an empty one is made a store only with
+// create_if_missing. Read-only opens make every transaction READ ONLY.
+Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
+                                                     const StoreOptions& options) {
+  const std::string shown = store::RedactedUri(uri);
+  return internal::Guarded(shown, [&]() -> Result<std::unique_ptr<Store>> {
+    auto impl = std::make_unique<Impl>(shown, options, store::ConnectPostgresql(uri));
+    store::Connection& db = *impl->connection;
+    const std::optional<std::string> schema = db.QueryText("SELECT current_schema()");
+    if (!schema) {
+      return Status::NotFound(fmt::format(
+          "{}: no schema of the search_path exists in this database: create it (CREATE SCHEMA) "
+          "or name an existing one",
+          shown));
+    }
+    const std::int64_t tables =
+        db.QueryInt64(
+              "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = "
+              "current_schema()")
+            .value_or(0);
+    const bool create = options.create_if_missing && !options.read_only;
+    if (tables == 0 && !create) {
+      return Status::NotFound(
+          fmt::format("no hwrec store at {} (schema {} is empty): create it with `hwrec init {}`",
+                      shown, *schema, shown));
+    }
+    if (tables > 0 && !db.HasTable("schema_migrations")) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: schema {} holds tables but no schema_migrations: it is not an hwrec store; name "
+          "an empty schema or one hwrec made (search_path)",
+          shown, *schema));
+    }
+    if (options.read_only) db.Execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+    Migrator migrator(db, EmbeddedMigrations(store::Engine::kPostgresql));
+    if (tables == 0) {
+      auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
+      if (!applied.ok()) return applied.status();
+    }
+    if (Status s = migrator.Check(); !s.ok()) {
+      if (!options.read_only || !options.inspect_schema)
+        return Status::SchemaMismatch(shown + ": " + s.message());
+      impl->schema_problem = s.message();
+    }
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+  });
+}
+
+Result<StoreStatus> Store::PostgresqlStatus() const {
+  return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
+    store::Connection& db = *impl_->connection;
+    store::ReadSnapshot snapshot(db);
+    StoreStatus status;
+    status.engine = "postgresql";
+    status.path = impl_->path;
+    status.schema_version = schema_version();
+    status.latest_schema_version = LatestSchemaVersion();
+    status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
+    status.opened = read_only() ? "read-only" : "read-write";
+    status.schema_problem = impl_->schema_problem;
+    status.file_size_bytes =
+        db.QueryInt64(
+              "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM "
+              "pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+              "WHERE n.nspname = current_schema() AND c.relkind = 'r'")
+            .value_or(0);
+    std::vector<std::string> tables;
+    auto list = db.Prepare(
+        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER "
+        "BY tablename");
+    while (list->Step()) tables.push_back(list->String(0));
+    for (const std::string& table : tables) {
+      // Identifiers cannot be bound; the names come from pg_tables, quoted.
+      const auto rows = db.QueryInt64("SELECT count(*) FROM " + QuoteIdentifier(table));
+      status.tables.push_back({table, rows.value_or(0)});
+    }
+    return status;
   });
 }
 

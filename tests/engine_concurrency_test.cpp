@@ -1,0 +1,278 @@
+// Several Runner replicas writing one store at once, as processes: on
+// PostgreSQL (HWREC_TEST_POSTGRESQL, the [engine] run) and on a SQLite file.
+// Writers that meet on the same workloads, hardware keys and execution ids
+// lose nothing and count nothing twice; a writer killed mid-batch leaves each
+// batch whole or absent; a server restart mid-run is a clear error, and the
+// same call again finishes the job.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hwrec/check.h"
+#include "hwrec/ingest.h"
+#include "hwrec/store.h"
+#include "store/database.h"
+#include "test_support.h"
+
+using hwrec::test::NewStoreLocation;
+using hwrec::test::TempDir;
+
+namespace {
+
+// Record `i` of a shared pool: five workloads on three kinds of hardware
+// (two CPU instance types and an L4), the same content whoever sends it.
+std::string Record(int i) {
+  static const char* const kHardware[] = {
+      R"({"instance_type":"n2-standard-8","architecture":"x86_64","cpu_millicores":8000,)"
+      R"("memory_bytes":34359738368,"gpu_count":0})",
+      R"({"instance_type":"c3-standard-4","architecture":"x86_64","cpu_millicores":4000,)"
+      R"("memory_bytes":17179869184,"gpu_count":0})",
+      R"({"instance_type":"g2-standard-8","architecture":"x86_64","cpu_millicores":8000,)"
+      R"("memory_bytes":34359738368,"gpu_count":1,"gpu_mode":"full","gpu_total":1,)"
+      R"("gpu_brand":"NVIDIA","gpu_model":"L4"})"};
+  const bool gpu = i % 3 == 2;
+  return fmt::format(
+      R"({{"execution_id":"rep-{}","action_image":"registry.example/job-{}:1","finished_at":{},)"
+      R"("status":"success","duration_s":{},"hardware":{},"cpu_millicores_avg":{},)"
+      R"("memory_peak_bytes":{}{}}})",
+      i, i % 5, 1795968157 + i * 7, 60 + i % 17, kHardware[i % 3], 500 + (i * 37) % 3000,
+      (1LL << 28) + static_cast<long long>(i % 23) * (1LL << 24),
+      gpu ? fmt::format(R"(,"gpu_utilization":0.{},"gpu_memory_peak_gb":{})", 10 + i % 80,
+                        4 + i % 9)
+          : "");
+}
+
+std::string Records(int first, int end) {
+  std::string lines;
+  for (int i = first; i < end; ++i) lines += Record(i) + "\n";
+  return lines;
+}
+
+// Opens the store at `location` for a child process's writes.
+std::unique_ptr<hwrec::Store> OpenForWriter(const std::string& location) {
+  hwrec::StoreOptions options;
+  options.busy_timeout_ms = 60000;  // SQLite writers wait for each other
+  auto store = hwrec::Store::Open(location, options);
+  if (!store.ok()) {
+    std::cerr << "writer: " << store.status().ToString() << "\n";
+    _exit(90);
+  }
+  return std::move(store).value();
+}
+
+// In a child: ingests `lines` in batches of `batch`; writes "accepted
+// duplicates" (or the error) to `report`; exit 0 on success.
+[[noreturn]] void IngestAndExit(const std::string& location, const std::string& lines,
+                                std::size_t batch, const std::string& report) {
+  auto store = OpenForWriter(location);
+  hwrec::IngestOptions options;
+  options.batch_size = batch;
+  auto ingestor = hwrec::Ingestor::Open(*store, options);
+  if (!ingestor.ok()) _exit(91);
+  std::istringstream in(lines);
+  auto summary = (*ingestor)->IngestJsonLines(in);
+  hwrec::test::WriteFile(report, summary.ok()
+                                     ? fmt::format("{} {}", summary->accepted, summary->duplicates)
+                                     : summary.status().ToString());
+  _exit(summary.ok() ? 0 : 1);
+}
+
+int WaitFor(pid_t pid) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::int64_t Count(hwrec::Store& store, const std::string& sql) {
+  return hwrec::store::ConnectionOf(store).QueryInt64(sql).value_or(-1);
+}
+
+// Every aggregate equals a rebuild from the observations (`hwrec check`).
+void RequireAggregatesEqualRebuild(const std::string& location) {
+  auto report = hwrec::CheckStore(location);
+  INFO(report.status().ToString());
+  REQUIRE(report.ok());
+  bool checked = false;
+  for (const hwrec::CheckResult& check : report->checks) {
+    if (check.name != "aggregates" && check.name != "recommendations") continue;
+    INFO(check.name << ": " << check.summary);
+    for (const std::string& problem : check.problems) INFO(problem);
+    CHECK(check.state == hwrec::CheckState::kOk);
+    checked = true;
+  }
+  REQUIRE(checked);
+}
+
+unsigned Seed() {
+  const char* given = std::getenv("HWREC_TEST_SEED");
+  const unsigned seed = given != nullptr ? static_cast<unsigned>(std::strtoul(given, nullptr, 10))
+                                         : std::random_device{}();
+  std::cout << "engine_concurrency_test: seed " << seed << " (HWREC_TEST_SEED=" << seed
+            << " repeats it)\n";
+  return seed;
+}
+
+}  // namespace
+
+TEST_CASE("replicas: writers meeting on the same workloads and keys lose and double-count nothing",
+          "[engine][concurrency]") {
+  TempDir dir;
+  const std::string location = NewStoreLocation(dir, "shared.db");
+  hwrec::test::OpenStoreOrFail(location);
+  // Writer k sends records [k*h, (k+2)*h): each overlaps its neighbours by
+  // half, in small batches so that their transactions interleave.
+  constexpr int kWriters = 4;
+  constexpr int kHalf = 120;
+  std::vector<pid_t> children;
+  for (int k = 0; k < kWriters; ++k) {
+    const std::string lines = Records(k * kHalf, (k + 2) * kHalf);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) IngestAndExit(location, lines, 15, dir.File("writer-" + std::to_string(k)));
+    children.push_back(pid);
+  }
+  std::int64_t accepted = 0;
+  std::int64_t duplicates = 0;
+  for (int k = 0; k < kWriters; ++k) {
+    const int exit_code = WaitFor(children[static_cast<std::size_t>(k)]);
+    const std::string report = hwrec::test::ReadFile(dir.File("writer-" + std::to_string(k)));
+    INFO("writer " << k << ": " << report);
+    REQUIRE(exit_code == 0);
+    std::istringstream counts(report);
+    std::int64_t a = 0;
+    std::int64_t d = 0;
+    counts >> a >> d;
+    accepted += a;
+    duplicates += d;
+  }
+  const int distinct = (kWriters + 1) * kHalf;
+  // Each record is stored once, by whichever writer came first; the others
+  // were told it was a duplicate.
+  CHECK(accepted == distinct);
+  CHECK(duplicates == kWriters * 2 * kHalf - distinct);
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  CHECK(Count(*store, "SELECT count(*) FROM observations") == distinct);
+  CHECK(Count(*store, "SELECT count(DISTINCT execution_id) FROM observations") == distinct);
+  CHECK(Count(*store, "SELECT count(*) FROM workloads") == 5);
+  store.reset();
+  RequireAggregatesEqualRebuild(location);
+}
+
+TEST_CASE("replicas: a writer killed mid-batch leaves each batch whole or absent",
+          "[engine][concurrency]") {
+  const unsigned seed = Seed();
+  std::mt19937 random(seed);
+  TempDir dir;
+  const std::string location = NewStoreLocation(dir, "killed.db");
+  hwrec::test::OpenStoreOrFail(location);
+  constexpr int kBatch = 40;
+  constexpr int kBatches = 60;
+  const std::string lines = Records(0, kBatch * kBatches);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) IngestAndExit(location, lines, kBatch, dir.File("killed"));
+  // Killed once some batches are in, at a moment the seed picks.
+  auto watcher = hwrec::test::OpenStoreOrFail(location);
+  for (int i = 0; i < 2000 && Count(*watcher, "SELECT count(*) FROM observations") < kBatch; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(std::uniform_int_distribution<int>(0, 20000)(random)));
+  kill(pid, SIGKILL);
+  WaitFor(pid);
+  std::int64_t stored = 0;
+  for (int b = 0; b < kBatches; ++b) {
+    auto in_batch = hwrec::store::ConnectionOf(*watcher)
+                        .Prepare("SELECT count(*) FROM observations WHERE execution_id IN (" + [&] {
+                          std::string marks;
+                          for (int i = 0; i < kBatch; ++i) marks += i == 0 ? "?" : ", ?";
+                          return marks;
+                        }() + ")");
+    for (int i = 0; i < kBatch; ++i) in_batch->Bind(i + 1, "rep-" + std::to_string(b * kBatch + i));
+    REQUIRE(in_batch->Step());
+    const std::int64_t n = in_batch->Int64(0);
+    INFO("batch " << b << " holds " << n << " of " << kBatch << " (seed " << seed << ")");
+    CHECK((n == 0 || n == kBatch));
+    stored += n;
+  }
+  INFO("seed " << seed);
+  CHECK(Count(*watcher, "SELECT count(*) FROM observations") == stored);
+  watcher.reset();
+  RequireAggregatesEqualRebuild(location);
+}
+
+TEST_CASE("replicas: a server restart mid-run is a clear error, and the same call again finishes",
+          "[engine][concurrency]") {
+  const char* server = std::getenv("HWREC_TEST_POSTGRESQL_DIR");
+  if (!hwrec::test::TestingPostgresql() || server == nullptr) {
+    SUCCEED("PostgreSQL only: a SQLite file has no server to restart");
+    return;
+  }
+  TempDir dir;
+  const std::string location = NewStoreLocation(dir, "restart.db");
+  hwrec::test::OpenStoreOrFail(location);
+  constexpr int kRecords = 6000;
+  const std::string lines = Records(0, kRecords);
+  const std::string report = dir.File("first");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    auto store = OpenForWriter(location);
+    hwrec::IngestOptions options;
+    options.batch_size = 10;
+    auto ingestor = hwrec::Ingestor::Open(*store, options);
+    if (!ingestor.ok()) _exit(91);
+    std::istringstream first(lines);
+    auto interrupted = (*ingestor)->IngestJsonLines(first);
+    // What the first attempt left: whole batches only.
+    const std::int64_t kept = hwrec::store::ConnectionOf(*store)
+                                  .QueryInt64("SELECT count(*) FROM observations")
+                                  .value_or(-1);
+    hwrec::test::WriteFile(report, (interrupted.ok() ? std::string("finished before the restart")
+                                                     : interrupted.status().ToString()) +
+                                       "\n" + std::to_string(kept));
+    // The same Store, the same call: the connection is made again.
+    std::istringstream again(lines);
+    auto retried = (*ingestor)->IngestJsonLines(again);
+    if (!retried.ok()) std::cerr << "retry: " << retried.status().ToString() << "\n";
+    _exit(retried.ok() ? 0 : 1);
+  }
+  {
+    auto watcher = hwrec::test::OpenStoreOrFail(location);
+    for (int i = 0; i < 4000 && Count(*watcher, "SELECT count(*) FROM observations") < 200; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  const auto restarted = hwrec::test::RunShell(
+      hwrec::test::ShellQuote(hwrec::test::SourcePath("scripts/pg_server.sh")) + " restart " +
+      hwrec::test::ShellQuote(server));
+  INFO(restarted.err);
+  REQUIRE(restarted.exit_code == 0);
+  const int exit_code = WaitFor(pid);
+  const std::string first = hwrec::test::ReadFile(report);
+  INFO("first attempt: " << first);
+  CHECK(first.find("finished before") == std::string::npos);
+  CHECK(first.find("PostgreSQL") != std::string::npos);
+  CHECK(first.find("run the command again") != std::string::npos);
+  CHECK(first.find("ingest stopped in the batch starting at line") != std::string::npos);
+  const std::int64_t kept = std::stoll(first.substr(first.rfind('\n') + 1));
+  CHECK(kept > 0);
+  CHECK(kept % 10 == 0);  // batches of 10: none half-written
+  REQUIRE(exit_code == 0);
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  CHECK(Count(*store, "SELECT count(*) FROM observations") == kRecords);
+  store.reset();
+  RequireAggregatesEqualRebuild(location);
+}
