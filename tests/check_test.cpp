@@ -287,18 +287,19 @@ std::unique_ptr<hwrec::Store> StoreWithHistory(const std::string& location) {
   std::ostringstream lines;
   for (int i = 0; i < 6; ++i) {
     lines << fmt::format(
-        R"({{"execution_id":"ex-{}","action_image":"ghcr.io/acme/train:{}",)"
-        R"("finished_at":"2026-11-28T10:{:02}:00Z","status":"success",)"
-        R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
-        R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
-        R"("gpu_memory_peak_gb":{},"cpu_millicores_p95":{}}})",
-        i, i % 2, i, 20 + i, 1000 + 100 * i)
+                 R"({{"execution_id":"ex-{}","action_image":"ghcr.io/acme/train:{}",)"
+                 R"("finished_at":"2026-11-28T10:{:02}:00Z","status":"success",)"
+                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
+                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+                 R"("gpu_memory_peak_gb":{},"cpu_millicores_p95":{}}})",
+                 i, i % 2, i, 20 + i, 1000 + 100 * i)
           << "\n";
   }
   std::istringstream in(lines.str());
   auto ingestor = hwrec::Ingestor::Open(*store);
   REQUIRE(ingestor.ok());
   auto summary = (*ingestor)->IngestJsonLines(in);
+  INFO(summary.status().ToString());
   REQUIRE(summary.ok());
   REQUIRE(summary->accepted == 6);
   return store;
@@ -320,8 +321,8 @@ TEST_CASE("check: derived data is checked against a rebuild on either engine", "
     INFO(check.name << ": " << check.summary << " "
                     << (check.problems.empty() ? "" : check.problems.front()));
     const bool file_check = check.name == "integrity" || check.name == "foreign_keys";
-    CHECK(check.state == (server && file_check ? hwrec::CheckState::kSkipped
-                                               : hwrec::CheckState::kOk));
+    CHECK(check.state ==
+          (server && file_check ? hwrec::CheckState::kSkipped : hwrec::CheckState::kOk));
   }
   if (server) {
     CHECK_THAT(report->checks[0].summary, Catch::Contains("PostgreSQL checks its own pages"));

@@ -36,7 +36,7 @@ struct CheckResult {
 };
 
 struct StoreCheckReport {
-  std::string path;            // a URI's password is "***"
+  std::string path;           // a URI's password is "***"
   std::string newest_backup;  // the newest STORE.hp-v1-backup-*, empty when none (or a URI)
   std::vector<CheckResult> checks;
 

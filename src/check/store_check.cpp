@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <tuple>
 
 #include "base/enum_names.h"
@@ -31,6 +32,11 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
   result.summary = summary;
   Findings findings(&result, max_problems);
   try {
+    // On PostgreSQL each check reads one state of a store others may be
+    // writing, and a failed statement ends only that check's transaction.
+    std::optional<store::ReadSnapshot> snapshot;
+    if (file.connection().engine() == store::Engine::kPostgresql)
+      snapshot.emplace(file.connection());
     body(file, &result, &findings);
   } catch (const std::exception& e) {
     findings.Add(
@@ -90,9 +96,10 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
     checks.push_back(Skipped("integrity",
                              "skipped: PostgreSQL checks its own pages; SQLite's integrity_check "
                              "is for store files"));
-    checks.push_back(Skipped("foreign_keys",
-                             "skipped: PostgreSQL enforces every reference as it is written"));
-    checks.push_back(RunCheck(file, "schema", "applied migrations match this build's for PostgreSQL",
+    checks.push_back(
+        Skipped("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written"));
+    checks.push_back(RunCheck(file, "schema",
+                              "applied migrations match this build's for PostgreSQL",
                               kServerRestoreFix, n, internal::CheckSchema));
   } else {
     checks.push_back(RunCheck(file, "integrity", "SQLite's integrity_check: every page and index",

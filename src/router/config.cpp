@@ -158,9 +158,8 @@ Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
   return Status::Ok();
 }
 
-Status ReplaceRouterConfig(
-    Store& store,
-    const std::function<Result<RouterConfig>(store::Connection& db)>& next) {
+Status ReplaceRouterConfig(Store& store,
+                           const std::function<Result<RouterConfig>(store::Connection& db)>& next) {
   store::Connection& db = store::ConnectionOf(store);
   Status status;
   store::RunWrite(db, [&] {
@@ -205,12 +204,11 @@ Status SaveRouterConfig(Store& store, const RouterConfig& config) {
 Status SetRouterSetting(Store& store, const std::string& key, const std::string& value) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "set a router setting", [&]() -> Status {
-    return internal::ReplaceRouterConfig(
-        store, [&](store::Connection& db) -> Result<RouterConfig> {
-          RouterConfig config = internal::ReadRouterConfig(db);
-          if (Status s = internal::ApplySetting(&config.settings, key, value); !s.ok()) return s;
-          return config;
-        });
+    return internal::ReplaceRouterConfig(store, [&](store::Connection& db) -> Result<RouterConfig> {
+      RouterConfig config = internal::ReadRouterConfig(db);
+      if (Status s = internal::ApplySetting(&config.settings, key, value); !s.ok()) return s;
+      return config;
+    });
   });
 }
 

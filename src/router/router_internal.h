@@ -38,9 +38,8 @@ Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
 // One write transaction that replaces the configuration with what `next`
 // makes of the store's (read inside it), checked; commits only when both
 // succeed. A transaction PostgreSQL cancels runs again (store::RunWrite).
-Status ReplaceRouterConfig(
-    Store& store,
-    const std::function<Result<RouterConfig>(store::Connection& db)>& next);
+Status ReplaceRouterConfig(Store& store,
+                           const std::function<Result<RouterConfig>(store::Connection& db)>& next);
 
 // Sets one named setting from text, validating its range.
 Status ApplySetting(RouterSettings* settings, std::string_view key, std::string_view value);

@@ -50,9 +50,7 @@ class ServerInspection : public Inspection {
   bool has_bookkeeping() const override { return true; }  // Store::Open recognised it
   Connection& connection() override { return ConnectionOf(*store_); }
   int SchemaVersion() override { return store_->schema_version(); }
-  Status CheckMigrations() override {
-    return internal::Migrator(*store_, internal::EmbeddedMigrations()).Check();
-  }
+  Status CheckMigrations() override { return internal::Migrator(*store_).Check(); }
 
  private:
   std::unique_ptr<Store> store_;

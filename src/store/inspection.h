@@ -20,10 +20,10 @@ std::string PrintableLocation(const std::string& location);
 
 class Inspection {
  public:
-  // Opens `path` (a file, or a PostgreSQL URI) read-only and reads its schema once, to find out whether it
-  // has the migrations' bookkeeping table. Returns what Store::Open says of a
-  // file it cannot open or read (kNotFound, kReadOnly, kIoError, …);
-  // a damaged schema is not a failure here but for the checks to report.
+  // Opens `path` (a file, or a PostgreSQL URI) read-only and reads its schema once, to find out
+  // whether it has the migrations' bookkeeping table. Returns what Store::Open says of a file it
+  // cannot open or read (kNotFound, kReadOnly, kIoError, …); a damaged schema is not a failure here
+  // but for the checks to report.
   static Result<std::unique_ptr<Inspection>> Open(const std::string& path);
   virtual ~Inspection() = default;
 
