@@ -71,8 +71,7 @@ AggregateMap RebuildInMemory(store::Connection& db, const RecommenderSettings& s
 
 }  // namespace
 
-void CheckAggregates(store::Inspection& file, CheckResult* result, Findings* findings) {
-  store::Connection& db = file.connection();
+std::size_t CompareAggregatesWithRebuild(store::Connection& db, Findings* findings) {
   const RecommenderSettings settings = LoadSettings(db);
   AggregateMap rebuilt = RebuildInMemory(db, settings);
   const std::size_t expected = rebuilt.size();
@@ -105,6 +104,11 @@ void CheckAggregates(store::Inspection& file, CheckResult* result, Findings* fin
     findings->Add(fmt::format("{}: no aggregate, but {} observation(s) have this key",
                               KeyLabel(db, key), aggregate.samples));
   }
+  return expected;
+}
+
+void CheckAggregates(store::Inspection& file, CheckResult* result, Findings* findings) {
+  const std::size_t expected = CompareAggregatesWithRebuild(file.connection(), findings);
   result->summary =
       fmt::format("{} aggregates, each compared with a rebuild from the observations", expected);
 }

@@ -12,6 +12,7 @@
 #include "check/findings.h"
 #include "hwrec/check.h"
 #include "hwrec/store.h"
+#include "hwrec/store_location.h"
 #include "store/backup.h"
 #include "store/guarded.h"
 #include "store/inspection.h"
@@ -63,7 +64,7 @@ constexpr const char* kRebuildFix =
 
 // Opens `path` read-only as an hwrec store; fails naming why the checks cannot run.
 Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path) {
-  if (store::IsServerLocation(path)) return store::Inspection::Open(path);
+  if (IsPostgresqlLocation(path)) return store::Inspection::Open(path);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status::NotFound(fmt::format("{}: no such store (not a file)", path));
@@ -148,13 +149,13 @@ bool StoreCheckReport::sound() const {
 }
 
 Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options) {
-  const std::string printable = store::PrintableLocation(path);  // never a password
+  const std::string printable = PrintableLocation(path);  // never a password
   return internal::Guarded(printable, [&]() -> Result<StoreCheckReport> {
     auto file = OpenForCheck(path);
     if (!file.ok()) return file.status();
     StoreCheckReport report;
     report.path = printable;
-    if (!store::IsServerLocation(path)) report.newest_backup = internal::NewestBackup(path);
+    if (!IsPostgresqlLocation(path)) report.newest_backup = internal::NewestBackup(path);
     report.checks = RunChecks(**file, options);
     const std::string backup = report.newest_backup.empty()
                                    ? std::string("a backup")

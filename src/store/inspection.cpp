@@ -67,12 +67,6 @@ Result<std::unique_ptr<Inspection>> OpenServer(const std::string& uri) {
 
 }  // namespace
 
-bool IsServerLocation(const std::string& location) { return IsPostgresqlUri(location); }
-
-std::string PrintableLocation(const std::string& location) {
-  return IsPostgresqlUri(location) ? RedactedUri(location) : location;
-}
-
 Result<std::unique_ptr<Inspection>> Inspection::Open(const std::string& path) {
   if (IsPostgresqlUri(path)) return OpenServer(path);
   try {

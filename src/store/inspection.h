@@ -13,11 +13,6 @@
 
 namespace hwrec::store {
 
-// Whether `location` names a PostgreSQL store rather than a SQLite file.
-bool IsServerLocation(const std::string& location);
-// `location` as hwrec prints it: a URI's password is "***".
-std::string PrintableLocation(const std::string& location);
-
 class Inspection {
  public:
   // Opens `path` (a file, or a PostgreSQL URI) read-only and reads its schema once, to find out
