@@ -5,7 +5,7 @@ The library is a stack of folders under src/ (README "Architecture"). A file
 may include headers of its own folder and of lower layers, and public headers
 (include/hwrec/) that belong to its layer or below. A header named
 *_internal.h is private to its folder. Only src/store/ reaches the database
-engine (SQLiteCpp, sqlite3.h): every layer above talks to it through the
+engine (SQLiteCpp, sqlite3.h, libpq): every layer above talks to it through the
 store's interface (src/store/database.h). Public headers follow the same
 order among themselves.
 
@@ -36,6 +36,7 @@ PUBLIC = {
     "version.h": "base",
     "record_error.h": "base",
     "store.h": "store",
+    "store_location.h": "store",
     "hardware_profile.h": "hardware",
     "hardware_key.h": "hardware",
     "catalog.h": "hardware",
@@ -58,15 +59,16 @@ PUBLIC = {
     "router_config.h": "router",
     "simulated_capacity.h": "router",
     "check.h": "check",
+    "store_copy.h": "check",
     "legacy_migration.h": "legacy",
     "legacy_quarantine.h": "legacy",
     "hwrec.h": "umbrella",
 }
 
-ENGINE_HEADERS = ("SQLiteCpp/", "sqlite3.h")
+ENGINE_HEADERS = ("SQLiteCpp/", "sqlite3.h", "libpq-fe.h")
 ENGINE_FOLDER = "store"
 # Headers of src/store/ that expose the engine itself: private to src/store/.
-ENGINE_PRIVATE = {"store/sqlite_util.h", "store/sqlite_connection.h"}
+ENGINE_PRIVATE = {"store/sqlite_util.h", "store/sqlite_connection.h", "store/pg_connection.h"}
 
 RANK = {folder: rank for rank, peers in enumerate(LAYERS) for folder in peers}
 RANK["umbrella"] = len(LAYERS)

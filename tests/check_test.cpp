@@ -7,12 +7,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "hwrec/check.h"
+#include "hwrec/ingest.h"
 #include "legacy_fixture.h"
+#include "store/database.h"
 #include "test_support.h"
 
 using hwrec::test::ExampleStore;
@@ -272,4 +277,84 @@ TEST_CASE("check: a store made by a legacy migration checks clean", "[check][leg
     INFO(check.name << ": " << (check.problems.empty() ? "" : check.problems.front()));
     CHECK(check.state == hwrec::CheckState::kOk);
   }
+}
+
+namespace {
+
+// Adds a few executions of two workloads on one card.
+void AddHistory(hwrec::Store& store) {
+  std::ostringstream lines;
+  for (int i = 0; i < 6; ++i) {
+    lines << fmt::format(
+                 R"({{"execution_id":"ex-{}","action_image":"ghcr.io/acme/train:{}",)"
+                 R"("finished_at":"2026-11-28T10:{:02}:00Z","status":"success",)"
+                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
+                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+                 R"("gpu_memory_peak_gb":{},"cpu_millicores_p95":{}}})",
+                 i, i % 2, i, 20 + i, 1000 + 100 * i)
+          << "\n";
+  }
+  std::istringstream in(lines.str());
+  auto ingestor = hwrec::Ingestor::Open(store);
+  REQUIRE(ingestor.ok());
+  auto summary = (*ingestor)->IngestJsonLines(in);
+  INFO(summary.status().ToString());
+  REQUIRE(summary.ok());
+  REQUIRE(summary->accepted == 6);
+}
+
+// Every check is ok, but on PostgreSQL integrity and foreign_keys, which are skipped.
+void RequireSound(const hwrec::StoreCheckReport& report) {
+  const bool server = hwrec::test::TestingPostgresql();
+  CHECK(report.sound());
+  REQUIRE(report.checks.size() == 5);
+  for (const auto& check : report.checks) {
+    INFO(check.name << ": " << check.summary << " "
+                    << (check.problems.empty() ? "" : check.problems.front()));
+    const bool file_check = check.name == "integrity" || check.name == "foreign_keys";
+    CHECK(check.state ==
+          (server && file_check ? hwrec::CheckState::kSkipped : hwrec::CheckState::kOk));
+  }
+  if (server) {
+    CHECK_THAT(report.checks[0].summary, Catch::Contains("PostgreSQL checks its own pages"));
+    CHECK_THAT(report.checks[1].summary, Catch::Contains("enforces every reference"));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("check: derived data is checked against a rebuild on either engine", "[check][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "checked.db");
+  const auto store = hwrec::test::OpenStoreOrFail(location);
+  auto report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  CHECK(report->path == store->path());
+  RequireSound(*report);  // a new store
+
+  AddHistory(*store);
+  report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  RequireSound(*report);
+
+  hwrec::store::ConnectionOf(*store).Execute(
+      "UPDATE aggregates SET samples = samples + 1 WHERE scope = 'any' AND workload_id = "
+      "(SELECT min(workload_id) FROM aggregates)");
+  report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  CHECK_FALSE(report->sound());
+  const hwrec::CheckResult& aggregates = report->checks[3];
+  REQUIRE(aggregates.name == "aggregates");
+  CHECK(aggregates.state == hwrec::CheckState::kProblem);
+  CHECK(aggregates.problem_count == 1);
+  REQUIRE(aggregates.problems.size() == 1);
+  CHECK_THAT(aggregates.problems[0], Catch::Contains("samples, but the observations hold"));
+  CHECK_THAT(aggregates.fix, Catch::Contains("refresh"));
+
+  hwrec::store::ConnectionOf(*store).Execute(
+      "UPDATE recommendations SET cpu_request_millicores_samples = 99");
+  report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  CHECK(report->checks[4].state == hwrec::CheckState::kProblem);
+  CHECK_THAT(report->checks[4].problems.front(), Catch::Contains("counts 99 executions"));
 }

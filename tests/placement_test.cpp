@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
@@ -64,7 +65,8 @@ Observation Ran(const std::string& pool, int n, double gpu_peak_gb, double utili
 
 struct Fixture {
   test::TempDir dir;
-  std::unique_ptr<Store> store = test::OpenStoreOrFail(dir.File("placement.db"));
+  std::string location = test::NewStoreLocation(dir, "placement.db");
+  std::unique_ptr<Store> store = test::OpenStoreOrFail(location);
 
   void Register(const std::vector<NodePool>& pools) {
     for (const NodePool& pool : pools) REQUIRE(RegisterNodePool(*store, pool).ok());
@@ -79,6 +81,7 @@ struct Fixture {
     const auto ingestor_owner = Ingestor::Open(*store).value();
     Ingestor& ingestor = *ingestor_owner;
     auto summary = ingestor.Ingest(batch);
+    INFO(summary.status().ToString());
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);
   }
@@ -139,7 +142,7 @@ std::vector<std::string> Order(const PlacementResult& result) {
 }  // namespace
 
 TEST_CASE("placement: no pool is judged infeasible by a figure learned on another card",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30")});
@@ -175,7 +178,7 @@ TEST_CASE("placement: no pool is judged infeasible by a figure learned on anothe
 }
 
 TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged too small",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
               Pool("t4", "T4", "full", 4, 4, "n1-standard-32"),
@@ -208,7 +211,7 @@ TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged t
 TEST_CASE(
     "placement: a GPU pool without a recorded gpu_mode is eligible for every GPU request, "
     "never judged too small",
-    "[placement][parse]") {
+    "[placement][parse][engine]") {
   Fixture f;
   NodePool unsplit = Pool("a30-old", "A30", "", 4, 0, "on-prem-a30");
   unsplit.hardware.gpu_mode.reset();
@@ -228,7 +231,8 @@ TEST_CASE(
   CHECK_THAT(e.notes[0], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
 }
 
-TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation", "[placement]") {
+TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation",
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
   f.History("a100-80", 10, 0.5, 2000, 4 * kGiB);
@@ -256,7 +260,7 @@ TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation", 
 }
 
 TEST_CASE("placement: best_fit picks the least waste of a card, first_fit keeps the order",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-80-full", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
               Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30"),
@@ -281,7 +285,7 @@ TEST_CASE("placement: best_fit picks the least waste of a card, first_fit keeps 
 }
 
 TEST_CASE("placement: a short compute share ranks lower but never makes a pool infeasible",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("a100-40-4g", "A100 40GB", "mig-4g.20gb", 8, 8, "p4d.24xlarge")});
@@ -298,7 +302,7 @@ TEST_CASE("placement: a short compute share ranks lower but never makes a pool i
   CHECK_THAT(short_pool.notes[0], Catch::Contains("short of compute: needs 0.50 of a card"));
 }
 
-TEST_CASE("placement: a pinned value wins over the recommendation", "[placement]") {
+TEST_CASE("placement: a pinned value wins over the recommendation", "[placement][engine]") {
   Fixture f;
   f.Register({CpuPool("cpu")});
   f.History("cpu", 0, 0, 2000, 4 * kGiB);
@@ -325,7 +329,7 @@ TEST_CASE("placement: a pinned value wins over the recommendation", "[placement]
                                                          "value: declare gpu_memory_gb too"));
 }
 
-TEST_CASE("placement: with no feasible pool each pool says why in words", "[placement]") {
+TEST_CASE("placement: with no feasible pool each pool says why in words", "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("t4", "T4", "full", 4, 4, "n1-standard-32"), CpuPool("cpu"),
@@ -358,7 +362,7 @@ TEST_CASE("placement: with no feasible pool each pool says why in words", "[plac
   CHECK(Order(result) == std::vector<std::string>{"a100-3g", "t4", "cpu", "gone", "a30-4g"});
 }
 
-TEST_CASE("placement: declared hardware constraints are hard", "[placement]") {
+TEST_CASE("placement: declared hardware constraints are hard", "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30"),
               Pool("mystery", std::nullopt, "full", 8, 8, "on-prem-g2"),
@@ -382,7 +386,7 @@ TEST_CASE("placement: declared hardware constraints are hard", "[placement]") {
   CHECK(wide.evaluations[0].reason == "needs 20 GPUs; a node of this pool has 16 of mig-3g.20gb");
 }
 
-TEST_CASE("placement: the JSON payload round-trips", "[placement]") {
+TEST_CASE("placement: the JSON payload round-trips", "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("mystery", std::nullopt, "full", 8, 8, "on-prem-g2"), CpuPool("cpu")});
@@ -405,7 +409,7 @@ TEST_CASE("placement: the JSON payload round-trips", "[placement]") {
   CHECK_THAT(refused.status().message(), Catch::Contains("upgrade hwrec"));
 }
 
-TEST_CASE("placement: recording writes exactly the chosen request", "[placement]") {
+TEST_CASE("placement: recording writes exactly the chosen request", "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("a30-4g", "A30", "mig-4g.24gb", 4, 4, "on-prem-a30")});
@@ -435,7 +439,7 @@ TEST_CASE("placement: recording writes exactly the chosen request", "[placement]
 }
 
 TEST_CASE("placement: an evaluator kept open sees history and settings written since it was used",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
               Pool("a100-3g", "A100 80GB", "mig-3g.40gb", 1, 2, "a2-ultragpu-1g"), CpuPool("cpu")});
@@ -504,7 +508,7 @@ TEST_CASE("placement: inputs are read with errors that name the field", "[placem
 }
 
 TEST_CASE("placement: every candidate list obeys one set of rules, however it was built",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   std::unique_ptr<PlacementEvaluator> evaluator = f.EvaluatorOverOneA100Pool();
   const auto refused = [&](const std::vector<PlacementCandidate>& candidates) {
@@ -529,7 +533,7 @@ TEST_CASE("placement: every candidate list obeys one set of rules, however it wa
 }
 
 TEST_CASE("placement and recommend: an as_of that is not a date is refused, naming it",
-          "[placement]") {
+          "[placement][engine]") {
   Fixture f;
   std::unique_ptr<PlacementEvaluator> evaluator = f.EvaluatorOverOneA100Pool();
   const auto opened = RecommendationQuery::Open(*f.store).value();
@@ -543,6 +547,50 @@ TEST_CASE("placement and recommend: an as_of that is not a date is refused, nami
     auto recommended = query.Recommend(kImage, HardwareKey{}, as_of);
     REQUIRE_FALSE(recommended.ok());
     CHECK(recommended.status().code() == StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("placement: two replicas recording at once keep every placement once",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result = f.Place(Execution(OneGpu()), std::vector<std::string>{"a100-3g"});
+  constexpr int kRecords = 15;
+  // Each replica has its own connection and records its own executions and
+  // the shared ones; Catch's assertions stay on this thread.
+  auto replica = [&](const std::string& name, std::string* failure) {
+    auto store = Store::Open(f.location);
+    if (!store.ok()) {
+      *failure = store.status().ToString();
+      return;
+    }
+    for (int i = 0; i < kRecords; ++i) {
+      for (const std::string& execution :
+           {fmt::format("{}-{}", name, i), fmt::format("shared-{}", i)}) {
+        if (auto id = RecordPlacement(**store, execution, result); !id.ok()) {
+          *failure = id.status().ToString();
+          return;
+        }
+      }
+    }
+  };
+  std::string failures[2];
+  std::thread first(replica, "a", &failures[0]);
+  std::thread second(replica, "b", &failures[1]);
+  first.join();
+  second.join();
+  CHECK(failures[0].empty());
+  CHECK(failures[1].empty());
+  INFO(failures[0] << failures[1]);
+  for (int i = 0; i < kRecords; ++i) {
+    for (const std::string& execution :
+         {fmt::format("a-{}", i), fmt::format("b-{}", i), fmt::format("shared-{}", i)}) {
+      INFO(execution);
+      const auto records = ListPlacements(*f.store, execution);
+      REQUIRE(records.ok());
+      CHECK(records->size() == 1);
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "base/time.h"
 #include "hwrec/ingest.h"
@@ -29,7 +30,7 @@ constexpr double kDay = 1.78e9;  // a fixed instant: 2026-05-28, UTC
 
 struct Fixture {
   hwrec::test::TempDir dir;
-  std::string path = dir.File("router.db");
+  std::string path = hwrec::test::NewStoreLocation(dir, "router.db");
   std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
 
   hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
@@ -67,6 +68,7 @@ struct Fixture {
     hwrec::Ingestor& ingestor = *ingestor_owner;
     std::istringstream in(lines.str());
     auto summary = ingestor.IngestJsonLines(in);
+    INFO(summary.status().ToString());
     REQUIRE(summary.ok());
   }
 };
@@ -89,7 +91,7 @@ hwrec::Launcher LaunchOnly(std::set<std::string> launch, std::vector<std::string
 }  // namespace
 
 TEST_CASE("router: width 8 long job leads with a2-ultragpu-8g FLEX_START, short with SPOT",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   const auto long_plan = f.Plan("capture-7b", 8, 48);
   REQUIRE_FALSE(long_plan.ladder.empty());
@@ -108,7 +110,7 @@ TEST_CASE("router: width 8 long job leads with a2-ultragpu-8g FLEX_START, short 
   }
 }
 
-TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[router]") {
+TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[router][engine]") {
   Fixture f;
   f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-1g", 50);
   const auto plan = f.Plan("capture-7b", 8, 48);
@@ -123,7 +125,7 @@ TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[ro
 }
 
 TEST_CASE("router: capacity misses at 8 and 4 realize width 2 on GCP, and the event says 2",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   const auto plan = f.Plan("capture-7b", 8, 48);
   std::vector<std::string> tried;
@@ -141,7 +143,8 @@ TEST_CASE("router: capacity misses at 8 and 4 realize width 2 on GCP, and the ev
   CHECK(event["machine_type"] == "a2-ultragpu-2g");
 }
 
-TEST_CASE("router: RunPod is reached only when every GCP and SLURM rung missed", "[router]") {
+TEST_CASE("router: RunPod is reached only when every GCP and SLURM rung missed",
+          "[router][engine]") {
   Fixture f;
   for (int width : {1, 8}) {
     const auto plan = f.Plan("eval-7b", width, 3);
@@ -157,7 +160,7 @@ TEST_CASE("router: RunPod is reached only when every GCP and SLURM rung missed",
   }
 }
 
-TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[router]") {
+TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[router][engine]") {
   for (LaunchOutcome outcome : {LaunchOutcome::kConfigError, LaunchOutcome::kPermissionError,
                                 LaunchOutcome::kWorkloadFailure}) {
     INFO(hwrec::ToString(outcome));
@@ -177,7 +180,7 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
 }
 
 TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the rest of the day",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (both preemptible), STANDARD
   std::vector<std::string> tried;
@@ -204,7 +207,7 @@ TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the res
 }
 
 TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept across reopening",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "2").ok());
   const auto plan = f.Plan("capture-7b", 8, 48);
@@ -230,7 +233,7 @@ TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept acro
   CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 2);
 }
 
-TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[router]") {
+TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[router][engine]") {
   Fixture f;
   const auto plan = f.Plan("capture-7b", 2, 2);
   hwrec::WalkOptions options;
@@ -249,7 +252,7 @@ TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[r
   CHECK(day->exhausted_quotas.empty());
 }
 
-TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router]") {
+TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
   Fixture f;
   f.History("ghcr.io/acme/lora-13b:1.0", "H100 80GB", "a3-highgpu-8g", 60);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
@@ -275,7 +278,7 @@ TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router]") {
         }) == 1);
 }
 
-TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router]") {
+TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router][engine]") {
   Fixture f;
   for (const char* intent : {"capture-7b", "lora-13b"}) {
     for (int width : {1, 8}) {
@@ -293,7 +296,7 @@ TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router]") {
 }
 
 TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs with the reason",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
       {"gpu_model": "A100 80GB", "class": "preemptible", "gpus": 4},
@@ -312,7 +315,8 @@ TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs w
   CHECK(pruned.size() == 3);
 }
 
-TEST_CASE("router: an intent's minimum width bounds degradation and the request", "[router]") {
+TEST_CASE("router: an intent's minimum width bounds degradation and the request",
+          "[router][engine]") {
   Fixture f;
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
       "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
@@ -330,7 +334,7 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
 }
 
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
-          "[router]") {
+          "[router][engine]") {
   Fixture f;
   const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
   auto s = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "capture-7b",
@@ -358,4 +362,57 @@ TEST_CASE("router: durations are read with their unit", "[router]") {
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6x").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("0h").ok());
+}
+
+TEST_CASE("router: two replicas walking at once count every walk once and lose no quota block",
+          "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "1000").ok());
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  constexpr int kWalks = 12;
+  // Each replica has its own connection; Catch's assertions stay on this thread.
+  auto replica = [&](hwrec::LaunchOutcome gcp_outcome, int* counted, std::string* failure) {
+    auto store = hwrec::Store::Open(f.path);
+    if (!store.ok()) {
+      *failure = store.status().ToString();
+      return;
+    }
+    const hwrec::Launcher launcher = [gcp_outcome](const Rung& rung) {
+      if (rung.backend != Backend::kGcp) return hwrec::LaunchResult{LaunchOutcome::kLaunched, ""};
+      return hwrec::LaunchResult{gcp_outcome, "none left"};
+    };
+    for (int i = 0; i < kWalks; ++i) {
+      hwrec::WalkOptions options;
+      options.now = kDay;
+      auto walk = hwrec::WalkLadder(**store, plan, launcher, options);
+      if (!walk.ok()) {
+        *failure = walk.status().ToString();
+        return;
+      }
+      if (walk->counted_gcp_attempt) ++*counted;
+    }
+  };
+  for (const auto outcome : {LaunchOutcome::kCapacityMiss, LaunchOutcome::kQuotaExceeded}) {
+    const auto before = hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts;
+    int counted[2] = {0, 0};
+    std::string failures[2];
+    std::thread first(replica, outcome, &counted[0], &failures[0]);
+    std::thread second(replica, outcome, &counted[1], &failures[1]);
+    first.join();
+    second.join();
+    CHECK(failures[0].empty());
+    CHECK(failures[1].empty());
+    INFO(failures[0] << failures[1]);
+    const auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+    REQUIRE(day.ok());
+    if (outcome == LaunchOutcome::kCapacityMiss) {
+      CHECK(counted[0] == kWalks);  // every degradation walk takes one unit
+      CHECK(counted[1] == kWalks);
+    }
+    CHECK(day->gcp_attempts - before == counted[0] + counted[1]);
+    const std::set<std::string> distinct(day->exhausted_quotas.begin(),
+                                         day->exhausted_quotas.end());
+    CHECK(distinct.size() == day->exhausted_quotas.size());
+    CHECK(day->exhausted_quotas.empty() == (outcome == LaunchOutcome::kCapacityMiss));
+  }
 }

@@ -2,7 +2,10 @@
 // and hwrec's invariants (the schema is what the migrations made, every
 // aggregate equals a rebuild from the observations, recommendations name
 // workloads that exist). A check only reads: it never changes the store.
-// Thread-safe: each call opens its own read-only connection.
+// Thread-safe: each call opens its own read-only connection. On a
+// PostgreSQL store the invariants are checked the same way; integrity and
+// foreign_keys are skipped (the server checks its pages and enforces every
+// reference itself).
 #pragma once
 
 #include <cstdint>
@@ -33,8 +36,8 @@ struct CheckResult {
 };
 
 struct StoreCheckReport {
-  std::string path;
-  std::string newest_backup;  // the newest STORE.hp-v1-backup-*, empty when none
+  std::string path;           // a URI's password is "***"
+  std::string newest_backup;  // the newest STORE.hp-v1-backup-*, empty when none (or a URI)
   std::vector<CheckResult> checks;
 
   // True when no check found a problem.
@@ -45,7 +48,8 @@ struct StoreCheckOptions {
   std::size_t max_problems = 20;  // problems listed per check; all are counted
 };
 
-// Runs every check on the store at `path`. A damaged store is a report with
+// Runs every check on the store at `path` (a file, or a postgresql:// URI,
+// which fails as Store::Open does when it cannot be opened). A damaged store is a report with
 // problems, not an error: the Status fails only when the checks could not
 // run: kNotFound when there is no such file, kReadOnly when an interrupted
 // write left a journal that must be rolled back first, kInvalidArgument for

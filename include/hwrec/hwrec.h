@@ -28,4 +28,6 @@
 #include "hwrec/simulated_capacity.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
+#include "hwrec/store_copy.h"
+#include "hwrec/store_location.h"
 #include "hwrec/version.h"

@@ -7,6 +7,9 @@ __version__: str
 __all__: list[str]
 
 PathLike = Union[str, "os.PathLike[str]"]
+# Where a store lives: a SQLite file path, or a PostgreSQL URI
+# ("postgresql://user@host:port/db?...", never shown with its password).
+StoreLocation = PathLike
 Records = Union[PathLike, IO[str], Dict[str, Any], Iterable[Dict[str, Any]]]
 Form = Literal["auto", "hwrec", "runner"]
 Time = Union[None, float, int, str, Any]  # epoch seconds, RFC 3339 text or a datetime
@@ -234,12 +237,16 @@ Candidate = Union[str, Dict[str, Any]]
 Launcher = Callable[[Rung], Union[Outcome, str, Tuple[str, str]]]
 
 class Store:
-    """One store: one connection for one thread at a time."""
+    """One store: one connection for one thread at a time.
 
-    def __init__(self, path: PathLike, read_only: bool = False,
+    `path` is a file path (SQLite) or a postgresql:// URI (PostgreSQL);
+    Store.path, reprs and error messages show a URI without its password.
+    """
+
+    def __init__(self, path: StoreLocation, read_only: bool = False,
                  busy_timeout_ms: int = 5000) -> None: ...
     @staticmethod
-    def init(path: PathLike) -> Store: ...
+    def init(path: StoreLocation) -> Store: ...
     def close(self) -> None: ...
     def __enter__(self) -> Store: ...
     def __exit__(self, *args: Any) -> None: ...

@@ -72,7 +72,7 @@ class Claim {
 
 // A dict (or any value) as JSON text; `what` names it in errors (json_text.cpp).
 std::string ToJson(const py::handle& value, const std::string& what);
-// The path named by a str or os.PathLike.
+// The path named by a str or os.PathLike (a store's may be a postgresql:// URI).
 std::string FsPath(const py::handle& path);
 // Optional epoch seconds from None, a number, or RFC 3339 text; `what` names the argument.
 std::optional<double> EpochSeconds(const py::handle& value, const char* what);

@@ -15,6 +15,7 @@
 #include "hwrec/pool_import.h"
 #include "hwrec/refresh.h"
 #include "hwrec/runner.h"
+#include "hwrec/store_location.h"
 
 namespace hwrec::python {
 
@@ -37,7 +38,8 @@ std::string FsPath(const py::handle& path) {
   const py::module_ os = py::module_::import("os");
   std::string text = py::str(os.attr("fsdecode")(os.attr("fspath")(path))).cast<std::string>();
   if (text.find('\0') != std::string::npos) {
-    ThrowStatus(Status::InvalidArgument("path '" + text.substr(0, text.find('\0')) +
+    ThrowStatus(Status::InvalidArgument("path '" +
+                                        PrintableLocation(text.substr(0, text.find('\0'))) +
                                         "...' holds a NUL character: give the file's path"));
   }
   return text;
@@ -167,13 +169,14 @@ auto WithLines(const LinesInput& input, Fn&& read)
 
 std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& options) {
   auto out = std::make_shared<PyStore>();
-  out->path = FsPath(path);
+  const std::string location = FsPath(path);  // a file path or a postgresql:// URI
   out->read_only = options.read_only;
   Result<std::unique_ptr<Store>> opened = [&] {
     py::gil_scoped_release release;
-    return Store::Open(out->path, options);
+    return Store::Open(location, options);
   }();
   out->store = Unwrap(std::move(opened));
+  out->path = out->store->path();  // a URI without its password: what reprs and errors show
   return out;
 }
 
@@ -185,7 +188,8 @@ void DefineOpening(PyStoreClass& cls) {
             return OpenStore(path, options);
           }),
           py::arg("path"), py::arg("read_only") = false, py::arg("busy_timeout_ms") = 5000,
-          "Opens an existing store (NotFoundError when it is missing).")
+          "Opens an existing store: a file path (SQLite) or a postgresql:// URI (PostgreSQL). "
+          "NotFoundError when it is missing.")
       .def_static(
           "init",
           [](const py::object& path) {
@@ -193,7 +197,9 @@ void DefineOpening(PyStoreClass& cls) {
             options.create_if_missing = true;
             return OpenStore(path, options);
           },
-          py::arg("path"), "Creates a store at the latest schema (as `hwrec init`), or opens it.")
+          py::arg("path"),
+          "Creates a store at the latest schema (as `hwrec init`), or opens it: a file path or a "
+          "postgresql:// URI.")
       .def("close", &CloseStore,
            "Closes the store (again: nothing); later calls raise hwrec.Error.")
       .def("__enter__", [](py::object self) { return self; })

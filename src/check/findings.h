@@ -37,6 +37,10 @@ void CheckForeignKeys(store::Inspection& file, CheckResult* result, Findings* fi
 // The applied migrations are this build's and the tables are as they create.
 void CheckSchema(store::Inspection& file, CheckResult* result, Findings* findings);
 // Every aggregate equals a rebuild from the observations (derived_checks.cpp).
+// The comparison itself, on any connection (`hwrec copy` runs it inside its
+// write transaction): adds a problem per aggregate that differs, is missing or
+// has no observations; returns how many aggregates the rebuild holds.
+std::size_t CompareAggregatesWithRebuild(store::Connection& db, Findings* findings);
 void CheckAggregates(store::Inspection& file, CheckResult* result, Findings* findings);
 // Recommendations name workloads and count no more executions than they have.
 void CheckRecommendations(store::Inspection& file, CheckResult* result, Findings* findings);

@@ -1,15 +1,18 @@
-// `hwrec check`: opens the store file read-only and runs every check on it
+// `hwrec check`: opens the store read-only and runs every check on it
 // (file_checks.cpp, derived_checks.cpp), each on its own so that one that
-// cannot finish does not stop the others.
+// cannot finish does not stop the others. On PostgreSQL the checks of the
+// file (integrity, foreign keys) are the server's own and are skipped.
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <tuple>
 
 #include "base/enum_names.h"
 #include "check/findings.h"
 #include "hwrec/check.h"
 #include "hwrec/store.h"
+#include "hwrec/store_location.h"
 #include "store/backup.h"
 #include "store/guarded.h"
 #include "store/inspection.h"
@@ -30,6 +33,11 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
   result.summary = summary;
   Findings findings(&result, max_problems);
   try {
+    // On PostgreSQL each check reads one state of a store others may be
+    // writing, and a failed statement ends only that check's transaction.
+    std::optional<store::ReadSnapshot> snapshot;
+    if (file.connection().engine() == store::Engine::kPostgresql)
+      snapshot.emplace(file.connection());
     body(file, &result, &findings);
   } catch (const std::exception& e) {
     findings.Add(
@@ -47,12 +55,16 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
 constexpr const char* kRestoreFix =
     "restore the store from {1} (keep the damaged file aside), or copy what can still be read "
     "with `sqlite3 {0} .recover | sqlite3 NEW.db`";
+constexpr const char* kServerRestoreFix =
+    "restore the database from its backup (pg_dump/pg_restore), or run `hwrec migrate {0}` "
+    "when the store is older than this build";
 constexpr const char* kRebuildFix =
     "the observations are the record: once the other checks are ok, `hwrec refresh {0} "
     "--rebuild` rebuilds the aggregates and recommendations from them";
 
 // Opens `path` read-only as an hwrec store; fails naming why the checks cannot run.
 Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path) {
+  if (IsPostgresqlLocation(path)) return store::Inspection::Open(path);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status::NotFound(fmt::format("{}: no such store (not a file)", path));
@@ -74,33 +86,41 @@ Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path)
   return file;
 }
 
+CheckResult Skipped(const std::string& name, std::string summary) {
+  return CheckResult{name, std::move(summary), CheckState::kSkipped, {}, 0, ""};
+}
+
 std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOptions& options) {
   const std::size_t n = options.max_problems;
   std::vector<CheckResult> checks;
-  checks.push_back(RunCheck(file, "integrity", "SQLite's integrity_check: every page and index",
-                            kRestoreFix, n, internal::CheckIntegrity));
-  checks.push_back(RunCheck(file, "foreign_keys", "SQLite's foreign_key_check: every reference",
-                            kRestoreFix, n, internal::CheckForeignKeys));
-  checks.push_back(RunCheck(file, "schema",
-                            "applied migrations match this build's, tables are as they create",
-                            kRestoreFix, n, internal::CheckSchema));
-  const int version =
-      static_cast<int>(file.connection().QueryInt64("PRAGMA user_version").value_or(0));
+  if (file.connection().engine() == store::Engine::kPostgresql) {
+    checks.push_back(Skipped("integrity",
+                             "skipped: PostgreSQL checks its own pages; SQLite's integrity_check "
+                             "is for store files"));
+    checks.push_back(
+        Skipped("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written"));
+    checks.push_back(RunCheck(file, "schema",
+                              "applied migrations match this build's for PostgreSQL",
+                              kServerRestoreFix, n, internal::CheckSchema));
+  } else {
+    checks.push_back(RunCheck(file, "integrity", "SQLite's integrity_check: every page and index",
+                              kRestoreFix, n, internal::CheckIntegrity));
+    checks.push_back(RunCheck(file, "foreign_keys", "SQLite's foreign_key_check: every reference",
+                              kRestoreFix, n, internal::CheckForeignKeys));
+    checks.push_back(RunCheck(file, "schema",
+                              "applied migrations match this build's, tables are as they create",
+                              kRestoreFix, n, internal::CheckSchema));
+  }
+  const int version = file.SchemaVersion();
   for (auto [name, summary, body] :
        {std::tuple{"aggregates", "every aggregate equals a rebuild from the observations",
                    &internal::CheckAggregates},
         std::tuple{"recommendations", "recommendations name workloads and count their executions",
                    &internal::CheckRecommendations}}) {
     if (version != Store::LatestSchemaVersion()) {
-      CheckResult skipped{name,
-                          fmt::format("skipped: the store is at schema {}, this build "
-                                      "checks schema {}: run `hwrec migrate` first",
-                                      version, Store::LatestSchemaVersion()),
-                          CheckState::kSkipped,
-                          {},
-                          0,
-                          ""};
-      checks.push_back(std::move(skipped));
+      checks.push_back(Skipped(name, fmt::format("skipped: the store is at schema {}, this build "
+                                                 "checks schema {}: run `hwrec migrate` first",
+                                                 version, Store::LatestSchemaVersion())));
       continue;
     }
     checks.push_back(RunCheck(file, name, summary, kRebuildFix, n, body));
@@ -129,18 +149,19 @@ bool StoreCheckReport::sound() const {
 }
 
 Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options) {
-  return internal::Guarded(path, [&]() -> Result<StoreCheckReport> {
+  const std::string printable = PrintableLocation(path);  // never a password
+  return internal::Guarded(printable, [&]() -> Result<StoreCheckReport> {
     auto file = OpenForCheck(path);
     if (!file.ok()) return file.status();
     StoreCheckReport report;
-    report.path = path;
-    report.newest_backup = internal::NewestBackup(path);
+    report.path = printable;
+    if (!IsPostgresqlLocation(path)) report.newest_backup = internal::NewestBackup(path);
     report.checks = RunChecks(**file, options);
     const std::string backup = report.newest_backup.empty()
                                    ? std::string("a backup")
                                    : "its newest backup, " + report.newest_backup;
     for (CheckResult& check : report.checks) {
-      if (!check.fix.empty()) check.fix = fmt::format(fmt::runtime(check.fix), path, backup);
+      if (!check.fix.empty()) check.fix = fmt::format(fmt::runtime(check.fix), printable, backup);
     }
     return report;
   });

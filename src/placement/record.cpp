@@ -32,23 +32,24 @@ constexpr int kFirstProvenanceColumn = 12;
 // The upsert of an execution's placement: a new execution inserts; a re-record
 // with the same decision changes nothing (not even placed_at); one with another
 // decision replaces the row, keeping its id. The columns before placed_at are
-// the decision.
+// the decision; the row's own columns are named with the table, as
+// PostgreSQL asks beside excluded's.
 std::string UpsertSql() {
   std::string columns = kColumns;
-  std::string excluded;
-  for (std::size_t start = 0; start < columns.size();) {
-    const std::size_t end = std::min(columns.find(", ", start), columns.size());
-    excluded += (start == 0 ? "excluded." : ", excluded.") + columns.substr(start, end - start);
-    start = end + 2;
-  }
-  const std::size_t decision_end = columns.rfind(", placed_at");
-  const std::size_t excluded_decision_end = excluded.rfind(", excluded.placed_at");
+  auto qualified = [&](const std::string& table) {
+    std::string out;
+    for (std::size_t start = 0; start < columns.size();) {
+      const std::size_t end = std::min(columns.find(", ", start), columns.size());
+      out += (start == 0 ? "" : ", ") + table + "." + columns.substr(start, end - start);
+      start = end + 2;
+    }
+    return out.substr(0, out.rfind(", " + table + ".placed_at"));  // the decision
+  };
   return fmt::format(
       "INSERT INTO placements ({0}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?, ?, ?, ?) ON CONFLICT (execution_id) DO UPDATE SET ({0}) = ({1}) WHERE ({2}) IS NOT "
-      "({3})",
-      columns, excluded, columns.substr(0, decision_end),
-      excluded.substr(0, excluded_decision_end));
+      "?, ?, ?, ?) ON CONFLICT (execution_id) DO UPDATE SET ({0}) = ({1}, excluded.placed_at) "
+      "WHERE ({2}) IS DISTINCT FROM ({1})",
+      columns, qualified("excluded"), qualified("placements"));
 }
 
 std::int64_t Upsert(store::Connection& db, const std::string& execution_id,
@@ -126,9 +127,12 @@ Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "record placement", [&]() -> Result<std::int64_t> {
     store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    const std::int64_t id = Upsert(db, execution_id, result, *chosen);
-    tx.Commit();
+    std::int64_t id = 0;
+    store::RunWrite(db, [&] {
+      store::WriteTransaction tx(db);
+      id = Upsert(db, execution_id, result, *chosen);
+      tx.Commit();
+    });
     return id;
   });
 }

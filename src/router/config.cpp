@@ -158,6 +158,19 @@ Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
   return Status::Ok();
 }
 
+Status ReplaceRouterConfig(Store& store,
+                           const std::function<Result<RouterConfig>(store::Connection& db)>& next) {
+  store::Connection& db = store::ConnectionOf(store);
+  Status status;
+  store::RunWrite(db, [&] {
+    store::WriteTransaction tx(db);
+    Result<RouterConfig> config = next(db);
+    status = config.ok() ? CheckAndWriteRouterConfig(store, db, *config) : config.status();
+    if (status.ok()) tx.Commit();
+  });
+  return status;
+}
+
 CardSet CatalogCards(const Store& store) {
   CardSet cards;
   for (const GpuModel& card : ReadGpuModels(store::ConnectionOf(store))) {
@@ -183,24 +196,19 @@ Status ValidateRouterConfig(const RouterConfig& config, const Store& store) {
 Status SaveRouterConfig(Store& store, const RouterConfig& config) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "save the router configuration", [&]() -> Status {
-    store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    if (Status s = internal::CheckAndWriteRouterConfig(store, db, config); !s.ok()) return s;
-    tx.Commit();
-    return Status::Ok();
+    return internal::ReplaceRouterConfig(
+        store, [&](store::Connection&) -> Result<RouterConfig> { return config; });
   });
 }
 
 Status SetRouterSetting(Store& store, const std::string& key, const std::string& value) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "set a router setting", [&]() -> Status {
-    store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    RouterConfig config = internal::ReadRouterConfig(db);
-    if (Status s = internal::ApplySetting(&config.settings, key, value); !s.ok()) return s;
-    if (Status s = internal::CheckAndWriteRouterConfig(store, db, config); !s.ok()) return s;
-    tx.Commit();
-    return Status::Ok();
+    return internal::ReplaceRouterConfig(store, [&](store::Connection& db) -> Result<RouterConfig> {
+      RouterConfig config = internal::ReadRouterConfig(db);
+      if (Status s = internal::ApplySetting(&config.settings, key, value); !s.ok()) return s;
+      return config;
+    });
   });
 }
 

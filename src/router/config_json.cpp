@@ -273,17 +273,13 @@ std::string RouterConfigToJson(const RouterConfig& config) {
 Status ImportRouterConfig(Store& store, std::string_view json_text) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "import the router configuration", [&]() -> Status {
-    store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    RouterConfig merged;
-    try {
-      merged = Merge(internal::ReadRouterConfig(db), json_text);
-    } catch (const nlohmann::json::exception& e) {
-      return Status::InvalidArgument(fmt::format("router configuration: {}", e.what()));
-    }
-    if (Status s = internal::CheckAndWriteRouterConfig(store, db, merged); !s.ok()) return s;
-    tx.Commit();
-    return Status::Ok();
+    return internal::ReplaceRouterConfig(store, [&](store::Connection& db) -> Result<RouterConfig> {
+      try {
+        return Merge(internal::ReadRouterConfig(db), json_text);
+      } catch (const nlohmann::json::exception& e) {
+        return Status::InvalidArgument(fmt::format("router configuration: {}", e.what()));
+      }
+    });
   });
 }
 

@@ -34,17 +34,20 @@ void DayLedger::BlockQuota(const std::string& gpu_model, QuotaClass quota_class,
                            const std::string& reason, double now) {
   blocked_.emplace(gpu_model, quota_class);
   if (dry_run_) return;
-  store::WriteTransaction tx(db_);
-  const auto insert = db_.Prepare(
-      "INSERT OR IGNORE INTO router_quota_blocks "
-      "(day, gpu_model, class, reason, blocked_at) VALUES (?, ?, ?, ?, ?)");
-  insert->Bind(1, day_);
-  insert->Bind(2, gpu_model);
-  insert->Bind(3, std::string(ToString(quota_class)));
-  insert->Bind(4, reason);
-  insert->Bind(5, now);
-  insert->Run();
-  tx.Commit();
+  // Another walker may have blocked the same quota first: that row stands.
+  store::RunWrite(db_, [&] {
+    store::WriteTransaction tx(db_);
+    const auto insert = db_.Prepare(
+        "INSERT INTO router_quota_blocks (day, gpu_model, class, reason, blocked_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    insert->Bind(1, day_);
+    insert->Bind(2, gpu_model);
+    insert->Bind(3, std::string(ToString(quota_class)));
+    insert->Bind(4, reason);
+    insert->Bind(5, now);
+    insert->Run();
+    tx.Commit();
+  });
 }
 
 bool DayLedger::TryTakeGcpAttempt(int cap) {
@@ -53,22 +56,27 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
     ++gcp_attempts_;
     return true;
   }
-  // Check and increment in one write transaction: concurrent walkers cannot overshoot.
-  store::WriteTransaction tx(db_);
-  const auto seed =
-      db_.Prepare("INSERT OR IGNORE INTO router_gcp_attempts (day, attempts) VALUES (?, 0)");
-  seed->Bind(1, day_);
-  seed->Run();
-  const auto take = db_.Prepare(
-      "UPDATE router_gcp_attempts SET attempts = attempts + 1 "
-      "WHERE day = ? AND attempts < ?");
-  take->Bind(1, day_);
-  take->Bind(2, cap);
-  const bool taken = take->Run() == 1;
-  const auto read = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
-  read->Bind(1, day_);
-  if (read->Step()) gcp_attempts_ = read->Int64(0);
-  tx.Commit();
+  // Check and increment in one write transaction: concurrent walkers cannot
+  // overshoot, and one PostgreSQL cancelled runs again from the start.
+  bool taken = false;
+  store::RunWrite(db_, [&] {
+    store::WriteTransaction tx(db_);
+    const auto seed = db_.Prepare(
+        "INSERT INTO router_gcp_attempts (day, attempts) VALUES (?, 0) ON CONFLICT DO NOTHING");
+    seed->Bind(1, day_);
+    seed->Run();
+    const auto take = db_.Prepare(
+        "UPDATE router_gcp_attempts SET attempts = attempts + 1 "
+        "WHERE day = ? AND attempts < ?");
+    take->Bind(1, day_);
+    take->Bind(2, cap);
+    taken = take->Run() == 1;
+    const auto read = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
+    read->Bind(1, day_);
+    const std::int64_t attempts = read->Step() ? read->Int64(0) : gcp_attempts_;
+    tx.Commit();
+    gcp_attempts_ = attempts;  // only what committed
+  });
   return taken;
 }
 

@@ -5,6 +5,7 @@
 #include "store/database.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -34,6 +35,11 @@ void WriteRouterConfig(store::Connection& db, const RouterConfig& config);
 // its connection `db`; inside the caller's write transaction.
 Status CheckAndWriteRouterConfig(const Store& store, store::Connection& db,
                                  const RouterConfig& config);
+// One write transaction that replaces the configuration with what `next`
+// makes of the store's (read inside it), checked; commits only when both
+// succeed. A transaction PostgreSQL cancels runs again (store::RunWrite).
+Status ReplaceRouterConfig(Store& store,
+                           const std::function<Result<RouterConfig>(store::Connection& db)>& next);
 
 // Sets one named setting from text, validating its range.
 Status ApplySetting(RouterSettings* settings, std::string_view key, std::string_view value);

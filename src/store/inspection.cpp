@@ -2,8 +2,10 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "hwrec/store.h"
 #include "store/migration.h"
 #include "store/migrator.h"
+#include "store/pg_connection.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 #include "store/store_file.h"
@@ -25,6 +27,9 @@ class SqliteInspection : public Inspection {
 
   bool has_bookkeeping() const override { return has_bookkeeping_; }
   Connection& connection() override { return *connection_; }
+  int SchemaVersion() override {
+    return static_cast<int>(connection_->QueryInt64("PRAGMA user_version").value_or(0));
+  }
   Status CheckMigrations() override {
     return internal::Migrator(db_, internal::EmbeddedMigrations()).Check();
   }
@@ -35,9 +40,35 @@ class SqliteInspection : public Inspection {
   bool has_bookkeeping_ = true;
 };
 
+// A PostgreSQL store, opened read-only by Store::Open (which never writes
+// then) with inspect_schema, so that an altered schema is for the checks to
+// report.
+class ServerInspection : public Inspection {
+ public:
+  explicit ServerInspection(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+
+  bool has_bookkeeping() const override { return true; }  // Store::Open recognised it
+  Connection& connection() override { return ConnectionOf(*store_); }
+  int SchemaVersion() override { return store_->schema_version(); }
+  Status CheckMigrations() override { return internal::Migrator(*store_).Check(); }
+
+ private:
+  std::unique_ptr<Store> store_;
+};
+
+Result<std::unique_ptr<Inspection>> OpenServer(const std::string& uri) {
+  StoreOptions options;
+  options.read_only = true;
+  options.inspect_schema = true;
+  auto store = Store::Open(uri, options);
+  if (!store.ok()) return store.status();
+  return std::unique_ptr<Inspection>(std::make_unique<ServerInspection>(std::move(*store)));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Inspection>> Inspection::Open(const std::string& path) {
+  if (IsPostgresqlUri(path)) return OpenServer(path);
   try {
     return std::unique_ptr<Inspection>(std::make_unique<SqliteInspection>(path));
   } catch (const SQLite::Exception& e) {

@@ -256,6 +256,9 @@ class PgStatement final : public Statement {
   int rows_ = 0;
   int row_ = -1;
   int columns_known_ = 0;
+  std::vector<Oid> prepared_types_;
+  std::string prepared_name_;
+  std::int64_t prepared_epoch_ = -1;
   mutable std::string decoded_;
   mutable int decoded_row_ = -1;
   mutable int decoded_column_ = -1;
@@ -331,6 +334,7 @@ class PgConnection final : public Connection {
   }
 
   PGconn* handle() { return conn_; }
+  std::int64_t epoch() const { return epoch_; }
   void Changed(std::int64_t rows) { ours_ += rows; }
 
   // Before a statement outside a transaction: a connection the server
@@ -339,6 +343,7 @@ class PgConnection final : public Connection {
     if (PQstatus(conn_) == CONNECTION_OK) return;
     if (InTransaction()) return;  // the next statement reports the loss
     prepared_.clear();
+    ++epoch_;
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
       throw EngineError(kConnectionLost,
@@ -397,6 +402,7 @@ class PgConnection final : public Connection {
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
   std::int64_t ours_ = 0;
+  std::int64_t epoch_ = 0;  // moves when the connection is made again
 };
 
 PgStatement::PgStatement(PgConnection& connection, std::string_view sql) : connection_(connection) {
@@ -419,7 +425,14 @@ void PgStatement::Execute() {
     lengths.push_back(static_cast<int>(p.view.size()));
     formats.push_back(p.format);
   }
-  const std::string& name = connection_.PreparedName(sql_, types);
+  // The last signature's statement is reused without a lookup while the
+  // connection lasts (a reconnect forgets every prepared statement).
+  if (types != prepared_types_ || prepared_epoch_ != connection_.epoch()) {
+    prepared_name_ = connection_.PreparedName(sql_, types);
+    prepared_types_ = types;
+    prepared_epoch_ = connection_.epoch();
+  }
+  const std::string& name = prepared_name_;
   ResultPtr result(PQexecPrepared(connection_.handle(), name.c_str(),
                                   static_cast<int>(params_.size()), values.data(), lengths.data(),
                                   formats.data(), 0));

@@ -15,6 +15,7 @@
 #include "store/legacy_history.h"
 #include "store/migrator.h"
 #include "store/pg_connection.h"
+#include "store/pg_schema.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 #include "store/store_file.h"
@@ -370,6 +371,10 @@ Result<std::string> Store::DumpSchema() const {
         "-- hwrec schema {}: generated from migrations/ by the `schema` build target.\n"
         "-- Do not edit; change migrations/ and rebuild.\n\n",
         schema_version());
+    store::Connection& connection = *impl_->connection;
+    if (connection.engine() == store::Engine::kPostgresql) {
+      return out + internal::DumpPostgresqlSchema(connection);
+    }
     SQLite::Statement query(internal::StoreAccess::Db(*this),
                             "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
                             "AND name NOT LIKE 'sqlite_%' ORDER BY CASE type "

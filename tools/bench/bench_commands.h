@@ -65,4 +65,12 @@ int RunPlaceBench(const std::vector<std::string>& args);
 // hwrec-bench python [--iterations N] [--python EXE] [--script PATH] [--module-dir DIR]
 int RunPythonBench(const std::vector<std::string>& args);
 
+// hwrec-bench engines [--postgresql URI] [--records N] …: SQLite and PostgreSQL in one run
+int RunEnginesBench(const std::vector<std::string>& args);
+
+// hwrec-bench concurrent-ingest [--postgresql URI] [--writers W] [--records N] …
+int RunConcurrentIngestBench(const std::vector<std::string>& args);
+// The hidden subcommand each of its writers runs (not in --help).
+int RunConcurrentIngestWorker(const std::vector<std::string>& args);
+
 }  // namespace hwrec::bench

@@ -32,13 +32,18 @@ const std::vector<Subcommand>& Subcommands() {
        RunPlaceBench},
       {"python", "the same recommend, place and ingest timed in C++ and through `import hwrec`",
        RunPythonBench},
+      {"engines", "ingest, recommend and place on SQLite and PostgreSQL in one run, with ratios",
+       RunEnginesBench},
+      {"concurrent-ingest",
+       "W processes ingesting into one PostgreSQL store at once: total rate, then verified",
+       RunConcurrentIngestBench},
   };
   return kSubcommands;
 }
 
 void PrintHelp(std::ostream& out) {
   out << tools::HelpText(
-      {"hwrec-bench", "measures hwrec on this machine", "subcommand", "Subcommands", 10},
+      {"hwrec-bench", "measures hwrec on this machine", "subcommand", "Subcommands", 18},
       Subcommands(),
       {
           {kExitOk, "measured (whether or not a target was met)"},
@@ -75,6 +80,12 @@ int Main(int argc, char** argv) {
   if (name_at == args.end()) {
     PrintHelp(std::cerr);
     return kExitUsage;
+  }
+  // Each writer of concurrent-ingest is this program again; not listed in --help.
+  static const Subcommand kWorker = {"concurrent-ingest-worker", "", RunConcurrentIngestWorker};
+  if (*name_at == kWorker.name) {
+    return tools::RunSubcommand("hwrec-bench", kWorker, {name_at + 1, args.end()},
+                                tools::Unfiltered);
   }
   if (const Subcommand* subcommand = tools::FindSubcommand(Subcommands(), *name_at)) {
     return tools::RunSubcommand("hwrec-bench", *subcommand, {name_at + 1, args.end()},

@@ -32,8 +32,9 @@ std::unique_ptr<Store> OpenBenchStore(const std::string& path) {
   return std::move(*store);
 }
 
-PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerator& gen) {
-  PlaceFixture fixture;
+std::vector<PlacementCandidate> ImportPlacePools(Store& store,
+                                                 const fixtures::ObservationGenerator& gen) {
+  std::vector<PlacementCandidate> candidates;
   std::string jsonl;
   for (const fixtures::BenchPool& p : gen.pools()) jsonl += NodePoolJsonLine(p.pool) + "\n";
   for (std::size_t i = 0; i < kPlacePools; ++i) {
@@ -43,11 +44,26 @@ PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerato
     jsonl += NodePoolJsonLine(pool) + "\n";
     const HardwareProfile& h = pool.hardware;
     const auto quarter = static_cast<std::int64_t>(i % 4 + 1);
-    fixture.candidates.push_back(
+    candidates.push_back(
         {pool.node_pool_id, static_cast<std::int64_t>(i * 7) % (h.gpu_total.value_or(0) + 1),
          h.cpu_millicores.value_or(0) * quarter / 4, h.memory_bytes.value_or(0) * quarter / 4});
   }
   ImportPools(store, jsonl);
+  return candidates;
+}
+
+ExecutionToPlace PlaceExecution(const fixtures::ObservationGenerator& gen) {
+  ExecutionToPlace execution;
+  for (std::size_t i = 0; i < gen.images().size() && execution.workload.empty(); ++i) {
+    if (gen.image_profiles()[i].uses_gpu) execution.workload = gen.images()[i];
+  }
+  execution.declared.gpu_count = 1;
+  return execution;
+}
+
+PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerator& gen) {
+  PlaceFixture fixture;
+  fixture.candidates = ImportPlacePools(store, gen);
   const auto ingestor_owner = Ingestor::Open(store).value();
   Ingestor& ingestor = *ingestor_owner;
   std::vector<Observation> batch;
@@ -55,10 +71,7 @@ PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerato
     gen.Fill(first, 5000, &batch);
     Require(ingestor.Ingest(batch));
   }
-  for (std::size_t i = 0; i < gen.images().size() && fixture.execution.workload.empty(); ++i) {
-    if (gen.image_profiles()[i].uses_gpu) fixture.execution.workload = gen.images()[i];
-  }
-  fixture.execution.declared.gpu_count = 1;
+  fixture.execution = PlaceExecution(gen);
   return fixture;
 }
 

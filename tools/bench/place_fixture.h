@@ -29,6 +29,11 @@ struct PlaceFixture {
 std::unique_ptr<Store> OpenBenchStore(const std::string& path);
 // Registers the pools and ingests the history into `store`.
 PlaceFixture SetUpPlaceFixture(Store& store, const fixtures::ObservationGenerator& gen);
+// The parts of SetUpPlaceFixture: registers the generator's pools and the
+// kPlacePools candidates (returned), without history; and the execution placed.
+std::vector<PlacementCandidate> ImportPlacePools(Store& store,
+                                                 const fixtures::ObservationGenerator& gen);
+ExecutionToPlace PlaceExecution(const fixtures::ObservationGenerator& gen);
 
 // The value of a Result, or a std::runtime_error with its message.
 template <typename T>

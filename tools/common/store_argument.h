@@ -1,6 +1,6 @@
 // The STORE argument of hwrec and hwrec-bench commands: how it is given
-// (`--store PATH` or the first positional argument) and the rules for opening
-// what it names.
+// (`--store STORE` or the first positional argument: a SQLite file path or a
+// postgresql:// URI) and the rules for opening what it names.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -13,11 +13,14 @@
 
 namespace hwrec::tools {
 
+inline constexpr const char* kStoreArgumentHelp =
+    "the store (positional): a file path or a postgresql:// URI";
+
 // Adds --store (stored into `*path`, or only into the variables map when
 // `path` is null) and makes it the first positional argument.
 void AddStoreArgument(boost::program_options::options_description& options,
                       boost::program_options::positional_options_description& positional,
-                      std::string* path = nullptr, const char* help = "the store (positional)");
+                      std::string* path = nullptr, const char* help = kStoreArgumentHelp);
 
 // Options that create the store at the latest schema when the path is fresh.
 StoreOptions CreatingStoreOptions();

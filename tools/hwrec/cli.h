@@ -73,7 +73,7 @@ class CommandLine {
   // Adds options of the command's own, in place.
   po::options_description_easy_init Add() { return options_.add_options(); }
   // --store, the first positional argument (tools/common/store_argument.h).
-  CommandLine& Store(std::string* path = nullptr, const char* help = "the store (positional)");
+  CommandLine& Store(std::string* path = nullptr, const char* help = tools::kStoreArgumentHelp);
   // Makes the option `name` (added already) the next positional argument.
   CommandLine& Positional(const char* name);
   CommandLine& Format(std::string* text);  // AddFormatOption
@@ -88,10 +88,11 @@ class CommandLine {
   po::positional_options_description positional_;
 };
 
-// The help of a STORE given by path, and the store it names: UsageError
-// "the STORE path is required" when none was given.
-inline constexpr const char* kStorePathHelp = "path of the store";
-inline constexpr const char* kStoreRequired = "the STORE path is required";
+// The help of a STORE (a file path or a PostgreSQL URI), and the store it
+// names: UsageError kStoreRequired when none was given.
+inline constexpr const char* kStorePathHelp = "the store: a file path or a postgresql:// URI";
+inline constexpr const char* kStoreRequired =
+    "the STORE (a file path or a postgresql:// URI) is required";
 std::string RequiredStore(const po::variables_map& vm);
 
 // A command of one STORE and --format (`hwrec check`, `hwrec pools list`).

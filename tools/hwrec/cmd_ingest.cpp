@@ -200,7 +200,7 @@ int RunIngest(const std::vector<std::string>& args) {
   IngestOptions ingest;
   std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
   CommandLine line(kUsage);
-  line.Add()("store", po::value(&store_path)->required(), "the store (positional)")(
+  line.Add()("store", po::value(&store_path)->required(), tools::kStoreArgumentHelp)(
       "input", po::value(&ingest.source)->required(),
       "JSON lines file, or - for stdin (positional)")(
       "format", po::value(&format_text)->default_value("table"),

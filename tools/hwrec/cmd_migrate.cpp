@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "base/time.h"
+#include "hwrec/store_location.h"
+
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
@@ -143,7 +145,7 @@ int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
     std::cout << DumpJson(PlanJson(*plan)) << "\n";
   } else if (plan->pending_versions.empty() && plan->legacy_rows == 0) {
     std::cout << TerminalFormat(
-        "{}: already at schema {}, the latest this build knows; nothing to do\n", a.store,
+        "{}: already at schema {}, the latest this build knows; nothing to do\n", store->path(),
         plan->from_version);
   } else {
     PrintPlanTable(*plan);
@@ -194,6 +196,12 @@ nlohmann::ordered_json ReportJson(const LegacyMigrationReport& r) {
 int RunMigrate(const std::vector<std::string>& args) {
   const std::optional<MigrateArgs> a = ParseMigrateArgs(args);
   if (!a) return kExitOk;
+  if (a->accept_hp_v2 && IsPostgresqlLocation(a->store)) {
+    return Fail(Status::InvalidArgument(fmt::format(
+        "{}: the hp:v1 -> hp:v2 move is for SQLite files (legacy stores are files): migrate the "
+        "file with `hwrec migrate FILE --accept-hp-v2`, then `hwrec copy FILE {}`",
+        PrintableLocation(a->store), PrintableLocation(a->store))));
+  }
   const std::vector<NodePool> pools = ReadPools(a->pools_file);
   if (a->dry_run) return PrintDryRun(*a, pools);
   StoreOptions store_options;
@@ -210,7 +218,7 @@ int RunMigrate(const std::vector<std::string>& args) {
   if (a->format == Format::kJson) {
     std::cout << DumpJson(ReportJson(*report)) << "\n";
   } else {
-    PrintReport(a->store, *report);
+    PrintReport(store->path(), *report);
   }
   return kExitOk;
 }

@@ -88,7 +88,7 @@ void PrintPools(const std::vector<NodePool>& pools, Format format) {
 int PoolsList(const std::vector<std::string>& args) {
   return RunListing(
       ParseStoreAndFormat(args, "hwrec pools list STORE [--format table|json]",
-                          "the store (positional)", "give the STORE", true),
+                          tools::kStoreArgumentHelp, "give the STORE", true),
       [](const Store& store) { return ListNodePools(store); }, PrintPools);
 }
 

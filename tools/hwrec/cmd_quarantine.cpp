@@ -73,7 +73,7 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
   QuarantineArgs a;
   std::string ids;
   options.add_options()("action", po::value<std::string>(&a.action), "list or resolve")(
-      "store", po::value<std::string>(&a.store), "path of the store")(
+      "store", po::value<std::string>(&a.store), kStorePathHelp)(
       "id", po::value<std::string>(&ids), "quarantined row ids, comma-separated: 3,7,9")(
       "site", po::value<std::string>(), "rows of this site")("node-pool", po::value<std::string>(),
                                                              "rows of this node pool")(
@@ -92,7 +92,7 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
         "say what to do: `hwrec quarantine list STORE` or `hwrec quarantine resolve "
         "STORE --gpu-model MODEL ...`");
   }
-  if (a.store.empty()) throw UsageError("the STORE path is required");
+  if (a.store.empty()) throw UsageError(kStoreRequired);
   if (a.action == "resolve" && a.gpu_model.empty()) {
     throw UsageError("resolve needs --gpu-model MODEL (the catalog spelling, e.g. 'A100 80GB')");
   }
@@ -147,7 +147,7 @@ int List(const QuarantineArgs& a) {
     return kExitOk;
   }
   if (rows->empty()) {
-    std::cout << TerminalFormat("{}: no quarantined rows{}\n", a.store,
+    std::cout << TerminalFormat("{}: no quarantined rows{}\n", store->path(),
                                 a.filter.empty() ? "" : " match");
     return kExitOk;
   }
@@ -172,7 +172,7 @@ int Resolve(const QuarantineArgs& a) {
     std::cout << TerminalFormat(
         "{}: {} row(s) matched, {} moved into observations as {}, {} kept; recommendations "
         "refreshed: {}\n",
-        a.store, summary->matched, summary->moved, a.gpu_model, summary->kept.size(),
+        store->path(), summary->matched, summary->moved, a.gpu_model, summary->kept.size(),
         summary->recommendations);
     for (const QuarantinedRow& r : summary->kept) {
       std::cout << TerminalFormat("  kept {} ({}): {}\n", r.id, r.execution_id, r.reason);

@@ -194,7 +194,7 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
 int ConfigShow(const std::vector<std::string>& args) {
   const auto parsed =
       ParseStoreAndFormat(args, "hwrec route config show STORE [--format table|json]",
-                          "the store (positional)", kStoreRequired, true);
+                          tools::kStoreArgumentHelp, kStoreRequired, true);
   if (!parsed) return kExitOk;
   const Format format = parsed->format;
   auto store = OpenStore(parsed->store, ReadingStoreOptions(false));

@@ -11,6 +11,7 @@
 #include "hwrec/legacy_migration.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
+#include "hwrec/store_location.h"
 
 #include "cli.h"
 #include "commands.h"
@@ -54,15 +55,24 @@ std::string JournalNote(const std::string& mode, bool immutable) {
 }
 
 void PrintStatusTable(const StoreStatus& s, const std::vector<MigrationInfo>& migrations) {
+  const bool file = s.engine != "postgresql";
   std::cout << TerminalFormat("store:          {}\n", s.path)
+            << fmt::format("engine:         {}\n", s.engine)
             << fmt::format("schema version: {} (this build: {})\n", s.schema_version,
                            s.latest_schema_version)
-            << fmt::format("hardware ids:   {}\n", s.hp_version)
-            << fmt::format("journal mode:   {}{}\n", s.journal_mode,
-                           JournalNote(s.journal_mode, s.immutable))
-            << fmt::format("opened:         {}\n", s.opened)
-            << fmt::format("file size:      {} ({} bytes; WAL {} bytes)\n",
-                           HumanBytes(s.file_size_bytes), s.file_size_bytes, s.wal_size_bytes);
+            << fmt::format("hardware ids:   {}\n", s.hp_version);
+  if (file) {
+    std::cout << fmt::format("journal mode:   {}{}\n", s.journal_mode,
+                             JournalNote(s.journal_mode, s.immutable));
+  }
+  std::cout << fmt::format("opened:         {}\n", s.opened);
+  if (file) {
+    std::cout << fmt::format("file size:      {} ({} bytes; WAL {} bytes)\n",
+                             HumanBytes(s.file_size_bytes), s.file_size_bytes, s.wal_size_bytes);
+  } else {
+    std::cout << fmt::format("size:           {} ({} bytes of tables and indexes)\n",
+                             HumanBytes(s.file_size_bytes), s.file_size_bytes);
+  }
   if (!s.schema_problem.empty()) {
     std::cout << TerminalFormat("schema problem: {}\n", s.schema_problem);
   }
@@ -88,24 +98,31 @@ nlohmann::ordered_json MigrationsJson(const std::vector<MigrationInfo>& migratio
   return out;
 }
 
+// Whether `location` holds a store already: a file that is not empty, or a
+// PostgreSQL database (or search_path schema) that opens as one.
+bool StoreExists(const std::string& location) {
+  if (IsPostgresqlLocation(location)) return Store::Open(location).ok();
+  std::error_code ec;
+  return std::filesystem::file_size(location, ec) > 0 && !ec;
+}
+
 }  // namespace
 
 int RunInit(const std::vector<std::string>& args) {
   const StoreArgs a = ParseStoreArgs(args, "hwrec init STORE", false);
   if (a.help) return kExitOk;
-  std::error_code ec;
-  const bool existed = std::filesystem::file_size(a.store, ec) > 0 && !ec;
+  const bool existed = StoreExists(a.store);
   StoreOptions options;
   options.create_if_missing = true;  // init is the one command that makes a store
   auto store = OpenStore(a.store, options);
   if (!store) return kExitError;
   if (existed && store->schema_version() < Store::LatestSchemaVersion()) {
     std::cout << TerminalFormat(
-        "{}: store already exists at schema {} (this build: {}): run `hwrec migrate {}`\n", a.store,
-        store->schema_version(), Store::LatestSchemaVersion(), a.store);
+        "{}: store already exists at schema {} (this build: {}): run `hwrec migrate {}`\n",
+        store->path(), store->schema_version(), Store::LatestSchemaVersion(), store->path());
     return kExitOk;
   }
-  std::cout << TerminalFormat("{}: {} at schema {}\n", a.store,
+  std::cout << TerminalFormat("{}: {} at schema {}\n", store->path(),
                               existed ? "store already initialised" : "created store",
                               store->schema_version());
   return kExitOk;
@@ -128,13 +145,18 @@ int RunStatus(const std::vector<std::string>& args) {
     return kExitOk;
   }
   nlohmann::ordered_json out;
+  const bool file = status->engine != "postgresql";
+  auto file_only = [file](auto value) {
+    return file ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+  };
   out["path"] = status->path;
+  out["engine"] = status->engine;
   out["schema_version"] = status->schema_version;
   out["latest_schema_version"] = status->latest_schema_version;
   out["hp_version"] = status->hp_version;
-  out["journal_mode"] = status->journal_mode;
-  out["file_size_bytes"] = status->file_size_bytes;
-  out["wal_size_bytes"] = status->wal_size_bytes;
+  out["journal_mode"] = file_only(status->journal_mode);  // null on PostgreSQL
+  out["file_size_bytes"] = status->file_size_bytes;       // tables and indexes on PostgreSQL
+  out["wal_size_bytes"] = file_only(status->wal_size_bytes);
   out["opened"] = status->opened;
   out["immutable"] = status->immutable;
   out["schema_problem"] = status->schema_problem.empty()
@@ -148,12 +170,17 @@ int RunStatus(const std::vector<std::string>& args) {
 }
 
 int RunSchema(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()("output,o", po::value<std::string>(),
-                        "write to this file instead of stdout");
+  std::string store_path;
+  CommandLine line(
+      "hwrec schema [STORE] [--output FILE]\n\n"
+      "Prints the full schema of STORE (a SQLite file or a postgresql:// URI); without\n"
+      "STORE, of a fresh SQLite store: what schema/schema.sql holds.");
+  line.Store(&store_path, "the store to dump (default: a fresh SQLite store)")
+      .Add()("output,o", po::value<std::string>(), "write to this file instead of stdout");
   po::variables_map vm;
-  if (!ParseArgs(args, "hwrec schema [--output FILE]", options, {}, &vm)) return kExitOk;
-  auto store = OpenScratchStore();
+  if (!line.Parse(args, &vm)) return kExitOk;
+  auto store =
+      store_path.empty() ? OpenScratchStore() : OpenStore(store_path, ReadingStoreOptions(false));
   if (!store) return kExitError;
   auto schema = store->DumpSchema();
   if (!schema.ok()) return Fail(schema.status());

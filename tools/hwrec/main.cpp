@@ -16,6 +16,8 @@ const std::vector<Command>& Commands() {
       {"init", "create a store at the latest schema", RunInit},
       {"status", "schema version, hp version, row counts and file size", RunStatus},
       {"check", "whether a store is sound: integrity, foreign keys, schema, aggregates", RunCheck},
+      {"copy", "copy a whole store into an empty one (SQLite <-> PostgreSQL), all or nothing",
+       RunCopy},
       {"migrate", "apply pending schema migrations (--dry-run to preview)", RunMigrate},
       {"ingest", "ingest execution observations from JSON lines", RunIngest},
       {"recommend", "what a workload should request on one kind of hardware", RunRecommend},
@@ -29,7 +31,8 @@ const std::vector<Command>& Commands() {
       {"catalog", "list, search and extend the GPU catalog", RunCatalog},
       {"pools", "register and list node pools", RunPools},
       {"hardware-id", "print the hp:v1 and hp:v2 ids of a hardware profile", RunHardwareId},
-      {"schema", "print the full current schema (what schema/schema.sql holds)", RunSchema},
+      {"schema", "print a store's full schema (by default a fresh one's: schema/schema.sql)",
+       RunSchema},
   };
   return kCommands;
 }
@@ -49,6 +52,9 @@ void PrintHelp(std::ostream& out) {
           {kExitPartial, "partial: done, but some records were rejected (ingest, imports)"},
           {kExitDamaged, "damaged: `hwrec check` found a problem in the store"},
       });
+  out << "\nSTORE, in every command, is a file path (a SQLite store) or a postgresql:// URI\n"
+         "(postgresql://user@host:port/db?..., a PostgreSQL store; hwrec never prints its\n"
+         "password). `hwrec copy SRC DST` moves a whole store between the two.\n";
 }
 
 }  // namespace

@@ -1,0 +1,456 @@
+// hwrec-bench concurrent-ingest: several processes (Runner replicas) ingest
+// into one PostgreSQL store at once, half of each one's records the same as
+// every other's (the same execution ids; all of them on the same workloads
+// and hardware keys). Reports the total observations/s and the transactions
+// the server rolled back (serialization retries), then verifies that the
+// observations are exactly the union of what was sent and that every
+// aggregate equals a rebuild from them.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "bench/aggregate_check.h"
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
+#include "bench/generated_ingest.h"
+#include "bench/place_fixture.h"
+#include "bench/postgresql_target.h"
+#include "hwrec/node_pool.h"
+#include "store/database.h"
+
+namespace hwrec::bench {
+namespace {
+
+constexpr const char* kWorkerName = "concurrent-ingest-worker";
+
+const char* const kUsage =
+    "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W] [--records N]\n"
+    "                              [--seed S] [--batch B] [--pg-server-script PATH]\n"
+    "                              [--format table|json]\n\n"
+    "Starts W processes that ingest N generated records each, at once, into one fresh\n"
+    "PostgreSQL store: the first half of every writer's records are the same records\n"
+    "(identical execution ids), the second half its own, all on the same workloads\n"
+    "and hardware keys. Prints the total observations/s across writers and the\n"
+    "transactions the server rolled back, then verifies that the observations are\n"
+    "the union of what was sent and that every aggregate equals a rebuild from the\n"
+    "observations (`hwrec check`'s aggregate check). Exits 1 when verification fails.\n\n"
+    "The store is a fresh schema (dropped at the end) in the database of --postgresql\n"
+    "URI; without it, a throwaway server is started with scripts/pg_server.sh. With\n"
+    "--sqlite the same writers share one scratch SQLite file instead (a baseline).";
+
+struct Plan {
+  int writers = 4;
+  std::int64_t records = 20000;  // per writer
+  std::uint64_t seed = 1;
+  std::size_t batch = 1000;
+
+  std::int64_t shared() const { return records / 2; }
+  std::int64_t own() const { return records - shared(); }
+  std::int64_t total() const { return shared() + writers * own(); }  // the generator's index space
+  // Writer k's Ingest calls: shared and own chunks alternating, the shared
+  // ones rotated by k so that writers meet on the same records at different
+  // moments.
+  std::vector<RecordRange> ChunksOf(int writer) const {
+    std::vector<RecordRange> shared_chunks =
+        Chunks({0, shared()}, static_cast<std::int64_t>(batch));
+    if (!shared_chunks.empty()) {
+      std::rotate(shared_chunks.begin(),
+                  shared_chunks.begin() + writer % static_cast<int>(shared_chunks.size()),
+                  shared_chunks.end());
+    }
+    const std::vector<RecordRange> own_chunks =
+        Chunks({shared() + writer * own(), own()}, static_cast<std::int64_t>(batch));
+    std::vector<RecordRange> chunks;
+    for (std::size_t i = 0; i < std::max(shared_chunks.size(), own_chunks.size()); ++i) {
+      if (i < shared_chunks.size()) chunks.push_back(shared_chunks[i]);
+      if (i < own_chunks.size()) chunks.push_back(own_chunks[i]);
+    }
+    return chunks;
+  }
+};
+
+// The options that make a Plan, shared by the bench and its writers.
+class PlanOptions {
+ public:
+  void AddTo(po::options_description* described) {
+    described->add_options()("writers,w", po::value(&plan_.writers)->default_value(plan_.writers),
+                             "concurrent writer processes")(
+        "records,n", po::value(&records_)->default_value(plan_.records), "records per writer")(
+        "seed,s", po::value(&plan_.seed)->default_value(1), "generator seed")(
+        "batch,b", po::value(&batch_)->default_value(static_cast<long long>(plan_.batch)),
+        "records per transaction (and per Ingest call)");
+  }
+  // The plan the parsed options give; a UsageError for one out of range.
+  Plan Checked() const {
+    if (plan_.writers < 1 || plan_.writers > 64) throw UsageError("--writers must be 1 to 64");
+    if (records_ < 2) throw UsageError("--records must be at least 2");
+    if (batch_ < 1) throw UsageError("--batch must be at least 1");
+    Plan plan = plan_;
+    plan.records = records_;
+    plan.batch = static_cast<std::size_t>(batch_);
+    return plan;
+  }
+
+ private:
+  Plan plan_;
+  long long records_ = 0;
+  long long batch_ = 0;
+};
+
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct WriterReport {
+  int writer = 0;
+  IngestSummary summary;
+  std::int64_t offered = 0;
+  double seconds = 0;  // in Ingest calls
+  double start = 0;    // steady clock (system-wide on Linux), after the go
+  double end = 0;
+};
+
+WriterReport ReadReport(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("a writer wrote no report to " + path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  WriterReport r;
+  r.writer = j.at("writer").get<int>();
+  r.summary.accepted = j.at("accepted").get<std::int64_t>();
+  r.summary.duplicates = j.at("duplicates").get<std::int64_t>();
+  r.summary.conflicts = j.at("conflicts").get<std::int64_t>();
+  r.summary.rejected = j.at("rejected").get<std::int64_t>();
+  r.offered = j.at("offered").get<std::int64_t>();
+  r.seconds = j.at("seconds").get<double>();
+  r.start = j.at("start").get<double>();
+  r.end = j.at("end").get<double>();
+  return r;
+}
+
+// Waits for the parent's go: its end of the pipe closes.
+void AwaitGo(int ready_fd, int go_fd) {
+  const char ready = 'r';
+  if (write(ready_fd, &ready, 1) != 1) throw std::runtime_error("cannot tell the parent: ready");
+  close(ready_fd);
+  char ignored = 0;
+  while (read(go_fd, &ignored, 1) > 0) {
+  }
+  close(go_fd);
+}
+
+// The server's count of rolled-back transactions in this database; nullopt
+// on SQLite, which makes a writer wait for the lock instead.
+std::optional<std::int64_t> ServerRollbacks(Store& store) {
+  store::Connection& db = store::ConnectionOf(store);
+  if (db.engine() != store::Engine::kPostgresql) return std::nullopt;
+  return db
+      .QueryInt64("SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+      .value_or(0);
+}
+
+struct Verification {
+  std::int64_t expected = 0;  // distinct execution ids sent
+  std::int64_t stored = 0;
+  std::int64_t missing = 0;   // sent, not stored
+  std::int64_t extra = 0;     // stored, never sent
+  std::int64_t accepted = 0;  // summed over writers: each observation accepted once
+  CheckResult aggregates;
+
+  bool ok() const {
+    return missing == 0 && extra == 0 && stored == expected && accepted == stored &&
+           aggregates.state == CheckState::kOk;
+  }
+};
+
+Verification Verify(Store& store, const Plan& plan, const fixtures::ObservationGenerator& gen,
+                    const std::vector<WriterReport>& reports) {
+  Verification v;
+  std::set<std::string> sent;
+  for (std::int64_t i = 0; i < plan.total(); ++i) {
+    fixtures::RecordFacts facts;
+    Observation o = gen.Generate(i, &facts);
+    if (facts.kind != fixtures::RecordKind::kBad) sent.insert(std::move(o.execution_id));
+  }
+  v.expected = static_cast<std::int64_t>(sent.size());
+  const auto ids = store::ConnectionOf(store).Prepare("SELECT execution_id FROM observations");
+  while (ids->Step()) {
+    ++v.stored;
+    if (sent.erase(ids->String(0)) == 0) ++v.extra;
+  }
+  v.missing = static_cast<std::int64_t>(sent.size());
+  for (const WriterReport& r : reports) v.accepted += r.summary.accepted;
+  v.aggregates = CheckAggregatesOf(store);
+  return v;
+}
+
+// Starts writer `k`: this program again, as the hidden worker subcommand.
+pid_t SpawnWriter(int k, const Plan& plan, const std::string& uri, const std::string& report,
+                  int ready_fd, int go_fd, int go_write_fd) {
+  const std::vector<std::string> args = {"hwrec-bench", kWorkerName,
+                                         "--store",     uri,
+                                         "--writer",    std::to_string(k),
+                                         "--writers",   std::to_string(plan.writers),
+                                         "--records",   std::to_string(plan.records),
+                                         "--seed",      std::to_string(plan.seed),
+                                         "--batch",     std::to_string(plan.batch),
+                                         "--ready-fd",  std::to_string(ready_fd),
+                                         "--go-fd",     std::to_string(go_fd),
+                                         "--report",    report};
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed: cannot start a writer");
+  if (pid == 0) {
+    close(go_write_fd);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+struct Run {
+  std::vector<WriterReport> reports;
+  double wall = 0;                        // first writer's start to last writer's end
+  std::optional<std::int64_t> rollbacks;  // PostgreSQL only
+};
+
+Run RunWriters(const Plan& plan, const std::string& uri, const ScratchDir& scratch) {
+  int ready[2];
+  int go[2];
+  if (pipe(ready) != 0 || pipe(go) != 0) throw std::runtime_error("cannot make a pipe");
+  std::vector<pid_t> pids;
+  for (int k = 0; k < plan.writers; ++k) {
+    pids.push_back(SpawnWriter(k, plan, uri, scratch.File(fmt::format("writer-{}.json", k)),
+                               ready[1], go[0], go[1]));
+  }
+  close(ready[1]);
+  close(go[0]);
+  int ready_count = 0;
+  char byte = 0;
+  while (ready_count < plan.writers && read(ready[0], &byte, 1) == 1) ++ready_count;
+  close(ready[0]);
+  close(go[1]);  // go
+  bool all_ok = ready_count == plan.writers;
+  for (const pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    all_ok = all_ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  if (!all_ok) throw std::runtime_error("a writer failed (its message is above)");
+  Run run;
+  double first = 0;
+  double last = 0;
+  for (int k = 0; k < plan.writers; ++k) {
+    run.reports.push_back(ReadReport(scratch.File(fmt::format("writer-{}.json", k))));
+    const WriterReport& r = run.reports.back();
+    first = k == 0 ? r.start : std::min(first, r.start);
+    last = std::max(last, r.end);
+  }
+  run.wall = last - first;
+  return run;
+}
+
+void Print(const Plan& plan, const std::string& location, double load, const Run& run,
+           const Verification& v, bool json) {
+  std::int64_t offered = 0;
+  IngestSummary total;
+  for (const WriterReport& r : run.reports) {
+    offered += r.offered;
+    total.accepted += r.summary.accepted;
+    total.duplicates += r.summary.duplicates;
+    total.rejected += r.summary.rejected;
+    total.conflicts += r.summary.conflicts;
+  }
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  if (json) {
+    nlohmann::json writers = nlohmann::json::array();
+    for (const WriterReport& r : run.reports) {
+      writers.push_back({{"writer", r.writer},
+                         {"offered", r.offered},
+                         {"accepted", r.summary.accepted},
+                         {"duplicates", r.summary.duplicates},
+                         {"rejected", r.summary.rejected},
+                         {"seconds", r.seconds}});
+    }
+    nlohmann::json problems = v.aggregates.problems;
+    const nlohmann::json report = {
+        {"command", "concurrent-ingest"},
+        {"location", location},
+        {"writers", plan.writers},
+        {"records_per_writer", plan.records},
+        {"batch", plan.batch},
+        {"seed", plan.seed},
+        {"offered", offered},
+        {"accepted", total.accepted},
+        {"duplicates", total.duplicates},
+        {"rejected", total.rejected},
+        {"conflicts", total.conflicts},
+        {"wall_s", run.wall},
+        {"offered_per_s", PerSecond(offered, run.wall)},
+        {"observations_per_s", PerSecond(total.accepted, run.wall)},
+        {"server_rollbacks",
+         run.rollbacks ? nlohmann::json(*run.rollbacks) : nlohmann::json(nullptr)},
+        {"load_average", load},
+        {"cores", cores},
+        {"per_writer", writers},
+        {"verification",
+         {{"ok", v.ok()},
+          {"expected", v.expected},
+          {"stored", v.stored},
+          {"missing", v.missing},
+          {"extra", v.extra},
+          {"accepted", v.accepted},
+          {"aggregates", CheckStateName(v.aggregates.state)},
+          {"aggregates_summary", v.aggregates.summary},
+          {"aggregate_problems", problems}}}};
+    std::cout << report.dump() << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "hwrec-bench concurrent-ingest: {} writers x {} records (half shared), seed {}, batch {}\n"
+      "  store: {}\n\n",
+      plan.writers, WithThousands(plan.records), plan.seed, plan.batch, location);
+  for (const WriterReport& r : run.reports) {
+    std::cout << fmt::format(
+        "  writer {}: {} offered, {} accepted, {} duplicates, {} rejected, {:.3f} s\n", r.writer,
+        WithThousands(r.offered), WithThousands(r.summary.accepted),
+        WithThousands(r.summary.duplicates), WithThousands(r.summary.rejected), r.seconds);
+  }
+  std::cout << fmt::format(
+      "\ntotal: {} records offered in {:.3f} s: {} records/s, {} new observations/s\n",
+      WithThousands(offered), run.wall,
+      WithThousands(static_cast<std::int64_t>(PerSecond(offered, run.wall))),
+      WithThousands(static_cast<std::int64_t>(PerSecond(total.accepted, run.wall))));
+  if (run.rollbacks) {
+    std::cout << fmt::format(
+        "transactions the server rolled back (serialization failures, retried): {}\n",
+        WithThousands(*run.rollbacks));
+  } else {
+    std::cout << "SQLite: writers waited for the file's write lock (no retries)\n";
+  }
+  std::cout << fmt::format(
+      "load average {:.2f} on {} cores when the run started\n\n"
+      "verification: {}\n"
+      "  observations: {} stored, {} distinct execution ids sent, {} missing, {} never sent\n"
+      "  accepted summed over writers: {} (each observation accepted once)\n"
+      "  aggregates: {}: {}\n",
+      load, cores, v.ok() ? "OK" : "FAILED", WithThousands(v.stored), WithThousands(v.expected),
+      WithThousands(v.missing), WithThousands(v.extra), WithThousands(v.accepted),
+      CheckStateName(v.aggregates.state), v.aggregates.summary);
+  for (const std::string& problem : v.aggregates.problems) std::cout << "    " << problem << "\n";
+}
+
+}  // namespace
+
+int RunConcurrentIngestBench(const std::vector<std::string>& args) {
+  PlanOptions plan_options;
+  std::string postgresql;
+  std::string script;
+  std::string format;
+  po::options_description described("Options");
+  described.add_options()("postgresql", po::value(&postgresql),
+                          "a PostgreSQL URI (default: a throwaway server)")(
+      "sqlite", "the same writers on one scratch SQLite file instead (one host: a baseline)");
+  plan_options.AddTo(&described);
+  described.add_options()("pg-server-script",
+                          po::value(&script)->default_value(DefaultServerScript()),
+                          "the pg_server.sh that starts a throwaway server")(
+      "format", po::value(&format)->default_value("table"), "output format: table or json")(
+      "help,h", "show this help");
+  po::variables_map vm;
+  if (!ParseBenchArgs(args, described, kUsage, &vm)) return kExitOk;
+  const Plan plan = plan_options.Checked();
+  const bool json = IsJsonFormat(format);
+  const double load = LoadAverage();
+
+  const bool sqlite = vm.count("sqlite") != 0;
+  if (sqlite && !postgresql.empty())
+    throw UsageError("--sqlite and --postgresql exclude each other");
+  ScratchDir scratch;
+  std::optional<PostgresqlServer> server;
+  std::optional<ScratchSchema> schema;
+  std::string uri = scratch.File("concurrent.hwrec");
+  if (!sqlite) {
+    server.emplace(postgresql, script);
+    schema.emplace(server->uri());
+    uri = schema->uri();
+  }
+  const fixtures::ObservationGenerator generator(plan.seed, plan.total());
+  std::string location;
+  std::optional<std::int64_t> rollbacks_before;
+  {
+    const std::unique_ptr<Store> store = OpenBenchStore(uri);
+    location = store->path();
+    for (const fixtures::BenchPool& pool : generator.pools()) {
+      if (Status s = RegisterNodePool(*store, pool.pool); !s.ok()) {
+        throw std::runtime_error("registering the generator's pools: " + s.ToString());
+      }
+    }
+    rollbacks_before = ServerRollbacks(*store);
+  }
+  Run run = RunWriters(plan, uri, scratch);
+  const std::unique_ptr<Store> store = OpenBenchStore(uri);
+  if (rollbacks_before) run.rollbacks = *ServerRollbacks(*store) - *rollbacks_before;
+  const Verification verification = Verify(*store, plan, generator, run.reports);
+  Print(plan, location, load, run, verification, json);
+  if (!verification.ok()) {
+    std::cerr << "hwrec-bench concurrent-ingest: verification FAILED: the store lost or "
+                 "double-counted what the writers sent (see above)\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
+  PlanOptions plan_options;
+  std::string uri;
+  std::string report_path;
+  int writer = 0;
+  int ready_fd = -1;
+  int go_fd = -1;
+  po::options_description described("Options");
+  described.add_options()("store", po::value(&uri)->required(), "the store")(
+      "writer", po::value(&writer)->required(), "this writer's number")(
+      "ready-fd", po::value(&ready_fd)->required(), "")("go-fd", po::value(&go_fd)->required(), "")(
+      "report", po::value(&report_path)->required(), "where to write the JSON report")("help,h",
+                                                                                       "help");
+  plan_options.AddTo(&described);
+  po::variables_map vm;
+  if (!ParseBenchArgs(args, described, "hwrec-bench concurrent-ingest-worker (internal)", &vm)) {
+    return kExitOk;
+  }
+  const Plan plan = plan_options.Checked();
+  const fixtures::ObservationGenerator generator(plan.seed, plan.total());
+  const std::vector<RecordRange> chunks = plan.ChunksOf(writer);
+  const std::unique_ptr<Store> store = OpenBenchStore(uri);
+  AwaitGo(ready_fd, go_fd);
+  const double start = MonotonicSeconds();
+  const TimedIngest timed = IngestGenerated(*store, generator, chunks, plan.batch,
+                                            fmt::format("hwrec-bench writer {}", writer));
+  const double end = MonotonicSeconds();
+  const nlohmann::json report = {{"writer", writer},
+                                 {"offered", timed.offered},
+                                 {"accepted", timed.summary.accepted},
+                                 {"duplicates", timed.summary.duplicates},
+                                 {"conflicts", timed.summary.conflicts},
+                                 {"rejected", timed.summary.rejected},
+                                 {"seconds", timed.seconds},
+                                 {"start", start},
+                                 {"end", end}};
+  std::ofstream(report_path) << report.dump() << "\n";
+  return kExitOk;
+}
+
+}  // namespace hwrec::bench
