@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "hwrec/store.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
 #include "test_support.h"
 
 namespace hwrec {
@@ -25,7 +25,8 @@ GpuCatalog LoadOrFail(const Store& store) {
 }
 
 GpuCatalog ShippedCatalog() {
-  auto store = test::OpenStoreOrFail(":memory:");
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "shipped.db"));
   return LoadOrFail(*store);
 }
 
@@ -54,7 +55,8 @@ constexpr const char* kHeader =
 
 }  // namespace
 
-TEST_CASE("catalog: the store ships every card and MIG profile of the design", "[catalog]") {
+TEST_CASE("catalog: the store ships every card and MIG profile of the design",
+          "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   struct Card {
     const char* model;
@@ -105,7 +107,7 @@ TEST_CASE("catalog: the store ships every card and MIG profile of the design", "
   CHECK(catalog.FindPartition("NVIDIA", "A100 80GB", "mig-3g.20gb") == nullptr);
 }
 
-TEST_CASE("catalog: models are sorted by brand and model", "[catalog]") {
+TEST_CASE("catalog: models are sorted by brand and model", "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   const auto& models = catalog.models();
   REQUIRE(models.size() >= 11);
@@ -123,7 +125,7 @@ TEST_CASE("catalog: a gpu_config_id is the lowercase brand, model and mode joine
 }
 
 TEST_CASE("catalog: models are found by their exact spelling, with or without a brand",
-          "[catalog]") {
+          "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   REQUIRE(catalog.FindModelAnyBrand("H100 94GB") != nullptr);
   CHECK(catalog.FindModelAnyBrand("H100 94GB")->brand == "NVIDIA");
@@ -132,14 +134,15 @@ TEST_CASE("catalog: models are found by their exact spelling, with or without a 
   CHECK(catalog.FindModelAnyBrand("MI300X") == nullptr);
 }
 
-TEST_CASE("catalog: searching \"a100 1g\" finds exactly the A100 1g profiles", "[catalog]") {
+TEST_CASE("catalog: searching \"a100 1g\" finds exactly the A100 1g profiles",
+          "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   CHECK(Ids(catalog.Search("a100 1g")) ==
         std::set<std::string>{"nvidia-a100-40gb-mig-1g.5gb", "nvidia-a100-40gb-mig-1g.10gb",
                               "nvidia-a100-80gb-mig-1g.10gb", "nvidia-a100-80gb-mig-1g.20gb"});
 }
 
-TEST_CASE("catalog: search ignores case and needs every word to match", "[catalog]") {
+TEST_CASE("catalog: search ignores case and needs every word to match", "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   CHECK(Ids(catalog.Search("A100 1G")) == Ids(catalog.Search("a100 1g")));
   CHECK(Ids(catalog.Search("  NVIDIA   a30  ")) ==
@@ -154,7 +157,7 @@ TEST_CASE("catalog: search ignores case and needs every word to match", "[catalo
   CHECK(catalog.Search("").size() == total);
 }
 
-TEST_CASE("catalog: a misspelt model gets the closest catalog spellings", "[catalog]") {
+TEST_CASE("catalog: a misspelt model gets the closest catalog spellings", "[catalog][engine]") {
   const GpuCatalog catalog = ShippedCatalog();
   auto first = [&](const std::string& model) {
     const auto closest = catalog.ClosestModels(model);
@@ -173,9 +176,9 @@ TEST_CASE("catalog: a misspelt model gets the closest catalog spellings", "[cata
         std::set<std::string>{"A100 40GB", "A100 80GB"});
 }
 
-TEST_CASE("catalog import: a new card is added with its full partition", "[catalog]") {
+TEST_CASE("catalog import: a new card is added with its full partition", "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const auto summary = ImportOrFail(*store, std::string(kHeader) +
                                                 "NVIDIA,B200 180GB,180,7,mig-1g.23gb,23,1\n"
                                                 "NVIDIA,B200 180GB,180,7,mig-3g.90gb,90,3\n");
@@ -194,16 +197,15 @@ TEST_CASE("catalog import: a new card is added with its full partition", "[catal
   CHECK(b200->partitions[2].gpu_config_id == "nvidia-b200-180gb-mig-3g.90gb");
   CHECK(b200->partitions[2].compute_fraction == Approx(3.0 / 7));
 
-  auto& db = internal::StoreAccess::Db(*store);
-  SQLite::Statement source(db, "SELECT source FROM gpu_models WHERE model = 'B200 180GB'");
-  REQUIRE(source.executeStep());
-  CHECK(source.getColumn(0).getString() == "import");
+  const auto source = store::ConnectionOf(*store).QueryText(
+      "SELECT source FROM gpu_models WHERE model = 'B200 180GB'");
+  CHECK(source == "import");
 }
 
 TEST_CASE("catalog import: bad rows are reported by line and field, good rows are kept",
-          "[catalog]") {
+          "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   std::ifstream csv(test::TestDataPath("catalog_extra.csv"));
   auto summary = ImportCatalogCsv(*store, csv);
   REQUIRE(summary.ok());
@@ -221,9 +223,9 @@ TEST_CASE("catalog import: bad rows are reported by line and field, good rows ar
   CHECK(catalog.FindPartition("NVIDIA", "A100 80GB", "mig-1g.10gb")->memory_gb == 10);
 }
 
-TEST_CASE("catalog import: each row rule names the field it breaks", "[catalog]") {
+TEST_CASE("catalog import: each row rule names the field it breaks", "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"NVIDIA,,24,1,full,24,1", "model"},
       {"NVIDIA,X1,0,1,full,0,1", "card_memory_gb"},
@@ -252,9 +254,10 @@ TEST_CASE("catalog import: each row rule names the field it breaks", "[catalog]"
   }
 }
 
-TEST_CASE("catalog import: a row that would change an existing partition is refused", "[catalog]") {
+TEST_CASE("catalog import: a row that would change an existing partition is refused",
+          "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const auto summary =
       ImportOrFail(*store, std::string(kHeader) + "NVIDIA,A100 40GB,40,7,mig-1g.5gb,6,1\n");
   REQUIRE(summary.errors.size() == 1);
@@ -263,9 +266,9 @@ TEST_CASE("catalog import: a row that would change an existing partition is refu
   CHECK(LoadOrFail(*store).FindPartition("NVIDIA", "A100 40GB", "mig-1g.5gb")->memory_gb == 5);
 }
 
-TEST_CASE("catalog import: importing the same rows again changes nothing", "[catalog]") {
+TEST_CASE("catalog import: importing the same rows again changes nothing", "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const std::string csv = std::string(kHeader) +
                           "NVIDIA,B200 180GB,180,7,full,180,7\n"
                           "NVIDIA,B200 180GB,180,7,mig-1g.23gb,23,1\n"
@@ -279,9 +282,9 @@ TEST_CASE("catalog import: importing the same rows again changes nothing", "[cat
   CHECK(again.errors.empty());
 }
 
-TEST_CASE("catalog import: quoted fields and CRLF line ends follow RFC 4180", "[catalog]") {
+TEST_CASE("catalog import: quoted fields and CRLF line ends follow RFC 4180", "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const auto summary = ImportOrFail(
       *store,
       "brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,compute_slices\r\n"
@@ -300,9 +303,10 @@ TEST_CASE("catalog import: quoted fields and CRLF line ends follow RFC 4180", "[
   CHECK(catalog.FindModel("NVIDIA", "Two\nLines") != nullptr);
 }
 
-TEST_CASE("catalog import: a file without the exact header is refused as a whole", "[catalog]") {
+TEST_CASE("catalog import: a file without the exact header is refused as a whole",
+          "[catalog][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   for (const std::string csv : {"", "brand,model,memory_gb\nNVIDIA,X,1\n",
                                 "model,brand,card_memory_gb,card_compute_slices,mode,memory_gb,"
                                 "compute_slices\n"}) {
@@ -314,12 +318,13 @@ TEST_CASE("catalog import: a file without the exact header is refused as a whole
   }
 }
 
-TEST_CASE("catalog import: a read-only store is refused", "[catalog]") {
+TEST_CASE("catalog import: a read-only store is refused", "[catalog][engine]") {
   test::TempDir dir;
-  test::OpenStoreOrFail(dir.File("store.db"));
+  const std::string location = test::NewStoreLocation(dir, "store.db");
+  test::OpenStoreOrFail(location);
   StoreOptions options;
   options.read_only = true;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"), options);
+  auto store = test::OpenStoreOrFail(location, options);
   std::istringstream in(std::string(kHeader) + "NVIDIA,X1,8,1,full,8,1\n");
   auto summary = ImportCatalogCsv(*store, in);
   REQUIRE_FALSE(summary.ok());

@@ -3,8 +3,6 @@
 // hardware holds, no hardware that contradicts its registered pool, one rule
 // for a missing GPU brand in ingest and `hwrec hardware-id`, and records on an
 // unregistered pool learned as the unknown population.
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -22,7 +20,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/refresh.h"
 #include "ingest/observation_writer.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
 #include "test_support.h"
 
 using hwrec::FigureKind;
@@ -38,7 +36,7 @@ constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
 const double kNow = static_cast<double>(std::time(nullptr));
 
 struct ClaimsFixture {
-  ClaimsFixture() : store(hwrec::test::OpenStoreOrFail(dir.File("claims.db"))) {
+  ClaimsFixture() : store(hwrec::test::OpenStoreOrFail(location)) {
     Register("sitea-a30-mig", "on-prem-a30", 4, "mig-2g.12gb", "A30");
     Register("h100", "a3-highgpu-1g", 1, "full", "H100 80GB");
     Register("gpu-unknown", "on-prem-gpu", 1, "mig-3g.20gb", std::nullopt);
@@ -90,9 +88,10 @@ struct ClaimsFixture {
     return Recommend(key);
   }
 
-  SQLite::Database& db() { return hwrec::internal::StoreAccess::Db(*store); }
+  hwrec::store::Connection& db() { return hwrec::store::ConnectionOf(*store); }
 
   hwrec::test::TempDir dir;
+  std::string location = hwrec::test::NewStoreLocation(dir, "claims.db");
   std::unique_ptr<hwrec::Store> store;
 };
 
@@ -139,7 +138,7 @@ void CheckSameFigures(const hwrec::Recommendation& before, const hwrec::Recommen
 TEST_CASE(
     "ingest: a finished_at beyond the allowed clock skew rejects its record, naming finished_at, "
     "the bound and milliseconds, keeps the batch and leaves the figures as they were",
-    "[ingest][hardware-claims]") {
+    "[ingest][hardware-claims][engine]") {
   ClaimsFixture f;
   REQUIRE(f.Ingest(GoodLines()).accepted == 10);
   const auto before = f.RecommendA30();
@@ -177,7 +176,7 @@ TEST_CASE(
 }
 
 TEST_CASE("config: ingest.max_clock_skew_hours is listed, validated and bounds ingest",
-          "[config][hardware-claims]") {
+          "[config][hardware-claims][engine]") {
   ClaimsFixture f;
   auto listed = hwrec::GetConfig(*f.store, "ingest.max_clock_skew_hours");
   REQUIRE(listed.ok());
@@ -192,7 +191,7 @@ TEST_CASE("config: ingest.max_clock_skew_hours is listed, validated and bounds i
   CHECK(summary.rejects[0].field == "finished_at");
   CHECK_THAT(summary.rejects[0].reason, Catch::Contains("0.5 h"));
 
-  const auto list = RunCli("config list " + ShellQuote(f.dir.File("claims.db")));
+  const auto list = RunCli("config list " + ShellQuote(f.location));
   CHECK(list.exit_code == 0);
   CHECK_THAT(list.out, Catch::Contains("ingest.max_clock_skew_hours"));
   CHECK_THAT(list.out, Catch::Contains("fallback.cpu_memory_any_hardware"));
@@ -201,7 +200,7 @@ TEST_CASE("config: ingest.max_clock_skew_hours is listed, validated and bounds i
 TEST_CASE(
     "refresh: a rebuild leaves out a stored observation that finished beyond the allowed clock "
     "skew, so it no longer sets a figure",
-    "[refresh][hardware-claims]") {
+    "[refresh][hardware-claims][engine]") {
   ClaimsFixture f;
   REQUIRE(f.Ingest(GoodLines()).accepted == 10);
   const auto before = f.RecommendA30();
@@ -211,27 +210,27 @@ TEST_CASE(
   std::string columns = hwrec::internal::kObservationColumns;
   std::string values = columns;
   const std::map<std::string, std::string> replaced = {
-      {"execution_id", "'poison'"},       {"finished_at", "?"},
-      {"gpu_memory_peak_gb", "0.01"},     {"cpu_millicores_p95", "2"},
-      {"cpu_millicores_max", "2"},        {"memory_peak_bytes", "1200000"},
-      {"content_hash", "randomblob(32)"},
+      {"execution_id", "'poison'"}, {"finished_at", "?"},        {"gpu_memory_peak_gb", "0.01"},
+      {"cpu_millicores_p95", "2"},  {"cpu_millicores_max", "2"}, {"memory_peak_bytes", "1200000"},
+      {"content_hash", "?"},
   };
   for (const auto& [column, value] : replaced) {
     const auto at = values.find(column + ",");
     REQUIRE(at != std::string::npos);
     values.replace(at, column.size(), value);
   }
-  SQLite::Statement insert(f.db(), "INSERT INTO observations (" + columns + ") SELECT " + values +
-                                       " FROM observations WHERE execution_id = 'good-0'");
-  insert.bind(1, kNow + 300 * 86400.0);
-  REQUIRE(insert.exec() == 1);
+  auto insert = f.db().Prepare("INSERT INTO observations (" + columns + ") SELECT " + values +
+                               " FROM observations WHERE execution_id = 'good-0'");
+  insert->Bind(1, kNow + 300 * 86400.0);  // finished_at comes before content_hash
+  insert->BindBlob(2, std::string(32, 'p'));
+  REQUIRE(insert->Run() == 1);
 
   auto rebuilt = hwrec::RebuildRecommendations(*f.store);
   INFO(rebuilt.status().ToString());
   REQUIRE(rebuilt.ok());
   CheckSameFigures(before, f.RecommendA30());
 
-  const auto cli = RunCli("refresh " + ShellQuote(f.dir.File("claims.db")) + " --rebuild");
+  const auto cli = RunCli("refresh " + ShellQuote(f.location) + " --rebuild");
   CHECK(cli.exit_code == 0);
   CheckSameFigures(before, f.RecommendA30());
 }
@@ -239,7 +238,7 @@ TEST_CASE(
 TEST_CASE(
     "ingest: a peak beyond what the record's hardware holds rejects it, naming the value and the "
     "bound, and keeps the good records beside it",
-    "[ingest][hardware-claims]") {
+    "[ingest][hardware-claims][engine]") {
   ClaimsFixture f;
   const std::string at = fmt::format(R"("finished_at": {:.0f}, )", kNow - 60);
   const auto on = [&](const std::string& id, const std::string& pool, const std::string& rest) {
@@ -283,7 +282,7 @@ TEST_CASE(
 TEST_CASE(
     "ingest: hardware that contradicts its registered node pool is rejected naming both values, "
     "and missing parts still come from the pool",
-    "[ingest][hardware-claims]") {
+    "[ingest][hardware-claims][engine]") {
   ClaimsFixture f;
   const std::string at = fmt::format(R"("finished_at": {:.0f}, )", kNow - 60);
   const std::string lines =
@@ -306,19 +305,18 @@ TEST_CASE(
   CHECK_THAT(rejects.at("count-differs").reason, Catch::Contains("is 8 but node pool"));
   CHECK_THAT(rejects.at("count-differs").reason, Catch::Contains("has 4"));
 
-  SQLite::Statement row(f.db(),
-                        "SELECT instance_type, gpu_mode, gpu_count FROM observations "
-                        "WHERE execution_id = 'partial'");
-  REQUIRE(row.executeStep());
-  CHECK(row.getColumn(0).getString() == "on-prem-a30");
-  CHECK(row.getColumn(1).getString() == "mig-2g.12gb");
-  CHECK(row.getColumn(2).getInt64() == 4);
+  auto row = f.db().Prepare(
+      "SELECT instance_type, gpu_mode, gpu_count FROM observations WHERE execution_id = 'partial'");
+  REQUIRE(row->Step());
+  CHECK(row->String(0) == "on-prem-a30");
+  CHECK(row->String(1) == "mig-2g.12gb");
+  CHECK(row->Int64(2) == 4);
 }
 
 TEST_CASE(
     "ingest: a record on an unregistered node pool is kept, learned as unknown hardware with its "
     "GPU memory, and counted as unresolved_hardware",
-    "[ingest][hardware-claims]") {
+    "[ingest][hardware-claims][engine]") {
   ClaimsFixture f;
   std::string lines;
   for (int i = 0; i < 3; ++i) {
@@ -346,7 +344,7 @@ TEST_CASE(
                                          R"( "finished_at": {:.0f}, "node_pool_id": "nowhere"}})"
                                          "\n",
                                          kNow - 60));
-  const auto json = RunCli("ingest " + ShellQuote(f.dir.File("claims.db")) + " " +
+  const auto json = RunCli("ingest " + ShellQuote(f.location) + " " +
                            ShellQuote(f.dir.File("more.jsonl")) + " --format json");
   CHECK(json.exit_code == 0);
   CHECK(nlohmann::json::parse(json.out)["unresolved_hardware"] == 1);
@@ -356,8 +354,8 @@ TEST_CASE(
                   R"( "node_pool_id": "nowhere"}})"
                   "\n",
                   kNow - 60));
-  const auto table = RunCli("ingest " + ShellQuote(f.dir.File("claims.db")) + " " +
-                            ShellQuote(f.dir.File("again.jsonl")));
+  const auto table =
+      RunCli("ingest " + ShellQuote(f.location) + " " + ShellQuote(f.dir.File("again.jsonl")));
   CHECK(table.exit_code == 0);
   CHECK_THAT(table.out, Catch::Contains("unresolved hardware    1"));
   CHECK_THAT(table.out, Catch::Contains("hwrec pools import"));
@@ -392,7 +390,7 @@ TEST_CASE(
   CHECK(summary.profile_id_mismatches == 0);
 
   const auto with_store = RunCli("hardware-id --profile " + ShellQuote(brandless) + " --store " +
-                                 ShellQuote(f.dir.File("claims.db")) + " --format json");
+                                 ShellQuote(f.location) + " --format json");
   REQUIRE(with_store.exit_code == 0);
   CHECK(nlohmann::json::parse(with_store.out)["hp_v2"] == expected);
 }

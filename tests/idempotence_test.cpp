@@ -11,6 +11,7 @@
 
 #include "hwrec/placement.h"
 #include "hwrec/placement_record.h"
+#include "store/database.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "test_support.h"
@@ -21,9 +22,10 @@ using hwrec::test::SourcePath;
 
 namespace {
 
-// <dir>/example.db with the bundled example's pools registered, nothing ingested.
-std::string PoolsOnlyStore(const hwrec::test::TempDir& dir) {
-  const std::string store = ShellQuote(dir.File("example.db"));
+// The store at `path` with the bundled example's pools registered, nothing
+// ingested; returns `path` quoted for the shell.
+std::string PoolsOnlyStore(const std::string& path) {
+  const std::string store = ShellQuote(path);
   REQUIRE(RunCli("init " + store).exit_code == 0);
   REQUIRE(RunCli("pools import " + store + " " + ShellQuote(SourcePath("examples/pools.jsonl")))
               .exit_code == 0);
@@ -31,9 +33,11 @@ std::string PoolsOnlyStore(const hwrec::test::TempDir& dir) {
 }
 
 std::int64_t Count(const std::string& path, const std::string& table) {
-  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  auto store = hwrec::test::OpenStoreOrFail(path);
   // Table names come from the tests themselves.
-  return db.execAndGet("SELECT count(*) FROM " + table).getInt64();
+  return hwrec::store::ConnectionOf(*store)
+      .QueryInt64("SELECT count(*) FROM " + table)
+      .value_or(-1);
 }
 
 std::vector<hwrec::PlacementRecord> Placements(const std::string& path,
@@ -55,10 +59,10 @@ std::string Place(const std::string& store, const std::string& policy,
 }  // namespace
 
 TEST_CASE("placement: re-recording an execution keeps one row; another decision replaces it",
-          "[placement][idempotence]") {
+          "[placement][idempotence][engine]") {
   hwrec::test::TempDir dir;
-  const std::string store = PoolsOnlyStore(dir);
-  const std::string path = dir.File("example.db");
+  const std::string path = hwrec::test::NewStoreLocation(dir, "example.db");
+  const std::string store = PoolsOnlyStore(path);
   RunCli("ingest " + store + " " + ShellQuote(SourcePath("examples/observations.jsonl")));
 
   REQUIRE(RunCli(Place(store, "best_fit", "exec-1")).exit_code == 0);
@@ -82,10 +86,11 @@ TEST_CASE("placement: re-recording an execution keeps one row; another decision 
   CHECK(Count(path, "placements") == 2);
 }
 
-TEST_CASE("ingest: re-ingesting a file does not store its rejects again", "[ingest][idempotence]") {
+TEST_CASE("ingest: re-ingesting a file does not store its rejects again",
+          "[ingest][idempotence][engine]") {
   hwrec::test::TempDir dir;
-  const std::string store = PoolsOnlyStore(dir);
-  const std::string path = dir.File("example.db");
+  const std::string path = hwrec::test::NewStoreLocation(dir, "example.db");
+  const std::string store = PoolsOnlyStore(path);
   const std::string file = ShellQuote(SourcePath("examples/observations.jsonl"));
   const auto first = RunCli("ingest " + store + " " + file);
   REQUIRE(first.exit_code == 3);
@@ -98,10 +103,10 @@ TEST_CASE("ingest: re-ingesting a file does not store its rejects again", "[inge
 }
 
 TEST_CASE("ingest: a conflicting re-send ingested again is kept once in ingest_conflicts",
-          "[ingest][idempotence]") {
+          "[ingest][idempotence][engine]") {
   hwrec::test::TempDir dir;
-  const std::string store = PoolsOnlyStore(dir);
-  const std::string path = dir.File("example.db");
+  const std::string path = hwrec::test::NewStoreLocation(dir, "example.db");
+  const std::string store = PoolsOnlyStore(path);
   const std::string line =
       R"({"execution_id":"x-1","action_image":"ghcr.io/acme/etl:1","finished_at":1795968157,)"
       R"("node_pool_id":"sitea-arm-cpu","duration_s":)";

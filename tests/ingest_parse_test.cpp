@@ -1,8 +1,6 @@
 // Reading records for ingest: line lengths and endings, out-of-range numbers,
 // unknown fields as warnings, and every problem of a record reported; through
 // the library and the CLIs (`ingest`, `pools import`, `hardware-id`).
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +10,7 @@
 
 #include "base/line_reader.h"
 #include "hwrec/ingest.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
 #include "test_support.h"
 
 using hwrec::IngestOptions;
@@ -28,7 +26,7 @@ std::string Line(const std::string& execution_id, const std::string& extra = "")
 }
 
 struct Fixture {
-  Fixture() : store(hwrec::test::OpenStoreOrFail(dir.File("store.db"))) {}
+  Fixture() : store(hwrec::test::OpenStoreOrFail(hwrec::test::NewStoreLocation(dir, "store.db"))) {}
 
   IngestSummary Ingest(const std::string& text, IngestOptions options = {}) {
     std::istringstream in(text);
@@ -41,10 +39,10 @@ struct Fixture {
   }
 
   std::vector<std::string> StoredIds() {
-    SQLite::Statement query(hwrec::internal::StoreAccess::Db(*store),
-                            "SELECT execution_id FROM observations ORDER BY execution_id");
+    auto query = hwrec::store::ConnectionOf(*store).Prepare(
+        "SELECT execution_id FROM observations ORDER BY execution_id");
     std::vector<std::string> ids;
-    while (query.executeStep()) ids.push_back(query.getColumn(0).getString());
+    while (query->Step()) ids.push_back(query->String(0));
     return ids;
   }
 
@@ -81,7 +79,7 @@ TEST_CASE("line reader: LF, CRLF and a lone CR (old Mac files) each end a line",
 TEST_CASE(
     "ingest: a line over max_line_bytes is rejected, naming the excess and the setting; "
     "the lines around it are stored",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   // Three megabytes in one line, a string value so the line is otherwise JSON.
   const std::string huge = Line("huge", "\"site_id\":\"" + std::string(3 * 1048576, 'x') + "\"");
@@ -103,7 +101,8 @@ TEST_CASE(
   CHECK(f.Ingest(huge + "\n", raised).accepted == 1);
 }
 
-TEST_CASE("ingest: a file with CR-only line endings is read line by line", "[ingest][parse]") {
+TEST_CASE("ingest: a file with CR-only line endings is read line by line",
+          "[ingest][parse][engine]") {
   Fixture f;
   const IngestSummary summary = f.Ingest(Line("m-1") + "\r" + Line("m-2") + "\r\r" + Line("m-3"));
   CHECK(summary.accepted == 3);
@@ -114,7 +113,7 @@ TEST_CASE("ingest: a file with CR-only line endings is read line by line", "[ing
 TEST_CASE(
     "ingest: a number out of double range rejects its record, naming the field, and keeps "
     "the batch",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   const IngestSummary summary =
       f.Ingest(Line("ok-1") + "\n" + Line("big", R"("hardware":{"cpu_millicores":1e400})") + "\n" +
@@ -135,7 +134,7 @@ TEST_CASE(
 TEST_CASE(
     "ingest: an unknown field is kept as a warning with the closest known name; strict "
     "mode rejects it",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   const std::string lines = Line("w-1", R"("memory_peak_gib":21)") + "\n" + Line("w-2") + "\n";
   const IngestSummary summary = f.Ingest(lines);
@@ -170,7 +169,7 @@ TEST_CASE(
 TEST_CASE(
     "ingest: a reject lists every bad field of its line, in the summary and the rejects "
     "table",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   const IngestSummary summary =
       f.Ingest(Line("bad", R"("gpu_utilization":2,"duration_s":-4)") + "\n");
@@ -182,11 +181,11 @@ TEST_CASE(
   CHECK(reject.reason == reject.errors[0].reason);
   CHECK(reject.errors[0].field == "duration_s");
   CHECK(reject.errors[1].field == "gpu_utilization");
-  SQLite::Statement row(hwrec::internal::StoreAccess::Db(*f.store),
-                        "SELECT field, reason FROM ingest_rejects");
-  REQUIRE(row.executeStep());
-  CHECK(row.getColumn(0).getString() == "duration_s");
-  CHECK(row.getColumn(1).getString() ==
+  auto row =
+      hwrec::store::ConnectionOf(*f.store).Prepare("SELECT field, reason FROM ingest_rejects");
+  REQUIRE(row->Step());
+  CHECK(row->String(0) == "duration_s");
+  CHECK(row->String(1) ==
         "duration_s: " + reject.errors[0].reason + "; gpu_utilization: " + reject.errors[1].reason);
 }
 
@@ -264,7 +263,7 @@ TEST_CASE("hardware-id cli: a number out of double range in --profile names its 
 TEST_CASE(
     "ingest: a record built in C++ with invalid UTF-8 or a control character is rejected "
     "by field; the good ones are stored",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   auto make = [](const std::string& id) {
     hwrec::Observation o;
@@ -293,7 +292,7 @@ TEST_CASE(
 
 TEST_CASE(
     "ingest: two over-long lines alike in their first bytes are kept as two rejects, once each",
-    "[ingest][parse]") {
+    "[ingest][parse][engine]") {
   Fixture f;
   // The first 1,100 bytes of both are the same; only their ends differ.
   const std::string same_start = "{\"site_id\":\"" + std::string(1100, 'x');
@@ -302,9 +301,7 @@ TEST_CASE(
   IngestOptions options;
   options.max_line_bytes = 1000;
   const auto rejects = [&] {
-    return hwrec::internal::StoreAccess::Db(*f.store)
-        .execAndGet("SELECT count(*) FROM ingest_rejects")
-        .getInt64();
+    return hwrec::store::ConnectionOf(*f.store).QueryInt64("SELECT count(*) FROM ingest_rejects");
   };
   CHECK(f.Ingest(lines, options).rejected == 2);
   CHECK(rejects() == 2);

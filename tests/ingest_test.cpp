@@ -1,5 +1,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
+#include "store/database.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "store/sqlite_util.h"
@@ -28,7 +30,7 @@ constexpr double kFinishedAt = 1795968157;  // 2026-11-29T16:02:37Z
 // A store with three registered pools: A30 split 2g.12gb, a GPU pool whose
 // card is not recorded (split 3g), and an arm64 CPU pool.
 struct IngestFixture {
-  IngestFixture() : store(hwrec::test::OpenStoreOrFail(dir.File("store.db"))) {
+  IngestFixture() : store(hwrec::test::OpenStoreOrFail(location)) {
     Register("a30-mig", "a30-node", "x86_64", 1, "mig-2g.12gb", "A30");
     Register("gpu-unknown", "on-prem-gpu", "x86_64", 1, "mig-3g.20gb", std::nullopt);
     Register("arm-cpu", "c7g.4xlarge", "arm64", 0, std::nullopt, std::nullopt);
@@ -73,31 +75,39 @@ struct IngestFixture {
     return std::move(summary).value();
   }
 
-  SQLite::Database& db() { return hwrec::internal::StoreAccess::Db(*store); }
+  hwrec::store::Connection& db() { return hwrec::store::ConnectionOf(*store); }
 
   std::int64_t Count(const std::string& table) {
     // Table names come from the tests themselves.
-    return db().execAndGet("SELECT count(*) FROM " + table).getInt64();
+    return db().QueryInt64("SELECT count(*) FROM " + table).value_or(-1);
   }
 
-  // One stored column of one execution, as text ("NULL" when null).
+  // One stored column of one execution, quoted as SQL writes it ("NULL", 'text', 12).
   std::string Stored(const std::string& execution_id, const std::string& column) {
-    SQLite::Statement query(
-        db(), "SELECT quote(" + column + ") FROM observations WHERE execution_id = ?1");
-    query.bind(1, execution_id);
-    REQUIRE(query.executeStep());
-    return query.getColumn(0).getString();
+    auto query = db().Prepare("SELECT " + column + " FROM observations WHERE execution_id = ?");
+    query->Bind(1, execution_id);
+    REQUIRE(query->Step());
+    switch (query->Kind(0)) {
+      case hwrec::store::ValueKind::kNull:
+        return "NULL";
+      case hwrec::store::ValueKind::kInteger:
+        return std::to_string(query->Int64(0));
+      case hwrec::store::ValueKind::kReal:
+        return fmt::format("{}", query->Double(0));
+      default:
+        return "'" + query->String(0) + "'";
+    }
   }
 
   double StoredDouble(const std::string& execution_id, const std::string& column) {
-    SQLite::Statement query(db(),
-                            "SELECT " + column + " FROM observations WHERE execution_id = ?1");
-    query.bind(1, execution_id);
-    REQUIRE(query.executeStep());
-    return query.getColumn(0).getDouble();
+    auto query = db().Prepare("SELECT " + column + " FROM observations WHERE execution_id = ?");
+    query->Bind(1, execution_id);
+    REQUIRE(query->Step());
+    return query->Double(0);
   }
 
   TempDir dir;
+  std::string location = hwrec::test::NewStoreLocation(dir, "store.db");
   std::unique_ptr<hwrec::Store> store;
 };
 
@@ -118,7 +128,7 @@ std::string Line(const std::string& execution_id, const std::string& extra = "")
 }  // namespace
 
 TEST_CASE("ingest: a mixed file keeps the good lines and names each reject's field and line",
-          "[ingest]") {
+          "[ingest][engine]") {
   IngestFixture f;
   const std::string content =
       hwrec::test::ReadFile(hwrec::test::TestDataPath("observations_mixed.jsonl"));
@@ -155,17 +165,16 @@ TEST_CASE("ingest: a mixed file keeps the good lines and names each reject's fie
   CHECK(f.Count("observations") == 6);
   CHECK(f.Count("ingest_rejects") == 9);
   CHECK(f.Count("ingest_conflicts") == 1);
-  SQLite::Statement reject(f.db(),
-                           "SELECT source, execution_id, field, record FROM ingest_rejects "
-                           "WHERE line = 10");
-  REQUIRE(reject.executeStep());
-  CHECK(reject.getColumn(0).getString() == "observations_mixed.jsonl");
-  CHECK(reject.getColumn(1).getString() == "mix-10");
-  CHECK(reject.getColumn(2).getString() == "status");
-  CHECK_THAT(content, Catch::Contains(reject.getColumn(3).getString() + "\n"));
+  auto reject = f.db().Prepare(
+      "SELECT source, execution_id, field, record FROM ingest_rejects WHERE line = 10");
+  REQUIRE(reject->Step());
+  CHECK(reject->String(0) == "observations_mixed.jsonl");
+  CHECK(reject->String(1) == "mix-10");
+  CHECK(reject->String(2) == "status");
+  CHECK_THAT(content, Catch::Contains(reject->String(3) + "\n"));
 }
 
-TEST_CASE("ingest: the same file in small batches gives the same result", "[ingest]") {
+TEST_CASE("ingest: the same file in small batches gives the same result", "[ingest][engine]") {
   IngestFixture f;
   IngestOptions options;
   options.batch_size = 2;
@@ -178,7 +187,8 @@ TEST_CASE("ingest: the same file in small batches gives the same result", "[inge
   CHECK(f.Count("observations") == 6);
 }
 
-TEST_CASE("ingest: a bad record built in C++ does not stop the good ones beside it", "[ingest]") {
+TEST_CASE("ingest: a bad record built in C++ does not stop the good ones beside it",
+          "[ingest][engine]") {
   IngestFixture f;
   Observation bad = MakeObservation("c-2");
   bad.gpu_utilization = 1.5;
@@ -196,15 +206,15 @@ TEST_CASE("ingest: a bad record built in C++ does not stop the good ones beside 
   CHECK(summary.rejects[1].field == "hardware.gpu_model");
   CHECK_THAT(summary.rejects[1].reason, Catch::Contains("A100 80GB"));
 
-  SQLite::Statement reject(f.db(), "SELECT source, record FROM ingest_rejects WHERE line = 2");
-  REQUIRE(reject.executeStep());
-  CHECK(reject.getColumn(0).getString() == "api");
-  CHECK_THAT(reject.getColumn(1).getString(), Catch::Contains(R"("gpu_utilization":1.5)"));
-  CHECK_THAT(reject.getColumn(1).getString(), Catch::Contains(R"("execution_id":"c-2")"));
+  auto reject = f.db().Prepare("SELECT source, record FROM ingest_rejects WHERE line = 2");
+  REQUIRE(reject->Step());
+  CHECK(reject->String(0) == "api");
+  CHECK_THAT(reject->String(1), Catch::Contains(R"("gpu_utilization":1.5)"));
+  CHECK_THAT(reject->String(1), Catch::Contains(R"("execution_id":"c-2")"));
   CHECK(f.Count("observations") == 2);
 }
 
-TEST_CASE("ingest: a re-sent execution is counted once", "[ingest]") {
+TEST_CASE("ingest: a re-sent execution is counted once", "[ingest][engine]") {
   IngestFixture f;
   const std::string lines = Line("r-1") + "\n" + Line("r-2") + Line("r-1");
   const IngestSummary first = f.IngestLines(lines);
@@ -224,7 +234,7 @@ TEST_CASE("ingest: a re-sent execution is counted once", "[ingest]") {
   CHECK(f.Count("observations") == 2);
 }
 
-TEST_CASE("ingest: re-ingesting the mixed file stores nothing twice", "[ingest]") {
+TEST_CASE("ingest: re-ingesting the mixed file stores nothing twice", "[ingest][engine]") {
   IngestFixture f;
   const std::string content =
       hwrec::test::ReadFile(hwrec::test::TestDataPath("observations_mixed.jsonl"));
@@ -238,7 +248,7 @@ TEST_CASE("ingest: re-ingesting the mixed file stores nothing twice", "[ingest]"
 }
 
 TEST_CASE("ingest: a re-sent execution with different content is a conflict; the first stays",
-          "[ingest]") {
+          "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary within =
       f.IngestLines(Line("k-1", R"("duration_s":10)") + Line("k-1", R"("duration_s":99)"));
@@ -254,17 +264,18 @@ TEST_CASE("ingest: a re-sent execution with different content is a conflict; the
 
   CHECK(f.StoredDouble("k-1", "duration_s") == 10);
   CHECK(f.Count("observations") == 1);
-  SQLite::Statement conflicts(
-      f.db(), "SELECT execution_id, line, record FROM ingest_conflicts ORDER BY id");
-  REQUIRE(conflicts.executeStep());
-  CHECK(conflicts.getColumn(0).getString() == "k-1");
-  CHECK(conflicts.getColumn(1).getInt64() == 2);
-  CHECK_THAT(conflicts.getColumn(2).getString(), Catch::Contains(R"("duration_s":99)"));
-  REQUIRE(conflicts.executeStep());
-  CHECK_THAT(conflicts.getColumn(2).getString(), Catch::Contains(R"("duration_s":50)"));
+  auto conflicts =
+      f.db().Prepare("SELECT execution_id, line, record FROM ingest_conflicts ORDER BY id");
+  REQUIRE(conflicts->Step());
+  CHECK(conflicts->String(0) == "k-1");
+  CHECK(conflicts->Int64(1) == 2);
+  CHECK_THAT(conflicts->String(2), Catch::Contains(R"("duration_s":99)"));
+  REQUIRE(conflicts->Step());
+  CHECK_THAT(conflicts->String(2), Catch::Contains(R"("duration_s":50)"));
 }
 
-TEST_CASE("ingest: a record with only node_pool_id takes its hardware from the pool", "[ingest]") {
+TEST_CASE("ingest: a record with only node_pool_id takes its hardware from the pool",
+          "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary summary = f.IngestLines(Line("p-1", R"("node_pool_id":"a30-mig")"));
   REQUIRE(summary.accepted == 1);
@@ -285,7 +296,7 @@ TEST_CASE("ingest: a record with only node_pool_id takes its hardware from the p
 }
 
 TEST_CASE("ingest: a field the record sends that its pool contradicts is a reject naming both",
-          "[ingest]") {
+          "[ingest][engine]") {
   IngestFixture f;
   const auto summary = f.IngestLines(
       Line("p-2", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-1g.6gb"})") +
@@ -300,7 +311,7 @@ TEST_CASE("ingest: a field the record sends that its pool contradicts is a rejec
 }
 
 TEST_CASE("ingest: an A30 mig-2g.12gb without a stamped share gets 0.5 from the catalog",
-          "[ingest]") {
+          "[ingest][engine]") {
   IngestFixture f;
   f.IngestLines(Line("f-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-2g.12gb"})"));
   CHECK(f.StoredDouble("f-1", "gpu_compute_fraction") == 0.5);
@@ -309,7 +320,7 @@ TEST_CASE("ingest: an A30 mig-2g.12gb without a stamped share gets 0.5 from the 
 }
 
 TEST_CASE("ingest: a MIG mode of an unknown card gets N / total_compute_slices, assumed",
-          "[ingest]") {
+          "[ingest][engine]") {
   IngestFixture f;
   f.IngestLines(Line("f-2", R"("node_pool_id":"gpu-unknown")"));
   CHECK(f.StoredDouble("f-2", "gpu_compute_fraction") == Approx(3.0 / 7));
@@ -317,12 +328,12 @@ TEST_CASE("ingest: a MIG mode of an unknown card gets N / total_compute_slices, 
   CHECK(f.Stored("f-2", "gpu_model") == "NULL");  // never guessed
   CHECK(f.Stored("f-2", "gpu_brand") == "NULL");
 
-  f.db().exec("UPDATE config SET value = '8' WHERE key = 'total_compute_slices'");
+  f.db().Execute("UPDATE config SET value = '8' WHERE key = 'total_compute_slices'");
   f.IngestLines(Line("f-3", R"("hardware":{"gpu_mode":"mig-2g.10gb"})"));
   CHECK(f.StoredDouble("f-3", "gpu_compute_fraction") == Approx(2.0 / 8));
 }
 
-TEST_CASE("ingest: a stamped share is kept; a record without GPU has none", "[ingest]") {
+TEST_CASE("ingest: a stamped share is kept; a record without GPU has none", "[ingest][engine]") {
   IngestFixture f;
   f.IngestLines(Line("f-4", R"("node_pool_id":"a30-mig","gpu_compute_fraction":0.3)") +
                 Line("f-5", R"("node_pool_id":"arm-cpu")") +
@@ -335,7 +346,7 @@ TEST_CASE("ingest: a stamped share is kept; a record without GPU has none", "[in
   CHECK(f.Stored("f-6", "fraction_source") == "'catalog'");
 }
 
-TEST_CASE("ingest: GPU models and modes are checked against the catalog", "[ingest]") {
+TEST_CASE("ingest: GPU models and modes are checked against the catalog", "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary summary =
       f.IngestLines(Line("g-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-3g.20gb"})") +
@@ -353,7 +364,8 @@ TEST_CASE("ingest: GPU models and modes are checked against the catalog", "[inge
   CHECK(summary.rejects[3].field == "hardware.gpu_mode");
 }
 
-TEST_CASE("ingest: a sent hardware_profile_id that differs is kept and counted", "[ingest]") {
+TEST_CASE("ingest: a sent hardware_profile_id that differs is kept and counted",
+          "[ingest][engine]") {
   IngestFixture f;
   auto pool = hwrec::FindNodePool(*f.store, "arm-cpu");
   REQUIRE(pool.ok());
@@ -370,7 +382,7 @@ TEST_CASE("ingest: a sent hardware_profile_id that differs is kept and counted",
   CHECK(f.Stored("h-2", "sent_profile_id") == "'hp:v2:0000000000000000'");
 }
 
-TEST_CASE("ingest: blank lines are skipped but keep the line numbers", "[ingest]") {
+TEST_CASE("ingest: blank lines are skipped but keep the line numbers", "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary summary =
       f.IngestLines("\n   \r\n" + Line("b-1") + "\n" + Line("b-2", R"("duration_s":-1)"));
@@ -404,7 +416,7 @@ TEST_CASE("ingest: a store at an older schema is refused with the fix", "[ingest
 
 TEST_CASE("ingest cli: reads stdin and prints the JSON summary", "[ingest]") {
   IngestFixture f;
-  const std::string store = hwrec::test::ShellQuote(f.dir.File("store.db"));
+  const std::string store = hwrec::test::ShellQuote(f.location);
   f.store.reset();
   const auto ok = hwrec::test::RunCli("ingest " + store + " - --format json",
                                       Line("s-1") + Line("s-2") + Line("s-1"));

@@ -12,7 +12,7 @@
 
 #include "hwrec/catalog.h"
 #include "hwrec/store.h"
-#include "store/sqlite_util.h"
+#include "store/database.h"
 #include "test_support.h"
 
 namespace hwrec {
@@ -182,9 +182,9 @@ TEST_CASE("pools: JSON with every field parses into the pool", "[pools]") {
   CHECK(parsed->hardware == A30Pool().hardware);
 }
 
-TEST_CASE("pools: a registered pool stores the hp ids of its hardware profile", "[pools]") {
+TEST_CASE("pools: a registered pool stores the hp ids of its hardware profile", "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   NodePool a100;
   a100.node_pool_id = "a100-80";
   a100.site_id = "site-a";
@@ -193,24 +193,21 @@ TEST_CASE("pools: a registered pool stores the hp ids of its hardware profile", 
   for (const NodePool& pool : {a100, A30Pool(), CpuPool()}) {
     REQUIRE(RegisterNodePool(*store, pool).ok());
   }
-  SQLite::Statement rows(internal::StoreAccess::Db(*store),
-                         "SELECT node_pool_id, hp_v1, hp_v2 FROM node_pools");
+  store::Connection& db = store::ConnectionOf(*store);
+  auto rows = db.Prepare("SELECT node_pool_id, hp_v1, hp_v2 FROM node_pools");
   int count = 0;
-  while (rows.executeStep()) {
+  while (rows->Step()) {
     ++count;
-    const NodePool pool = FindOrFail(*store, rows.getColumn(0).getString());
-    CHECK(rows.getColumn(1).getString() ==
-          *HardwareProfileId(pool.hardware, ProfileIdVersion::kV1));
-    CHECK(rows.getColumn(2).getString() ==
-          *HardwareProfileId(pool.hardware, ProfileIdVersion::kV2));
+    const NodePool pool = FindOrFail(*store, rows->String(0));
+    CHECK(rows->String(1) == *HardwareProfileId(pool.hardware, ProfileIdVersion::kV1));
+    CHECK(rows->String(2) == *HardwareProfileId(pool.hardware, ProfileIdVersion::kV2));
   }
   CHECK(count == 3);
   // The reference vectors of DESIGN §3 for this shape.
-  SQLite::Statement ids(internal::StoreAccess::Db(*store),
-                        "SELECT hp_v1, hp_v2 FROM node_pools WHERE node_pool_id = 'a100-80'");
-  REQUIRE(ids.executeStep());
-  CHECK(ids.getColumn(0).getString() == "hp:v1:a458059131523990");
-  CHECK(ids.getColumn(1).getString() == "hp:v2:93062af5d26b055e");
+  auto ids = db.Prepare("SELECT hp_v1, hp_v2 FROM node_pools WHERE node_pool_id = 'a100-80'");
+  REQUIRE(ids->Step());
+  CHECK(ids->String(0) == "hp:v1:a458059131523990");
+  CHECK(ids->String(1) == "hp:v2:93062af5d26b055e");
   // A CPU-only pool is stored with no GPUs, as the Runner describes it.
   const NodePool cpu = FindOrFail(*store, "arm-cpu");
   CHECK(cpu.hardware.gpu_count == 0);
@@ -218,18 +215,20 @@ TEST_CASE("pools: a registered pool stores the hp ids of its hardware profile", 
   CHECK(*HardwareProfileId(cpu.hardware, ProfileIdVersion::kV2) == "hp:v2:266bf09813fdcb3d");
 }
 
-TEST_CASE("pools: a gpu_model without gpu_brand takes its brand from the catalog", "[pools]") {
+TEST_CASE("pools: a gpu_model without gpu_brand takes its brand from the catalog",
+          "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   NodePool pool = A30Pool();
   pool.hardware.gpu_brand.reset();
   REQUIRE(RegisterNodePool(*store, pool).ok());
   CHECK(FindOrFail(*store, pool.node_pool_id).hardware.gpu_brand == "NVIDIA");
 }
 
-TEST_CASE("pools: a GPU pool without a recorded model is kept and marked unknown", "[pools]") {
+TEST_CASE("pools: a GPU pool without a recorded model is kept and marked unknown",
+          "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   NodePool pool = A30Pool();
   pool.node_pool_id = "mystery";
   pool.hardware.gpu_brand.reset();
@@ -242,9 +241,10 @@ TEST_CASE("pools: a GPU pool without a recorded model is kept and marked unknown
   CHECK(stored.hardware.gpu_count == 4);
 }
 
-TEST_CASE("pools: registering again replaces the pool; unknown ids are not found", "[pools]") {
+TEST_CASE("pools: registering again replaces the pool; unknown ids are not found",
+          "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   REQUIRE(RegisterNodePool(*store, A30Pool()).ok());
   NodePool changed = A30Pool();
   changed.hardware.gpu_mode = "mig-1g.6gb";
@@ -265,9 +265,9 @@ TEST_CASE("pools: registering again replaces the pool; unknown ids are not found
 }
 
 TEST_CASE("pools import: good lines are registered, bad ones reported with line and field",
-          "[pools]") {
+          "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   std::ifstream lines(test::TestDataPath("pools.jsonl"));
   auto summary = ImportNodePools(*store, lines);
   REQUIRE(summary.ok());
@@ -291,9 +291,9 @@ TEST_CASE("pools import: good lines are registered, bad ones reported with line 
 }
 
 TEST_CASE("pools import: re-imported pools count as unchanged, changed ones as updated",
-          "[pools]") {
+          "[pools][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const std::string a = R"({"site_id":"s","node_pool_id":"a","gpu_model":"T4","gpu_count":1,)"
                         R"("gpu_mode":"full","gpu_total":1})";
   const std::string b = R"({"site_id":"s","node_pool_id":"b","instance_type":"c6g.large"})";
@@ -380,9 +380,10 @@ TEST_CASE("pools cli: a missing or unknown subcommand is a usage error", "[pools
 }
 
 TEST_CASE("pools: a GPU pool without a recorded gpu_mode is kept as unknown partitioning",
-          "[pools][parse]") {
+          "[pools][parse][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  const std::string location = test::NewStoreLocation(dir, "store.db");
+  auto store = test::OpenStoreOrFail(location);
   NodePool pool = A30Pool();
   pool.hardware.gpu_mode.reset();
   pool.hardware.gpu_brand.reset();
@@ -399,7 +400,7 @@ TEST_CASE("pools: a GPU pool without a recorded gpu_mode is kept as unknown part
   CHECK(summary.registered == 1);
   CHECK(summary.errors.empty());
 
-  const auto list = test::RunCli("pools list " + test::ShellQuote(dir.File("store.db")));
+  const auto list = test::RunCli("pools list " + test::ShellQuote(location));
   INFO(list.out << list.err);
   CHECK(list.exit_code == 0);
   std::istringstream rows(list.out);
@@ -434,9 +435,9 @@ TEST_CASE("pools: ids that are only whitespace or hold control characters are re
   CHECK_THAT(dup.status().message(), Catch::Contains("site_id appears more than once"));
 }
 
-TEST_CASE("pools import: CR-only line endings separate pools", "[pools][parse]") {
+TEST_CASE("pools import: CR-only line endings separate pools", "[pools][parse][engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   const auto summary =
       ImportOrFail(*store, R"({"site_id":"s","node_pool_id":"a","instance_type":"c6g.large"})"
                            "\r"

@@ -1,8 +1,6 @@
 // The promises of the recommendation engine (DESIGN §3, §6): figures learned
 // per hardware key, fallbacks with provenance, decay, OOM bumps, and a
 // materialised table that answers like a fresh query.
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -22,6 +20,7 @@
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
 #include "hwrec/refresh.h"
+#include "store/database.h"
 #include "test_support.h"
 
 using hwrec::FigureKind;
@@ -64,7 +63,7 @@ Observation Exec(const std::string& id, const std::string& image, const std::str
 }
 
 struct Fixture {
-  Fixture() : store(hwrec::test::OpenStoreOrFail(dir.File("rec.db"))) {
+  Fixture() : store(hwrec::test::OpenStoreOrFail(location)) {
     for (const auto& pool :
          {Pool("a100-mig", "a2-ultragpu-1g", "A100 80GB", "mig-3g.40gb"),
           Pool("a30-mig", "on-prem-a30", "A30", "mig-2g.12gb"),
@@ -108,14 +107,17 @@ struct Fixture {
     return Recommend(image, HardwareKey::Of(**found), as_of);
   }
 
+  hwrec::store::Connection& db() { return hwrec::store::ConnectionOf(*store); }
+
   hwrec::test::TempDir dir;
+  std::string location = hwrec::test::NewStoreLocation(dir, "rec.db");
   std::unique_ptr<hwrec::Store> store;
 };
 
 }  // namespace
 
 TEST_CASE("recommend: compute share is learned per card model, an A30 slice read as 2/4",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 20; ++i) {
@@ -140,7 +142,7 @@ TEST_CASE("recommend: compute share is learned per card model, an A30 slice read
 }
 
 TEST_CASE("recommend: GPU memory travels to another card model, compute share does not",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 10; ++i) {
@@ -164,7 +166,7 @@ TEST_CASE("recommend: GPU memory travels to another card model, compute share do
 TEST_CASE(
     "recommend: CPU and memory learned on one instance type are not offered for another unless "
     "fallback.cpu_memory_any_hardware allows it",
-    "[recommend]") {
+    "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 10; ++i) {
@@ -196,7 +198,7 @@ TEST_CASE(
   CHECK_FALSE(hwrec::SetConfig(*f.store, "fallback.cpu_memory_any_hardware", "yes").ok());
 }
 
-TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend]") {
+TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 20; ++i) {
@@ -217,7 +219,7 @@ TEST_CASE("recommend: decay makes old peaks weigh less", "[recommend]") {
 }
 
 TEST_CASE("recommend: an OOM raises memory, capped by the hardware, and never compounds",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 5; ++i) {
@@ -257,7 +259,7 @@ TEST_CASE("recommend: an OOM raises memory, capped by the hardware, and never co
 }
 
 TEST_CASE("recommend: an unknown-model pool reads the unknown population, never a guess",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 10; ++i) {
@@ -277,7 +279,7 @@ TEST_CASE("recommend: an unknown-model pool reads the unknown population, never 
   CHECK(*share.value == Approx(0.25));
 }
 
-TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]") {
+TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend][engine]") {
   Fixture f;
   std::vector<Observation> batch;
   for (int i = 0; i < 30; ++i) {
@@ -294,31 +296,31 @@ TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]
   REQUIRE(refreshed.ok());
   CHECK(*refreshed >= 6);
 
-  SQLite::Database db(f.store->path(), SQLite::OPEN_READONLY);
-  SQLite::Statement rows(db,
-                         "SELECT workload, gpu_brand, gpu_model, instance_type, figure, value, "
-                         "provenance, samples, confidence, cpu_only FROM v_recommendations");
+  auto rows = f.db().Prepare(
+      "SELECT workload, gpu_brand, gpu_model, instance_type, figure, value, "
+      "provenance, samples, confidence, cpu_only FROM v_recommendations");
+  const auto as_of = f.db().Prepare("SELECT as_of FROM recommendations LIMIT 1");
   int checked = 0;
-  while (rows.executeStep()) {
+  while (rows->Step()) {
     HardwareKey key;
-    if (!rows.getColumn(1).isNull()) key.gpu_brand = rows.getColumn(1).getString();
-    if (!rows.getColumn(2).isNull()) key.gpu_model = rows.getColumn(2).getString();
-    if (!rows.getColumn(3).isNull()) key.instance_type = rows.getColumn(3).getString();
-    key.cpu_only = rows.getColumn(9).getInt() != 0;
-    const std::string figure = rows.getColumn(4).getString();
-    SQLite::Statement as_of(db, "SELECT as_of FROM recommendations LIMIT 1");
-    REQUIRE(as_of.executeStep());
-    const auto fresh =
-        f.Recommend(rows.getColumn(0).getString(), key, as_of.getColumn(0).getDouble());
+    key.gpu_brand = rows->OptionalText(1);
+    key.gpu_model = rows->OptionalText(2);
+    key.instance_type = rows->OptionalText(3);
+    key.cpu_only = rows->Int(9) != 0;
+    const std::string figure = rows->String(4);
+    const std::string workload = rows->String(0);
+    as_of->Reset();
+    REQUIRE(as_of->Step());
+    const auto fresh = f.Recommend(workload, key, as_of->Double(0));
     for (const auto& fig : fresh.figures) {
       if (std::string(hwrec::ToString(fig.kind)) != figure) continue;
-      INFO(rows.getColumn(0).getString() << " " << figure);
-      CHECK(std::string(hwrec::ToString(fig.provenance)) == rows.getColumn(6).getString());
-      CHECK(fig.samples == rows.getColumn(7).getInt64());
+      INFO(workload << " " << figure);
+      CHECK(std::string(hwrec::ToString(fig.provenance)) == rows->String(6));
+      CHECK(fig.samples == rows->Int64(7));
       if (fig.value) {
-        CHECK(*fig.value == Approx(rows.getColumn(5).getDouble()));
+        CHECK(*fig.value == Approx(rows->Double(5)));
       } else {
-        CHECK(rows.getColumn(5).isNull());
+        CHECK(rows->IsNull(5));
       }
       ++checked;
     }
@@ -326,7 +328,7 @@ TEST_CASE("recommend: the materialised table equals a fresh query", "[recommend]
   CHECK(checked >= 30);
 }
 
-TEST_CASE("recommend: settings are validated and change the figures", "[recommend]") {
+TEST_CASE("recommend: settings are validated and change the figures", "[recommend][engine]") {
   Fixture f;
   CHECK_FALSE(hwrec::SetConfig(*f.store, "memory.statistic", "p97").ok());
   CHECK_FALSE(hwrec::SetConfig(*f.store, "half_life_hours", "-1").ok());
@@ -351,7 +353,7 @@ TEST_CASE("recommend: settings are validated and change the figures", "[recommen
 }
 
 TEST_CASE("recommend: a query kept open reads history and settings as they are at each call",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   const auto key = [&] {
     auto found = hwrec::FindNodePool(*f.store, "cpu-a");
@@ -399,7 +401,7 @@ TEST_CASE("recommend: a query kept open reads history and settings as they are a
 
   // Another connection (another process, say) commits a change: seen too.
   {
-    auto other = hwrec::test::OpenStoreOrFail(f.store->path());
+    auto other = hwrec::test::OpenStoreOrFail(f.location);
     REQUIRE(hwrec::SetConfig(*other, "cpu_request.margin", "0.5").ok());
   }
   const auto fourth = read();
@@ -467,7 +469,7 @@ double ExactDecayedPercentile(const Series& series, double q, double half_life_s
 }  // namespace
 
 TEST_CASE("recommend: percentiles on a real GenAI series stay within 5 % of exact",
-          "[recommend][real-data]") {
+          "[recommend][real-data][engine]") {
   const auto pods = LargestGenAiSeries(3);
   if (pods.empty()) {
     WARN("skipped: ../shared/data/alibaba-genai-v2026 is absent");
@@ -501,7 +503,7 @@ TEST_CASE("recommend: percentiles on a real GenAI series stay within 5 % of exac
 }
 
 TEST_CASE("recommend: an aggregate's sample count and last run add up over ingests",
-          "[recommend]") {
+          "[recommend][engine]") {
   Fixture f;
   for (const std::string prefix : {"first-", "second-"}) {
     std::vector<Observation> batch;
@@ -513,16 +515,15 @@ TEST_CASE("recommend: an aggregate's sample count and last run add up over inges
     }
     f.Ingest(batch);
   }
-  SQLite::Database db(f.dir.File("rec.db"), SQLite::OPEN_READONLY);
-  SQLite::Statement q(db,
-                      "SELECT a.scope, a.samples, a.last_finished_at FROM aggregates a JOIN "
-                      "workloads w ON w.id = a.workload_id WHERE w.image = 'counted:1'");
+  auto q = f.db().Prepare(
+      "SELECT a.scope, a.samples, a.last_finished_at FROM aggregates a JOIN "
+      "workloads w ON w.id = a.workload_id WHERE w.image = 'counted:1'");
   int keys = 0;
-  while (q.executeStep()) {
+  while (q->Step()) {
     ++keys;
-    INFO(q.getColumn(0).getString());
-    CHECK(q.getColumn(1).getInt64() == 10);
-    CHECK(q.getColumn(2).getDouble() == kNow);
+    INFO(q->String(0));
+    CHECK(q->Int64(1) == 10);
+    CHECK(q->Double(2) == kNow);
   }
   CHECK(keys == 4);  // exact, gpu_model, instance_type, any
 }
@@ -545,7 +546,7 @@ std::vector<Observation> SixRuns(const std::string& image, double newest) {
 }  // namespace
 
 TEST_CASE("recommend: six executions a week ago and six an hour ago give the same confidence",
-          "[recommend][confidence]") {
+          "[recommend][confidence][engine]") {
   Fixture f;
   f.Ingest(SixRuns("week-old:1", kNow - 7 * 86400.0));
   f.Ingest(SixRuns("hour-old:1", kNow - 3600));
@@ -564,7 +565,7 @@ TEST_CASE("recommend: six executions a week ago and six an hour ago give the sam
 }
 
 TEST_CASE("recommend: one execution never reads above 1/(1+5) confidence, however recent",
-          "[recommend][confidence]") {
+          "[recommend][confidence][engine]") {
   Fixture f;
   auto single = SixRuns("single:1", kNow);
   single.resize(1);
@@ -583,7 +584,7 @@ TEST_CASE("recommend: one execution never reads above 1/(1+5) confidence, howeve
 }
 
 TEST_CASE("recommend: decay weighs samples against each other, so old evidence counts less",
-          "[recommend][confidence]") {
+          "[recommend][confidence][engine]") {
   Fixture f;
   // Five runs a week before one recent run: the recent one dominates, so the
   // evidence is about one execution, not six.
@@ -597,7 +598,7 @@ TEST_CASE("recommend: decay weighs samples against each other, so old evidence c
 }
 
 TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebuild",
-          "[recommend][extreme]") {
+          "[recommend][extreme][engine]") {
   Fixture f;
   auto near_zero = Exec("tiny", "huge:1", "a100-mig", kNow - 7200);
   near_zero.gpu_memory_peak_gb = 1e-300;
@@ -633,7 +634,7 @@ TEST_CASE("recommend: a huge GPU memory peak never fails a later batch or a rebu
 }
 
 TEST_CASE("recommend: each figure reports the time of its newest sample, in the view too",
-          "[recommend][confidence]") {
+          "[recommend][confidence][engine]") {
   Fixture f;
   auto batch = SixRuns("seen:1", kNow - 3600);
   batch[2].memory_peak_bytes.reset();  // memory's newest sample is then the run before it
@@ -646,40 +647,34 @@ TEST_CASE("recommend: each figure reports the time of its newest sample, in the 
   CHECK(*r.figure(FigureKind::kMemoryBytes).last_seen == kNow - 3600 - 3 * 600);
   CHECK_FALSE(r.figure(FigureKind::kGpuMemoryGb).last_seen.has_value());
 
-  SQLite::Database db(f.store->path(), SQLite::OPEN_READONLY);
-  SQLite::Statement rows(db,
-                         "SELECT figure, last_seen FROM v_recommendations WHERE workload = "
-                         "'seen:1' AND instance_type = 'n2-standard-32' AND gpu_model IS NULL");
+  auto rows = f.db().Prepare(
+      "SELECT figure, last_seen FROM v_recommendations WHERE workload = "
+      "'seen:1' AND instance_type = 'n2-standard-32' AND gpu_model IS NULL");
   std::map<std::string, std::string> seen;
-  while (rows.executeStep()) {
-    seen[rows.getColumn(0).getString()] =
-        rows.getColumn(1).isNull() ? "null" : rows.getColumn(1).getString();
-  }
+  while (rows->Step()) seen[rows->String(0)] = rows->OptionalText(1).value_or("null");
   CHECK(seen["cpu_request_millicores"] == hwrec::internal::FormatRfc3339(kNow - 3600));
   CHECK(seen["memory_bytes"] == hwrec::internal::FormatRfc3339(kNow - 3600 - 3 * 600));
   CHECK(seen["gpu_memory_gb"] == "null");
 }
 
 TEST_CASE("recommend: a stored state with a non-finite number is reported corrupt and rebuilt",
-          "[recommend][extreme]") {
+          "[recommend][extreme][engine]") {
   Fixture f;
   f.Ingest(SixRuns("corrupt:1", kNow - 3600));
   {
-    SQLite::Database db(f.store->path(), SQLite::OPEN_READWRITE);
-    SQLite::Statement read(db,
-                           "SELECT a.state FROM aggregates a JOIN workloads w ON w.id = "
-                           "a.workload_id WHERE w.image = 'corrupt:1' AND a.scope = 'exact'");
-    REQUIRE(read.executeStep());
-    std::string blob(static_cast<const char*>(read.getColumn(0).getBlob()),
-                     static_cast<std::size_t>(read.getColumn(0).getBytes()));
-    read.reset();
+    auto read = f.db().Prepare(
+        "SELECT a.state FROM aggregates a JOIN workloads w ON w.id = "
+        "a.workload_id WHERE w.image = 'corrupt:1' AND a.scope = 'exact'");
+    REQUIRE(read->Step());
+    std::string blob(read->Blob(0));
+    read->Reset();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::memcpy(&blob[1], &nan, sizeof nan);  // the first metric's unit, after its version byte
-    SQLite::Statement write(db,
-                            "UPDATE aggregates SET state = ? WHERE scope = 'exact' AND "
-                            "workload_id = (SELECT id FROM workloads WHERE image = 'corrupt:1')");
-    write.bind(1, blob.data(), static_cast<int>(blob.size()));
-    REQUIRE(write.exec() == 1);
+    auto write = f.db().Prepare(
+        "UPDATE aggregates SET state = ? WHERE scope = 'exact' AND "
+        "workload_id = (SELECT id FROM workloads WHERE image = 'corrupt:1')");
+    write->BindBlob(1, blob);
+    REQUIRE(write->Run() == 1);
   }
   auto found = hwrec::FindNodePool(*f.store, "cpu-a");
   REQUIRE(found.ok());

@@ -93,7 +93,7 @@ FieldError FirstError(const Json& record, RecordForm form = RecordForm::kRunner,
 }
 
 std::unique_ptr<Store> StoreWithPool(const TempDir& dir) {
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   std::istringstream pools(RunnerA100Pool().dump() + "\n");
   auto summary = ImportNodePools(*store, pools, RecordForm::kRunner);
   REQUIRE(summary.ok());
@@ -190,9 +190,10 @@ TEST_CASE("runner pool: a wrong type or sign names the Runner's field and its un
              Catch::Contains("node pool: id is missing"));
 }
 
-TEST_CASE("runner pool: a field hwrec does not know is ignored with a warning, never a reject") {
+TEST_CASE("runner pool: a field hwrec does not know is ignored with a warning, never a reject",
+          "[engine]") {
   test::TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("s.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "s.db"));
   Json pool = RunnerA100Pool();
   pool["nme"] = "x";
   pool["created_at"] = "2026-11-01T00:00:00Z";
@@ -232,9 +233,10 @@ TEST_CASE("runner pool: auto form is the Runner's with id and no node_pool_id") 
   CHECK_FALSE(ParseNodePoolRecord(RunnerA100Pool().dump(), RecordForm::kHwrec).ok());
 }
 
-TEST_CASE("runner pool: import keeps good lines and names the Runner's fields in rejects") {
+TEST_CASE("runner pool: import keeps good lines and names the Runner's fields in rejects",
+          "[engine]") {
   TempDir dir;
-  auto store = test::OpenStoreOrFail(dir.File("store.db"));
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
   Json unknown_model = RunnerA100Pool();
   unknown_model["id"] = "np-bad-model";
   unknown_model["gpu_model"] = "A100 90GB";
@@ -490,7 +492,8 @@ TEST_CASE("runner execution: a record mixing both forms is refused, listing each
   CHECK(parsed.execution_id == "ex-1");
 }
 
-TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside bad ones") {
+TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside bad ones",
+          "[engine]") {
   TempDir dir;
   auto store = StoreWithPool(dir);
   Json bad = RunnerExecution();
@@ -522,7 +525,8 @@ TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside
   CHECK(summary->rejected == 3);
 }
 
-TEST_CASE("runner ingest: a record that disagrees with its pool is refused by the Runner's names") {
+TEST_CASE("runner ingest: a record that disagrees with its pool is refused by the Runner's names",
+          "[engine]") {
   TempDir dir;
   auto store = StoreWithPool(dir);
   Json record = RunnerExecution();

@@ -26,9 +26,9 @@ void MakeLegacyStore(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("store: a new store is created at the latest schema", "[store]") {
+TEST_CASE("store: a new store is created at the latest schema", "[store][engine]") {
   TempDir dir;
-  auto store = hwrec::test::OpenStoreOrFail(dir.File("new.db"));
+  auto store = hwrec::test::OpenStoreOrFail(hwrec::test::NewStoreLocation(dir, "new.db"));
   CHECK(store->schema_version() == Store::LatestSchemaVersion());
   CHECK(store->CheckWritable().ok());
   auto migrations = store->Migrations();
@@ -48,9 +48,9 @@ TEST_CASE("store: WAL journaling, foreign keys and NORMAL sync are on after open
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
 }
 
-TEST_CASE("store: a read-only open refuses writes and a missing file", "[store]") {
+TEST_CASE("store: a read-only open refuses writes and a missing file", "[store][engine]") {
   TempDir dir;
-  const std::string path = dir.File("ro.db");
+  const std::string path = hwrec::test::NewStoreLocation(dir, "ro.db");
   hwrec::test::OpenStoreOrFail(path);
   StoreOptions options;
   options.read_only = true;
@@ -143,9 +143,9 @@ TEST_CASE("store: legacy history is never re-keyed as a side effect of migrate",
   CHECK_FALSE(raw.tableExists("observations"));
 }
 
-TEST_CASE("store: status counts the rows of every table", "[store]") {
+TEST_CASE("store: status counts the rows of every table", "[store][engine]") {
   TempDir dir;
-  auto store = hwrec::test::OpenStoreOrFail(dir.File("count.db"));
+  auto store = hwrec::test::OpenStoreOrFail(hwrec::test::NewStoreLocation(dir, "count.db"));
   auto status = store->GetStatus();
   REQUIRE(status.ok());
   bool saw_partitions = false;

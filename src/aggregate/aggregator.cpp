@@ -246,8 +246,9 @@ void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& setti
   const auto statement = db.Prepare(
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
       "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
-      "coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL AND "
-      "(o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)), "
+      "CASE WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
+      "AND (o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)) THEN 1 "
+      "ELSE 0 END, "
       "o.memory_bytes, m.memory_gb, "
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "

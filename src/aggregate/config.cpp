@@ -9,6 +9,7 @@
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
+#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -55,14 +56,16 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
       fmt::format("{}: setting {} to '{}' failed and changed nothing", store.path(), key, value);
   return internal::Guarded(what, [&]() -> Status {
     store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    internal::WriteConfigValue(db, key, value, known->description);
-    if (known->shapes_aggregates) {
-      internal::RebuildAggregates(db, internal::LoadSettings(db));
-    }
-    internal::RefreshAllRecommendations(db);
-    tx.Commit();
-    return Status::Ok();
+    return store::RetriedWrite(db, [&]() -> Status {
+      store::WriteTransaction tx(db);
+      internal::WriteConfigValue(db, key, value, known->description);
+      if (known->shapes_aggregates) {
+        internal::RebuildAggregates(db, internal::LoadSettings(db));
+      }
+      internal::RefreshAllRecommendations(db);
+      tx.Commit();
+      return Status::Ok();
+    });
   });
 }
 

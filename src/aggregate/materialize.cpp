@@ -15,18 +15,26 @@ std::optional<std::string> NonEmpty(const std::string& text) {
   return text;
 }
 
+// One row per key, replaced whole: every column but the key is set from the
+// new row on a conflict.
 std::string UpsertSql() {
   std::string columns = "workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of";
   std::string params = "?, ?, ?, ?, ?, ?";
+  std::string updates = "as_of = excluded.as_of";
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const std::string name(ToString(static_cast<FigureKind>(f)));
     for (const char* suffix :
          {"", "_provenance", "_samples", "_confidence", "_lower", "_upper", "_last_seen"}) {
-      columns += ", " + name + suffix;
+      const std::string column = name + suffix;
+      columns += ", " + column;
       params += ", ?";
+      updates += ", " + column + " = excluded." + column;
     }
   }
-  return "INSERT OR REPLACE INTO recommendations (" + columns + ") VALUES (" + params + ")";
+  return "INSERT INTO recommendations (" + columns + ") VALUES (" + params +
+         ") ON CONFLICT (workload_id, gpu_brand, gpu_model, instance_type, cpu_only) DO UPDATE "
+         "SET " +
+         updates;
 }
 
 }  // namespace
@@ -75,12 +83,13 @@ std::int64_t RefreshAllRecommendations(store::Connection& db) {
   // materialised, and every registered pool's key for every workload.
   const auto seen = db.Prepare(
       "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
-      "gpu_brand = '' AND gpu_model = '' FROM aggregates WHERE scope = 'exact' "
+      "CASE WHEN gpu_brand = '' AND gpu_model = '' THEN 1 ELSE 0 END FROM aggregates WHERE scope = "
+      "'exact' "
       "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
       "FROM recommendations "
       "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "
       "coalesce(p.gpu_model, ''), coalesce(p.instance_type, ''), "
-      "p.gpu_count = 0 FROM workloads w CROSS JOIN node_pools p");
+      "CASE WHEN p.gpu_count = 0 THEN 1 ELSE 0 END FROM workloads w CROSS JOIN node_pools p");
   while (seen->Step()) {
     keys.emplace(seen->Int64(0), seen->String(1), seen->String(2), seen->String(3),
                  seen->Int(4) != 0);

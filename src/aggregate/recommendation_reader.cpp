@@ -57,16 +57,18 @@ RecommendationReader::RecommendationReader(store::Connection& db)
     : db_(db),
       settings_(LoadSettings(db)),
       workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
+      // One row per scope the key has; the parameters are bound in order
+      // (workload, brand, model, instance type as each arm names them).
       aggregates_(
-          db.Prepare("SELECT 0, state FROM aggregates WHERE workload_id = ?1 AND scope = 'exact' "
-                     "AND gpu_brand = ?2 AND gpu_model = ?3 AND instance_type = ?4 "
-                     "UNION ALL SELECT 1, state FROM aggregates WHERE workload_id = ?1 "
-                     "AND scope = 'gpu_model' AND gpu_brand = ?2 AND gpu_model = ?3 "
+          db.Prepare("SELECT 0, state FROM aggregates WHERE workload_id = ? AND scope = 'exact' "
+                     "AND gpu_brand = ? AND gpu_model = ? AND instance_type = ? "
+                     "UNION ALL SELECT 1, state FROM aggregates WHERE workload_id = ? "
+                     "AND scope = 'gpu_model' AND gpu_brand = ? AND gpu_model = ? "
                      "AND instance_type = '' "
-                     "UNION ALL SELECT 2, state FROM aggregates WHERE workload_id = ?1 "
+                     "UNION ALL SELECT 2, state FROM aggregates WHERE workload_id = ? "
                      "AND scope = 'instance_type' AND gpu_brand = '' AND gpu_model = '' "
-                     "AND instance_type = ?4 "
-                     "UNION ALL SELECT 3, state FROM aggregates WHERE workload_id = ?1 "
+                     "AND instance_type = ? "
+                     "UNION ALL SELECT 3, state FROM aggregates WHERE workload_id = ? "
                      "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
                      "AND instance_type = ''")) {}
 
@@ -94,10 +96,20 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
   if (workload_id > 0) {
     store::Statement& aggregates = *aggregates_;
     aggregates.Reset();
-    aggregates.Bind(1, workload_id);
-    aggregates.Bind(2, hardware.gpu_brand.value_or(""));
-    aggregates.Bind(3, hardware.gpu_model.value_or(""));
-    aggregates.Bind(4, hardware.instance_type.value_or(""));
+    const std::string brand = hardware.gpu_brand.value_or("");
+    const std::string model = hardware.gpu_model.value_or("");
+    const std::string instance_type = hardware.instance_type.value_or("");
+    int i = 1;
+    aggregates.Bind(i++, workload_id);  // exact
+    aggregates.BindTextView(i++, brand);
+    aggregates.BindTextView(i++, model);
+    aggregates.BindTextView(i++, instance_type);
+    aggregates.Bind(i++, workload_id);  // gpu_model
+    aggregates.BindTextView(i++, brand);
+    aggregates.BindTextView(i++, model);
+    aggregates.Bind(i++, workload_id);  // instance_type
+    aggregates.BindTextView(i++, instance_type);
+    aggregates.Bind(i++, workload_id);  // any
     while (aggregates.Step()) {
       const auto scope = static_cast<std::size_t>(aggregates.Int(0));
       by_scope[scope] = AggregateFromState(aggregates.Blob(1));
@@ -183,14 +195,6 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
     }
   }
   return out;
-}
-
-int RecommendationReader::SchemaVersion() {
-  if (!schema_version_) schema_version_ = db_.Prepare("PRAGMA user_version");
-  schema_version_->Reset();
-  const int version = schema_version_->Step() ? schema_version_->Int(0) : 0;
-  schema_version_->Reset();
-  return version;
 }
 
 bool RecommendationReader::StoreMayHaveChanged() {

@@ -37,7 +37,6 @@ class RecommendationReader {
   // Re-reads the settings if the config table changed since they were read.
   // A reader kept across writes to the store calls it before each batch of reads.
   void RefreshSettings();
-  int SchemaVersion();  // PRAGMA user_version, as of now
   // True when the store may have changed since the last call: another
   // connection committed or this one wrote rows. The first call returns true.
   bool StoreMayHaveChanged();
@@ -65,7 +64,6 @@ class RecommendationReader {
   RecommenderSettings settings_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
-  std::unique_ptr<store::Statement> schema_version_;        // prepared on first use
   std::optional<store::Connection::Version> seen_version_;  // Connection::DataVersion
   std::unique_ptr<store::Statement> workload_rows_;  // a workload's rows; prepared on first use
   std::unique_ptr<ConfigRowsWatch> config_;          // made by the first RefreshSettings

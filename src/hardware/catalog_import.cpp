@@ -16,6 +16,7 @@
 #include "hwrec/catalog.h"
 #include "store/database.h"
 #include "store/guarded.h"
+#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -351,33 +352,37 @@ Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv) {
   std::ostringstream text;
   if (csv.peek() != std::char_traits<char>::eof()) text << csv.rdbuf();
   if (csv.bad()) return Status::IoError("reading the catalog CSV failed");
-  CsvReader reader(text.str());
-  if (Status header = CheckHeader(&reader); !header.ok()) return header;
+  CsvReader after_header(text.str());
+  if (Status header = CheckHeader(&after_header); !header.ok()) return header;
 
   return internal::Guarded("importing the GPU catalog", [&]() -> Result<CatalogImportSummary> {
     store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);  // the catalog read is the one the rows are checked against
-    auto catalog = GpuCatalog::Load(store);
-    if (!catalog.ok()) return catalog.status();
-    CatalogImportSummary summary;
-    ImportPlan plan(*catalog);
-    CsvRecord record;
-    while (reader.Next(&record)) {
-      const bool blank = record.error.empty() && record.fields.size() == 1 &&
-                         internal::Trim(record.fields[0]).empty();
-      if (blank) continue;
-      RowOrError row = ParseRow(record);
-      if (auto* error = std::get_if<CatalogImportError>(&row)) {
-        summary.errors.push_back(std::move(*error));
-      } else {
-        plan.Add(std::get<CatalogRow>(row), &summary);
+    // Each attempt reads the rows afresh (a retry starts from the header again).
+    return store::RetriedWrite(db, [&]() -> Result<CatalogImportSummary> {
+      store::WriteTransaction tx(db);  // the catalog read is the one the rows are checked against
+      auto catalog = GpuCatalog::Load(store);
+      if (!catalog.ok()) return catalog.status();
+      CatalogImportSummary summary;
+      ImportPlan plan(*catalog);
+      CsvReader reader = after_header;
+      CsvRecord record;
+      while (reader.Next(&record)) {
+        const bool blank = record.error.empty() && record.fields.size() == 1 &&
+                           internal::Trim(record.fields[0]).empty();
+        if (blank) continue;
+        RowOrError row = ParseRow(record);
+        if (auto* error = std::get_if<CatalogImportError>(&row)) {
+          summary.errors.push_back(std::move(*error));
+        } else {
+          plan.Add(std::get<CatalogRow>(row), &summary);
+        }
       }
-    }
-    plan.AddMissingFullPartitions();
-    plan.Write(db);
-    tx.Commit();
-    summary.added = plan.added();
-    return summary;
+      plan.AddMissingFullPartitions();
+      plan.Write(db);
+      tx.Commit();
+      summary.added = plan.added();
+      return summary;
+    });
   });
 }
 

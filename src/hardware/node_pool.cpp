@@ -9,6 +9,7 @@
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
+#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -32,17 +33,19 @@ Status RegisterNodePool(Store& store, const NodePool& pool) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "registering " + internal::NodePoolName(pool), [&]() -> Status {
     store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);
-    auto catalog = GpuCatalog::Load(store);
-    if (!catalog.ok()) return catalog.status();
-    NodePool resolved;
-    if (auto error = internal::ResolveNodePool(pool, *catalog, &resolved)) {
-      return internal::NodePoolErrorStatus(pool, *error);
-    }
-    auto change = internal::WriteNodePool(db, resolved, internal::NowEpochSeconds());
-    if (!change.ok()) return change.status();
-    tx.Commit();
-    return Status::Ok();
+    return store::RetriedWrite(db, [&]() -> Status {
+      store::WriteTransaction tx(db);
+      auto catalog = GpuCatalog::Load(store);
+      if (!catalog.ok()) return catalog.status();
+      NodePool resolved;
+      if (auto error = internal::ResolveNodePool(pool, *catalog, &resolved)) {
+        return internal::NodePoolErrorStatus(pool, *error);
+      }
+      auto change = internal::WriteNodePool(db, resolved, internal::NowEpochSeconds());
+      if (!change.ok()) return change.status();
+      tx.Commit();
+      return Status::Ok();
+    });
   });
 }
 

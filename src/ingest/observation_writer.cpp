@@ -11,8 +11,7 @@ namespace {
 
 std::string InsertObservationSql() {
   std::string sql = "INSERT INTO observations (" + std::string(kObservationColumns) + ") VALUES (";
-  for (int i = 1; i <= kObservationColumnCount; ++i)
-    sql += (i == 1 ? "?" : ", ?") + std::to_string(i);
+  for (int i = 1; i <= kObservationColumnCount; ++i) sql += (i == 1 ? "?" : ", ?");
   return sql + ") ON CONFLICT (execution_id) DO NOTHING";
 }
 
@@ -97,20 +96,21 @@ ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
       source_(std::move(source)),
       insert_observation_(db.Prepare(InsertObservationSql())),
-      stored_hash_(db.Prepare("SELECT content_hash FROM observations WHERE execution_id = ?1")),
-      insert_workload_(db.Prepare("INSERT OR IGNORE INTO workloads (image) VALUES (?1)")),
-      select_workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?1")),
+      stored_hash_(db.Prepare("SELECT content_hash FROM observations WHERE execution_id = ?")),
+      insert_workload_(
+          db.Prepare("INSERT INTO workloads (image) VALUES (?) ON CONFLICT (image) DO NOTHING")),
+      select_workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
       // A record rejected again for the same field stays one row, showing its latest rejection.
       insert_reject_(
           db.Prepare("INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
-                     "record, rejected_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                     "record, rejected_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
                      "ON CONFLICT (record, field) DO UPDATE SET source = excluded.source, "
                      "line = excluded.line, execution_id = excluded.execution_id, "
                      "reason = excluded.reason, rejected_at = excluded.rejected_at")),
       // The same re-sent record seen again stays one row, showing when it was last seen.
       insert_conflict_(
           db.Prepare("INSERT INTO ingest_conflicts (execution_id, source, line, record, "
-                     "seen_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+                     "seen_at) VALUES (?, ?, ?, ?, ?) "
                      "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
                      "excluded.source, line = excluded.line, seen_at = excluded.seen_at")) {}
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "base/line_reader.h"
 #include "base/text.h"
@@ -15,6 +17,7 @@
 #include "record/pool_record.h"
 #include "store/database.h"
 #include "store/guarded.h"
+#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -36,6 +39,14 @@ void Count(internal::PoolChange change, PoolImportSummary* summary) {
       break;
   }
 }
+
+// One line of the input, read before the write: its text, or the length of a
+// line over the limit.
+struct PoolLine {
+  std::int64_t number = 0;
+  std::string text;
+  std::size_t truncated_length = 0;  // > 0: the line was over kMaxPoolLineBytes
+};
 
 // The pool id of a line that failed to parse, when the line says one under `key`.
 std::string PoolIdOfLine(const std::string& line, const std::string& key) {
@@ -80,29 +91,40 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl) {
 Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "importing node pools", [&]() -> Result<PoolImportSummary> {
-    store::Connection& db = store::ConnectionOf(store);
-    store::WriteTransaction tx(db);  // pools are checked against the catalog as it is now
-    auto catalog = GpuCatalog::Load(store);
-    if (!catalog.ok()) return catalog.status();
-    PoolImportSummary summary;
+    // Read first: a retried write imports the same lines again.
+    std::vector<PoolLine> lines;
     std::string line;
     internal::LineReader reader(jsonl, kMaxPoolLineBytes);
     for (std::int64_t number = 1; reader.Next(&line); ++number) {
       if (reader.truncated()) {
-        summary.errors.push_back({{number, "json",
-                                   fmt::format("the line is {} bytes, over the limit of {}: send "
-                                               "one pool per line",
-                                               reader.length(), kMaxPoolLineBytes)},
-                                  ""});
-        continue;
+        lines.push_back({number, "", reader.length()});
+      } else if (!internal::Trim(line).empty()) {
+        lines.push_back({number, std::move(line), 0});
       }
-      if (internal::Trim(line).empty()) continue;
-      Status imported = ImportLine(db, *catalog, line, number, form, &summary);
-      if (!imported.ok()) return imported;
     }
     if (jsonl.bad()) return Status::IoError("reading the node pool lines failed");
-    tx.Commit();
-    return summary;
+    store::Connection& db = store::ConnectionOf(store);
+    return store::RetriedWrite(db, [&]() -> Result<PoolImportSummary> {
+      store::WriteTransaction tx(db);  // pools are checked against the catalog as it is now
+      auto catalog = GpuCatalog::Load(store);
+      if (!catalog.ok()) return catalog.status();
+      PoolImportSummary summary;
+      for (const PoolLine& pool_line : lines) {
+        if (pool_line.truncated_length > 0) {
+          summary.errors.push_back(
+              {{pool_line.number, "json",
+                fmt::format("the line is {} bytes, over the limit of {}: send one pool per line",
+                            pool_line.truncated_length, kMaxPoolLineBytes)},
+               ""});
+          continue;
+        }
+        Status imported =
+            ImportLine(db, *catalog, pool_line.text, pool_line.number, form, &summary);
+        if (!imported.ok()) return imported;
+      }
+      tx.Commit();
+      return summary;
+    });
   });
 }
 

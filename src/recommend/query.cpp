@@ -15,7 +15,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
                                          std::unique_ptr<RecommendationReader>* reader) {
   // Unchanged since the last call: the schema and the settings are as checked then.
   if (*reader != nullptr && !(*reader)->StoreMayHaveChanged()) return reader->get();
-  const int version = *reader != nullptr ? (*reader)->SchemaVersion() : store.schema_version();
+  const int version = store.schema_version();  // as of now: another process may migrate
   if (version < Store::LatestSchemaVersion()) {
     return Status::SchemaMismatch(fmt::format(
         "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
