@@ -423,9 +423,9 @@ CREATE TABLE workloads (
   CONSTRAINT workloads_pkey PRIMARY KEY (id)
 );
 
-CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts USING btree (execution_id, record);
+CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts USING btree (execution_id, md5(record));
 
-CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects USING btree (record, field);
+CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects USING btree (md5(record), field);
 
 CREATE INDEX legacy_quarantine_by_execution ON legacy_quarantine USING btree (execution_id);
 

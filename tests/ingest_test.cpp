@@ -462,3 +462,45 @@ TEST_CASE("ingest cli: the table lists counts and rejects; errors exit 1, usage 
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("FILE|-"));
 }
+
+TEST_CASE("ingest: a long rejected or conflicting record is kept once, on either engine",
+          "[ingest][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "long.db");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  // 24 KiB that compress poorly: longer than any index entry PostgreSQL keeps.
+  std::string note;
+  std::uint32_t x = 2463534242u;
+  for (int i = 0; i < 24 * 1024; ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    note += static_cast<char>('a' + x % 26);
+  }
+  const std::string rejected =
+      R"({"execution_id":"long-1","action_image":"registry.example/long:1","finished_at":1795968157,)"
+      R"("cpu_millicores_avg":-5,"memory_peak_bytes":1073741824,"note":")" +
+      note + "\"}\n";
+  const std::string stored =
+      R"({"execution_id":"long-2","action_image":"registry.example/long:1","finished_at":1795968157,)"
+      R"("cpu_millicores_avg":900,"memory_peak_bytes":1073741824,"note":")" +
+      note + "\"}\n";
+  const std::string conflicting =
+      R"({"execution_id":"long-2","action_image":"registry.example/long:1","finished_at":1795968157,)"
+      R"("cpu_millicores_avg":901,"memory_peak_bytes":1073741824,"note":")" +
+      note + "\"}\n";
+  for (int round = 0; round < 2; ++round) {
+    auto ingestor = Ingestor::Open(*store, IngestOptions{});
+    REQUIRE(ingestor.ok());
+    std::istringstream in(rejected + stored + conflicting);
+    auto summary = (*ingestor)->IngestJsonLines(in);
+    INFO(summary.status().ToString());
+    REQUIRE(summary.ok());
+    CHECK(summary->rejected == 1);
+    CHECK(summary->conflicts == 1);
+  }
+  hwrec::store::Connection& db = hwrec::store::ConnectionOf(*store);
+  CHECK(db.QueryInt64("SELECT count(*) FROM ingest_rejects") == 1);
+  CHECK(db.QueryInt64("SELECT count(*) FROM ingest_conflicts") == 1);
+  CHECK(db.QueryInt64("SELECT count(*) FROM observations") == 1);
+}

@@ -22,9 +22,11 @@ CREATE UNIQUE INDEX placements_by_execution ON placements (execution_id);
 DELETE FROM ingest_rejects
 WHERE id NOT IN (SELECT max(id) FROM ingest_rejects GROUP BY record, field);
 
-CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects (record, field);
+-- A record may be 1 MiB and a b-tree entry holds 2704 bytes: the record is
+-- unique by its md5 here (SQLite indexes the text itself).
+CREATE UNIQUE INDEX ingest_rejects_by_record ON ingest_rejects (md5(record), field);
 
 DELETE FROM ingest_conflicts
 WHERE id NOT IN (SELECT max(id) FROM ingest_conflicts GROUP BY execution_id, record);
 
-CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts (execution_id, record);
+CREATE UNIQUE INDEX ingest_conflicts_by_record ON ingest_conflicts (execution_id, md5(record));

@@ -1,5 +1,7 @@
 #include "ingest/observation_writer.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -92,6 +94,15 @@ void ObservationValues(const ObservationRow& row, std::int64_t workload_id, doub
   *v++ = SqlValue::Real(ingested_at);
 }
 
+namespace {
+// How a record is unique among rejects and conflicts. A record may be 1 MiB;
+// PostgreSQL's b-tree holds entries of 2704 bytes at most, so there the
+// unique index is on the record's md5 (migrations/postgresql/0008).
+const char* RecordKey(const store::Connection& db) {
+  return db.engine() == store::Engine::kPostgresql ? "md5(record)" : "record";
+}
+}  // namespace
+
 ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
       source_(std::move(source)),
@@ -101,18 +112,20 @@ ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
           db.Prepare("INSERT INTO workloads (image) VALUES (?) ON CONFLICT (image) DO NOTHING")),
       select_workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
       // A record rejected again for the same field stays one row, showing its latest rejection.
-      insert_reject_(
-          db.Prepare("INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
-                     "record, rejected_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                     "ON CONFLICT (record, field) DO UPDATE SET source = excluded.source, "
-                     "line = excluded.line, execution_id = excluded.execution_id, "
-                     "reason = excluded.reason, rejected_at = excluded.rejected_at")),
+      insert_reject_(db.Prepare(
+          fmt::format("INSERT INTO ingest_rejects (source, line, execution_id, field, reason, "
+                      "record, rejected_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                      "ON CONFLICT ({}, field) DO UPDATE SET source = excluded.source, "
+                      "line = excluded.line, execution_id = excluded.execution_id, "
+                      "reason = excluded.reason, rejected_at = excluded.rejected_at",
+                      RecordKey(db)))),
       // The same re-sent record seen again stays one row, showing when it was last seen.
-      insert_conflict_(
-          db.Prepare("INSERT INTO ingest_conflicts (execution_id, source, line, record, "
-                     "seen_at) VALUES (?, ?, ?, ?, ?) "
-                     "ON CONFLICT (execution_id, record) DO UPDATE SET source = "
-                     "excluded.source, line = excluded.line, seen_at = excluded.seen_at")) {}
+      insert_conflict_(db.Prepare(
+          fmt::format("INSERT INTO ingest_conflicts (execution_id, source, line, record, "
+                      "seen_at) VALUES (?, ?, ?, ?, ?) "
+                      "ON CONFLICT (execution_id, {}) DO UPDATE SET source = "
+                      "excluded.source, line = excluded.line, seen_at = excluded.seen_at",
+                      RecordKey(db)))) {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
   std::optional<InsertOutcome> stored;

@@ -66,13 +66,6 @@ void PrintJson(const StoreCheckReport& report) {
 int RunCheck(const std::vector<std::string>& args) {
   const auto parsed = ParseStoreAndFormat(args, kCheckUsage, kStorePathHelp, kStoreRequired, false);
   if (!parsed) return kExitOk;
-  if (IsPostgresqlLocation(parsed->store)) {
-    return Fail(Status::InvalidArgument(fmt::format(
-        "{}: hwrec check reads SQLite files (integrity_check, foreign_key_check): copy the store "
-        "to a file with `hwrec copy {} FILE` (which itself checks every count and aggregate) and "
-        "check the file",
-        PrintableLocation(parsed->store), PrintableLocation(parsed->store))));
-  }
   auto report = CheckStore(parsed->store);
   if (!report.ok()) return Fail(report.status());
   if (parsed->format == Format::kJson) {
