@@ -114,7 +114,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "concurrent writes: two stores setting the same config key and registering the same pool "
+    "concurrent writes: two stores setting the same config key and importing the same pools "
     "at once both succeed",
     "[engine]") {
   TwoStores stores("config.db");

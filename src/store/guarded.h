@@ -38,6 +38,11 @@ auto Guarded(const std::string& what, Fn&& fn) -> decltype(fn()) {
   }
 }
 
+// Whether `e` must reach the store::RunWrite that holds the open
+// transaction it cancelled (a serialization failure inside a retried write),
+// rather than become a Status here.
+bool ForTheRetryingWriter(const Store& store, const std::exception& e);
+
 // The same for an action on `store` that `what` describes.
 template <typename Fn>
 auto Guarded(const Store& store, const std::string& what, Fn&& fn) -> decltype(fn()) {
@@ -46,6 +51,7 @@ auto Guarded(const Store& store, const std::string& what, Fn&& fn) -> decltype(f
   } catch (const StatusError& e) {
     return e.status();
   } catch (const std::exception& e) {
+    if (ForTheRetryingWriter(store, e)) throw;
     return StatusFromException(e, store.path(), what);
   }
 }

@@ -87,6 +87,31 @@ std::string NumberParameters(std::string_view sql, int* count) {
   return out;
 }
 
+// The passwords a URI holds (user info and `password=`), as written: what a
+// message quoting the URI would show.
+std::vector<std::string> Passwords(std::string_view uri) {
+  std::vector<std::string> found;
+  const std::string redacted = RedactedUri(uri);
+  // Where RedactedUri put "***", the original held a password.
+  std::size_t u = 0;
+  std::size_t r = 0;
+  while (u < uri.size() && r < redacted.size()) {
+    if (redacted.compare(r, 3, "***") == 0 && uri.compare(u, 3, "***") != 0) {
+      const std::size_t resume = r + 3;
+      const char next = resume < redacted.size() ? redacted[resume] : '\0';
+      const std::size_t end = next == '\0' ? uri.size() : uri.find(next, u);
+      const std::size_t stop = end == std::string_view::npos ? uri.size() : end;
+      if (stop > u) found.emplace_back(uri.substr(u, stop - u));
+      u = stop;
+      r = resume;
+      continue;
+    }
+    ++u;
+    ++r;
+  }
+  return found;
+}
+
 class PgConnection;
 
 class PgStatement final : public Statement {
@@ -266,7 +291,9 @@ class PgStatement final : public Statement {
 
 class PgConnection final : public Connection {
  public:
-  explicit PgConnection(std::string uri) : uri_(std::move(uri)) { Connect(); }
+  PgConnection(std::string uri, bool read_only) : uri_(std::move(uri)), read_only_(read_only) {
+    Connect();
+  }
   ~PgConnection() override {
     if (conn_ != nullptr) PQfinish(conn_);
   }
@@ -288,18 +315,31 @@ class PgConnection final : public Connection {
     Check(result.get());
     return std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
   }
-  bool InTransaction() const override {
-    const PGTransactionStatusType status = PQtransactionStatus(conn_);
-    return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE;
-  }
+  // Kept here rather than asked of libpq, which answers "unknown" once the
+  // connection is lost: a transaction that was open stays open (and lost)
+  // until it is rolled back.
+  bool InTransaction() const override { return in_transaction_; }
   void Begin(LockMode mode) override {
     ResultPtr result(Exec(mode == LockMode::kImmediate ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
                                                        : "BEGIN ISOLATION LEVEL REPEATABLE READ"));
+    in_transaction_ = true;
   }
-  void Commit() override { ResultPtr result(Exec("COMMIT")); }
+  void Commit() override {
+    committing_ = true;
+    try {
+      ResultPtr result(Exec("COMMIT"));
+    } catch (...) {
+      committing_ = false;
+      in_transaction_ = false;  // a failed COMMIT ends the transaction too
+      throw;
+    }
+    committing_ = false;
+    in_transaction_ = false;
+  }
   void RollbackQuietly() noexcept override {
-    if (conn_ == nullptr || !InTransaction()) return;
-    PQclear(PQexec(conn_, "ROLLBACK"));
+    if (!in_transaction_) return;
+    in_transaction_ = false;
+    if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
   }
   Version DataVersion() override {
     // The server's snapshot (xmin:xmax:in-progress) moves whenever any
@@ -341,7 +381,12 @@ class PgConnection final : public Connection {
   // dropped is made again (a dropped transaction is reported, never resumed).
   void EnsureConnected() {
     if (PQstatus(conn_) == CONNECTION_OK) return;
-    if (InTransaction()) return;  // the next statement reports the loss
+    if (in_transaction_) {  // never resumed on a new session: the caller rolls back
+      throw EngineError(kConnectionLost,
+                        fmt::format("the connection to PostgreSQL at {} was lost: the open "
+                                    "transaction was not written; run the command again",
+                                    RedactedUri(uri_)));
+    }
     prepared_.clear();
     ++epoch_;
     PQreset(conn_);
@@ -349,7 +394,7 @@ class PgConnection final : public Connection {
       throw EngineError(kConnectionLost,
                         fmt::format("PostgreSQL at {} cannot be reached: {}: nothing was "
                                     "written; run the command again once the server is up",
-                                    RedactedUri(uri_), Trimmed(PQerrorMessage(conn_))));
+                                    RedactedUri(uri_), Scrubbed(Trimmed(PQerrorMessage(conn_)))));
     }
     Configure();
   }
@@ -359,10 +404,18 @@ class PgConnection final : public Connection {
     const ExecStatusType status = result != nullptr ? PQresultStatus(result) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
     if (result == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+      if (committing_) {  // the server may have committed before the connection went
+        throw EngineError(
+            kConnectionLost,
+            fmt::format("the connection to PostgreSQL at {} was lost while committing: {}: the "
+                        "transaction may or may not have been written; look before running "
+                        "again anything that counts (ingest recognises the records it stored)",
+                        RedactedUri(uri_), Scrubbed(Trimmed(PQerrorMessage(conn_)))));
+      }
       throw EngineError(kConnectionLost,
                         fmt::format("the connection to PostgreSQL at {} was lost: {}: the open "
                                     "transaction was not written; run the command again",
-                                    RedactedUri(uri_), Trimmed(PQerrorMessage(conn_))));
+                                    RedactedUri(uri_), Scrubbed(Trimmed(PQerrorMessage(conn_)))));
     }
     const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
     std::string message =
@@ -385,7 +438,8 @@ class PgConnection final : public Connection {
     const char* values[] = {uri_.c_str(), "hwrec", nullptr};
     conn_ = PQconnectdbParams(keys, values, 1);
     if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = conn_ != nullptr ? Trimmed(PQerrorMessage(conn_)) : "out of memory";
+      const std::string why =
+          conn_ != nullptr ? Scrubbed(Trimmed(PQerrorMessage(conn_))) : "out of memory";
       throw EngineError(
           "08001", fmt::format("cannot connect to PostgreSQL at {}: {}", RedactedUri(uri_), why));
     }
@@ -396,9 +450,27 @@ class PgConnection final : public Connection {
         conn_, [](void*, const char*) {}, nullptr);
     ResultPtr result(PQexec(conn_, "SET client_min_messages = warning; SET TIME ZONE 'UTC'"));
     Check(result.get());
+    if (read_only_) {  // again on every new session: a read-only store stays read-only
+      ResultPtr read_only(PQexec(conn_, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY"));
+      Check(read_only.get());
+    }
+  }
+  // libpq's messages may quote the connection string it could not parse:
+  // any password in it is replaced, as RedactedUri does.
+  std::string Scrubbed(std::string message) const {
+    for (const std::string& secret : Passwords(uri_)) {
+      for (std::size_t at = message.find(secret); at != std::string::npos;
+           at = message.find(secret, at + 3)) {
+        message.replace(at, secret.size(), "***");
+      }
+    }
+    return message;
   }
 
   std::string uri_;
+  bool read_only_ = false;
+  bool in_transaction_ = false;
+  bool committing_ = false;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
   std::int64_t ours_ = 0;
@@ -478,8 +550,8 @@ std::string RedactedUri(std::string_view uri) {
   return out;
 }
 
-std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri) {
-  return std::make_unique<PgConnection>(uri);
+std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri, bool read_only) {
+  return std::make_unique<PgConnection>(uri, read_only);
 }
 
 }  // namespace hwrec::store

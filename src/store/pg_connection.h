@@ -25,7 +25,8 @@ bool IsPostgresqlUri(std::string_view location);
 std::string RedactedUri(std::string_view uri);
 
 // Connects; throws EngineError ("08001") naming the redacted URI and what
-// libpq said when the server cannot be reached or refuses the login.
-std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri);
+// libpq said when the server cannot be reached or refuses the login. With
+// `read_only`, every transaction of every session it makes is READ ONLY.
+std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri, bool read_only = false);
 
 }  // namespace hwrec::store

@@ -8,6 +8,7 @@
 
 #include "store/backup.h"
 #include "store/database.h"
+#include "store/guarded.h"
 
 namespace hwrec::internal {
 
@@ -34,6 +35,11 @@ std::string DamagedStoreMessage(const std::string& store_path, const std::string
       "{}",
       store, during, e.what(), store,
       backup.empty() ? std::string("a backup") : "its newest backup, " + backup);
+}
+
+bool ForTheRetryingWriter(const Store& store, const std::exception& e) {
+  const auto* engine = dynamic_cast<const store::EngineError*>(&e);
+  return engine != nullptr && engine->retryable() && store::ConnectionOf(store).InTransaction();
 }
 
 Status StatusFromException(const std::exception& e, const std::string& store_path,

@@ -400,7 +400,8 @@ Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
                                                      const StoreOptions& options) {
   const std::string shown = store::RedactedUri(uri);
   return internal::Guarded(shown, [&]() -> Result<std::unique_ptr<Store>> {
-    auto impl = std::make_unique<Impl>(shown, options, store::ConnectPostgresql(uri));
+    auto impl =
+        std::make_unique<Impl>(shown, options, store::ConnectPostgresql(uri, options.read_only));
     store::Connection& db = *impl->connection;
     const std::optional<std::string> schema = db.QueryText("SELECT current_schema()");
     if (!schema) {
@@ -426,7 +427,6 @@ Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
           "an empty schema or one hwrec made (search_path)",
           shown, *schema));
     }
-    if (options.read_only) db.Execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
     Migrator migrator(db, EmbeddedMigrations(store::Engine::kPostgresql));
     if (tables == 0) {
       auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest

@@ -22,9 +22,10 @@ const char* const kCopyUsage =
     "Copies every row of the store SRC into DST, each a file path or a postgresql:// URI\n"
     "(SQLite -> PostgreSQL and back, or file -> file), in one transaction of DST: each\n"
     "table's count and the aggregates (against SRC's and a rebuild from the observations)\n"
-    "are checked before it commits, and on any failure DST is left as it was. SRC must be at\n"
-    "the latest schema without legacy rows; DST must be empty of data (a fresh `hwrec init`,\n"
-    "or a file that does not exist yet: copy creates it, and removes it again on failure).";
+    "are checked before it commits, and on any failure no row of SRC is in DST. SRC must be\n"
+    "at the latest schema without legacy rows; DST must be empty of data (a fresh `hwrec init`,\n"
+    "or a file that does not exist yet: copy creates it, and removes it again on failure; an\n"
+    "empty PostgreSQL schema is made a fresh store first, and stays one).";
 
 // Whether `location` is a file copy would have to create.
 bool IsMissingFile(const std::string& location) {
