@@ -13,6 +13,11 @@ enum ExitCode : int {
   kExitUsage = 2,    // the command line is wrong
   kExitPartial = 3,  // done, but some records were rejected
   kExitDamaged = 4,  // `hwrec check` found a problem in the store
+  // Not errors: the command worked and its answer is "no". The output still
+  // says why each option was refused.
+  kExitNoFit = 5,        // place: no candidate pool fits; route: no GPU rung holds a shard
+  kExitNotLaunched = 6,  // route --simulate/--record: every rung missed capacity
+  kExitStopped = 7,      // route --simulate/--record: a failure that is not a capacity miss
 };
 
 // What one exit code means to one tool, as its --help says it.

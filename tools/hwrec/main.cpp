@@ -51,6 +51,9 @@ void PrintHelp(std::ostream& out) {
           {kExitUsage, "usage: the command line is wrong; see the command's --help"},
           {kExitPartial, "partial: done, but some records were rejected (ingest, imports)"},
           {kExitDamaged, "damaged: `hwrec check` found a problem in the store"},
+          {kExitNoFit, "no fit: no candidate pool (place) or GPU rung (route) can hold the work"},
+          {kExitNotLaunched, "not launched: the walk's every rung missed capacity (route)"},
+          {kExitStopped, "stopped: the walk met a failure that is not a capacity miss (route)"},
       });
   out << "\nSTORE, in every command, is a file path (a SQLite store) or a postgresql:// URI\n"
          "(postgresql://user@host:port/db?..., a PostgreSQL store; hwrec never prints its\n"
