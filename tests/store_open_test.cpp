@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "hwrec/store_location.h"
 #include "store/store_file.h"
 #include "test_support.h"
 
@@ -187,4 +188,16 @@ TEST_CASE("store open: the immutable URI escapes what URIs reserve", "[store][op
   using hwrec::internal::ImmutableUri;
   CHECK(ImmutableUri("/srv/a b/s?1#2%.db") == "file:///srv/a b/s%3F1%232%25.db?immutable=1");
   CHECK(ImmutableUri("rel/s.db") == "file:rel/s.db?immutable=1");
+}
+
+TEST_CASE("store open: a PostgreSQL location names its schema through libpq's options",
+          "[store][open]") {
+  using hwrec::PostgresqlLocationInSchema;
+  CHECK(PostgresqlLocationInSchema("postgresql://u@h/db", "runner_a") ==
+        "postgresql://u@h/db?options=-csearch_path%3Drunner_a");
+  CHECK(PostgresqlLocationInSchema("postgresql://u@h/db?sslmode=disable", "s1") ==
+        "postgresql://u@h/db?sslmode=disable&options=-csearch_path%3Ds1");
+  // Nothing in a schema name can end the option or add another one.
+  CHECK(PostgresqlLocationInSchema("postgresql:///db", "a b&c=d") ==
+        "postgresql:///db?options=-csearch_path%3Da%20b%26c%3Dd");
 }

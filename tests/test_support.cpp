@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "doc_examples.h"
+#include "hwrec/store_location.h"
 
 namespace hwrec::test {
 
@@ -65,8 +66,7 @@ std::string NewStoreLocation(const TempDir& dir, const std::string& name) {
   PQclear(result);
   PQfinish(conn);
   REQUIRE(created);
-  return base + (base.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
-         schema;
+  return PostgresqlLocationInSchema(base, schema);
 }
 
 void WriteFile(const std::string& path, const std::string& content) {

@@ -16,4 +16,11 @@ bool IsPostgresqlLocation(std::string_view location);
 // password (in the authority or a password= parameter) replaced by "***".
 std::string PrintableLocation(std::string_view location);
 
+// PostgreSQL URI `uri` with its sessions' search_path set to `schema` (libpq's
+// `options` parameter, appended), so that the store it names lives in that
+// schema: several stores in one database. `schema` is an unquoted identifier
+// (letters, digits, underscores; PostgreSQL folds it to lower case); any other
+// byte is percent-encoded, never interpreted.
+std::string PostgresqlLocationInSchema(std::string_view uri, std::string_view schema);
+
 }  // namespace hwrec

@@ -9,7 +9,6 @@
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -56,7 +55,7 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
       fmt::format("{}: setting {} to '{}' failed and changed nothing", store.path(), key, value);
   return internal::Guarded(what, [&]() -> Status {
     store::Connection& db = store::ConnectionOf(store);
-    return store::RetriedWrite(db, [&]() -> Status {
+    return store::RunWrite(db, [&]() -> Status {
       store::WriteTransaction tx(db);
       internal::WriteConfigValue(db, key, value, known->description);
       if (known->shapes_aggregates) {

@@ -16,7 +16,6 @@
 #include "hwrec/catalog.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -358,7 +357,7 @@ Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv) {
   return internal::Guarded("importing the GPU catalog", [&]() -> Result<CatalogImportSummary> {
     store::Connection& db = store::ConnectionOf(store);
     // Each attempt reads the rows afresh (a retry starts from the header again).
-    return store::RetriedWrite(db, [&]() -> Result<CatalogImportSummary> {
+    return store::RunWrite(db, [&]() -> Result<CatalogImportSummary> {
       store::WriteTransaction tx(db);  // the catalog read is the one the rows are checked against
       auto catalog = GpuCatalog::Load(store);
       if (!catalog.ok()) return catalog.status();

@@ -9,7 +9,6 @@
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -33,7 +32,7 @@ Status RegisterNodePool(Store& store, const NodePool& pool) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store, "registering " + internal::NodePoolName(pool), [&]() -> Status {
     store::Connection& db = store::ConnectionOf(store);
-    return store::RetriedWrite(db, [&]() -> Status {
+    return store::RunWrite(db, [&]() -> Status {
       store::WriteTransaction tx(db);
       auto catalog = GpuCatalog::Load(store);
       if (!catalog.ok()) return catalog.status();

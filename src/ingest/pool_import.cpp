@@ -17,7 +17,6 @@
 #include "record/pool_record.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -104,7 +103,7 @@ Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, Rec
     }
     if (jsonl.bad()) return Status::IoError("reading the node pool lines failed");
     store::Connection& db = store::ConnectionOf(store);
-    return store::RetriedWrite(db, [&]() -> Result<PoolImportSummary> {
+    return store::RunWrite(db, [&]() -> Result<PoolImportSummary> {
       store::WriteTransaction tx(db);  // pools are checked against the catalog as it is now
       auto catalog = GpuCatalog::Load(store);
       if (!catalog.ok()) return catalog.status();

@@ -6,7 +6,6 @@
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
-#include "store/retried_write.h"
 
 namespace hwrec {
 
@@ -16,7 +15,7 @@ Result<std::int64_t> Refresh(Store& store, bool rebuild) {
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
     store::Connection& db = store::ConnectionOf(store);
-    return store::RetriedWrite(db, [&]() -> Result<std::int64_t> {
+    return store::RunWrite(db, [&]() -> Result<std::int64_t> {
       store::WriteTransaction tx(db);
       if (rebuild) internal::RebuildAggregates(db, internal::LoadSettings(db));
       const std::int64_t written = internal::RefreshAllRecommendations(db);

@@ -73,8 +73,8 @@ ReadSnapshot::~ReadSnapshot() {
   db_.RollbackQuietly();
 }
 
-void RunWrite(Connection& db, const std::function<void()>& attempt,
-              const std::function<void()>& before_retry) {
+void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
+                      const std::function<void()>& before_retry) {
   std::minstd_rand jitter(std::random_device{}());
   for (int tries = 1;; ++tries) {
     try {

@@ -196,10 +196,25 @@ class ReadSnapshot {
 // randomised pause, up to kWriteAttempts times in all. `before_retry` undoes
 // what a failed attempt left in memory (counters, caches). The last failure
 // is rethrown. On SQLite a writer waits for the lock instead, so `attempt`
-// runs once.
+// runs once. Returns what the attempt that finished returned (a Status, a
+// Result<T>, or nothing); an attempt that returns without committing rolls
+// back and is not retried.
 inline constexpr int kWriteAttempts = 40;
-void RunWrite(Connection& db, const std::function<void()>& attempt,
-              const std::function<void()>& before_retry = {});
+void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
+                      const std::function<void()>& before_retry);
+
+template <typename Fn>
+auto RunWrite(Connection& db, Fn&& attempt, const std::function<void()>& before_retry = {})
+    -> decltype(attempt()) {
+  if constexpr (std::is_void_v<decltype(attempt())>) {
+    RunWriteAttempts(db, attempt, before_retry);
+  } else {
+    std::optional<decltype(attempt())> result;
+    RunWriteAttempts(
+        db, [&] { result.emplace(attempt()); }, before_retry);
+    return std::move(*result);
+  }
+}
 
 // The connection of an open Store (a Store is one connection).
 Connection& ConnectionOf(Store& store);

@@ -1,6 +1,10 @@
 // The public names of the PostgreSQL engine's URI rules (store/pg_connection.h).
 #include "hwrec/store_location.h"
 
+#include <fmt/format.h>
+
+#include <cctype>
+
 #include "store/pg_connection.h"
 
 namespace hwrec {
@@ -9,6 +13,21 @@ bool IsPostgresqlLocation(std::string_view location) { return store::IsPostgresq
 
 std::string PrintableLocation(std::string_view location) {
   return IsPostgresqlLocation(location) ? store::RedactedUri(location) : std::string(location);
+}
+
+std::string PostgresqlLocationInSchema(std::string_view uri, std::string_view schema) {
+  std::string out(uri);
+  out += uri.find('?') == std::string_view::npos ? '?' : '&';
+  out += "options=-csearch_path%3D";
+  for (const char c : schema) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '_') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", byte);
+    }
+  }
+  return out;
 }
 
 }  // namespace hwrec

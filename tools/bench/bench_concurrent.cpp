@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,8 @@ namespace hwrec::bench {
 namespace {
 
 constexpr const char* kWorkerName = "concurrent-ingest-worker";
+// The store a worker writes, given by its parent.
+constexpr const char* kWorkerStoreVariable = "HWREC_BENCH_WORKER_STORE";
 
 const char* const kUsage =
     "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W] [--records N]\n"
@@ -198,7 +201,6 @@ Verification Verify(Store& store, const Plan& plan, const fixtures::ObservationG
 pid_t SpawnWriter(int k, const Plan& plan, const std::string& uri, const std::string& report,
                   int ready_fd, int go_fd, int go_write_fd) {
   const std::vector<std::string> args = {"hwrec-bench", kWorkerName,
-                                         "--store",     uri,
                                          "--writer",    std::to_string(k),
                                          "--writers",   std::to_string(plan.writers),
                                          "--records",   std::to_string(plan.records),
@@ -211,6 +213,8 @@ pid_t SpawnWriter(int k, const Plan& plan, const std::string& uri, const std::st
   if (pid < 0) throw std::runtime_error("fork failed: cannot start a writer");
   if (pid == 0) {
     close(go_write_fd);
+    // Through the environment, not argv: a URI's password is not for `ps` to show.
+    if (setenv(kWorkerStoreVariable, uri.c_str(), 1) != 0) _exit(127);
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -421,8 +425,7 @@ int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
   int ready_fd = -1;
   int go_fd = -1;
   po::options_description described("Options");
-  described.add_options()("store", po::value(&uri)->required(), "the store")(
-      "writer", po::value(&writer)->required(), "this writer's number")(
+  described.add_options()("writer", po::value(&writer)->required(), "this writer's number")(
       "ready-fd", po::value(&ready_fd)->required(), "")("go-fd", po::value(&go_fd)->required(), "")(
       "report", po::value(&report_path)->required(), "where to write the JSON report")("help,h",
                                                                                        "help");
@@ -431,6 +434,13 @@ int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
   if (!ParseBenchArgs(args, described, "hwrec-bench concurrent-ingest-worker (internal)", &vm)) {
     return kExitOk;
   }
+  const char* given = std::getenv(kWorkerStoreVariable);
+  if (given == nullptr) {
+    std::cerr << "hwrec-bench " << kWorkerName << ": " << kWorkerStoreVariable
+              << " is not set: this subcommand is started by concurrent-ingest\n";
+    return kExitUsage;
+  }
+  uri = given;
   const Plan plan = plan_options.Checked();
   const fixtures::ObservationGenerator generator(plan.seed, plan.total());
   const std::vector<RecordRange> chunks = plan.ChunksOf(writer);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hwrec/store_location.h"
 #include "store/database.h"
 #include "store/pg_connection.h"
 
@@ -65,11 +66,6 @@ std::string MakeDirectory() {
 
 std::string DefaultServerScript() { return HWREC_SOURCE_DIR "/scripts/pg_server.sh"; }
 
-std::string UriWithSearchPath(const std::string& base, const std::string& schema) {
-  return base + (base.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
-         schema;
-}
-
 PostgresqlServer::PostgresqlServer(const std::string& uri, const std::string& script)
     : script_(script), uri_(uri) {
   if (!uri_.empty()) return;
@@ -122,7 +118,7 @@ ScratchSchema::ScratchSchema(const std::string& base_uri)
                       std::chrono::duration_cast<std::chrono::microseconds>(now).count());
   // A name made here from digits: no value of anyone's is formatted into SQL.
   admin_->Execute("CREATE SCHEMA " + name_);
-  uri_ = UriWithSearchPath(base_uri, name_);
+  uri_ = PostgresqlLocationInSchema(base_uri, name_);
 }
 
 ScratchSchema::~ScratchSchema() {

@@ -59,7 +59,4 @@ class ScratchSchema {
 // The pg_server.sh of the source tree hwrec-bench was built from.
 std::string DefaultServerScript();
 
-// `base` with the libpq option that puts `schema` first on the search path.
-std::string UriWithSearchPath(const std::string& base, const std::string& schema);
-
 }  // namespace hwrec::bench
