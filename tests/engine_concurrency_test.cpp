@@ -332,3 +332,51 @@ TEST_CASE("replicas: a read-only store stays read-only across a server restart",
   CHECK_THROWS(db.Execute("CREATE TABLE after_restart (x BIGINT)"));
   CHECK_FALSE(db.HasTable("after_restart"));
 }
+
+TEST_CASE("replicas: several replicas creating the same empty store at once all open it",
+          "[engine][concurrency]") {
+  // Each round: a fresh empty location, kReplicas processes released together
+  // by closing a pipe, each opening it with create_if_missing (`hwrec init`).
+  constexpr int kRounds = 6;
+  constexpr int kReplicas = 4;
+  TempDir dir;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string location = NewStoreLocation(dir, fmt::format("init-{}.db", round));
+    int gate[2];
+    REQUIRE(pipe(gate) == 0);
+    std::vector<pid_t> children;
+    for (int k = 0; k < kReplicas; ++k) {
+      const pid_t pid = fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        close(gate[1]);
+        char byte = 0;
+        (void)!read(gate[0], &byte, 1);  // returns when the parent closes its end
+        hwrec::StoreOptions options;
+        options.create_if_missing = true;
+        options.busy_timeout_ms = 60000;
+        auto store = hwrec::Store::Open(location, options);
+        if (!store.ok()) {
+          hwrec::test::WriteFile(dir.File(fmt::format("init-{}-{}", round, k)),
+                                 store.status().ToString());
+        }
+        _exit(store.ok() ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (int k = 0; k < kReplicas; ++k) {
+      const int exit_code = WaitFor(children[static_cast<std::size_t>(k)]);
+      const std::string failure =
+          exit_code == 1 ? hwrec::test::ReadFile(dir.File(fmt::format("init-{}-{}", round, k)))
+                         : std::string();
+      INFO("round " << round << ", replica " << k << ": " << failure);
+      CHECK(exit_code == 0);
+    }
+    auto store = hwrec::test::OpenStoreOrFail(location);
+    // Every migration applied once: versions run 1..N.
+    CHECK(store->schema_version() > 0);
+    CHECK(Count(*store, "SELECT count(*) FROM schema_migrations") == store->schema_version());
+  }
+}

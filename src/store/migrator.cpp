@@ -32,6 +32,35 @@ std::string AppliedAt(double now) {
   text.pop_back();
   return fmt::format("{}.{:03d}Z", text, millis);
 }
+
+// Replicas that open one store at once take turns to migrate it. SQLite's
+// immediate write transaction already serialises them; on PostgreSQL two
+// transactions creating the same tables would collide, so the first holds a
+// session advisory lock (keyed by the schema) while it applies, and each
+// migration starts its transaction, and so its snapshot, after the lock.
+class MigrationTurn {
+ public:
+  explicit MigrationTurn(store::Connection& db) : db_(db) {
+    if (db_.engine() != store::Engine::kPostgresql) return;
+    db_.Execute(std::string("SELECT pg_advisory_lock(") + kKey + ")");
+    held_ = true;
+  }
+  MigrationTurn(const MigrationTurn&) = delete;
+  MigrationTurn& operator=(const MigrationTurn&) = delete;
+  ~MigrationTurn() {
+    if (!held_) return;
+    try {
+      db_.Execute(std::string("SELECT pg_advisory_unlock(") + kKey + ")");
+    } catch (const std::exception&) {
+      // A lost connection has released the lock with its session.
+    }
+  }
+
+ private:
+  static constexpr const char* kKey = "hashtext('hwrec.migrations.' || current_schema())";
+  store::Connection& db_;
+  bool held_ = false;
+};
 }  // namespace
 
 Migrator::Migrator(SQLite::Database& db, const std::vector<Migration>& migrations)
@@ -173,9 +202,12 @@ void Migrator::ApplyOne(const Migration& m) {
 Result<std::vector<int>> Migrator::ApplyPending() {
   if (Status status = Check(); !status.ok()) return status;
   std::vector<int> applied;
+  MigrationTurn turn(db_);
   for (const Migration& m : migrations_) {
     if (m.version <= CurrentVersion()) continue;
     store::WriteTransaction tx(db_);
+    // Another replica may have applied it while this one waited for its turn.
+    if (m.version <= CurrentVersion()) continue;
     try {
       CreateBookkeeping();  // with the first migration, so that a failure leaves nothing
     } catch (const std::exception& e) {

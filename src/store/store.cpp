@@ -6,9 +6,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <thread>
 
 #include "store/backup.h"
 #include "store/bulk_write.h"
@@ -140,11 +143,31 @@ void RestoreWal(const std::string& path) {
   }
 }
 
-Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bool read_only) {
+// Turns WAL journaling on. Connections that switch a new file at once can
+// each hold the shared lock the other needs: SQLite answers one of them busy
+// at once rather than wait (its deadlock rule), and the statement, once
+// finished, lets the other through; so a busy answer is tried again, within
+// the connection's busy timeout.
+std::string SwitchToWal(SQLite::Database& db, int busy_timeout_ms) {
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
+  for (int pause_ms = 1;; pause_ms = std::min(pause_ms * 2, 50)) {
+    try {
+      return db.execAndGet("PRAGMA journal_mode = WAL").getString();
+    } catch (const SQLite::Exception& e) {
+      if ((e.getErrorCode() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > give_up)
+        throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+  }
+}
+
+Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path,
+                               const StoreOptions& options) {
   KeepWalOnClose(db);
   db.exec("PRAGMA foreign_keys = ON");
-  if (read_only) return Status::Ok();
-  const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+  if (options.read_only) return Status::Ok();
+  const std::string mode = SwitchToWal(db, options.busy_timeout_ms);
   const bool in_memory = path == ":memory:" && mode == "memory";  // tests and previews
   if (mode != "wal" && !in_memory) {
     return Status::IoError(fmt::format(
@@ -153,6 +176,23 @@ Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path, bo
         path, mode));
   }
   db.exec("PRAGMA synchronous = NORMAL");
+  return Status::Ok();
+}
+
+// After a store is recognised, on either engine: an empty one goes straight to
+// the latest schema; any other must be at the schema this build knows, unless
+// it is opened read-only to inspect it (the problem is then kept, not refused).
+Status SettleSchema(Migrator& migrator, bool empty, const StoreOptions& options,
+                    const std::string& shown, std::string* schema_problem) {
+  if (empty) {
+    auto applied = migrator.ApplyPending();
+    if (!applied.ok()) return applied.status();
+  }
+  if (Status s = migrator.Check(); !s.ok()) {
+    if (!options.read_only || !options.inspect_schema)
+      return Status::SchemaMismatch(shown + ": " + s.message());
+    *schema_problem = s.message();
+  }
   return Status::Ok();
 }
 
@@ -235,18 +275,11 @@ Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
     if (Status s = internal::CheckCanWrite(db, path); !s.ok()) return s;
   }
   if (repair && impl->immutable_reason.empty()) RestoreWal(path);
-  if (Status s = ApplyConnectionSettings(db, path, options.read_only); !s.ok()) return s;
+  if (Status s = ApplyConnectionSettings(db, path, options); !s.ok()) return s;
 
   Migrator migrator(db, EmbeddedMigrations());
-  if (empty) {
-    auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
-    if (!applied.ok()) return applied.status();
-  }
-  if (Status s = migrator.Check(); !s.ok()) {
-    if (!options.read_only || !options.inspect_schema)
-      return Status::SchemaMismatch(path + ": " + s.message());
-    impl->schema_problem = s.message();
-  }
+  if (Status s = SettleSchema(migrator, empty, options, path, &impl->schema_problem); !s.ok())
+    return s;
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -428,15 +461,9 @@ Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
           shown, *schema));
     }
     Migrator migrator(db, EmbeddedMigrations(store::Engine::kPostgresql));
-    if (tables == 0) {
-      auto applied = migrator.ApplyPending();  // a fresh store goes straight to the latest
-      if (!applied.ok()) return applied.status();
-    }
-    if (Status s = migrator.Check(); !s.ok()) {
-      if (!options.read_only || !options.inspect_schema)
-        return Status::SchemaMismatch(shown + ": " + s.message());
-      impl->schema_problem = s.message();
-    }
+    if (Status s = SettleSchema(migrator, tables == 0, options, shown, &impl->schema_problem);
+        !s.ok())
+      return s;
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   });
 }
