@@ -33,10 +33,11 @@ struct Fixture {
   std::string path = hwrec::test::NewStoreLocation(dir, "router.db");
   std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
 
+  // A dispatch whose launch command shards whenever it is wide.
   hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
     auto snapshot = hwrec::RouterSnapshot::Open(*store);
     REQUIRE(snapshot.ok());
-    auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours});
+    auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours, width > 1});
     INFO(plan.status().message());
     REQUIRE(plan.ok());
     return *plan;
@@ -261,7 +262,7 @@ TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
   for (const auto& intent : snapshot->config.intents) {
     for (int width : {1, 2, 4, 8}) {
       for (double hours : {1.0, 48.0, 400.0}) {
-        auto plan = hwrec::BuildLadder(*snapshot, {intent.intent, width, hours});
+        auto plan = hwrec::BuildLadder(*snapshot, {intent.intent, width, hours, true});
         REQUIRE(plan.ok());
         for (const Rung& r : plan->ladder) {
           if (r.machine_type != "a3-highgpu-8g") continue;
