@@ -14,7 +14,7 @@ Records = Union[PathLike, IO[str], Dict[str, Any], Iterable[Dict[str, Any]]]
 Form = Literal["auto", "hwrec", "runner"]
 Time = Union[None, float, int, str, Any]  # epoch seconds, RFC 3339 text or a datetime
 Outcome = Literal["launched", "capacity_miss", "quota_exceeded", "config_error",
-                  "permission_error", "workload_failure"]
+                  "permission_error", "workload_failure", "not_tried"]
 
 class Error(Exception):
     code: str
