@@ -266,7 +266,7 @@ def report_recommendations(store):
 
 def route_wide_job(store, now):
     print("\nroute capture-7b, width 8, 2 days; the 8- and 4-wide GCP machines have no capacity")
-    plan = store.route("capture-7b", 8, "2d", as_of=now)
+    plan = store.route("capture-7b", 8, "2d", as_of=now, sharded=True)
     print(f"  ladder ({len(plan.ladder)} rungs, {plan.length_class}): "
           + ", ".join(r.id for r in plan.ladder[:4]) + ", ...")
     for pruned in plan.pruned:

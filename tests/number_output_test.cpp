@@ -79,7 +79,7 @@ TEST_CASE("cli: JSON from recommend, place, config list and route carries no flo
     {"node_pool_id": "sitea-arm-cpu", "free_cpu_millicores": 8000}])");
   std::vector<std::string> commands = {
       "config list " + store + " --format json",
-      "route " + store + " --intent capture-7b --width 8 --length 2d --format json",
+      "route " + store + " --intent capture-7b --width 8 --length 2d --sharded --format json",
   };
   for (const char* image : {"ghcr.io/acme/resnet-infer:1.8", "ghcr.io/acme/llm-finetune:2.3",
                             "ghcr.io/acme/whisper-batch:1.2", "ghcr.io/acme/feature-etl:0.9"}) {

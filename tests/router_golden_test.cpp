@@ -62,7 +62,8 @@ TEST_CASE("router: width 1 is byte-identical to the golden legacy ladder for eve
   const std::string file = dir.File("history.jsonl");
   hwrec::test::WriteFile(file, lines);
   REQUIRE(RunCli("ingest " + store + " " + ShellQuote(file)).exit_code == 0);
-  const auto wide = RunCli("route " + store + " --intent capture-7b --width 8 --length 2d");
+  const auto wide =
+      RunCli("route " + store + " --intent capture-7b --width 8 --length 2d --sharded");
   CHECK_THAT(wide.out, Catch::Contains("gcp/a3-highgpu-8g/flex-start"));
   CheckGolden(store);
 }

@@ -33,10 +33,11 @@ struct Fixture {
   std::string path = hwrec::test::NewStoreLocation(dir, "router.db");
   std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
 
+  // A dispatch whose launch command shards whenever it is wide.
   hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
     auto snapshot = hwrec::RouterSnapshot::Open(*store);
     REQUIRE(snapshot.ok());
-    auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours});
+    auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours, width > 1});
     INFO(plan.status().message());
     REQUIRE(plan.ok());
     return *plan;
@@ -261,7 +262,7 @@ TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
   for (const auto& intent : snapshot->config.intents) {
     for (int width : {1, 2, 4, 8}) {
       for (double hours : {1.0, 48.0, 400.0}) {
-        auto plan = hwrec::BuildLadder(*snapshot, {intent.intent, width, hours});
+        auto plan = hwrec::BuildLadder(*snapshot, {intent.intent, width, hours, true});
         REQUIRE(plan.ok());
         for (const Rung& r : plan->ladder) {
           if (r.machine_type != "a3-highgpu-8g") continue;
@@ -415,4 +416,52 @@ TEST_CASE("router: two replicas walking at once count every walk once and lose n
     CHECK(distinct.size() == day->exhausted_quotas.size());
     CHECK(day->exhausted_quotas.empty() == (outcome == LaunchOutcome::kCapacityMiss));
   }
+}
+
+TEST_CASE("router: without a sharded launch command a wide request keeps only width 1",
+          "[router][engine]") {
+  Fixture f;
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
+  REQUIRE(plan.ok());
+  CHECK_FALSE(plan->sharded);
+  for (const Rung& r : plan->ladder) CHECK(r.width == 1);
+  CHECK(std::count_if(plan->pruned.begin(), plan->pruned.end(), [](const hwrec::PrunedRung& p) {
+          return p.reason.find("needs a sharded launch command") != std::string::npos;
+        }) == 9);
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(*plan, LaunchOnly({"gcp/a2-ultragpu-1g/flex-start"}, &tried));
+  const auto event = nlohmann::json::parse(walk.backend_selected_event);
+  CHECK(event["realized_width"] == 1);
+  CHECK(event["degraded"] == true);
+  CHECK(event["sharded"] == false);
+
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
+      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
+      "min_width": 2}]})")
+              .ok());
+  snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto refused = hwrec::BuildLadder(*snapshot, {"lora-70b", 4, 48});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("must shard the work"));
+  CHECK(hwrec::BuildLadder(*snapshot, {"lora-70b", 4, 48, true}).ok());
+}
+
+TEST_CASE("router: a launcher that did not try a rung ends the walk there, not launched",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("eval-7b", 1, 1);
+  int calls = 0;
+  const auto result = f.Walk(plan, [&](const Rung&) {
+    ++calls;
+    return hwrec::LaunchResult{calls == 1 ? LaunchOutcome::kCapacityMiss : LaunchOutcome::kNotTried,
+                               ""};
+  });
+  CHECK(calls == 2);
+  REQUIRE(result.attempts.size() == 2);
+  CHECK(result.attempts.back().outcome == hwrec::AttemptOutcome::kNotTried);
+  CHECK_FALSE(result.selected);
+  CHECK_FALSE(result.stopped);
+  CHECK(hwrec::ParseLaunchOutcome("not_tried") == LaunchOutcome::kNotTried);
 }

@@ -40,11 +40,16 @@ struct RouteRequest {
   std::string intent;
   int width = 1;            // GPUs the work shards across
   double length_hours = 1;  // expected wall time
+  // The dispatch's launch command splits the work across the GPUs a rung
+  // gives it, so it runs at any realized width. Width N > 1 requires it
+  // (saturate or downsize): without it every wide rung is pruned.
+  bool sharded = false;
 };
 
 struct RoutePlan {
   std::string intent;
   int requested_width = 1;
+  bool sharded = false;  // as requested: whether the launch command shards
   double length_hours = 0;
   LengthClass length_class = LengthClass::kShort;
   std::vector<Rung> ladder;        // walk in this order
@@ -55,9 +60,12 @@ struct RoutePlan {
 // The ladder (DESIGN §8). Width 1 is the legacy ladder: the intent's legacy
 // machine with the length's provisioning order, the SLURM lanes, RunPod. Width
 // N > 1 puts GCP rungs of width N, N/2, … (not below the intent's minimum)
-// over the cards the workload fits before that chain. Fails for an unknown
-// intent, a width no GCP machine offers, a width below the intent's minimum or
-// a length that is not positive: each kInvalidArgument, naming the fix.
+// over the cards the workload fits before that chain; without a sharded
+// launch command those wide rungs are pruned, with the reason, and only the
+// chain remains. Fails for an unknown
+// intent, a width no GCP machine offers, a width below the intent's minimum,
+// an intent whose minimum width is above 1 without a sharded launch command
+// or a length that is not positive: each kInvalidArgument, naming the fix.
 Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
 
 }  // namespace hwrec

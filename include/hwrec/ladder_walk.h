@@ -28,6 +28,7 @@ enum class LaunchOutcome {
   kConfigError,      // the request is wrong: stop
   kPermissionError,  // not allowed: stop
   kWorkloadFailure,  // the workload itself failed: stop, do not cascade
+  kNotTried,         // the launcher did not try the rung: the walk ends here
 };
 std::string_view ToString(LaunchOutcome outcome);  // "launched", "capacity_miss", …
 // Parses what ToString prints; nullopt for anything else.
@@ -48,6 +49,7 @@ enum class AttemptOutcome {
   kConfigError,
   kPermissionError,
   kWorkloadFailure,
+  kNotTried,               // the launcher did not try it: the walk ended there
   kSkippedQuotaExhausted,  // its quota was found exhausted earlier this UTC day
   kSkippedDailyCap,        // the day's GCP attempt cap is used up
 };
@@ -68,7 +70,9 @@ struct RouteResult {
   bool stopped = false;              // a non-capacity failure ended the walk
   bool counted_gcp_attempt = false;  // this walk used one unit of the day's cap
   std::vector<RouteAttempt> attempts;
-  // {"event":"backend-selected",…,"realized_width":N,…}; empty when nothing launched.
+  // {"event":"backend-selected",…,"requested_width":N,"realized_width":M,
+  // "degraded":…,"sharded":…}: what a workload needs to re-shard; empty when
+  // nothing launched.
   std::string backend_selected_event;
 };
 

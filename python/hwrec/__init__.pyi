@@ -14,7 +14,7 @@ Records = Union[PathLike, IO[str], Dict[str, Any], Iterable[Dict[str, Any]]]
 Form = Literal["auto", "hwrec", "runner"]
 Time = Union[None, float, int, str, Any]  # epoch seconds, RFC 3339 text or a datetime
 Outcome = Literal["launched", "capacity_miss", "quota_exceeded", "config_error",
-                  "permission_error", "workload_failure"]
+                  "permission_error", "workload_failure", "not_tried"]
 
 class Error(Exception):
     code: str
@@ -219,6 +219,7 @@ class RouteResult:
 class RoutePlan:
     intent: str
     requested_width: int
+    sharded: bool  # the launch command shards; wide rungs need it
     length_hours: float
     length_class: str  # short, long, very_long
     ladder: list[Rung]
@@ -275,7 +276,8 @@ class Store:
               record: Optional[str] = None) -> Placement: ...
     def placements(self, execution_id: str) -> list[PlacementRecord]: ...
     def route(self, intent: str, width: int, length: Union[str, float],
-              simulate: Optional[Dict[str, Any]] = None, as_of: Time = None) -> RoutePlan: ...
+              simulate: Optional[Dict[str, Any]] = None, as_of: Time = None,
+              sharded: bool = False) -> RoutePlan: ...
     def walk(self, plan: RoutePlan, launcher: Launcher, dry_run: bool = False,
              now: Time = None) -> RouteResult: ...
     def router_day(self, now: Time = None) -> RouterDayState: ...

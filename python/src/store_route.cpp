@@ -37,7 +37,7 @@ SimulatedCapacity ReadCapacity(const py::handle& simulate) {
 }
 
 RoutePlanView Route(PyStore& s, const std::string& intent, int width, const py::object& length,
-                    const py::object& simulate, const py::object& as_of) {
+                    const py::object& simulate, const py::object& as_of, bool sharded) {
   const double hours = LengthHours(length);
   const std::optional<SimulatedCapacity> capacity =
       simulate.is_none() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
@@ -48,7 +48,7 @@ RoutePlanView Route(PyStore& s, const std::string& intent, int width, const py::
     py::gil_scoped_release release;
     Result<RouterSnapshot> snapshot = RouterSnapshot::Open(*s.store, when);
     if (!snapshot.ok()) return snapshot.status();
-    Result<RoutePlan> plan = BuildLadder(*snapshot, RouteRequest{intent, width, hours});
+    Result<RoutePlan> plan = BuildLadder(*snapshot, RouteRequest{intent, width, hours, sharded});
     if (!plan.ok()) return plan.status();
     view.plan = std::move(plan).value();
     if (!capacity) return Status::Ok();
@@ -80,8 +80,8 @@ LaunchResult ReadLaunch(const py::object& returned) {
   if (!parsed) {
     ThrowStatus(Status::InvalidArgument(
         "launcher: returned " + py::repr(returned).cast<std::string>() +
-        ": return launched, capacity_miss, quota_exceeded, config_error, permission_error or "
-        "workload_failure, or a tuple (outcome, detail)"));
+        ": return launched, capacity_miss, quota_exceeded, config_error, permission_error, "
+        "workload_failure or not_tried, or a tuple (outcome, detail)"));
   }
   out.outcome = *parsed;
   return out;
@@ -118,8 +118,10 @@ RouteResult Walk(PyStore& s, const RoutePlanView& plan, const py::function& laun
 void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("route", &Route, py::arg("intent"), py::arg("width"), py::arg("length"),
           py::arg("simulate") = py::none(), py::arg("as_of") = py::none(),
-          "The provisioning ladder for one dispatch; with `simulate` (a capacity dict like "
-          "the CLI's --simulate file) also walked as a dry run.")
+          py::arg("sharded") = false,
+          "The provisioning ladder for one dispatch; width > 1 needs sharded=True (the launch "
+          "command splits the work across the GPUs it gets). With `simulate` (a capacity dict "
+          "like the CLI's --simulate file) also walked as a dry run.")
       .def("walk", &Walk, py::arg("plan"), py::arg("launcher"), py::arg("dry_run") = false,
            py::arg("now") = py::none(),
            "Walks `plan`, calling launcher(rung) for each rung tried, and records the day's "

@@ -68,6 +68,7 @@ py::dict PlanDict(const RoutePlanView& v) {
   py::dict d;
   d["intent"] = p.intent;
   d["requested_width"] = p.requested_width;
+  d["sharded"] = p.sharded;
   d["length_hours"] = p.length_hours;
   d["length_class"] = Name(ToString(p.length_class));
   d["ladder"] = DictList(p.ladder, RungDict);
@@ -128,6 +129,7 @@ void RegisterRouteValues(py::module_& m) {
   plan.def_property_readonly("intent", [](const RoutePlanView& v) { return v.plan.intent; })
       .def_property_readonly("requested_width",
                              [](const RoutePlanView& v) { return v.plan.requested_width; })
+      .def_property_readonly("sharded", [](const RoutePlanView& v) { return v.plan.sharded; })
       .def_property_readonly("length_hours",
                              [](const RoutePlanView& v) { return v.plan.length_hours; })
       .def_property_readonly(

@@ -10,7 +10,7 @@ DAY = "2026-07-08T12:00:00Z"
 
 
 def test_route_builds_the_ladder_with_pruned_rungs(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
     assert (plan.intent, plan.requested_width, plan.length_hours) == ("capture-7b", 8, 48.0)
     assert plan.length_class == "long"
     first = plan.ladder[0]
@@ -26,7 +26,7 @@ def test_route_builds_the_ladder_with_pruned_rungs(store):
     assert repr(first).startswith("Rung(id='gcp/")
     assert repr(plan.pruned[0]).startswith("PrunedRung(id=")
     assert repr(plan).startswith("RoutePlan(intent='capture-7b'")
-    assert store.route("capture-7b", 8, 48).to_dict()["ladder"] == d["ladder"]
+    assert store.route("capture-7b", 8, 48, sharded=True).to_dict()["ladder"] == d["ladder"]
 
 
 def test_route_errors_name_the_argument(store):
@@ -41,7 +41,7 @@ def test_route_errors_name_the_argument(store):
 def test_simulate_walks_the_ladder_as_a_dry_run(store):
     capacity = {"available": ["slurm/*"], "failures": {"gcp/a2-ultragpu-8g/*": "quota_exceeded"},
                 "day": "2026-07-08"}
-    plan = store.route("capture-7b", 8, "2d", simulate=capacity)
+    plan = store.route("capture-7b", 8, "2d", simulate=capacity, sharded=True)
     walk = plan.walk
     assert walk.selected.id == "slurm/a100-80gb"
     assert walk.realized_width == 1 and walk.degraded and not walk.stopped
@@ -53,7 +53,7 @@ def test_simulate_walks_the_ladder_as_a_dry_run(store):
 
 
 def test_walk_moves_past_capacity_misses_and_records_the_day(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
     tried = []
 
     def launcher(rung):
@@ -78,7 +78,7 @@ def test_walk_moves_past_capacity_misses_and_records_the_day(store):
 
 
 def test_a_quota_exceeded_blocks_its_quota_for_the_day(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
     first = plan.ladder[0]
 
     def launcher(rung):
@@ -95,14 +95,14 @@ def test_a_quota_exceeded_blocks_its_quota_for_the_day(store):
 
 
 def test_a_dry_run_walk_writes_nothing(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
     store.walk(plan, lambda rung: "quota_exceeded", dry_run=True, now=DAY)
     day = store.router_day(now=DAY)
     assert day.gcp_attempts == 0 and day.exhausted_quotas == []
 
 
 def test_an_exception_from_the_launcher_propagates_and_leaves_the_store_consistent(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
 
     class BackendDown(Exception):
         pass
@@ -119,13 +119,13 @@ def test_an_exception_from_the_launcher_propagates_and_leaves_the_store_consiste
 
 
 def test_a_launcher_returning_an_unknown_outcome_is_an_invalid_argument(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
     with pytest.raises(hwrec.InvalidArgumentError, match="launcher"):
         store.walk(plan, lambda rung: "maybe", now=DAY)
 
 
 def test_a_launcher_calling_back_into_its_store_gets_concurrent_use(store):
-    plan = store.route("capture-7b", 8, "2d")
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
 
     def launcher(rung):
         store.router_day()
@@ -138,9 +138,24 @@ def test_a_launcher_calling_back_into_its_store_gets_concurrent_use(store):
 
 @pytest.mark.parametrize("now", [float("nan"), float("inf"), -1e300, 1e300])
 def test_a_walk_at_a_time_that_is_not_a_date_is_refused_and_writes_nothing(store, now):
-    plan = store.route("capture-7b", 8, "6h")
+    plan = store.route("capture-7b", 8, "6h", sharded=True)
     with pytest.raises(hwrec.InvalidArgumentError, match="now is"):
         store.walk(plan, lambda rung: "launched", now=now)
     with pytest.raises(hwrec.InvalidArgumentError, match="now is"):
         store.router_day(now=now)
     assert store.router_day().gcp_attempts == 0
+
+
+def test_a_wide_route_without_a_sharded_launch_command_downsizes(store):
+    plan = store.route("capture-7b", 8, "2d")
+    assert not plan.sharded and plan.to_dict()["sharded"] is False
+    assert {r.width for r in plan.ladder} == {1}
+    assert any("needs a sharded launch command" in p.reason for p in plan.pruned)
+    assert store.route("capture-7b", 8, "2d", sharded=True).sharded
+
+
+def test_a_launcher_returning_not_tried_ends_the_walk(store):
+    plan = store.route("capture-7b", 8, "2d", sharded=True)
+    result = store.walk(plan, lambda rung: "not_tried", now=DAY)
+    assert [a.outcome for a in result.attempts] == ["not_tried"]
+    assert result.selected is None and not result.stopped

@@ -70,6 +70,7 @@ class LadderBuilder {
       : s_(snapshot), intent_(intent), plan_(*plan) {}
 
   void AddGcpWidth(int width, const std::vector<std::string>& models);
+  void RefuseUnsharded(int width, const std::vector<std::string>& models);
   void AddLegacyChain();
   std::vector<std::string> EligibleModels(int width);
 
@@ -124,6 +125,22 @@ void LadderBuilder::AddGcpWidth(int width, const std::vector<std::string>& model
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
     for (const std::string& model : models) {
       if (const GcpMachineType* m = MachineOf(model, width)) AddGcpRung(*m, p);
+    }
+  }
+}
+
+// Saturate or downsize: a launch command that does not shard would leave all
+// but one GPU of a wide rung idle, so each of them is pruned, with the reason.
+void LadderBuilder::RefuseUnsharded(int width, const std::vector<std::string>& models) {
+  for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
+    for (const std::string& model : models) {
+      const GcpMachineType* m = MachineOf(model, width);
+      if (m == nullptr) continue;
+      plan_.pruned.push_back(
+          {fmt::format("gcp/{}/{}", m->machine_type, Slug(p)),
+           fmt::format("width {} needs a sharded launch command: declare one that splits the "
+                       "work across the GPUs it gets (--sharded), or ask for width 1",
+                       width)});
     }
   }
 }
@@ -253,14 +270,30 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
                                         intent->legacy_machine));
   }
   if (Status s = CheckRequest(config, *intent, request); !s.ok()) return s;
+  if (!request.sharded && intent->min_width > 1) {
+    return Status::InvalidArgument(fmt::format(
+        "intent {} runs on at least {} GPUs, so its launch command must shard the work: "
+        "declare a sharded launch command (--sharded)",
+        intent->intent, intent->min_width));
+  }
   RoutePlan plan;
   plan.intent = intent->intent;
   plan.requested_width = request.width;
+  plan.sharded = request.sharded;
   plan.length_hours = request.length_hours;
   plan.length_class = ClassOf(config.settings, request.length_hours);
   LadderBuilder builder(snapshot, *intent, &plan);
+  if (!request.sharded && request.width > 1) {
+    plan.notes.push_back(fmt::format(
+        "no sharded launch command: the wide rungs are refused and width {} downsizes to 1",
+        request.width));
+  }
   for (int width = request.width; width >= 2 && width >= intent->min_width; width /= 2) {
-    builder.AddGcpWidth(width, builder.EligibleModels(width));
+    if (request.sharded) {
+      builder.AddGcpWidth(width, builder.EligibleModels(width));
+    } else {
+      builder.RefuseUnsharded(width, builder.EligibleModels(width));
+    }
   }
   builder.AddLegacyChain();
   return plan;

@@ -28,6 +28,7 @@ constexpr internal::EnumName<AttemptOutcome> kAttemptOutcomes[] = {
     {AttemptOutcome::kConfigError, "config_error"},
     {AttemptOutcome::kPermissionError, "permission_error"},
     {AttemptOutcome::kWorkloadFailure, "workload_failure"},
+    {AttemptOutcome::kNotTried, "not_tried"},
     {AttemptOutcome::kSkippedQuotaExhausted, "skipped_quota_exhausted"},
     {AttemptOutcome::kSkippedDailyCap, "skipped_daily_cap"},
 };
@@ -40,6 +41,7 @@ constexpr std::pair<LaunchOutcome, AttemptOutcome> kLaunchAttempts[] = {
     {LaunchOutcome::kConfigError, AttemptOutcome::kConfigError},
     {LaunchOutcome::kPermissionError, AttemptOutcome::kPermissionError},
     {LaunchOutcome::kWorkloadFailure, AttemptOutcome::kWorkloadFailure},
+    {LaunchOutcome::kNotTried, AttemptOutcome::kNotTried},
 };
 
 AttemptOutcome AttemptOf(LaunchOutcome outcome) {
@@ -59,7 +61,7 @@ int DailyCap(store::Connection& db) {
   return settings.gcp_daily_attempt_cap;
 }
 
-std::string BackendSelectedEvent(const RouteResult& r) {
+std::string BackendSelectedEvent(const RouteResult& r, const RoutePlan& plan) {
   const Rung& rung = *r.selected;
   nlohmann::ordered_json event;
   event["event"] = "backend-selected";
@@ -73,6 +75,7 @@ std::string BackendSelectedEvent(const RouteResult& r) {
   event["requested_width"] = r.requested_width;
   event["realized_width"] = r.realized_width;
   event["degraded"] = r.degraded;
+  event["sharded"] = plan.sharded;
   return event.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -103,6 +106,7 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
       result->selected = rung;
       break;
     }
+    if (launch.outcome == LaunchOutcome::kNotTried) break;  // the launcher ended the walk
     if (launch.outcome == LaunchOutcome::kCapacityMiss) continue;
     if (launch.outcome == LaunchOutcome::kQuotaExceeded) {
       if (gcp) {
@@ -153,7 +157,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
     if (result.selected) {
       result.realized_width = result.selected->width;
       result.degraded = result.realized_width < result.requested_width;
-      result.backend_selected_event = BackendSelectedEvent(result);
+      result.backend_selected_event = BackendSelectedEvent(result, plan);
     }
     return result;
   });

@@ -70,7 +70,9 @@ Latencies TimeBuilds(const RouterSnapshot& snapshot, std::int64_t iterations) {
   std::vector<RouteRequest> requests;
   for (const Intent& intent : snapshot.config.intents) {
     for (int width : {1, 2, 4, 8}) {
-      for (double hours : {2.0, 48.0, 200.0}) requests.push_back({intent.intent, width, hours});
+      for (double hours : {2.0, 48.0, 200.0}) {
+        requests.push_back({intent.intent, width, hours, width > 1});
+      }
     }
   }
   Latencies out;
@@ -155,7 +157,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
   const double load_us = MicrosSince(load_start);
   if (!snapshot.ok()) throw std::runtime_error(snapshot.status().message());
   const Latencies build = TimeBuilds(*snapshot, iterations);
-  auto plan = BuildLadder(*snapshot, {"capture-7b", 8, 48});
+  auto plan = BuildLadder(*snapshot, {"capture-7b", 8, 48, true});
   if (!plan.ok()) throw std::runtime_error(plan.status().message());
   const Latencies dry = TimeWalks(**store, *plan, walks, true);
   const Latencies recorded = TimeWalks(**store, *plan, walks, false);

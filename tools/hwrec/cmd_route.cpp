@@ -1,5 +1,6 @@
 // `hwrec route`: the provisioning ladder of one dispatch, optionally walked
-// against a simulated capacity file; `hwrec route config …` shows and edits
+// against a simulated capacity file or recorded from the outcomes a dispatcher
+// saw (--record); `hwrec route config …` shows and edits
 // the router's data (machine types, quotas, lanes, RunPod, intents, settings).
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/simulated_capacity.h"
+#include "route_outcomes.h"
 
 namespace hwrec::cli {
 
@@ -23,9 +25,75 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kRouteUsage =
-    "hwrec route STORE --intent I --width N --length DURATION [--explain]\n"
-    "                  [--simulate CAPACITY.json] [--format table|json]\n"
+    "hwrec route STORE --intent I --width N --length DURATION [--sharded] [--explain]\n"
+    "                  [--simulate CAPACITY.json | --record [--outcomes FILE] [--day YYYY-MM-DD]]\n"
+    "                  [--format table|json]\n"
     "       hwrec route config show|set|import … (see `hwrec route config --help`)";
+
+// How a walk (--simulate, --record) ended, as the exit code.
+const std::vector<tools::ExitCodeMeaning> kRouteExitCodes = {
+    {kExitOk, "the ladder was built; a walk launched a rung"},
+    {kExitError, "error (the message says what and how to fix it)"},
+    {kExitUsage, "the command line is wrong"},
+    {kExitNotLaunched,
+     "not launched: every rung the walk tried missed capacity, or it ended on "
+     "a rung with no recorded outcome"},
+    {kExitStopped, "stopped: the walk met a failure that is not a capacity miss"},
+};
+
+// The usage, then the exit codes (--help prints the options after them).
+std::string RouteHelp() {
+  std::string help = std::string(kRouteUsage) + "\n\n" + tools::ExitCodesHelp(kRouteExitCodes);
+  help.pop_back();  // ExitCodesHelp ends its last line; --help adds the blank line
+  return help;
+}
+
+int WalkExitCode(const RouteResult& r) {
+  if (r.selected) return kExitOk;
+  return r.stopped ? kExitStopped : kExitNotLaunched;
+}
+
+// The --record outcomes: from --outcomes FILE, or stdin.
+RecordedOutcomes ReadOutcomes(const std::string& path) {
+  return RecordedOutcomes::Parse(ReadInput(path.empty() ? "-" : path),
+                                 path.empty() ? "stdin" : path);
+}
+
+// --day as epoch seconds (noon UTC); nullopt for today.
+std::optional<double> DayOption(const std::string& day) {
+  if (day.empty()) return std::nullopt;
+  auto noon = internal::UtcNoonOfDay(day);
+  if (!noon) throw UsageError("--day must be a UTC day YYYY-MM-DD, not '" + day + "'");
+  return noon;
+}
+
+// --record: walks `plan` with the recorded outcomes, writing the day's state
+// (at `now`, default now); warns on stderr of outcomes the walk did not use.
+// Throws, before anything is written, when an outcome is not on the ladder.
+Result<RouteResult> RecordWalk(Store& store, const RoutePlan& plan,
+                               const RecordedOutcomes& recorded, std::optional<double> now) {
+  recorded.CheckAgainst(plan);
+  WalkOptions walk;
+  walk.now = now;
+  auto walked = WalkLadder(
+      store, plan, [&](const Rung& rung) { return recorded.Launch(rung); }, walk);
+  if (walked.ok()) {
+    for (const std::string& warning : recorded.Unused(*walked)) {
+      std::cerr << "hwrec: warning: " << TerminalSafe(warning) << "\n";
+    }
+  }
+  return walked;
+}
+
+// --simulate: a dry run of `plan` against `capacity`.
+Result<RouteResult> SimulateWalk(Store& store, const RoutePlan& plan,
+                                 const SimulatedCapacity& capacity) {
+  WalkOptions walk;
+  walk.dry_run = true;
+  walk.now = capacity.now;
+  return WalkLadder(
+      store, plan, [&](const Rung& rung) { return SimulateLaunch(capacity, rung); }, walk);
+}
 
 // The --simulate file as a SimulatedCapacity; a bad file stops the command
 // before the store is opened.
@@ -192,12 +260,17 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
 }
 
 int ConfigShow(const std::vector<std::string>& args) {
-  const auto parsed =
-      ParseStoreAndFormat(args, "hwrec route config show STORE [--format table|json]",
-                          tools::kStoreArgumentHelp, kStoreRequired, true);
-  if (!parsed) return kExitOk;
-  const Format format = parsed->format;
-  auto store = OpenStore(parsed->store, ReadingStoreOptions(false));
+  std::string store_path, day_text, format_text;
+  CommandLine line("hwrec route config show STORE [--day YYYY-MM-DD] [--format table|json]");
+  line.Store(&store_path)
+      .Add()("day", po::value<std::string>(&day_text),
+             "the UTC day whose GCP attempts and exhausted quotas are shown (default today)");
+  po::variables_map vm;
+  if (!line.Format(&format_text).Parse(args, &vm)) return kExitOk;
+  const Format format = ParseFormat(format_text);
+  if (store_path.empty()) throw UsageError(kStoreRequired);
+  const std::optional<double> day_time = DayOption(day_text);
+  auto store = OpenStore(store_path, ReadingStoreOptions(false));
   if (!store) return kExitError;
   auto config = LoadRouterConfig(*store);
   if (!config.ok()) return Fail(config.status());
@@ -205,7 +278,7 @@ int ConfigShow(const std::vector<std::string>& args) {
     std::cout << RouterConfigToJson(*config) << "\n";
     return kExitOk;
   }
-  auto day = ReadRouterDayState(*store);
+  auto day = ReadRouterDayState(*store, day_time);
   if (!day.ok()) return Fail(day.status());
   PrintConfigTables(*config, *day);
   return kExitOk;
@@ -255,16 +328,23 @@ int RunRoute(const std::vector<std::string>& args) {
   if (!args.empty() && args.front() == "config") {
     return RunRouteConfig(std::vector<std::string>(args.begin() + 1, args.end()));
   }
-  std::string store_path, intent, length, simulate, format_text;
+  std::string store_path, intent, length, simulate, outcomes, day, format_text;
   int width = 1;
-  CommandLine line(kRouteUsage);
+  CommandLine line(RouteHelp());
   line.Store(&store_path)
       .Add()("intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
           "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
           "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
+          "sharded", po::bool_switch(),
+          "the launch command splits the work across the GPUs it gets; width N > 1 needs it")(
           "explain", po::bool_switch(), "show settings and how GPU models were chosen")(
           "simulate", po::value<std::string>(&simulate),
-          "walk the ladder against CAPACITY.json (never changes the store)");
+          "walk the ladder against CAPACITY.json (never changes the store)")(
+          "record", po::bool_switch(),
+          "walk the ladder with the outcomes a dispatcher saw (JSON lines on stdin) and write "
+          "the day's GCP attempt and quota blocks into the store")(
+          "outcomes", po::value<std::string>(&outcomes), "--record: read the outcomes from FILE")(
+          "day", po::value<std::string>(&day), "--record: the UTC day of the walk (default today)");
   bool strict_read_only = false;
   po::variables_map vm;
   if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
@@ -273,28 +353,36 @@ int RunRoute(const std::vector<std::string>& args) {
     throw UsageError("give the STORE, --intent and --length");
   }
   const bool explain = vm["explain"].as<bool>();
+  const bool record = vm["record"].as<bool>();
+  if (record && (!simulate.empty() || strict_read_only)) {
+    throw UsageError("--record writes the walk into the store: drop --simulate and --read-only");
+  }
+  if (!record && (!outcomes.empty() || !day.empty())) {
+    throw UsageError("--outcomes and --day go with --record");
+  }
   auto hours = internal::ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
+  const std::optional<double> record_time = DayOption(day);
   const std::optional<SimulatedCapacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
-  auto store = OpenStore(store_path, ReadingStoreOptions(strict_read_only));
+  const std::optional<RecordedOutcomes> recorded =
+      record ? std::optional<RecordedOutcomes>(ReadOutcomes(outcomes)) : std::nullopt;
+  auto store = record ? OpenWritableStore(store_path)
+                      : OpenStore(store_path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto snapshot = RouterSnapshot::Open(*store);
   if (!snapshot.ok()) return Fail(snapshot.status());
-  auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours});
+  auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours, vm["sharded"].as<bool>()});
   if (!plan.ok()) return Fail(plan.status());
   std::optional<RouteResult> result;
-  if (capacity) {
-    WalkOptions walk;
-    walk.dry_run = true;
-    walk.now = capacity->now;
-    auto walked = WalkLadder(
-        *store, *plan, [&](const Rung& rung) { return SimulateLaunch(*capacity, rung); }, walk);
+  if (recorded || capacity) {
+    auto walked = recorded ? RecordWalk(*store, *plan, *recorded, record_time)
+                           : SimulateWalk(*store, *plan, *capacity);
     if (!walked.ok()) return Fail(walked.status());
     result = std::move(walked).value();
   }
   PrintRoute(format, *plan, snapshot->config.settings, explain, result);
-  return kExitOk;
+  return result ? WalkExitCode(*result) : kExitOk;
 }
 
 }  // namespace hwrec::cli

@@ -1,0 +1,184 @@
+// No dollar caps anywhere in the router (DESIGN §8): GCP credits are not what
+// limits a dispatch, wall-clock is, and RunPod is held back by its place at the
+// end of the ladder, not by a budget. This test reads the router's code, its
+// migrations, its binding and the examples of docs/ROUTER.md, and the
+// configuration a fresh store holds, and fails on any identifier or
+// configuration key that speaks of money.
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hwrec/router_config.h"
+#include "router/router_internal.h"
+#include "test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Words that would make a setting, column or identifier a money limit.
+const std::set<std::string> kMoneyWords = {
+    "budget",  "budgets", "dollar",  "dollars", "usd",  "cents",   "spend", "spending",
+    "spent",   "price",   "prices",  "pricing", "cost", "costs",   "money", "credit",
+    "credits", "billing", "invoice", "fee",     "fees", "payment", "wallet"};
+
+// The words of one identifier: split at '_', '-', '.' and lower-to-upper case
+// changes, lower-cased ("maxCostUsd" -> max, cost, usd).
+std::vector<std::string> WordsOf(const std::string& identifier) {
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i < identifier.size(); ++i) {
+    const char c = identifier[i];
+    const bool boundary = i > 0 && std::isupper(static_cast<unsigned char>(c)) &&
+                          std::islower(static_cast<unsigned char>(identifier[i - 1]));
+    if (!std::isalnum(static_cast<unsigned char>(c)) || boundary) {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+      if (!std::isalnum(static_cast<unsigned char>(c))) continue;
+    }
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// The identifiers and keys of `text` that name money, as "identifier" each.
+std::vector<std::string> MoneyNames(const std::string& text) {
+  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_.-]*");
+  std::vector<std::string> found;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kIdentifier);
+       it != std::sregex_iterator(); ++it) {
+    for (const std::string& word : WordsOf(it->str())) {
+      if (kMoneyWords.count(word) != 0) found.push_back(it->str());
+    }
+  }
+  return found;
+}
+
+// Code without its comments: `//` (C++) or `--` (SQL) to the end of the line.
+std::string WithoutComments(const std::string& text, const std::string& marker) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    out += line.substr(0, line.find(marker)) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+// What a Markdown document defines rather than says: its fenced blocks
+// (configuration files, commands and their output) and its `identifier` spans.
+std::string DefinedIn(const std::string& markdown) {
+  std::string out;
+  bool fenced = false;
+  std::size_t start = 0;
+  static const std::regex kCodeSpan("`([A-Za-z0-9_.-]+)`");
+  while (start < markdown.size()) {
+    std::size_t end = markdown.find('\n', start);
+    if (end == std::string::npos) end = markdown.size();
+    const std::string line = markdown.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind("```", 0) == 0) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) {
+      out += line + "\n";
+      continue;
+    }
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), kCodeSpan);
+         it != std::sregex_iterator(); ++it) {
+      out += (*it)[1].str() + "\n";
+    }
+  }
+  return out;
+}
+
+// Every file of the router: public headers, sources, the CLI command, the
+// Python binding and the migrations that create or seed router tables.
+std::vector<std::pair<std::string, std::string>> RouterSources() {
+  const fs::path root = hwrec::test::SourcePath("");
+  std::vector<std::pair<std::string, std::string>> files;  // path, comment marker
+  for (const char* header :
+       {"include/hwrec/router.h", "include/hwrec/router_config.h", "include/hwrec/ladder.h",
+        "include/hwrec/ladder_walk.h", "include/hwrec/simulated_capacity.h",
+        "tools/hwrec/cmd_route.cpp", "python/src/store_route.cpp", "python/src/values_route.cpp"}) {
+    files.emplace_back(header, "//");
+  }
+  for (const auto& entry : fs::directory_iterator(root / "src/router")) {
+    files.emplace_back(fs::relative(entry.path(), root).string(), "//");
+  }
+  for (const char* dir : {"migrations", "migrations/postgresql"}) {
+    for (const auto& entry : fs::directory_iterator(root / dir)) {
+      if (entry.path().extension() != ".sql") continue;
+      const std::string relative = fs::relative(entry.path(), root).string();
+      if (hwrec::test::ReadFile(entry.path().string()).find("router_") != std::string::npos) {
+        files.emplace_back(relative, "--");
+      }
+    }
+  }
+  return files;
+}
+
+void CollectKeys(const nlohmann::json& value, std::string* keys) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      *keys += key + "\n";
+      CollectKeys(child, keys);
+    }
+  } else if (value.is_array()) {
+    for (const auto& child : value) CollectKeys(child, keys);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("router: the money-word scan finds a cap however it is spelt", "[router]") {
+  CHECK(MoneyNames("int max_cost_usd = 5;") ==
+        std::vector<std::string>{"max_cost_usd", "max_cost_usd"});
+  CHECK(MoneyNames("double dailyBudget;") == std::vector<std::string>{"dailyBudget"});
+  CHECK(MoneyNames(R"({"runpod_spend_cap": 100})") == std::vector<std::string>{"runpod_spend_cap"});
+  CHECK(MoneyNames("PricePerHour").size() == 1);
+  // Words that merely contain one are not money: suspend, used, capacity.
+  CHECK(MoneyNames("suspend(used); gcp_daily_attempt_cap; capacity_miss; accusd").empty());
+  CHECK(WithoutComments("int a; // costs real dollars\n", "//") == "int a; \n");
+  CHECK(DefinedIn("It costs money.\n```json\n{\"cost_cap\": 1}\n```\nsee `budget_usd`\n") ==
+        "{\"cost_cap\": 1}\nbudget_usd\n");
+}
+
+TEST_CASE("router: no dollar or budget cap in its code, migrations, binding or documented settings",
+          "[router]") {
+  const auto sources = RouterSources();
+  REQUIRE(sources.size() >= 20);
+  for (const auto& [relative, marker] : sources) {
+    INFO(relative);
+    const std::string code =
+        WithoutComments(hwrec::test::ReadFile(hwrec::test::SourcePath(relative)), marker);
+    CHECK(MoneyNames(code) == std::vector<std::string>{});
+  }
+  INFO("docs/ROUTER.md");
+  CHECK(MoneyNames(DefinedIn(hwrec::test::ReadFile(hwrec::test::SourcePath("docs/ROUTER.md")))) ==
+        std::vector<std::string>{});
+}
+
+TEST_CASE("router: no dollar or budget cap among the settings and keys a store holds", "[router]") {
+  hwrec::test::TempDir dir;
+  auto store = hwrec::test::OpenStoreOrFail(dir.File("router.db"));
+  auto config = hwrec::LoadRouterConfig(*store);
+  REQUIRE(config.ok());
+  std::string keys;
+  CollectKeys(nlohmann::json::parse(hwrec::RouterConfigToJson(*config)), &keys);
+  for (const auto& setting : hwrec::internal::SettingInfos())
+    keys += std::string(setting.key) + "\n";
+  REQUIRE(keys.find("gcp_daily_attempt_cap") != std::string::npos);
+  CHECK(MoneyNames(keys) == std::vector<std::string>{});
+}
