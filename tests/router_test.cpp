@@ -179,8 +179,9 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
   }
 }
 
-TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the rest of the day",
-          "[router][engine]") {
+TEST_CASE(
+    "router: quota exceeded skips the rungs sharing that quota, as wide, for the rest of the day",
+    "[router][engine]") {
   Fixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (both preemptible), STANDARD
   std::vector<std::string> tried;
@@ -191,7 +192,7 @@ TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the res
     return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, ""};
   });
   for (const std::string& id : tried) {
-    if (id == "gcp/a2-ultragpu-8g/spot") continue;
+    if (id == "gcp/a2-ultragpu-8g/spot" || id.find("-8g/") == std::string::npos) continue;
     CHECK(id.find("/spot") == std::string::npos);
     CHECK(id.find("/flex-start") == std::string::npos);
   }
@@ -199,8 +200,9 @@ TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the res
   // Later the same UTC day, another walk skips them without launching; the next day it does not.
   std::vector<std::string> later;
   f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
-  CHECK(std::none_of(later.begin(), later.end(),
-                     [](const std::string& id) { return id.find("/spot") != std::string::npos; }));
+  CHECK(std::none_of(later.begin(), later.end(), [](const std::string& id) {
+    return id.find("-8g/spot") != std::string::npos;
+  }));
   std::vector<std::string> next_day;
   f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
   CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
@@ -415,4 +417,87 @@ TEST_CASE("router: two replicas walking at once count every walk once and lose n
     CHECK(distinct.size() == day->exhausted_quotas.size());
     CHECK(day->exhausted_quotas.empty() == (outcome == LaunchOutcome::kCapacityMiss));
   }
+}
+
+// Quota blocks that remember how many GPUs the failed launch asked for.
+
+namespace {
+
+// Quota misses on the rungs in `quota`, capacity misses elsewhere; records what was tried.
+hwrec::Launcher QuotaOn(std::set<std::string> quota, std::vector<std::string>* tried) {
+  return [quota = std::move(quota), tried](const Rung& rung) {
+    tried->push_back(rung.id);
+    if (quota.count(rung.id) != 0) {
+      return hwrec::LaunchResult{LaunchOutcome::kQuotaExceeded, "quota " + rung.id};
+    }
+    return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, "no capacity"};
+  };
+}
+
+bool Contains(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
+TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota, not narrower ones",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (preemptible), STANDARD
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &tried));
+  CHECK(walk.attempts.at(1).rung.id == "gcp/a2-ultragpu-8g/flex-start");
+  CHECK(walk.attempts.at(1).outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK_THAT(walk.attempts.at(1).detail, Catch::Contains("8"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-4g/spot"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-4g/flex-start"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-1g/spot"));
+  // The day's state records the count.
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  REQUIRE(day.ok());
+  REQUIRE(day->quota_blocks.size() == 1);
+  CHECK(day->quota_blocks[0].gpu_model == "A100 80GB");
+  CHECK(day->quota_blocks[0].quota_class == hwrec::QuotaClass::kPreemptible);
+  CHECK(day->quota_blocks[0].gpus == 8);
+  CHECK_THAT(day->exhausted_quotas.at(0), Catch::Contains("8"));
+}
+
+TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wide, not at 4",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 2);
+  std::vector<std::string> first;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &first));
+  std::vector<std::string> later;
+  const auto second = f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
+  CHECK_FALSE(Contains(later, "gcp/a2-ultragpu-8g/spot"));
+  CHECK_FALSE(Contains(later, "gcp/a2-ultragpu-8g/flex-start"));
+  CHECK(Contains(later, "gcp/a2-ultragpu-8g/standard"));  // the on-demand quota is not blocked
+  CHECK(Contains(later, "gcp/a2-ultragpu-4g/spot"));
+  CHECK(Contains(later, "gcp/a2-ultragpu-2g/flex-start"));
+  CHECK(second.attempts.front().outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  // A miss at 4 lowers the block to 4; a later miss at 8 leaves it at 4.
+  std::vector<std::string> third;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-4g/spot"}, &third), kDay + 120);
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/standard"}, &third), kDay + 180);
+  std::vector<std::string> fourth;
+  f.Walk(plan, LaunchOnly({}, &fourth), kDay + 240);
+  CHECK_FALSE(Contains(fourth, "gcp/a2-ultragpu-4g/flex-start"));
+  CHECK(Contains(fourth, "gcp/a2-ultragpu-2g/spot"));
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  REQUIRE(day.ok());
+  REQUIRE(day->quota_blocks.size() == 2);  // on-demand at 8, preemptible at 4
+  for (const auto& block : day->quota_blocks) {
+    CHECK(block.gpus == (block.quota_class == hwrec::QuotaClass::kPreemptible ? 4 : 8));
+  }
+  // `hwrec route config show` shows the count (of today: it reads the clock).
+  std::vector<std::string> today;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &today),
+         static_cast<double>(std::time(nullptr)));
+  const auto show = hwrec::test::RunCli("route config show " + hwrec::test::ShellQuote(f.path));
+  CHECK(show.exit_code == 0);
+  CHECK_THAT(show.out, Catch::Contains("A100 80GB/preemptible, rungs of 8 or more GPUs"));
+  std::vector<std::string> next_day;
+  f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
+  CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
 }
