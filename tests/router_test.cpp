@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -331,8 +332,9 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
   auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 1, 48});
   REQUIRE_FALSE(narrow.ok());
   CHECK_THAT(narrow.status().message(), Catch::Contains("minimum width 2"));
-  auto odd = hwrec::BuildLadder(*snapshot, {"capture-7b", 6, 48});
-  CHECK_THAT(odd.status().message(), Catch::Contains("use 1, 2, 4 or 8"));
+  auto odd = hwrec::BuildLadder(*snapshot, {"lora-70b", 3, 48});  // maps down to 2: allowed
+  REQUIRE(odd.ok());
+  CHECK(odd->planned_width == 2);
 }
 
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
@@ -419,9 +421,17 @@ TEST_CASE("router: two replicas walking at once count every walk once and lose n
   }
 }
 
-// Quota blocks that remember how many GPUs the failed launch asked for.
+// Rungs whose card cannot hold one shard, widths that are no machine width, and
+// quota blocks that remember how many GPUs the failed launch asked for.
 
 namespace {
+
+// The plan's pruned reasons by rung id.
+std::map<std::string, std::string> PrunedReasons(const hwrec::RoutePlan& plan) {
+  std::map<std::string, std::string> reasons;
+  for (const hwrec::PrunedRung& p : plan.pruned) reasons[p.id] = p.reason;
+  return reasons;
+}
 
 // Quota misses on the rungs in `quota`, capacity misses elsewhere; records what was tried.
 hwrec::Launcher QuotaOn(std::set<std::string> quota, std::vector<std::string>* tried) {
@@ -439,6 +449,113 @@ bool Contains(const std::vector<std::string>& ids, const std::string& id) {
 }
 
 }  // namespace
+
+TEST_CASE(
+    "router: a width whose shards fit no card plans no rung and prunes each, needed vs "
+    "offered",
+    "[router][engine]") {
+  Fixture f;
+  // 79 GB peaks: 86.9 GB per shard with the 10 % margin, more than any card (80 GB at most).
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  CHECK(Ids(plan.ladder).empty());
+  const auto reasons = PrunedReasons(plan);
+  for (const char* id :
+       {"gcp/a2-ultragpu-8g/flex-start", "gcp/a2-ultragpu-4g/spot", "gcp/a2-ultragpu-1g/standard",
+        "gcp/a3-highgpu-2g/spot", "gcp/a2-highgpu-8g/standard", "slurm/a100-80gb",
+        "slurm/a100-40gb", "runpod/h100-80gb"}) {
+    INFO(id);
+    REQUIRE(reasons.count(id) == 1);
+    CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GB GPU memory per shard"));
+  }
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
+             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GB"));
+  // A dispatcher tells "no fit" from an error: the plan is returned, with what would fit.
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("80 GB"));
+}
+
+TEST_CASE("router: a card too small for one shard is pruned at every width, the others kept",
+          "[router][engine]") {
+  Fixture f;
+  // 55 GB peaks: 60.5 GB per shard; A100 40GB (eval-7b's legacy card) cannot hold one.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  const auto plan = f.Plan("eval-7b", 4, 2);
+  for (const Rung& r : plan.ladder) CHECK(r.gpu_model != "A100 40GB");
+  CHECK(plan.no_fit.empty());
+  CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-4g/spot");
+  CHECK(plan.ladder.back().id == "runpod/h100-80gb");
+  const auto reasons = PrunedReasons(plan);
+  for (const char* id :
+       {"gcp/a2-highgpu-4g/spot", "gcp/a2-highgpu-2g/flex-start", "gcp/a2-highgpu-1g/spot",
+        "gcp/a2-highgpu-1g/standard", "slurm/a100-40gb"}) {
+    INFO(id);
+    REQUIRE(reasons.count(id) == 1);
+    CHECK(reasons.at(id) == "needs 60.5 GB GPU memory per shard; A100 40GB offers 40 GB");
+  }
+  CHECK(reasons.count("slurm/a100-80gb") == 0);
+}
+
+TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says what would fit",
+          "[router][engine]") {
+  Fixture f;
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const std::string store = hwrec::test::ShellQuote(f.path);
+  const auto table =
+      hwrec::test::RunCli("route " + store + " --intent capture-7b --width 8 --length 2d");
+  CHECK(table.exit_code == 5);
+  CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
+  CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
+  CHECK_THAT(table.out,
+             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  const auto json = hwrec::test::RunCli("route " + store +
+                                        " --intent capture-7b --width 8 --length 2d --format json");
+  CHECK(json.exit_code == 5);
+  const auto out = nlohmann::json::parse(json.out);
+  CHECK(out["ladder"].empty());
+  CHECK_FALSE(out["pruned"].empty());
+  CHECK_THAT(out["no_fit"].get<std::string>(), Catch::Contains("86.9 GB"));
+}
+
+TEST_CASE("router: a width that is no machine width maps down to the widest one below it",
+          "[router][engine]") {
+  Fixture f;
+  const auto six = f.Plan("capture-7b", 6, 48);
+  CHECK(six.requested_width == 6);
+  CHECK(six.planned_width == 4);
+  CHECK(six.ladder.front().id == "gcp/a2-ultragpu-4g/flex-start");
+  for (const Rung& r : six.ladder) CHECK(r.width <= 4);
+  const auto ten = f.Plan("capture-7b", 10, 2);
+  CHECK(ten.requested_width == 10);
+  CHECK(ten.planned_width == 8);
+  CHECK(ten.ladder.front().id == "gcp/a2-ultragpu-8g/spot");
+  // The rest of the rules hold: 8 degrades to 4, 2, 1, then SLURM and RunPod.
+  const auto eight = f.Plan("capture-7b", 8, 2);
+  CHECK(Ids(ten.ladder) == Ids(eight.ladder));
+  CHECK(eight.planned_width == 8);
+  // A launch at 4 for a request of 6 is degraded: the workload must re-shard.
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(six, LaunchOnly({"gcp/a2-ultragpu-4g/flex-start"}, &tried));
+  CHECK(walk.requested_width == 6);
+  CHECK(walk.realized_width == 4);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto zero = hwrec::BuildLadder(*snapshot, {"capture-7b", 0, 48});
+  REQUIRE_FALSE(zero.ok());
+  CHECK_THAT(zero.status().message(), Catch::Contains("width 0"));
+  // Both widths are printed.
+  const std::string store = hwrec::test::ShellQuote(f.path);
+  const auto table =
+      hwrec::test::RunCli("route " + store + " --intent capture-7b --width 6 --length 2d");
+  CHECK(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("requested width 6 (planned width 4)"));
+  const auto json = hwrec::test::RunCli("route " + store +
+                                        " --intent capture-7b --width 6 --length 2d --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto out = nlohmann::json::parse(json.out);
+  CHECK(out["requested_width"] == 6);
+  CHECK(out["planned_width"] == 4);
+}
 
 TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota, not narrower ones",
           "[router][engine]") {

@@ -27,6 +27,16 @@ constexpr const char* kRouteUsage =
     "                  [--simulate CAPACITY.json] [--format table|json]\n"
     "       hwrec route config show|set|import … (see `hwrec route config --help`)";
 
+// The exit codes `hwrec route` uses, after its options in --help.
+std::string RouteExitCodes() {
+  return tools::ExitCodesHelp({
+      {kExitOk, "the ladder (and, with --simulate, the walk) is printed"},
+      {kExitError, "error: the store, the intent or the configuration; the message says why"},
+      {kExitUsage, "usage: the command line is wrong"},
+      {kExitNoFit, "no fit: no GPU rung can hold one shard; the message says what would fit"},
+  });
+}
+
 // The --simulate file as a SimulatedCapacity; a bad file stops the command
 // before the store is opened.
 SimulatedCapacity ReadCapacity(const std::string& path) {
@@ -49,6 +59,7 @@ Json RungJson(const Rung& r) {
 Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
   Json out;
   out["requested_width"] = plan.requested_width;
+  if (plan.planned_width != plan.requested_width) out["planned_width"] = plan.planned_width;
   out["intent"] = plan.intent;
   out["length_hours"] = plan.length_hours;
   out["length_class"] = ToString(plan.length_class);
@@ -58,6 +69,7 @@ Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explai
   for (const PrunedRung& p : plan.pruned) {
     out["pruned"].push_back({{"id", p.id}, {"reason", p.reason}});
   }
+  if (!plan.no_fit.empty()) out["no_fit"] = plan.no_fit;
   if (explain) {
     out["notes"] = plan.notes;
     out["settings"] = {{"short_job_max_hours", settings.short_job_max_hours},
@@ -82,8 +94,12 @@ void AddResultJson(const RouteResult& r, Json* out) {
 }
 
 void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
-  std::cout << TerminalFormat("intent {}, requested width {}, length {:g} h ({})\n\n", plan.intent,
-                              plan.requested_width, plan.length_hours, ToString(plan.length_class));
+  const std::string planned = plan.planned_width == plan.requested_width
+                                  ? ""
+                                  : fmt::format(" (planned width {})", plan.planned_width);
+  std::cout << TerminalFormat("intent {}, requested width {}{}, length {:g} h ({})\n\n",
+                              plan.intent, plan.requested_width, planned, plan.length_hours,
+                              ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
     const Rung& r = plan.ladder[i];
@@ -91,7 +107,11 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
                    std::to_string(r.width),
                    r.provisioning ? std::string(ToString(*r.provisioning)) : "-"});
   }
-  ladder.Print(std::cout);
+  if (plan.ladder.empty()) {
+    std::cout << "no rung is left: each was pruned\n";
+  } else {
+    ladder.Print(std::cout);
+  }
   if (!plan.pruned.empty()) {
     std::cout << "\npruned:\n";
     Table pruned({"rung", "reason"});
@@ -258,7 +278,8 @@ int RunRoute(const std::vector<std::string>& args) {
   std::string store_path, intent, length, simulate, format_text;
   int width = 1;
   CommandLine line(kRouteUsage);
-  line.Store(&store_path)
+  line.Epilog(RouteExitCodes())
+      .Store(&store_path)
       .Add()("intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
           "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
           "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
@@ -283,6 +304,11 @@ int RunRoute(const std::vector<std::string>& args) {
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours});
   if (!plan.ok()) return Fail(plan.status());
+  if (!plan->no_fit.empty()) {  // nothing to walk: the plan says why each rung was pruned
+    PrintRoute(format, *plan, snapshot->config.settings, explain, std::nullopt);
+    std::cerr << "hwrec: " << TerminalSafe(plan->no_fit) << "\n";
+    return kExitNoFit;
+  }
   std::optional<RouteResult> result;
   if (capacity) {
     WalkOptions walk;
