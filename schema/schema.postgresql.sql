@@ -1,4 +1,4 @@
--- hwrec schema 10: generated from migrations/ by the `schema` build target.
+-- hwrec schema 11: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -308,7 +308,9 @@ CREATE TABLE router_quota_blocks (
   class text NOT NULL,
   reason text NOT NULL,
   blocked_at double precision NOT NULL,
+  gpus bigint DEFAULT 1 NOT NULL,
   CONSTRAINT router_quota_blocks_class_check CHECK (class = ANY (ARRAY['on_demand'::text, 'preemptible'::text])),
+  CONSTRAINT router_quota_blocks_gpus_check CHECK (gpus >= 1),
   CONSTRAINT router_quota_blocks_pkey PRIMARY KEY (day, gpu_model, class)
 );
 

@@ -1,4 +1,4 @@
--- hwrec schema 10: generated from migrations/ by the `schema` build target.
+-- hwrec schema 11: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -266,7 +266,7 @@ CREATE TABLE router_quota_blocks (
   gpu_model TEXT NOT NULL,
   class TEXT NOT NULL CHECK (class IN ('on_demand', 'preemptible')),
   reason TEXT NOT NULL,
-  blocked_at REAL NOT NULL,
+  blocked_at REAL NOT NULL, gpus INTEGER NOT NULL DEFAULT 1 CHECK (gpus >= 1),
   PRIMARY KEY (day, gpu_model, class)
 ) WITHOUT ROWID;
 

@@ -117,7 +117,7 @@ TEST_CASE("cli route: --record writes the walk's GCP attempt and quota block int
   INFO(show.err);
   REQUIRE(show.exit_code == 0);
   CHECK(show.out.find(fmt::format("({} UTC): 1 GCP attempt(s)", kDay)) != std::string::npos);
-  CHECK(show.out.find("exhausted: A100 80GB/preemptible: Quota "
+  CHECK(show.out.find("exhausted: A100 80GB/preemptible, rungs of 8 or more GPUs: Quota "
                       "'PREEMPTIBLE_NVIDIA_A100_80GB_GPUS' exceeded") != std::string::npos);
 
   // Later the same day the block stands: the 8-wide preemptible rungs are skipped.

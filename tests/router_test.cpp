@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -180,8 +181,9 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
   }
 }
 
-TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the rest of the day",
-          "[router][engine]") {
+TEST_CASE(
+    "router: quota exceeded skips the rungs sharing that quota, as wide, for the rest of the day",
+    "[router][engine]") {
   Fixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (both preemptible), STANDARD
   std::vector<std::string> tried;
@@ -192,7 +194,7 @@ TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the res
     return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, ""};
   });
   for (const std::string& id : tried) {
-    if (id == "gcp/a2-ultragpu-8g/spot") continue;
+    if (id == "gcp/a2-ultragpu-8g/spot" || id.find("-8g/") == std::string::npos) continue;
     CHECK(id.find("/spot") == std::string::npos);
     CHECK(id.find("/flex-start") == std::string::npos);
   }
@@ -200,8 +202,9 @@ TEST_CASE("router: quota exceeded skips the rungs sharing that quota for the res
   // Later the same UTC day, another walk skips them without launching; the next day it does not.
   std::vector<std::string> later;
   f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
-  CHECK(std::none_of(later.begin(), later.end(),
-                     [](const std::string& id) { return id.find("/spot") != std::string::npos; }));
+  CHECK(std::none_of(later.begin(), later.end(), [](const std::string& id) {
+    return id.find("-8g/spot") != std::string::npos;
+  }));
   std::vector<std::string> next_day;
   f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
   CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
@@ -330,8 +333,9 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
   auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 1, 48});
   REQUIRE_FALSE(narrow.ok());
   CHECK_THAT(narrow.status().message(), Catch::Contains("minimum width 2"));
-  auto odd = hwrec::BuildLadder(*snapshot, {"capture-7b", 6, 48});
-  CHECK_THAT(odd.status().message(), Catch::Contains("use 1, 2, 4 or 8"));
+  auto odd = hwrec::BuildLadder(*snapshot, {"lora-70b", 3, 48, true});  // maps down to 2: allowed
+  REQUIRE(odd.ok());
+  CHECK(odd->planned_width == 2);
 }
 
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
@@ -464,4 +468,202 @@ TEST_CASE("router: a launcher that did not try a rung ends the walk there, not l
   CHECK_FALSE(result.selected);
   CHECK_FALSE(result.stopped);
   CHECK(hwrec::ParseLaunchOutcome("not_tried") == LaunchOutcome::kNotTried);
+}
+
+// Rungs whose card cannot hold one shard, widths that are no machine width, and
+// quota blocks that remember how many GPUs the failed launch asked for.
+
+namespace {
+
+// The plan's pruned reasons by rung id.
+std::map<std::string, std::string> PrunedReasons(const hwrec::RoutePlan& plan) {
+  std::map<std::string, std::string> reasons;
+  for (const hwrec::PrunedRung& p : plan.pruned) reasons[p.id] = p.reason;
+  return reasons;
+}
+
+// Quota misses on the rungs in `quota`, capacity misses elsewhere; records what was tried.
+hwrec::Launcher QuotaOn(std::set<std::string> quota, std::vector<std::string>* tried) {
+  return [quota = std::move(quota), tried](const Rung& rung) {
+    tried->push_back(rung.id);
+    if (quota.count(rung.id) != 0) {
+      return hwrec::LaunchResult{LaunchOutcome::kQuotaExceeded, "quota " + rung.id};
+    }
+    return hwrec::LaunchResult{LaunchOutcome::kCapacityMiss, "no capacity"};
+  };
+}
+
+bool Contains(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "router: a width whose shards fit no card plans no rung and prunes each, needed vs "
+    "offered",
+    "[router][engine]") {
+  Fixture f;
+  // 79 GB peaks: 86.9 GB per shard with the 10 % margin, more than any card (80 GB at most).
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  CHECK(Ids(plan.ladder).empty());
+  const auto reasons = PrunedReasons(plan);
+  for (const char* id :
+       {"gcp/a2-ultragpu-8g/flex-start", "gcp/a2-ultragpu-4g/spot", "gcp/a2-ultragpu-1g/standard",
+        "gcp/a3-highgpu-2g/spot", "gcp/a2-highgpu-8g/standard", "slurm/a100-80gb",
+        "slurm/a100-40gb", "runpod/h100-80gb"}) {
+    INFO(id);
+    REQUIRE(reasons.count(id) == 1);
+    CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GB GPU memory per shard"));
+  }
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
+             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GB"));
+  // A dispatcher tells "no fit" from an error: the plan is returned, with what would fit.
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("80 GB"));
+}
+
+TEST_CASE("router: a card too small for one shard is pruned at every width, the others kept",
+          "[router][engine]") {
+  Fixture f;
+  // 55 GB peaks: 60.5 GB per shard; A100 40GB (eval-7b's legacy card) cannot hold one.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  const auto plan = f.Plan("eval-7b", 4, 2);
+  for (const Rung& r : plan.ladder) CHECK(r.gpu_model != "A100 40GB");
+  CHECK(plan.no_fit.empty());
+  CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-4g/spot");
+  CHECK(plan.ladder.back().id == "runpod/h100-80gb");
+  const auto reasons = PrunedReasons(plan);
+  for (const char* id :
+       {"gcp/a2-highgpu-4g/spot", "gcp/a2-highgpu-2g/flex-start", "gcp/a2-highgpu-1g/spot",
+        "gcp/a2-highgpu-1g/standard", "slurm/a100-40gb"}) {
+    INFO(id);
+    REQUIRE(reasons.count(id) == 1);
+    CHECK(reasons.at(id) == "needs 60.5 GB GPU memory per shard; A100 40GB offers 40 GB");
+  }
+  CHECK(reasons.count("slurm/a100-80gb") == 0);
+}
+
+TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says what would fit",
+          "[router][engine]") {
+  Fixture f;
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const std::string store = hwrec::test::ShellQuote(f.path);
+  const auto table = hwrec::test::RunCli("route " + store +
+                                         " --intent capture-7b --width 8 --length 2d --sharded");
+  CHECK(table.exit_code == 5);
+  CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
+  CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
+  CHECK_THAT(table.out,
+             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  const auto json = hwrec::test::RunCli(
+      "route " + store + " --intent capture-7b --width 8 --length 2d --sharded --format json");
+  CHECK(json.exit_code == 5);
+  const auto out = nlohmann::json::parse(json.out);
+  CHECK(out["ladder"].empty());
+  CHECK_FALSE(out["pruned"].empty());
+  CHECK_THAT(out["no_fit"].get<std::string>(), Catch::Contains("86.9 GB"));
+}
+
+TEST_CASE("router: a width that is no machine width maps down to the widest one below it",
+          "[router][engine]") {
+  Fixture f;
+  const auto six = f.Plan("capture-7b", 6, 48);
+  CHECK(six.requested_width == 6);
+  CHECK(six.planned_width == 4);
+  CHECK(six.ladder.front().id == "gcp/a2-ultragpu-4g/flex-start");
+  for (const Rung& r : six.ladder) CHECK(r.width <= 4);
+  const auto ten = f.Plan("capture-7b", 10, 2);
+  CHECK(ten.requested_width == 10);
+  CHECK(ten.planned_width == 8);
+  CHECK(ten.ladder.front().id == "gcp/a2-ultragpu-8g/spot");
+  // The rest of the rules hold: 8 degrades to 4, 2, 1, then SLURM and RunPod.
+  const auto eight = f.Plan("capture-7b", 8, 2);
+  CHECK(Ids(ten.ladder) == Ids(eight.ladder));
+  CHECK(eight.planned_width == 8);
+  // A launch at 4 for a request of 6 is degraded: the workload must re-shard.
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(six, LaunchOnly({"gcp/a2-ultragpu-4g/flex-start"}, &tried));
+  CHECK(walk.requested_width == 6);
+  CHECK(walk.realized_width == 4);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto zero = hwrec::BuildLadder(*snapshot, {"capture-7b", 0, 48});
+  REQUIRE_FALSE(zero.ok());
+  CHECK_THAT(zero.status().message(), Catch::Contains("width 0"));
+  // Both widths are printed.
+  const std::string store = hwrec::test::ShellQuote(f.path);
+  const auto table = hwrec::test::RunCli("route " + store +
+                                         " --intent capture-7b --width 6 --length 2d --sharded");
+  CHECK(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("requested width 6 (planned width 4)"));
+  const auto json = hwrec::test::RunCli(
+      "route " + store + " --intent capture-7b --width 6 --length 2d --sharded --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto out = nlohmann::json::parse(json.out);
+  CHECK(out["requested_width"] == 6);
+  CHECK(out["planned_width"] == 4);
+}
+
+TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota, not narrower ones",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (preemptible), STANDARD
+  std::vector<std::string> tried;
+  const auto walk = f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &tried));
+  CHECK(walk.attempts.at(1).rung.id == "gcp/a2-ultragpu-8g/flex-start");
+  CHECK(walk.attempts.at(1).outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK_THAT(walk.attempts.at(1).detail, Catch::Contains("8"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-4g/spot"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-4g/flex-start"));
+  CHECK(Contains(tried, "gcp/a2-ultragpu-1g/spot"));
+  // The day's state records the count.
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  REQUIRE(day.ok());
+  REQUIRE(day->quota_blocks.size() == 1);
+  CHECK(day->quota_blocks[0].gpu_model == "A100 80GB");
+  CHECK(day->quota_blocks[0].quota_class == hwrec::QuotaClass::kPreemptible);
+  CHECK(day->quota_blocks[0].gpus == 8);
+  CHECK_THAT(day->exhausted_quotas.at(0), Catch::Contains("8"));
+}
+
+TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wide, not at 4",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 2);
+  std::vector<std::string> first;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &first));
+  std::vector<std::string> later;
+  const auto second = f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
+  CHECK_FALSE(Contains(later, "gcp/a2-ultragpu-8g/spot"));
+  CHECK_FALSE(Contains(later, "gcp/a2-ultragpu-8g/flex-start"));
+  CHECK(Contains(later, "gcp/a2-ultragpu-8g/standard"));  // the on-demand quota is not blocked
+  CHECK(Contains(later, "gcp/a2-ultragpu-4g/spot"));
+  CHECK(Contains(later, "gcp/a2-ultragpu-2g/flex-start"));
+  CHECK(second.attempts.front().outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  // A miss at 4 lowers the block to 4; a later miss at 8 leaves it at 4.
+  std::vector<std::string> third;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-4g/spot"}, &third), kDay + 120);
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/standard"}, &third), kDay + 180);
+  std::vector<std::string> fourth;
+  f.Walk(plan, LaunchOnly({}, &fourth), kDay + 240);
+  CHECK_FALSE(Contains(fourth, "gcp/a2-ultragpu-4g/flex-start"));
+  CHECK(Contains(fourth, "gcp/a2-ultragpu-2g/spot"));
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  REQUIRE(day.ok());
+  REQUIRE(day->quota_blocks.size() == 2);  // on-demand at 8, preemptible at 4
+  for (const auto& block : day->quota_blocks) {
+    CHECK(block.gpus == (block.quota_class == hwrec::QuotaClass::kPreemptible ? 4 : 8));
+  }
+  // `hwrec route config show` shows the count (of today: it reads the clock).
+  std::vector<std::string> today;
+  f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &today),
+         static_cast<double>(std::time(nullptr)));
+  const auto show = hwrec::test::RunCli("route config show " + hwrec::test::ShellQuote(f.path));
+  CHECK(show.exit_code == 0);
+  CHECK_THAT(show.out, Catch::Contains("A100 80GB/preemptible, rungs of 8 or more GPUs"));
+  std::vector<std::string> next_day;
+  f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
+  CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
 }

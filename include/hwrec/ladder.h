@@ -48,24 +48,33 @@ struct RouteRequest {
 
 struct RoutePlan {
   std::string intent;
-  int requested_width = 1;
-  bool sharded = false;  // as requested: whether the launch command shards
+  int requested_width = 1;  // as asked
+  int planned_width = 1;    // the widest machine width not above it: where the ladder starts
+  bool sharded = false;     // as requested: whether the launch command shards
   double length_hours = 0;
   LengthClass length_class = LengthClass::kShort;
   std::vector<Rung> ladder;        // walk in this order
   std::vector<PrunedRung> pruned;  // rungs left out at plan time, and why
   std::vector<std::string> notes;  // how the GPU models were chosen (for --explain)
+  // Empty while the ladder has a rung. When every rung was pruned (no card
+  // holds one shard, or nothing else is left), the ladder is empty and this
+  // says what would fit: the answer is "no", not an error.
+  std::string no_fit;
 };
 
 // The ladder (DESIGN §8). Width 1 is the legacy ladder: the intent's legacy
 // machine with the length's provisioning order, the SLURM lanes, RunPod. Width
 // N > 1 puts GCP rungs of width N, N/2, … (not below the intent's minimum)
-// over the cards the workload fits before that chain; without a sharded
-// launch command those wide rungs are pruned, with the reason, and only the
-// chain remains. Fails for an unknown
-// intent, a width no GCP machine offers, a width below the intent's minimum,
-// an intent whose minimum width is above 1 without a sharded launch command
-// or a length that is not positive: each kInvalidArgument, naming the fix.
+// over the cards the workload fits before that chain; a width no GCP machine
+// offers maps down to the widest one below it (6 -> 4); without a sharded
+// launch command the wide rungs are pruned, with the reason, and only the
+// chain remains. Every rung whose card cannot hold one shard (the workload's
+// `gpu_memory_gb` per GPU) is pruned with the need and the card; when no rung
+// is left the plan is still returned, with an empty ladder and `no_fit` set.
+// Fails for an unknown intent (kNotFound), a width below 1 or below the
+// intent's minimum, an intent whose minimum width is above 1 without a
+// sharded launch command, or a length that is not positive: each
+// kInvalidArgument, naming the fix.
 Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
 
 }  // namespace hwrec

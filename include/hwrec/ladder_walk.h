@@ -1,6 +1,7 @@
 // WalkLadder: walks a RoutePlan with a caller-supplied launcher and classifies
 // each outcome (DESIGN §8). A capacity miss moves to the next rung; an
-// exhausted quota skips every rung sharing it for the rest of the UTC day; a
+// exhausted quota skips, for the rest of the UTC day, the rungs that need at
+// least as many GPUs of it as the launch that found it exhausted; a
 // configuration, permission or workload failure stops the walk. One walk
 // counts once against the per-day GCP attempt cap, whatever its length. The
 // per-day state lives in the store; a dry run reads it and writes nothing.
@@ -24,7 +25,7 @@ class Store;
 enum class LaunchOutcome {
   kLaunched,
   kCapacityMiss,     // no capacity now: try the next rung
-  kQuotaExceeded,    // the rung's quota is used up: skip its quota for today
+  kQuotaExceeded,    // the rung's quota is used up: skip its rungs this wide or wider today
   kConfigError,      // the request is wrong: stop
   kPermissionError,  // not allowed: stop
   kWorkloadFailure,  // the workload itself failed: stop, do not cascade
@@ -50,7 +51,7 @@ enum class AttemptOutcome {
   kPermissionError,
   kWorkloadFailure,
   kNotTried,               // the launcher did not try it: the walk ended there
-  kSkippedQuotaExhausted,  // its quota was found exhausted earlier this UTC day
+  kSkippedQuotaExhausted,  // its quota was found exhausted at this width or narrower today
   kSkippedDailyCap,        // the day's GCP attempt cap is used up
 };
 std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …

@@ -40,11 +40,22 @@ struct RouterSnapshot {
                                      std::optional<double> as_of = std::nullopt);
 };
 
+// A quota found exhausted today: rungs needing `gpus` or more GPUs of it are
+// skipped until the next UTC day; narrower ones are still tried.
+struct QuotaBlock {
+  std::string gpu_model;
+  QuotaClass quota_class = QuotaClass::kOnDemand;
+  int gpus = 1;  // the fewest GPUs a launch that found it exhausted asked for
+  std::string reason;
+};
+
 // The per-UTC-day state the walker keeps, for `hwrec route config show`.
 struct RouterDayState {
   std::string day;  // "2026-07-08"
   std::int64_t gcp_attempts = 0;
-  std::vector<std::string> exhausted_quotas;  // "A100 80GB/preemptible: <reason>"
+  // "A100 80GB/preemptible, rungs of 8 or more GPUs: <reason>", one per block
+  std::vector<std::string> exhausted_quotas;
+  std::vector<QuotaBlock> quota_blocks;  // the same, as values
 };
 // Returns kInvalidArgument for a bad `now`, kIoError when the store cannot be
 // read.

@@ -218,13 +218,15 @@ class RouteResult:
 
 class RoutePlan:
     intent: str
-    requested_width: int
+    requested_width: int  # as asked
+    planned_width: int  # the widest machine width not above it: where the ladder starts
     sharded: bool  # the launch command shards; wide rungs need it
     length_hours: float
     length_class: str  # short, long, very_long
     ladder: list[Rung]
     pruned: list[PrunedRung]
     notes: list[str]
+    no_fit: Optional[str]  # set, with an empty ladder, when no rung can hold one shard
     walk: Optional[RouteResult]
     def to_dict(self) -> dict[str, Any]: ...
 

@@ -69,11 +69,13 @@ py::dict PlanDict(const RoutePlanView& v) {
   d["intent"] = p.intent;
   d["requested_width"] = p.requested_width;
   d["sharded"] = p.sharded;
+  d["planned_width"] = p.planned_width;
   d["length_hours"] = p.length_hours;
   d["length_class"] = Name(ToString(p.length_class));
   d["ladder"] = DictList(p.ladder, RungDict);
   d["pruned"] = DictList(p.pruned, PrunedDict);
   d["notes"] = py::cast(p.notes);
+  d["no_fit"] = p.no_fit.empty() ? py::object(py::none()) : py::str(p.no_fit);
   d["walk"] = v.walk ? py::object(ResultDict(*v.walk)) : py::none();
   return d;
 }
@@ -130,6 +132,8 @@ void RegisterRouteValues(py::module_& m) {
       .def_property_readonly("requested_width",
                              [](const RoutePlanView& v) { return v.plan.requested_width; })
       .def_property_readonly("sharded", [](const RoutePlanView& v) { return v.plan.sharded; })
+      .def_property_readonly("planned_width",
+                             [](const RoutePlanView& v) { return v.plan.planned_width; })
       .def_property_readonly("length_hours",
                              [](const RoutePlanView& v) { return v.plan.length_hours; })
       .def_property_readonly(
@@ -144,6 +148,11 @@ void RegisterRouteValues(py::module_& m) {
           [](const RoutePlanView& v) -> const std::vector<PrunedRung>& { return v.plan.pruned; },
           py::return_value_policy::reference_internal)
       .def_property_readonly("notes", [](const RoutePlanView& v) { return v.plan.notes; })
+      .def_property_readonly("no_fit",
+                             [](const RoutePlanView& v) -> py::object {
+                               if (v.plan.no_fit.empty()) return py::none();
+                               return py::str(v.plan.no_fit);
+                             })
       .def_readonly("walk", &RoutePlanView::walk);
   AddDictAndRepr(plan, "RoutePlan", PlanDict);
 

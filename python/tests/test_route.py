@@ -159,3 +159,22 @@ def test_a_launcher_returning_not_tried_ends_the_walk(store):
     result = store.walk(plan, lambda rung: "not_tried", now=DAY)
     assert [a.outcome for a in result.attempts] == ["not_tried"]
     assert result.selected is None and not result.stopped
+
+
+def test_a_width_that_is_no_machine_width_maps_down(store):
+    plan = store.route("capture-7b", 6, "2d", sharded=True)
+    assert (plan.requested_width, plan.planned_width) == (6, 4)
+    assert plan.ladder[0].width == 4 and plan.no_fit is None
+    assert plan.to_dict()["planned_width"] == 4 and plan.to_dict()["no_fit"] is None
+
+
+def test_no_card_holding_a_shard_is_a_plan_with_no_fit_not_an_error(store):
+    store.ingest({"execution_id": "big-1", "action_image": "ghcr.io/acme/eval-13b:1.0",
+                  "finished_at": "2026-05-28T09:00:00Z", "status": "success",
+                  "hardware": {"instance_type": "a2-ultragpu-1g", "gpu_count": 1,
+                               "gpu_mode": "full", "gpu_total": 1, "gpu_brand": "NVIDIA",
+                               "gpu_model": "A100 80GB"},
+                  "gpu_memory_peak_gb": 79})
+    plan = store.route("eval-13b", 8, "2d", sharded=True)
+    assert plan.ladder == [] and "86.9 GB" in plan.no_fit
+    assert all("GPU memory per shard" in p.reason for p in plan.pruned)

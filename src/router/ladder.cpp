@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <optional>
 #include <set>
 
 #include "base/enum_names.h"
@@ -64,19 +66,36 @@ std::string AllowedList(const GcpMachineType& m) {
   return JoinOr(names);
 }
 
+// The per-shard GPU memory need against one card, when both are known.
+struct ShardFit {
+  double need_gb = 0;
+  std::string model;
+  double card_gb = 0;
+  bool fits() const { return need_gb <= card_gb; }
+};
+
 class LadderBuilder {
  public:
   LadderBuilder(const RouterSnapshot& snapshot, const Intent& intent, RoutePlan* plan)
       : s_(snapshot), intent_(intent), plan_(*plan) {}
 
-  void AddGcpWidth(int width, const std::vector<std::string>& models);
-  void RefuseUnsharded(int width, const std::vector<std::string>& models);
+  void AddGcpWidth(int width);
+  void RefuseUnsharded(int width);
   void AddLegacyChain();
-  std::vector<std::string> EligibleModels(int width);
+  // What would fit, for a plan whose ladder is empty.
+  std::string NoFitMessage() const;
 
  private:
+  struct Eligible {
+    std::vector<std::string> models;               // fit one shard, best first
+    std::vector<const GcpMachineType*> too_small;  // cannot hold one shard
+  };
+  Eligible EligibleModels(int width);
+  void AddGcpRungs(int width, const std::vector<std::string>& models);
   void AddGcpRung(const GcpMachineType& m, Provisioning p);
+  void PruneTooSmall(const GcpMachineType& m);
   void AddLanes(int width, double legacy_memory);
+  void AddRunPod(int width);
   double CardMemory(const std::string& model) const {
     auto it = s_.card_memory_gb.find(model);
     return it == s_.card_memory_gb.end() ? 0 : it->second;
@@ -90,11 +109,63 @@ class LadderBuilder {
   const std::string& LegacyModel() const {
     return s_.config.FindMachine(intent_.legacy_machine)->gpu_model;
   }
+  const CardNeed* NeedOn(const GcpMachineType& m) const;
+  std::optional<ShardFit> FitOn(const GcpMachineType& m) const;
+  std::optional<ShardFit> FitOnModel(const std::string& model, int width) const;
+  // Records a card too small for one shard: pruned with `id`, and remembered
+  // for the no-fit message.
+  void PruneShard(const std::string& id, const ShardFit& fit);
 
   const RouterSnapshot& s_;
   const Intent& intent_;
   RoutePlan& plan_;
+  std::optional<ShardFit> largest_short_;  // the largest card too small for a shard
+  std::set<std::string> largest_models_;   // every card of that size
+  bool held_ = false;                      // some rung's card holds a shard (or may)
 };
+
+const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
+  auto needs = s_.needs.find(intent_.intent);
+  if (needs == s_.needs.end()) return nullptr;
+  auto need = needs->second.find(m.machine_type);
+  if (need == needs->second.end() || !need->second.gpu_memory_gb) return nullptr;
+  return &need->second;
+}
+
+// The need on machine type `m` against its card; nullopt when either is unknown.
+std::optional<ShardFit> LadderBuilder::FitOn(const GcpMachineType& m) const {
+  const CardNeed* need = NeedOn(m);
+  const double card = CardMemory(m.gpu_model);
+  if (need == nullptr || card <= 0) return std::nullopt;
+  return ShardFit{*need->gpu_memory_gb, m.gpu_model, card};
+}
+
+// The need on a card outside GCP (a SLURM lane, RunPod): what the workload
+// needs on GCP's machine type of that card and width, else of that card at any
+// width; nullopt when no GCP machine type has that card or no figure is known.
+std::optional<ShardFit> LadderBuilder::FitOnModel(const std::string& model, int width) const {
+  if (const GcpMachineType* m = MachineOf(model, width)) {
+    if (auto fit = FitOn(*m)) return fit;
+  }
+  for (const GcpMachineType& m : s_.config.machines) {
+    if (m.gpu_model != model) continue;
+    if (auto fit = FitOn(m)) return fit;
+  }
+  return std::nullopt;
+}
+
+void LadderBuilder::PruneShard(const std::string& id, const ShardFit& fit) {
+  plan_.pruned.push_back({id, fmt::format("needs {:.1f} GB GPU memory per shard; {} offers {:g} GB",
+                                          fit.need_gb, fit.model, fit.card_gb)});
+  if (!largest_short_ || fit.card_gb > largest_short_->card_gb) {
+    largest_short_ = fit;
+    largest_models_.clear();
+  }
+  if (fit.card_gb == largest_short_->card_gb) {
+    largest_models_.insert(fit.model);
+    largest_short_->need_gb = std::min(largest_short_->need_gb, fit.need_gb);
+  }
+}
 
 void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
   const std::string id = fmt::format("gcp/{}/{}", m.machine_type, Slug(p));
@@ -121,7 +192,15 @@ void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
   plan_.ladder.push_back(Rung{id, Backend::kGcp, m.machine_type, m.gpu_model, m.gpu_count, p});
 }
 
-void LadderBuilder::AddGcpWidth(int width, const std::vector<std::string>& models) {
+void LadderBuilder::PruneTooSmall(const GcpMachineType& m) {
+  const ShardFit fit = *FitOn(m);
+  for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
+    PruneShard(fmt::format("gcp/{}/{}", m.machine_type, Slug(p)), fit);
+  }
+}
+
+void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& models) {
+  held_ = held_ || !models.empty();
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
     for (const std::string& model : models) {
       if (const GcpMachineType* m = MachineOf(model, width)) AddGcpRung(*m, p);
@@ -130,10 +209,12 @@ void LadderBuilder::AddGcpWidth(int width, const std::vector<std::string>& model
 }
 
 // Saturate or downsize: a launch command that does not shard would leave all
-// but one GPU of a wide rung idle, so each of them is pruned, with the reason.
-void LadderBuilder::RefuseUnsharded(int width, const std::vector<std::string>& models) {
+// but one GPU of a wide rung idle, so each of them is pruned, with the reason
+// (a card too small for one shard is pruned for that instead).
+void LadderBuilder::RefuseUnsharded(int width) {
+  const Eligible eligible = EligibleModels(width);
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
-    for (const std::string& model : models) {
+    for (const std::string& model : eligible.models) {
       const GcpMachineType* m = MachineOf(model, width);
       if (m == nullptr) continue;
       plan_.pruned.push_back(
@@ -143,14 +224,27 @@ void LadderBuilder::RefuseUnsharded(int width, const std::vector<std::string>& m
                        width)});
     }
   }
+  for (const GcpMachineType* m : eligible.too_small) PruneTooSmall(*m);
+}
+
+// The rungs of one width: the cards that hold a shard in the length's
+// provisioning order, then the cards too small for one, pruned.
+void LadderBuilder::AddGcpWidth(int width) {
+  const Eligible eligible = EligibleModels(width);
+  AddGcpRungs(width, eligible.models);
+  for (const GcpMachineType* m : eligible.too_small) PruneTooSmall(*m);
 }
 
 void LadderBuilder::AddLanes(int width, double legacy_memory) {
   for (const SlurmLane& lane : s_.config.lanes) {
     const std::string id = "slurm/" + lane.lane;
+    const std::optional<ShardFit> fit = FitOnModel(lane.gpu_model, width);
+    held_ = held_ || !fit || fit->fits();
     if (lane.max_gpus < width) {
       plan_.pruned.push_back({id, fmt::format("lane grants at most {} GPU(s); {} needs {}",
                                               lane.max_gpus, intent_.intent, width)});
+    } else if (fit && !fit->fits()) {
+      PruneShard(id, *fit);
     } else if (CardMemory(lane.gpu_model) < legacy_memory) {
       plan_.pruned.push_back({id, fmt::format("{} ({:g} GB) is smaller than {}'s card {} ({:g} GB)",
                                               lane.gpu_model, CardMemory(lane.gpu_model),
@@ -162,33 +256,50 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
   }
 }
 
-// The legacy chain: the intent's single-GPU machine, SLURM, RunPod last.
-void LadderBuilder::AddLegacyChain() {
-  const int width = std::max(1, intent_.min_width);
-  if (width == 1) AddGcpWidth(1, {LegacyModel()});
-  AddLanes(width, CardMemory(LegacyModel()));
+void LadderBuilder::AddRunPod(int width) {
   const RunPodRung& r = s_.config.runpod;
   const std::string id = "runpod/" + r.name;
+  const std::optional<ShardFit> fit = FitOnModel(r.gpu_model, width);
+  held_ = held_ || !fit || fit->fits();
   if (r.max_gpus < width) {
     plan_.pruned.push_back({id, fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
                                             r.max_gpus, intent_.intent, width)});
+  } else if (fit && !fit->fits()) {
+    PruneShard(id, *fit);
   } else {
     plan_.ladder.push_back(
         Rung{id, Backend::kRunPod, r.gpu_type, r.gpu_model, width, std::nullopt});
   }
 }
 
+// The legacy chain: the intent's single-GPU machine, SLURM, RunPod last. Any
+// of them whose card cannot hold one shard is pruned.
+void LadderBuilder::AddLegacyChain() {
+  const int width = std::max(1, intent_.min_width);
+  if (width == 1) {
+    const GcpMachineType& legacy = *s_.config.FindMachine(intent_.legacy_machine);
+    const std::optional<ShardFit> fit = FitOn(legacy);
+    if (fit && !fit->fits()) {
+      PruneTooSmall(legacy);
+    } else {
+      AddGcpRungs(1, {LegacyModel()});
+    }
+  }
+  AddLanes(width, CardMemory(LegacyModel()));
+  AddRunPod(width);
+}
+
 // The card models the workload fits at `width`, best first: cards it has run
 // on before cards whose figure is transferred, then the smaller card, then the
 // intent's legacy card. Without history, the legacy card alone.
-std::vector<std::string> LadderBuilder::EligibleModels(int width) {
+LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   auto needs = s_.needs.find(intent_.intent);
   if (needs == s_.needs.end()) {
-    if (width == plan_.requested_width) {
+    if (width == plan_.planned_width) {
       plan_.notes.push_back(fmt::format("no GPU-memory history for {}: only the legacy card {}",
                                         intent_.workload_image, LegacyModel()));
     }
-    return {LegacyModel()};
+    return {{LegacyModel()}, {}};
   }
   struct Candidate {
     int rank;
@@ -197,48 +308,98 @@ std::vector<std::string> LadderBuilder::EligibleModels(int width) {
     std::string model;
   };
   std::vector<Candidate> fits;
+  Eligible eligible;
   std::set<std::string> seen;
   for (const GcpMachineType& m : s_.config.machines) {
     if (m.gpu_count != width || !seen.insert(m.gpu_model).second) continue;
-    auto need = needs->second.find(m.machine_type);
-    if (need == needs->second.end() || !need->second.gpu_memory_gb) continue;
-    const double gb = *need->second.gpu_memory_gb;
-    const double card = CardMemory(m.gpu_model);
-    const Provenance from = need->second.provenance;
-    const bool fit = gb <= card;
-    if (width == plan_.requested_width) {
+    const CardNeed* need = NeedOn(m);
+    const std::optional<ShardFit> fit = FitOn(m);
+    if (!fit) continue;
+    if (width == plan_.planned_width) {
       plan_.notes.push_back(
           fmt::format("{}: needs {:.1f} GB per GPU ({} history); card holds {:g} GB: {}",
-                      m.gpu_model, gb, ToString(from), card, fit ? "fits" : "does not fit"));
+                      m.gpu_model, fit->need_gb, ToString(need->provenance), fit->card_gb,
+                      fit->fits() ? "fits" : "does not fit"));
     }
-    if (!fit) continue;
-    const int rank = (from == Provenance::kExact || from == Provenance::kGpuModel) ? 0 : 1;
-    fits.push_back({rank, card, m.gpu_model != LegacyModel(), m.gpu_model});
+    if (!fit->fits()) {
+      eligible.too_small.push_back(&m);
+      continue;
+    }
+    const int rank =
+        (need->provenance == Provenance::kExact || need->provenance == Provenance::kGpuModel) ? 0
+                                                                                              : 1;
+    fits.push_back({rank, fit->card_gb, m.gpu_model != LegacyModel(), m.gpu_model});
   }
   std::sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.rank, a.memory, a.not_legacy, a.model) <
            std::tie(b.rank, b.memory, b.not_legacy, b.model);
   });
-  std::vector<std::string> models;
-  for (const Candidate& c : fits) models.push_back(c.model);
-  return models;
+  for (const Candidate& c : fits) eligible.models.push_back(c.model);
+  return eligible;
 }
 
-Status CheckRequest(const RouterConfig& config, const Intent& intent, const RouteRequest& r) {
+// What would fit when no rung is left: a card large enough for one shard, or
+// a machine width whose own figure fits its card.
+std::string LadderBuilder::NoFitMessage() const {
+  if (!largest_short_ || held_) {
+    return fmt::format(
+        "no rung is left for {} at width {}: each was pruned (see pruned); change the request "
+        "or the configuration (`hwrec route config import`)",
+        intent_.intent, plan_.planned_width);
+  }
+  const ShardFit& f = *largest_short_;
+  std::string elsewhere;
+  for (const GcpMachineType& m : s_.config.machines) {
+    const std::optional<ShardFit> fit = FitOn(m);
+    if (fit && fit->fits() && m.gpu_count != plan_.planned_width &&
+        m.gpu_count >= intent_.min_width) {
+      elsewhere = fmt::format(
+          "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there), ask for --width {}{}",
+          m.gpu_count, m.gpu_model, m.machine_type, fit->need_gb, m.gpu_count,
+          m.gpu_count > 1 && !plan_.sharded ? " with a sharded launch command (--sharded)" : "");
+      break;
+    }
+  }
+  if (elsewhere.empty()) {
+    elsewhere =
+        fmt::format(", or shard the work so that one shard needs at most {:g} GB", f.card_gb);
+  }
+  return fmt::format(
+      "no GPU rung can hold one shard of {}: it needs {:.1f} GB GPU memory per shard and the "
+      "largest card offered ({}) holds {:g} GB; it would fit a card of {:.1f} GB or more (add a "
+      "machine type, SLURM lane or RunPod rung with one: `hwrec route config import`){}",
+      intent_.intent, f.need_gb, fmt::join(largest_models_, ", "), f.card_gb, f.need_gb, elsewhere);
+}
+
+// The widths GCP machine types offer, and 1.
+std::set<int> MachineWidths(const RouterConfig& config) {
   std::set<int> widths = {1};
   for (const GcpMachineType& m : config.machines) widths.insert(m.gpu_count);
-  if (widths.count(r.width) == 0) {
-    std::vector<std::string> names;
-    for (int w : widths) names.push_back(std::to_string(w));
+  return widths;
+}
+
+// The widest machine width that does not exceed `width` (>= 1).
+int MachineWidthAtMost(const std::set<int>& widths, int width) {
+  auto it = widths.upper_bound(width);
+  return *std::prev(it);
+}
+
+Status CheckRequest(const Intent& intent, const RouteRequest& r, int planned) {
+  if (r.width < 1) {
     return Status::InvalidArgument(
-        fmt::format("width {} is not a GCP machine width: use {} (shard the work to one of them)",
-                    r.width, JoinOr(names)));
+        fmt::format("width {} is not a number of GPUs: ask for 1 or more", r.width));
   }
   if (r.width < intent.min_width) {
     return Status::InvalidArgument(
         fmt::format("width {} is below intent {}'s minimum width {}: "
                     "ask for {} or more",
                     r.width, intent.intent, intent.min_width, intent.min_width));
+  }
+  if (planned < intent.min_width) {
+    return Status::InvalidArgument(fmt::format(
+        "width {} maps down to machine width {}, below intent {}'s minimum width {}: ask for a "
+        "machine width of {} or more",
+        r.width, planned, intent.intent, intent.min_width, intent.min_width));
   }
   if (!(r.length_hours > 0) || !std::isfinite(r.length_hours)) {
     return Status::InvalidArgument("the expected length must be a positive duration, e.g. 6h");
@@ -269,7 +430,9 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
     return Status::Internal(fmt::format("intent {}: legacy machine {} is missing", intent->intent,
                                         intent->legacy_machine));
   }
-  if (Status s = CheckRequest(config, *intent, request); !s.ok()) return s;
+  const std::set<int> widths = MachineWidths(config);
+  const int planned = MachineWidthAtMost(widths, std::max(1, request.width));
+  if (Status s = CheckRequest(*intent, request, planned); !s.ok()) return s;
   if (!request.sharded && intent->min_width > 1) {
     return Status::InvalidArgument(fmt::format(
         "intent {} runs on at least {} GPUs, so its launch command must shard the work: "
@@ -279,23 +442,31 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   RoutePlan plan;
   plan.intent = intent->intent;
   plan.requested_width = request.width;
+  plan.planned_width = planned;
   plan.sharded = request.sharded;
   plan.length_hours = request.length_hours;
   plan.length_class = ClassOf(config.settings, request.length_hours);
+  if (planned != request.width) {
+    plan.notes.push_back(fmt::format(
+        "width {} is no machine width: planned at {}, the widest machine width not above it",
+        request.width, planned));
+  }
   LadderBuilder builder(snapshot, *intent, &plan);
-  if (!request.sharded && request.width > 1) {
+  if (!request.sharded && planned > 1) {
     plan.notes.push_back(fmt::format(
         "no sharded launch command: the wide rungs are refused and width {} downsizes to 1",
         request.width));
   }
-  for (int width = request.width; width >= 2 && width >= intent->min_width; width /= 2) {
+  for (int width = planned; width >= 2 && width >= intent->min_width;
+       width = MachineWidthAtMost(widths, width / 2)) {
     if (request.sharded) {
-      builder.AddGcpWidth(width, builder.EligibleModels(width));
+      builder.AddGcpWidth(width);
     } else {
-      builder.RefuseUnsharded(width, builder.EligibleModels(width));
+      builder.RefuseUnsharded(width);
     }
   }
   builder.AddLegacyChain();
+  if (plan.ladder.empty()) plan.no_fit = builder.NoFitMessage();
   return plan;
 }
 

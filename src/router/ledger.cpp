@@ -1,5 +1,8 @@
 // DayLedger: the walker's per-UTC-day state (GCP attempt counter, exhausted
 // quotas), persisted at once unless the walk is a dry run.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -18,34 +21,45 @@ DayLedger::DayLedger(store::Connection& db, std::string day, bool dry_run)
   const auto attempts = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
   attempts->Bind(1, day_);
   if (attempts->Step()) gcp_attempts_ = attempts->Int64(0);
-  const auto blocks = db_.Prepare("SELECT gpu_model, class FROM router_quota_blocks WHERE day = ?");
+  const auto blocks =
+      db_.Prepare("SELECT gpu_model, class, gpus FROM router_quota_blocks WHERE day = ?");
   blocks->Bind(1, day_);
   while (blocks->Step()) {
     const auto quota_class = ParseQuotaClass(blocks->String(1));
-    if (quota_class) blocked_.emplace(blocks->String(0), *quota_class);
+    if (quota_class) {
+      blocked_[{blocks->String(0), *quota_class}] = static_cast<int>(blocks->Int64(2));
+    }
   }
 }
 
-bool DayLedger::QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class) const {
-  return blocked_.count({std::string(gpu_model), quota_class}) != 0;
+std::optional<int> DayLedger::QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class,
+                                           int gpus) const {
+  auto it = blocked_.find({std::string(gpu_model), quota_class});
+  if (it == blocked_.end() || it->second > gpus) return std::nullopt;
+  return it->second;
 }
 
-void DayLedger::BlockQuota(const std::string& gpu_model, QuotaClass quota_class,
+void DayLedger::BlockQuota(const std::string& gpu_model, QuotaClass quota_class, int gpus,
                            const std::string& reason, double now) {
-  blocked_.emplace(gpu_model, quota_class);
+  auto [it, added] = blocked_.try_emplace({gpu_model, quota_class}, gpus);
+  if (!added) it->second = std::min(it->second, gpus);
   if (dry_run_) return;
-  // Another walker may have blocked the same quota first: that row stands.
+  // Another walker may have blocked the same quota: the block at fewer GPUs
+  // stands, with its reason.
   store::RunWrite(db_, [&] {
     store::WriteTransaction tx(db_);
-    const auto insert = db_.Prepare(
-        "INSERT INTO router_quota_blocks (day, gpu_model, class, reason, blocked_at) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-    insert->Bind(1, day_);
-    insert->Bind(2, gpu_model);
-    insert->Bind(3, std::string(ToString(quota_class)));
-    insert->Bind(4, reason);
-    insert->Bind(5, now);
-    insert->Run();
+    const auto upsert = db_.Prepare(
+        "INSERT INTO router_quota_blocks (day, gpu_model, class, reason, blocked_at, gpus) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (day, gpu_model, class) DO UPDATE SET "
+        "reason = excluded.reason, blocked_at = excluded.blocked_at, gpus = excluded.gpus "
+        "WHERE excluded.gpus < router_quota_blocks.gpus");
+    upsert->Bind(1, day_);
+    upsert->Bind(2, gpu_model);
+    upsert->Bind(3, std::string(ToString(quota_class)));
+    upsert->Bind(4, reason);
+    upsert->Bind(5, now);
+    upsert->Bind(6, static_cast<std::int64_t>(gpus));
+    upsert->Run();
     tx.Commit();
   });
 }
@@ -91,12 +105,18 @@ Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<doub
     internal::DayLedger ledger(db, state.day, true);
     state.gcp_attempts = ledger.gcp_attempts();
     const auto blocks = db.Prepare(
-        "SELECT gpu_model, class, reason FROM router_quota_blocks "
+        "SELECT gpu_model, class, reason, gpus FROM router_quota_blocks "
         "WHERE day = ? ORDER BY gpu_model, class");
     blocks->Bind(1, state.day);
     while (blocks->Step()) {
-      state.exhausted_quotas.push_back(blocks->String(0) + "/" + blocks->String(1) + ": " +
-                                       blocks->String(2));
+      const auto quota_class = internal::ParseQuotaClass(blocks->String(1));
+      if (!quota_class) continue;  // the table's CHECK admits no other class
+      QuotaBlock block{blocks->String(0), *quota_class, static_cast<int>(blocks->Int64(3)),
+                       blocks->String(2)};
+      state.exhausted_quotas.push_back(fmt::format("{}/{}, rungs of {} or more GPUs: {}",
+                                                   block.gpu_model, ToString(block.quota_class),
+                                                   block.gpus, block.reason));
+      state.quota_blocks.push_back(std::move(block));
     }
     return state;
   });

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,15 +53,21 @@ const std::vector<SettingInfo>& SettingInfos();
 std::string SettingValue(const RouterSettings& settings, std::string_view key);
 
 // The walker's view of one UTC day: the GCP attempt counter and the quotas
-// found exhausted. The store-backed ledger persists each change at once; a
-// dry-run ledger starts from the stored state and keeps changes in memory.
+// found exhausted, each with the fewest GPUs a launch that found it exhausted
+// asked for. The store-backed ledger persists each change at once; a dry-run
+// ledger starts from the stored state and keeps changes in memory.
 class DayLedger {
  public:
   DayLedger(store::Connection& db, std::string day, bool dry_run);
 
-  bool QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class) const;
-  void BlockQuota(const std::string& gpu_model, QuotaClass quota_class, const std::string& reason,
-                  double now);
+  // The GPU count the quota was found exhausted at when a rung needing `gpus`
+  // of it is blocked (that count is at most `gpus`); nullopt when not blocked.
+  std::optional<int> QuotaBlocked(std::string_view gpu_model, QuotaClass quota_class,
+                                  int gpus) const;
+  // Blocks the rungs needing `gpus` or more of the quota; a block already at
+  // fewer GPUs stands.
+  void BlockQuota(const std::string& gpu_model, QuotaClass quota_class, int gpus,
+                  const std::string& reason, double now);
   // Takes one unit of the day's cap; false when the cap is used up.
   bool TryTakeGcpAttempt(int cap);
   std::int64_t gcp_attempts() const { return gcp_attempts_; }
@@ -70,7 +77,7 @@ class DayLedger {
   std::string day_;
   bool dry_run_;
   std::int64_t gcp_attempts_ = 0;
-  std::set<std::pair<std::string, QuotaClass>> blocked_;
+  std::map<std::pair<std::string, QuotaClass>, int> blocked_;  // -> fewest GPUs that failed
 };
 
 }  // namespace hwrec::internal

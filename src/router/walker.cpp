@@ -87,10 +87,12 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
   for (const Rung& rung : plan.ladder) {
     const bool gcp = rung.backend == Backend::kGcp && rung.provisioning.has_value();
     const QuotaClass quota_class = gcp ? QuotaClassOf(*rung.provisioning) : QuotaClass::kOnDemand;
-    if (gcp && ledger.QuotaBlocked(rung.gpu_model, quota_class)) {
-      result->attempts.push_back({rung, AttemptOutcome::kSkippedQuotaExhausted,
-                                  fmt::format("{} {} quota was found exhausted today",
-                                              rung.gpu_model, ToString(quota_class))});
+    if (const std::optional<int> blocked =
+            gcp ? ledger.QuotaBlocked(rung.gpu_model, quota_class, rung.width) : std::nullopt) {
+      result->attempts.push_back(
+          {rung, AttemptOutcome::kSkippedQuotaExhausted,
+           fmt::format("{} {} quota was found exhausted today at {} GPU(s); this rung needs {}",
+                       rung.gpu_model, ToString(quota_class), *blocked, rung.width)});
       continue;
     }
     if (gcp && !taken && !capped) (ledger.TryTakeGcpAttempt(cap) ? taken : capped) = true;
@@ -110,7 +112,7 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
     if (launch.outcome == LaunchOutcome::kCapacityMiss) continue;
     if (launch.outcome == LaunchOutcome::kQuotaExceeded) {
       if (gcp) {
-        ledger.BlockQuota(rung.gpu_model, quota_class,
+        ledger.BlockQuota(rung.gpu_model, quota_class, rung.width,
                           launch.detail.empty() ? "quota exceeded on " + rung.id : launch.detail,
                           now);
       }

@@ -92,8 +92,15 @@ CommandLine& CommandLine::From(std::string* text) {
   return *this;
 }
 
+CommandLine& CommandLine::Epilog(std::string text) {
+  epilog_ = std::move(text);
+  return *this;
+}
+
 bool CommandLine::Parse(const std::vector<std::string>& args, po::variables_map* vm) const {
-  return ParseArgs(args, usage_, options_, positional_, vm);
+  if (ParseArgs(args, usage_, options_, positional_, vm)) return true;
+  std::cout << epilog_;  // after the help ParseArgs printed
+  return false;
 }
 
 std::string RequiredStore(const po::variables_map& vm) {

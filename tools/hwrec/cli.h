@@ -82,11 +82,13 @@ class CommandLine {
   CommandLine& Format(std::string* text);  // AddFormatOption
   CommandLine& ReadOnly(bool* strict);     // AddReadOnlyOption
   CommandLine& From(std::string* text);    // AddFromOption
+  CommandLine& Epilog(std::string text);   // printed after the options in --help
   // ParseArgs: false when --help was asked and printed; throws UsageError.
   bool Parse(const std::vector<std::string>& args, po::variables_map* vm) const;
 
  private:
   std::string usage_;
+  std::string epilog_;
   po::options_description options_{"Options"};
   po::positional_options_description positional_;
 };

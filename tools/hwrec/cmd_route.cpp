@@ -30,22 +30,18 @@ constexpr const char* kRouteUsage =
     "                  [--format table|json]\n"
     "       hwrec route config show|set|import … (see `hwrec route config --help`)";
 
-// How a walk (--simulate, --record) ended, as the exit code.
-const std::vector<tools::ExitCodeMeaning> kRouteExitCodes = {
-    {kExitOk, "the ladder was built; a walk launched a rung"},
-    {kExitError, "error (the message says what and how to fix it)"},
-    {kExitUsage, "the command line is wrong"},
-    {kExitNotLaunched,
-     "not launched: every rung the walk tried missed capacity, or it ended on "
-     "a rung with no recorded outcome"},
-    {kExitStopped, "stopped: the walk met a failure that is not a capacity miss"},
-};
-
-// The usage, then the exit codes (--help prints the options after them).
-std::string RouteHelp() {
-  std::string help = std::string(kRouteUsage) + "\n\n" + tools::ExitCodesHelp(kRouteExitCodes);
-  help.pop_back();  // ExitCodesHelp ends its last line; --help adds the blank line
-  return help;
+// The exit codes `hwrec route` uses, after its options in --help.
+std::string RouteExitCodes() {
+  return tools::ExitCodesHelp({
+      {kExitOk, "the ladder was built (and, with --simulate or --record, a walk launched a rung)"},
+      {kExitError, "error: the store, the intent or the configuration; the message says why"},
+      {kExitUsage, "usage: the command line is wrong"},
+      {kExitNoFit, "no fit: no GPU rung can hold one shard; the message says what would fit"},
+      {kExitNotLaunched,
+       "not launched: every rung the walk tried missed capacity, or it ended on a rung with no "
+       "recorded outcome"},
+      {kExitStopped, "stopped: the walk met a failure that is not a capacity miss"},
+  });
 }
 
 int WalkExitCode(const RouteResult& r) {
@@ -117,6 +113,7 @@ Json RungJson(const Rung& r) {
 Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
   Json out;
   out["requested_width"] = plan.requested_width;
+  if (plan.planned_width != plan.requested_width) out["planned_width"] = plan.planned_width;
   out["intent"] = plan.intent;
   out["length_hours"] = plan.length_hours;
   out["length_class"] = ToString(plan.length_class);
@@ -126,6 +123,7 @@ Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explai
   for (const PrunedRung& p : plan.pruned) {
     out["pruned"].push_back({{"id", p.id}, {"reason", p.reason}});
   }
+  if (!plan.no_fit.empty()) out["no_fit"] = plan.no_fit;
   if (explain) {
     out["notes"] = plan.notes;
     out["settings"] = {{"short_job_max_hours", settings.short_job_max_hours},
@@ -150,8 +148,12 @@ void AddResultJson(const RouteResult& r, Json* out) {
 }
 
 void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool explain) {
-  std::cout << TerminalFormat("intent {}, requested width {}, length {:g} h ({})\n\n", plan.intent,
-                              plan.requested_width, plan.length_hours, ToString(plan.length_class));
+  const std::string planned = plan.planned_width == plan.requested_width
+                                  ? ""
+                                  : fmt::format(" (planned width {})", plan.planned_width);
+  std::cout << TerminalFormat("intent {}, requested width {}{}, length {:g} h ({})\n\n",
+                              plan.intent, plan.requested_width, planned, plan.length_hours,
+                              ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
     const Rung& r = plan.ladder[i];
@@ -159,7 +161,11 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
                    std::to_string(r.width),
                    r.provisioning ? std::string(ToString(*r.provisioning)) : "-"});
   }
-  ladder.Print(std::cout);
+  if (plan.ladder.empty()) {
+    std::cout << "no rung is left: each was pruned\n";
+  } else {
+    ladder.Print(std::cout);
+  }
   if (!plan.pruned.empty()) {
     std::cout << "\npruned:\n";
     Table pruned({"rung", "reason"});
@@ -330,8 +336,9 @@ int RunRoute(const std::vector<std::string>& args) {
   }
   std::string store_path, intent, length, simulate, outcomes, day, format_text;
   int width = 1;
-  CommandLine line(RouteHelp());
-  line.Store(&store_path)
+  CommandLine line(kRouteUsage);
+  line.Epilog(RouteExitCodes())
+      .Store(&store_path)
       .Add()("intent", po::value<std::string>(&intent), "dispatch intent, e.g. capture-7b")(
           "width", po::value<int>(&width)->default_value(1), "GPUs the work shards across")(
           "length", po::value<std::string>(&length), "expected wall time: 90m, 6h, 2d, 1h30m")(
@@ -374,6 +381,11 @@ int RunRoute(const std::vector<std::string>& args) {
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours, vm["sharded"].as<bool>()});
   if (!plan.ok()) return Fail(plan.status());
+  if (!plan->no_fit.empty()) {  // nothing to walk: the plan says why each rung was pruned
+    PrintRoute(format, *plan, snapshot->config.settings, explain, std::nullopt);
+    std::cerr << "hwrec: " << TerminalSafe(plan->no_fit) << "\n";
+    return kExitNoFit;
+  }
   std::optional<RouteResult> result;
   if (recorded || capacity) {
     auto walked = recorded ? RecordWalk(*store, *plan, *recorded, record_time)
