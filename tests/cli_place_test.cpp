@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
@@ -66,7 +68,7 @@ TEST_CASE("cli: place --format json emits the versioned payload", "[cli][placeme
   CHECK(hwrec::ParsePlacementJson(r.out).ok());
 }
 
-TEST_CASE("cli: place --record writes the chosen request; no fit exits 1 with reasons",
+TEST_CASE("cli: place --record writes the chosen request; no fit exits 5 with reasons",
           "[cli][placement]") {
   hwrec::test::TempDir dir;
   const std::string store = QuotedExampleStore(dir);
@@ -86,7 +88,7 @@ TEST_CASE("cli: place --record writes the chosen request; no fit exits 1 with re
 
   const auto none = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
                            " --declared '{\"gpu_memory_gb\": 500}' --record exec-8");
-  CHECK(none.exit_code == 1);
+  CHECK(none.exit_code == 5);
   CHECK_THAT(none.out, Catch::Contains("needs 500.0 GB GPU memory; this pool offers 2g.12gb"));
   CHECK_THAT(none.err, Catch::Contains("no candidate pool fits"));
   CHECK(hwrec::ListPlacements(**opened, "exec-8")->empty());
@@ -95,4 +97,70 @@ TEST_CASE("cli: place --record writes the chosen request; no fit exits 1 with re
                             " --policy worst_fit");
   CHECK(usage.exit_code == 2);
   CHECK_THAT(usage.err, Catch::Contains("use best_fit or first_fit"));
+}
+
+TEST_CASE("cli: place errors still exit 1, apart from no fit", "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const auto bad_declared = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
+                                   " --declared '{\"pinned\": [\"gpu_memory_gb\"]}'");
+  CHECK(bad_declared.exit_code == 1);
+  CHECK_THAT(bad_declared.err, Catch::Contains("declare gpu_memory_gb too"));
+  const auto no_file =
+      RunCli("place " + store + " --image x --candidates " + ShellQuote(dir.File("absent.json")));
+  CHECK(no_file.exit_code == 1);
+  const auto help = RunCli("place --help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("5  no candidate pool fits"));
+  CHECK_THAT(help.out, Catch::Contains("--as-of"));
+}
+
+TEST_CASE(
+    "cli: place with nothing declared takes the GPU need from history (the Quick start's A30)",
+    "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const std::string candidates = dir.File("resnet.json");
+  hwrec::test::WriteFile(candidates, R"([{"node_pool_id": "sitea-arm-cpu"},
+    {"node_pool_id": "sitea-a30-mig"}, {"node_pool_id": "siteb-a100-40gb-mig"}])");
+  const auto r = RunCli("place " + store + " --image ghcr.io/acme/resnet-infer:1.8 --candidates " +
+                        ShellQuote(candidates) + " --format json");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto json = nlohmann::json::parse(r.out);
+  CHECK(json["chosen"]["node_pool_id"] == "siteb-a100-40gb-mig");
+  std::map<std::string, nlohmann::json> by_pool;
+  for (const auto& entry : json["candidates"]) by_pool[entry["node_pool_id"]] = entry;
+  CHECK(by_pool["sitea-a30-mig"]["feasible"] == false);
+  CHECK(by_pool["sitea-a30-mig"]["reason"] ==
+        "needs 15.8 GB GPU memory; this pool offers 2g.12gb (12 GB)");
+  CHECK(by_pool["sitea-arm-cpu"]["feasible"] == false);
+  CHECK_THAT(
+      by_pool["sitea-arm-cpu"]["reason"].get<std::string>(),
+      Catch::Contains("needs 1 GPU; this pool has none") && Catch::Contains("ran only on x86_64"));
+}
+
+TEST_CASE("cli: place --as-of stamps the answer; --explain prints each candidate's score terms",
+          "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const std::string base = "place " + store +
+                           " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+                           Candidates(dir) + " --declared '{\"gpu_count\": 1}'";
+  const auto stamped = RunCli(base + " --as-of 2026-11-29T12:00:00Z --format json");
+  INFO(stamped.err);
+  REQUIRE(stamped.exit_code == 0);
+  CHECK(nlohmann::json::parse(stamped.out)["as_of"] == 1795953600.0);
+  const auto epoch = RunCli(base + " --as-of 1795953600");
+  CHECK(epoch.exit_code == 0);
+  CHECK_THAT(epoch.out, Catch::Contains("as of:    2026-11-29T12:00:00Z"));
+  const auto bad = RunCli(base + " --as-of yesterday");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--as-of must be an RFC 3339 time or epoch seconds"));
+
+  const auto explained = RunCli(base + " --as-of 2026-11-29T12:00:00Z --explain");
+  INFO(explained.out);
+  REQUIRE(explained.exit_code == 0);
+  CHECK_THAT(explained.out, Catch::Contains("score = card waste + 2 x compute shortfall"));
+  CHECK_THAT(explained.out, Catch::Contains("sitea-a100-80gb"));
 }

@@ -95,7 +95,7 @@ TEST_CASE("cli: JSON from recommend, place, config list and route carries no flo
     INFO("hwrec " << command);
     const auto r = RunCli(command);
     INFO(r.out << r.err);
-    REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+    REQUIRE((r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 5));  // 5: place, no fit
     if (r.out.empty()) continue;
     std::vector<std::string> noisy;
     CollectNoise(nlohmann::json::parse(r.out), "", &noisy);

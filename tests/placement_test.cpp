@@ -44,6 +44,12 @@ NodePool Pool(const std::string& id, std::optional<std::string> model, const std
 
 NodePool CpuPool(const std::string& id) { return Pool(id, std::nullopt, "", 0, 0, "c6i.16xlarge"); }
 
+NodePool ArmCpuPool(const std::string& id) {
+  NodePool pool = Pool(id, std::nullopt, "", 0, 0, "c6g.16xlarge");
+  pool.hardware.architecture = "aarch64";
+  return pool;
+}
+
 // One finished execution of kImage on `pool`.
 Observation Ran(const std::string& pool, int n, double gpu_peak_gb, double utilization,
                 double cpu_p95, std::int64_t memory_peak) {
@@ -592,6 +598,95 @@ TEST_CASE("placement: two replicas recording at once keep every placement once",
       CHECK(records->size() == 1);
     }
   }
+}
+
+TEST_CASE(
+    "placement: with nothing declared, the workload's history says it uses a GPU and on which "
+    "architecture",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              ArmCpuPool("arm-cpu"), CpuPool("x86-cpu")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);  // five GPU executions on x86_64
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"arm-cpu", "x86-cpu", "a100-3g"});
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
+  const auto by_pool = ByPool(result);
+  const CandidateEvaluation& gpu = by_pool.at("a100-3g");
+  CHECK(gpu.request.gpu_count == 1);
+  CHECK(*gpu.needs.gpu_memory_gb == Approx(17 * 1.1));
+  CHECK(gpu.request.gpu_config_id == std::optional<std::string>("nvidia-a100-40gb-mig-3g.20gb"));
+  const CandidateEvaluation& arm = by_pool.at("arm-cpu");
+  CHECK_FALSE(arm.feasible);
+  CHECK_THAT(arm.reason, Catch::Contains("needs 1 GPU; this pool has none"));
+  CHECK_THAT(arm.reason, Catch::Contains("ran only on x86_64 (its last 5 executions); this pool "
+                                         "is aarch64"));
+  CHECK(by_pool.at("x86-cpu").reason == "needs 1 GPU; this pool has none");
+  for (const auto& [id, e] : by_pool) {
+    INFO(id);
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "gpu_count 1 from history: 5 of its last 5 executions used GPUs")));
+  }
+}
+
+TEST_CASE("placement: what the author declared wins over the workload's history",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              ArmCpuPool("arm-cpu"), CpuPool("x86-cpu")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  DeclaredResources cpu_only;
+  cpu_only.gpu_count = 0;
+  cpu_only.architecture = "aarch64";
+  const auto result =
+      f.Place(Execution(cpu_only), std::vector<std::string>{"x86-cpu", "a100-3g", "arm-cpu"});
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "arm-cpu");
+  CHECK(result.chosen_evaluation()->request.gpu_count == 0);
+  CHECK(result.chosen_evaluation()->notes.empty());
+  CHECK(ByPool(result).at("x86-cpu").reason ==
+        "declares architecture aarch64; this pool has x86_64");
+}
+
+TEST_CASE("placement: a CPU-only history keeps the work on the architecture it ran on",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({ArmCpuPool("arm-cpu"), CpuPool("x86-cpu"),
+              Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("arm-cpu", 0, 0, 3000, 4 * kGiB);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"x86-cpu", "a100-3g", "arm-cpu"});
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "arm-cpu");
+  CHECK(result.chosen_evaluation()->request.gpu_count == 0);
+  const auto by_pool = ByPool(result);
+  CHECK_FALSE(by_pool.at("x86-cpu").feasible);
+  CHECK(by_pool.at("x86-cpu").reason ==
+        "ran only on aarch64 (its last 5 executions); this pool is x86_64: declare architecture "
+        "x86_64 to place it here");
+  CHECK_THAT(by_pool.at("arm-cpu").notes,
+             Catch::VectorContains(
+                 std::string("gpu_count 0 from history: none of its last 5 executions used GPUs")));
+}
+
+TEST_CASE(
+    "placement: best_fit ranks by one score, so a little compute shortfall does not lose to a "
+    "large card waste",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("l4", "L4", "full", 1, 1, "g2-standard-8"),
+              Pool("h100-3g", "H100 80GB", "mig-3g.40gb", 8, 16, "a3-highgpu-8g")});
+  // Peaks of 8.07 GB at 87 % of 3/7 of an H100: it needs 0.45 of a card and 8.9 GB.
+  f.History("h100-3g", 8.07, 0.87, 4000, 8 * kGiB);
+  const auto result = f.Place(Execution(OneGpu()), std::vector<std::string>{"l4", "h100-3g"});
+  CHECK(Order(result) == std::vector<std::string>{"h100-3g", "l4"});
+  const auto by_pool = ByPool(result);
+  const CandidateEvaluation& h100 = by_pool.at("h100-3g");
+  const CandidateEvaluation& l4 = by_pool.at("l4");
+  CHECK(*h100.needs.gpu_compute_fraction == Approx(0.45));
+  CHECK(*h100.waste.card == Approx(0.05));
+  CHECK(*l4.waste.card == Approx(0.63).margin(0.005));
 }
 
 }  // namespace hwrec

@@ -98,14 +98,47 @@ struct PlacementNeeds {
   bool operator==(const PlacementNeeds& other) const;
 };
 
-// How much a placement leaves unused; lower is better. Compute shortfall is
-// soft: it ranks a pool lower and is reported, never makes it infeasible.
+// What best_fit weighs a card's worth of compute shortfall at, against a
+// card's worth of card waste (docs/PLACEMENT.md "Score").
+inline constexpr double kShortfallWeight = 2;
+
+// How much a placement leaves unused or short; lower is better. Compute
+// shortfall is soft: it raises the score and is reported, never makes a pool
+// infeasible. An absent term is unknown, never taken as zero.
 struct PlacementWaste {
-  std::optional<double> card;    // cards' worth given but not needed; absent: unknown size
-  double compute_shortfall = 0;  // cards' worth of compute share needed but not given
-  double cpu = 0;                // share of the pool's free (or node) CPU left idle
-  double memory = 0;             // share of the pool's free (or node) memory left idle
+  std::optional<double> card;  // cards' worth given but not needed; absent: unknown size
+  std::optional<double> compute_shortfall;  // cards' worth of compute share needed but not given;
+                                            // absent: the share needed on this card is unknown
+  double cpu = 0;                           // share of the pool's free (or node) CPU left idle
+  double memory = 0;                        // share of the pool's free (or node) memory left idle
+  // card + kShortfallWeight × compute_shortfall; absent when either is unknown.
+  std::optional<double> score;
   bool operator==(const PlacementWaste& other) const;
+};
+
+// Where the evaluator took the execution's GPU count or architecture from.
+enum class ShapeSource {
+  kDeclared,    // the author's value (one GPU when only GPU figures are declared)
+  kRetryFloor,  // raised to the OOM-retry floor's gpu_count
+  kHistory,     // nothing declared: the workload's own recent executions
+  kNone,        // nothing declared and no history: no GPU, any architecture
+};
+std::string_view ToString(ShapeSource source);  // "declared", "retry_floor", "history", "none"
+std::optional<ShapeSource> ParseShapeSource(std::string_view text);
+
+// The executions of a workload its history is read from: the most recent ones.
+inline constexpr std::int64_t kShapeHistoryWindow = 50;
+
+// How many GPUs the execution asks for and where it can run, as resolved
+// for every candidate, with where each came from.
+struct ExecutionShape {
+  std::int64_t gpu_count = 0;
+  ShapeSource gpu_count_source = ShapeSource::kNone;
+  std::vector<std::string> architectures;  // sorted; empty: any architecture
+  ShapeSource architecture_source = ShapeSource::kNone;
+  std::int64_t history_executions = 0;  // recent executions read (at most kShapeHistoryWindow)
+  std::int64_t gpu_executions = 0;      // of those, the ones that used GPUs
+  bool operator==(const ExecutionShape& other) const;
 };
 
 struct CandidateEvaluation {
@@ -124,6 +157,7 @@ struct PlacementResult {
   std::string workload;
   PlacementPolicy policy = PlacementPolicy::kBestFit;
   double as_of = 0;  // epoch seconds the recommendations were read at
+  ExecutionShape shape;
   // Ranked: feasible candidates in policy order, then infeasible ones in candidate order.
   std::vector<CandidateEvaluation> evaluations;
   std::optional<std::size_t> chosen;  // index into evaluations; absent: nothing fits

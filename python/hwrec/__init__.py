@@ -26,6 +26,7 @@ __all__ = [
     "ConflictError",
     "EffectiveRequest",
     "Error",
+    "ExecutionShape",
     "FieldError",
     "Figure",
     "GpuPartition",

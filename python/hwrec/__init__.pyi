@@ -146,10 +146,20 @@ class PlacementNeeds:
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementWaste:
-    card: Optional[float]
-    compute_shortfall: float
+    card: Optional[float]  # None: a pool of unknown size
+    compute_shortfall: Optional[float]  # None: the share needed on this card is unknown
+    score: Optional[float]  # card + 2 x compute_shortfall; None when a term is unknown
     cpu: float
     memory: float
+    def to_dict(self) -> dict[str, Any]: ...
+
+class ExecutionShape:
+    gpu_count: int
+    gpu_count_source: str  # declared, retry_floor, history, none
+    architectures: list[str]  # empty: any architecture
+    architecture_source: str  # declared, history, none
+    history_executions: int
+    gpu_executions: int
     def to_dict(self) -> dict[str, Any]: ...
 
 class CandidateEvaluation:
@@ -166,6 +176,7 @@ class Placement:
     workload: str
     policy: str
     as_of: float
+    shape: ExecutionShape
     chosen: Optional[str]
     chosen_request: Optional[EffectiveRequest]
     placement_id: Optional[int]

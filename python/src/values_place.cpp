@@ -80,9 +80,21 @@ py::dict NeedsDict(const PlacementNeeds& n) {
 py::dict WasteDict(const PlacementWaste& w) {
   py::dict d;
   d["card"] = Opt(w.card);
-  d["compute_shortfall"] = w.compute_shortfall;
+  d["compute_shortfall"] = Opt(w.compute_shortfall);
+  d["score"] = Opt(w.score);
   d["cpu"] = w.cpu;
   d["memory"] = w.memory;
+  return d;
+}
+
+py::dict ShapeDict(const ExecutionShape& s) {
+  py::dict d;
+  d["gpu_count"] = s.gpu_count;
+  d["gpu_count_source"] = Name(ToString(s.gpu_count_source));
+  d["architectures"] = py::cast(s.architectures);
+  d["architecture_source"] = Name(ToString(s.architecture_source));
+  d["history_executions"] = s.history_executions;
+  d["gpu_executions"] = s.gpu_executions;
   return d;
 }
 
@@ -105,6 +117,7 @@ py::dict PlacementDict(const PlacementView& p) {
   d["workload"] = r.workload;
   d["policy"] = Name(ToString(r.policy));
   d["as_of"] = r.as_of;
+  d["shape"] = ShapeDict(r.shape);
   d["chosen"] = chosen ? py::cast(chosen->node_pool_id) : py::none();
   d["chosen_request"] = chosen ? py::object(RequestDict(chosen->request)) : py::none();
   d["placement_id"] = Opt(p.placement_id);
@@ -179,9 +192,25 @@ void RegisterCandidate(py::module_& m) {
   py::class_<PlacementWaste> waste(m, "PlacementWaste", "What a placement leaves unused.");
   waste.def_readonly("card", &PlacementWaste::card)
       .def_readonly("compute_shortfall", &PlacementWaste::compute_shortfall)
+      .def_readonly("score", &PlacementWaste::score)
       .def_readonly("cpu", &PlacementWaste::cpu)
       .def_readonly("memory", &PlacementWaste::memory);
   AddDictAndRepr(waste, "PlacementWaste", WasteDict);
+
+  py::class_<ExecutionShape> shape(
+      m, "ExecutionShape",
+      "How many GPUs the execution asks for and where it can run, with where each came from.");
+  shape.def_readonly("gpu_count", &ExecutionShape::gpu_count)
+      .def_property_readonly(
+          "gpu_count_source",
+          [](const ExecutionShape& s) { return Name(ToString(s.gpu_count_source)); })
+      .def_readonly("architectures", &ExecutionShape::architectures)
+      .def_property_readonly(
+          "architecture_source",
+          [](const ExecutionShape& s) { return Name(ToString(s.architecture_source)); })
+      .def_readonly("history_executions", &ExecutionShape::history_executions)
+      .def_readonly("gpu_executions", &ExecutionShape::gpu_executions);
+  AddDictAndRepr(shape, "ExecutionShape", ShapeDict);
 
   py::class_<CandidateEvaluation> candidate(m, "CandidateEvaluation",
                                             "One candidate pool, evaluated.");
@@ -209,6 +238,9 @@ void RegisterPlacement(py::module_& m) {
       .def_property_readonly(
           "policy", [](const PlacementView& p) { return Name(ToString(p.result->policy)); })
       .def_property_readonly("as_of", [](const PlacementView& p) { return p.result->as_of; })
+      .def_property_readonly(
+          "shape", [](const PlacementView& p) -> const ExecutionShape& { return p.result->shape; },
+          py::return_value_policy::reference_internal)
       .def_property_readonly("chosen",
                              [](const PlacementView& p) -> py::object {
                                const auto* c = p.result->chosen_evaluation();

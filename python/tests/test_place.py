@@ -72,6 +72,8 @@ def test_place_chooses_a_pool_and_explains_every_candidate(loaded):
     assert set(first.request.origins) == set(FIGURES)
     assert first.request.gpu_count == 1
     assert isinstance(first.waste.compute_shortfall, float)
+    assert first.waste.score == pytest.approx(first.waste.card + 2 * first.waste.compute_shortfall)
+    assert placement.shape.gpu_count == 1 and placement.shape.gpu_count_source == "declared"
     assert first.needs.to_dict().keys() == {"gpu_memory_gb", "gpu_compute_fraction"}
     missing = next(c for c in placement.candidates if c.node_pool_id == "not-registered")
     assert not missing.feasible and missing.reason
@@ -83,6 +85,21 @@ def test_place_chooses_a_pool_and_explains_every_candidate(loaded):
     assert repr(first).startswith("CandidateEvaluation(node_pool_id=")
     assert repr(first.request).startswith("EffectiveRequest(")
     assert repr(first.waste).startswith("PlacementWaste(")
+
+
+def test_what_is_not_declared_comes_from_the_workloads_history(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    placement = loaded.place({"image": WHISPER}, pools)
+    shape = placement.shape
+    assert (shape.gpu_count, shape.gpu_count_source) == (1, "history")
+    assert (shape.architectures, shape.architecture_source) == (["x86_64"], "history")
+    assert shape.gpu_executions == shape.history_executions > 0
+    assert placement.to_dict()["shape"] == shape.to_dict()
+    assert placement.to_payload()["shape"] == shape.to_dict()
+    assert repr(shape).startswith("ExecutionShape(gpu_count=1")
+    chosen = placement.candidates[0]
+    assert chosen.request.gpu_count == 1
+    assert any(n.startswith("gpu_count 1 from history: ") for n in chosen.notes)
 
 
 def test_place_payload_is_the_placement_v1_json(loaded):

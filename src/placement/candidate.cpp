@@ -86,7 +86,7 @@ void ChooseHostFigures(const ExecutionFacts& e, const Recommendation* r, Effecti
 PlacementNeeds ChooseGpuNeeds(const ExecutionFacts& e, const Recommendation* r,
                               EffectiveRequest* out) {
   PlacementNeeds needs;
-  if (e.gpu_count == 0) return needs;
+  if (e.shape.gpu_count == 0) return needs;
   const DeclaredResources& d = e.execution->declared;
   const DeclaredResources* floor = Floor(e);
   auto fig = [&](FigureKind kind) { return r ? &r->figure(kind) : nullptr; };
@@ -141,10 +141,32 @@ void CheckDeclaredHardware(const DeclaredResources& d, const HardwareProfile& h,
   check("architecture", d.architecture, h.architecture);
 }
 
+// Architectures from history: a pool on one the workload never ran on is
+// refused (its image may not run there); one whose architecture is not
+// recorded is not judged.
+void CheckHistoryArchitecture(const ExecutionFacts& e, const HardwareProfile& h,
+                              CandidateEvaluation* out, Problems* problems) {
+  const ExecutionShape& shape = e.shape;
+  if (shape.architecture_source != ShapeSource::kHistory) return;
+  if (!h.architecture) {
+    out->notes.push_back(
+        fmt::format("architecture not recorded: the workload ran only on {}; not judged",
+                    e.architecture_words));
+    return;
+  }
+  if (std::find(shape.architectures.begin(), shape.architectures.end(), *h.architecture) !=
+      shape.architectures.end()) {
+    return;
+  }
+  problems->Add(FMT_COMPILE("ran only on {} ({}); this pool is {}: declare architecture {} to "
+                            "place it here"),
+                e.architecture_words, e.history_words, *h.architecture, *h.architecture);
+}
+
 void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                    Problems* problems) {
-  if (e.gpu_count == 0) return;
-  const std::int64_t n = e.gpu_count;
+  if (e.shape.gpu_count == 0) return;
+  const std::int64_t n = e.shape.gpu_count;
   if (pool.pool.hardware.gpu_count.value_or(0) == 0) {
     problems->Add(FMT_COMPILE("needs {} {}; this pool has none"), n, GpuWord(n));
     return;
@@ -189,7 +211,7 @@ void CheckHost(const EffectiveRequest& r, const PoolFacts& pool, const Placement
 // of the request: the partition's figures, or the needs on an unknown-size pool.
 void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
               Problems* problems) {
-  if (e.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
+  if (e.shape.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
   EffectiveRequest& r = out->request;
   const PlacementNeeds& needs = out->needs;
   const GpuPartition* p = pool.partition;
@@ -205,7 +227,8 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
   }
   r.gpu_config_id = p->gpu_config_id;
   r.gpu_memory_gb = p->memory_gb;
-  r.gpu_compute_fraction = p->compute_fraction;
+  // 3/7 is asked for as 0.428571, the precision the scores are kept at.
+  r.gpu_compute_fraction = RoundToDecimals(p->compute_fraction, kWastePlaces);
   if (needs.gpu_memory_gb && *needs.gpu_memory_gb > p->memory_gb + kEpsilon) {
     const bool elsewhere =
         r.origin(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware;
@@ -213,10 +236,13 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
   }
+  if (!needs.gpu_compute_fraction && p->compute_fraction < 1 - kEpsilon) {
+    out->notes.push_back(fmt::format(
+        "compute share needed on {} is unknown (no history on it, none declared): "
+        "ranked after every pool with a known score; declare gpu_compute_fraction to score it",
+        p->model));
+  }
   if (needs.gpu_compute_fraction && *needs.gpu_compute_fraction > p->compute_fraction + kEpsilon) {
-    out->waste.compute_shortfall = RoundToDecimals(
-        static_cast<double>(e.gpu_count) * (*needs.gpu_compute_fraction - p->compute_fraction),
-        kWastePlaces);
     out->notes.push_back(
         fmt::format("short of compute: needs {:.2f} of a card; {} gives {:.2f} "
                     "(runs slower)",
@@ -230,6 +256,9 @@ double IdleShare(std::optional<std::int64_t> used, Capacity capacity) {
   return RoundToDecimals(std::max(0.0, left / static_cast<double>(*capacity.amount)), kWastePlaces);
 }
 
+// The score terms (docs/PLACEMENT.md "Score"): cards' worth given but not
+// needed, cards' worth of compute share needed but not given, and their
+// weighted sum; a term that cannot be known is left absent.
 void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                 CandidateEvaluation* out) {
   PlacementWaste& w = out->waste;
@@ -237,18 +266,29 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
                     CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores));
   w.memory = IdleShare(out->request.memory_bytes,
                        CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes));
-  if (e.gpu_count == 0) {
+  if (e.shape.gpu_count == 0) {
     w.card = 0;
+    w.compute_shortfall = 0;
+    w.score = 0;
     return;
   }
   if (pool.partition == nullptr || pool.card == nullptr) return;  // unknown size
   const GpuPartition& p = *pool.partition;
+  const double gpus = static_cast<double>(e.shape.gpu_count);
+  const std::optional<double>& share = out->needs.gpu_compute_fraction;
   const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
-  const double used = std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb,
-                               out->needs.gpu_compute_fraction.value_or(0));
-  w.card = RoundToDecimals(
-      static_cast<double>(e.gpu_count) * std::max(0.0, given - std::min(used, given)),
-      kWastePlaces);
+  const double used =
+      std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb, share.value_or(0));
+  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
+  if (share) {
+    w.compute_shortfall =
+        RoundToDecimals(gpus * std::max(0.0, *share - p.compute_fraction), kWastePlaces);
+  } else if (p.compute_fraction >= 1 - kEpsilon) {
+    w.compute_shortfall = 0;  // a whole card's compute is never short
+  }
+  if (w.compute_shortfall) {
+    w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
+  }
 }
 
 }  // namespace
@@ -287,12 +327,75 @@ Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution) {
     }
     *pin->flag = true;
   }
+  ExecutionShape& shape = facts.shape;
   const bool declares_gpu = d.gpu_brand || d.gpu_model || d.gpu_memory_gb || d.gpu_compute_fraction;
-  facts.gpu_count = d.gpu_count.value_or(declares_gpu ? 1 : 0);
-  if (execution.retry_floor && execution.retry_floor->gpu_count) {
-    facts.gpu_count = std::max(facts.gpu_count, *execution.retry_floor->gpu_count);
+  if (d.gpu_count || declares_gpu) {
+    shape.gpu_count = d.gpu_count.value_or(1);
+    shape.gpu_count_source = ShapeSource::kDeclared;
+  }
+  if (d.architecture) {
+    shape.architectures = {*d.architecture};
+    shape.architecture_source = ShapeSource::kDeclared;
   }
   return facts;
+}
+
+bool ShapeNeedsHistory(const ExecutionFacts& facts) {
+  return facts.shape.gpu_count_source == ShapeSource::kNone ||
+         facts.shape.architecture_source == ShapeSource::kNone;
+}
+
+namespace {
+
+// "its last execution", "its last 7 executions".
+std::string LastExecutions(std::int64_t n) {
+  return n == 1 ? "its last execution" : fmt::format("its last {} executions", n);
+}
+
+// One GPU when at least half of the recent executions used GPUs. The record
+// of an execution says which card it had, not how many (hardware.gpu_count is
+// the node's), so history never asks for more than one.
+void GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
+  ExecutionShape& shape = facts->shape;
+  shape.gpu_count = 2 * history.gpu_executions >= history.executions ? 1 : 0;
+  shape.gpu_count_source = ShapeSource::kHistory;
+  std::string used;
+  if (history.executions == 1) {
+    used = history.gpu_executions == 1 ? "its last execution used GPUs"
+                                       : "its last execution used no GPU";
+  } else if (history.gpu_executions == 0) {
+    used = fmt::format("none of {} used GPUs", LastExecutions(history.executions));
+  } else {
+    used = fmt::format("{} of {} used GPUs", history.gpu_executions,
+                       LastExecutions(history.executions));
+  }
+  facts->shape_notes.push_back(fmt::format("gpu_count {} from history: {}", shape.gpu_count, used));
+}
+
+}  // namespace
+
+void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
+  ExecutionShape& shape = facts->shape;
+  const ExecutionToPlace& execution = *facts->execution;
+  if (ShapeNeedsHistory(*facts) && history.executions > 0) {
+    shape.history_executions = history.executions;
+    shape.gpu_executions = history.gpu_executions;
+    facts->history_words = LastExecutions(history.executions);
+    if (shape.gpu_count_source == ShapeSource::kNone) GpuCountFromHistory(history, facts);
+    if (shape.architecture_source == ShapeSource::kNone && !history.architectures.empty()) {
+      shape.architectures = history.architectures;
+      shape.architecture_source = ShapeSource::kHistory;
+      for (const std::string& architecture : shape.architectures) {
+        if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
+        facts->architecture_words += architecture;
+      }
+    }
+  }
+  if (execution.retry_floor && execution.retry_floor->gpu_count &&
+      *execution.retry_floor->gpu_count > shape.gpu_count) {
+    shape.gpu_count = *execution.retry_floor->gpu_count;
+    shape.gpu_count_source = ShapeSource::kRetryFloor;
+  }
 }
 
 CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCandidate& c,
@@ -301,7 +404,8 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   CandidateEvaluation out;
   out.candidate = index;
   out.node_pool_id = c.node_pool_id;
-  out.request.gpu_count = e.gpu_count;
+  out.request.gpu_count = e.shape.gpu_count;
+  out.notes = e.shape_notes;
   ChooseHostFigures(e, recommendation, &out.request);
   out.needs = ChooseGpuNeeds(e, recommendation, &out.request);
   if (pool == nullptr) {
@@ -315,6 +419,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
   CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
   CheckGpuCount(e, *pool, c, &problems);
+  CheckHistoryArchitecture(e, pool->pool.hardware, &out, &problems);
   JudgeGpu(e, *pool, &out, &problems);
   CheckHost(out.request, *pool, c, &problems);
   ScoreWaste(e, *pool, c, &out);

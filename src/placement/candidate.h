@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/recommend.h"
+#include "placement/history.h"
 
 namespace hwrec::internal {
 
@@ -29,10 +31,14 @@ struct PoolFacts {
   std::optional<std::int64_t> partitions_per_node;
 };
 
-// The execution's per-evaluation constants: what it declared, checked once.
+// The execution's per-evaluation constants: what it declared, checked once,
+// completed from its history where it declared nothing.
 struct ExecutionFacts {
   const ExecutionToPlace* execution = nullptr;
-  std::int64_t gpu_count = 0;
+  ExecutionShape shape;
+  std::vector<std::string> shape_notes;  // added to every candidate's notes
+  std::string history_words;             // "its last 5 executions", when history was read
+  std::string architecture_words;        // "x86_64", when they come from history
   bool pin_cpu = false;
   bool pin_memory = false;
   bool pin_gpu_memory = false;
@@ -42,8 +48,14 @@ struct ExecutionFacts {
 // "a whole A100 80GB (80 GB)", "3g.40gb (40 GB)": what one partition offers.
 std::string PartitionWords(const GpuPartition& partition);
 
-// Checks pins and counts; fails naming the field and the fix.
+// Checks pins and counts; fails naming the field and the fix. The shape is
+// what was declared; CompleteShape fills in the rest.
 Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution);
+// Whether the author left the GPU count or the architecture to history.
+bool ShapeNeedsHistory(const ExecutionFacts& facts);
+// Takes the GPU count and architectures the author did not declare from
+// `history`, then raises the GPU count to the retry floor's.
+void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts);
 
 // Judges one candidate. `pool` null: not registered. `recommendation` is that
 // pool's (null when the pool is not registered).

@@ -13,6 +13,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
+#include "placement/history.h"
 #include "recommend/kept_reader.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -32,16 +33,18 @@ std::optional<std::int64_t> PartitionsPerNode(const HardwareProfile& h) {
   return std::nullopt;
 }
 
-// Waste ties closer than this are ties: candidate order decides.
+// Score ties closer than this are ties: the next term decides.
 double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
 
-// best_fit: full compute share first, then GPU pools only for GPU work, known
-// size before unknown, least waste of a card, then of CPU and memory.
+// best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
+// first; a known score before an unknown one; the lower score; the smaller
+// compute shortfall; a known card waste before an unknown size, the smaller;
+// the less CPU and memory left idle; candidate order.
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
-  const bool unknown_size = !e.waste.card.has_value();
-  return std::make_tuple(Rounded(e.waste.compute_shortfall), !gpu_work && gpu_pool, unknown_size,
-                         Rounded(e.waste.card.value_or(0)), Rounded(e.waste.cpu + e.waste.memory),
-                         e.candidate);
+  const PlacementWaste& w = e.waste;
+  return std::make_tuple(!gpu_work && gpu_pool, !w.score.has_value(), Rounded(w.score.value_or(0)),
+                         Rounded(w.compute_shortfall.value_or(0)), !w.card.has_value(),
+                         Rounded(w.card.value_or(0)), Rounded(w.cpu + w.memory), e.candidate);
 }
 
 }  // namespace
@@ -51,6 +54,7 @@ struct PlacementEvaluator::Impl {
   const Store& store;
   // Kept across evaluations with its prepared statements; settings refreshed each time.
   std::unique_ptr<internal::RecommendationReader> reader;
+  std::unique_ptr<internal::WorkloadHistoryReader> history_reader;  // made on first use
   GpuCatalog catalog;
   std::vector<PoolFacts> pools;
   std::unordered_map<std::string, std::size_t> pool_by_id;
@@ -62,9 +66,10 @@ struct PlacementEvaluator::Impl {
   // the pools' index instead of hashing every id again).
   Status LookUp(const std::vector<PlacementCandidate>& candidates,
                 std::vector<const PoolFacts*>* found) const;
+  // Also completes `facts` from the workload's history, in the same read.
   Result<std::vector<const Recommendation*>> RecommendationsFor(
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      std::vector<std::optional<Recommendation>>* cache);
+      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
   void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
             const std::vector<const PoolFacts*>& pools_given) const;
 };
@@ -90,16 +95,26 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
 }
 
 // One read per distinct hardware key among `pools`, many candidates share one;
-// all of them in one read transaction, the workload looked up once.
+// all of them and the workload's history in one read transaction, the
+// workload looked up once.
 Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
-    std::vector<std::optional<Recommendation>>* cache) {
+    internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache) {
   return internal::Guarded(store.path(), [&]() -> Result<std::vector<const Recommendation*>> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
     auto kept = internal::KeptReader(store, &reader);
     if (!kept.ok()) return kept.status();
     internal::RecommendationReader& read = **kept;
     const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
+    internal::WorkloadHistory history;
+    if (internal::ShapeNeedsHistory(*facts) && workload_id != 0) {
+      if (!history_reader) {
+        history_reader =
+            std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
+      }
+      history = history_reader->Read(workload_id);
+    }
+    internal::CompleteShape(history, facts);
     std::vector<bool> used(keys.size(), false);
     std::vector<const HardwareKey*> wanted;
     for (const PoolFacts* pool : candidates) {
@@ -214,14 +229,16 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   result.policy = policy;
   result.as_of = as_of.value_or(internal::NowEpochSeconds());
   std::vector<std::optional<Recommendation>> cache;
-  auto recommendations = impl_->RecommendationsFor(execution.workload, pools, result.as_of, &cache);
+  auto recommendations =
+      impl_->RecommendationsFor(execution.workload, pools, result.as_of, &*facts, &cache);
   if (!recommendations.ok()) return recommendations.status();
+  result.shape = facts->shape;
   result.evaluations.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     result.evaluations.push_back(
         internal::EvaluateCandidate(*facts, candidates[i], i, pools[i], (*recommendations)[i]));
   }
-  impl_->Rank(&result, policy, facts->gpu_count, pools);
+  impl_->Rank(&result, policy, facts->shape.gpu_count, pools);
   return result;
 }
 

@@ -51,6 +51,33 @@ Json ProvenanceJson(const EffectiveRequest& r) {
   return out;
 }
 
+Json ShapeJson(const ExecutionShape& shape) {
+  return Json{{"gpu_count", shape.gpu_count},
+              {"gpu_count_source", std::string(ToString(shape.gpu_count_source))},
+              {"architectures", shape.architectures},
+              {"architecture_source", std::string(ToString(shape.architecture_source))},
+              {"history_executions", shape.history_executions},
+              {"gpu_executions", shape.gpu_executions}};
+}
+
+ShapeSource ReadShapeSource(const Json& shape, const char* key) {
+  const auto name = shape.at(key).get<std::string>();
+  const auto source = ParseShapeSource(name);
+  if (!source) Refuse(fmt::format("shape {} '{}' is not known", key, name));
+  return *source;
+}
+
+ExecutionShape ReadShape(const Json& j) {
+  ExecutionShape shape;
+  shape.gpu_count = j.at("gpu_count").get<std::int64_t>();
+  shape.gpu_count_source = ReadShapeSource(j, "gpu_count_source");
+  shape.architectures = j.at("architectures").get<std::vector<std::string>>();
+  shape.architecture_source = ReadShapeSource(j, "architecture_source");
+  shape.history_executions = j.at("history_executions").get<std::int64_t>();
+  shape.gpu_executions = j.at("gpu_executions").get<std::int64_t>();
+  return shape;
+}
+
 Json EvaluationJson(const CandidateEvaluation& e) {
   return Json{{"candidate", e.candidate},
               {"node_pool_id", e.node_pool_id},
@@ -63,7 +90,9 @@ Json EvaluationJson(const CandidateEvaluation& e) {
                 {"gpu_compute_fraction", OrNull(e.needs.gpu_compute_fraction)}}},
               {"waste",
                {{"card", OrNull(e.waste.card)},
-                {"compute_shortfall", e.waste.compute_shortfall},
+                {"compute_shortfall", OrNull(e.waste.compute_shortfall)},
+                {"shortfall_weight", kShortfallWeight},
+                {"score", OrNull(e.waste.score)},
                 {"cpu", e.waste.cpu},
                 {"memory", e.waste.memory}}},
               {"provenance", ProvenanceJson(e.request)}};
@@ -101,7 +130,9 @@ CandidateEvaluation ReadEvaluation(const Json& j) {
   e.needs.gpu_compute_fraction = Optional<double>(needs, "gpu_compute_fraction");
   const Json& waste = j.at("waste");
   e.waste.card = Optional<double>(waste, "card");
-  e.waste.compute_shortfall = waste.at("compute_shortfall").get<double>();
+  e.waste.compute_shortfall = Optional<double>(waste, "compute_shortfall");
+  // Absent in payloads written before the score was: unknown.
+  if (waste.contains("score")) e.waste.score = Optional<double>(waste, "score");
   e.waste.cpu = waste.at("cpu").get<double>();
   e.waste.memory = waste.at("memory").get<double>();
   return e;
@@ -114,6 +145,8 @@ PlacementResult ReadResult(const Json& j) {
   if (!policy) Refuse("policy must be best_fit or first_fit");
   result.policy = *policy;
   result.as_of = j.at("as_of").get<double>();
+  // Absent in payloads written before the shape was reported.
+  if (j.contains("shape")) result.shape = ReadShape(j.at("shape"));
   for (const Json& entry : j.at("candidates")) result.evaluations.push_back(ReadEvaluation(entry));
   const Json& chosen = j.at("chosen");
   if (!chosen.is_null()) {
@@ -140,6 +173,7 @@ std::string PlacementToJson(const PlacementResult& result, int indent) {
                     {"workload", result.workload},
                     {"policy", std::string(ToString(result.policy))},
                     {"as_of", result.as_of},
+                    {"shape", ShapeJson(result.shape)},
                     {"candidates", std::move(candidates)},
                     {"chosen", std::move(chosen)}};
   // The workload comes from the caller or the store: invalid UTF-8 is replaced, not fatal.

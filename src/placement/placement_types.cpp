@@ -16,6 +16,11 @@ constexpr internal::EnumName<FigureSource> kSourceNames[] = {
     {FigureSource::kPinned, "pinned"},
     {FigureSource::kRetryFloor, "retry_floor"},
     {FigureSource::kNone, "none"}};
+constexpr internal::EnumName<ShapeSource> kShapeSourceNames[] = {
+    {ShapeSource::kDeclared, "declared"},
+    {ShapeSource::kRetryFloor, "retry_floor"},
+    {ShapeSource::kHistory, "history"},
+    {ShapeSource::kNone, "none"}};
 
 }  // namespace
 
@@ -25,6 +30,14 @@ std::string_view ToString(PlacementPolicy policy) {
 
 std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text) {
   return internal::ValueOf(kPolicyNames, text);
+}
+
+std::string_view ToString(ShapeSource source) {
+  return internal::NameOf(kShapeSourceNames, source, "none");
+}
+
+std::optional<ShapeSource> ParseShapeSource(std::string_view text) {
+  return internal::ValueOf(kShapeSourceNames, text);
 }
 
 std::string FigureOrigin::Name() const {
@@ -73,8 +86,15 @@ bool PlacementNeeds::operator==(const PlacementNeeds& o) const {
 }
 
 bool PlacementWaste::operator==(const PlacementWaste& o) const {
-  return std::tie(card, compute_shortfall, cpu, memory) ==
-         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory);
+  return std::tie(card, compute_shortfall, cpu, memory, score) ==
+         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory, o.score);
+}
+
+bool ExecutionShape::operator==(const ExecutionShape& o) const {
+  return std::tie(gpu_count, gpu_count_source, architectures, architecture_source,
+                  history_executions, gpu_executions) ==
+         std::tie(o.gpu_count, o.gpu_count_source, o.architectures, o.architecture_source,
+                  o.history_executions, o.gpu_executions);
 }
 
 bool CandidateEvaluation::operator==(const CandidateEvaluation& o) const {
@@ -84,8 +104,8 @@ bool CandidateEvaluation::operator==(const CandidateEvaluation& o) const {
 }
 
 bool PlacementResult::operator==(const PlacementResult& o) const {
-  return std::tie(workload, policy, as_of, evaluations, chosen) ==
-         std::tie(o.workload, o.policy, o.as_of, o.evaluations, o.chosen);
+  return std::tie(workload, policy, as_of, shape, evaluations, chosen) ==
+         std::tie(o.workload, o.policy, o.as_of, o.shape, o.evaluations, o.chosen);
 }
 
 }  // namespace hwrec

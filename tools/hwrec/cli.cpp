@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "base/time.h"
 #include "common/terminal_text.h"
 
 namespace hwrec::cli {
@@ -181,6 +184,16 @@ std::string ReadInput(const std::string& path) {
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file for reading", path));
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+std::optional<double> ReadAsOf(const po::variables_map& vm) {
+  if (vm.count("as-of") == 0) return std::nullopt;
+  const std::string text = vm["as-of"].as<std::string>();
+  if (auto rfc = internal::ParseRfc3339(text)) return rfc;
+  char* end = nullptr;
+  const double epoch = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
+  throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
 }
 
 }  // namespace hwrec::cli

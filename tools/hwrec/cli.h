@@ -156,4 +156,11 @@ int ImportExitCode(const Result<Summary>& summary, Format format,
 // Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
 std::string ReadInput(const std::string& path);
 
+// The help of --as-of, and its value in `vm` as epoch seconds (an RFC 3339
+// time or epoch seconds): nullopt when not given; throws UsageError when bad.
+inline constexpr const char* kAsOfHelp =
+    "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
+    "confidence read the same at any time";
+std::optional<double> ReadAsOf(const po::variables_map& vm);
+
 }  // namespace hwrec::cli

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/terminal_text.h"
@@ -15,19 +16,28 @@ namespace hwrec::cli {
 
 namespace {
 
-const char* const kUsage =
-    "hwrec place STORE --image IMG --candidates FILE [--declared JSON] [--retry-floor JSON]\n"
-    "                  [--policy best_fit|first_fit] [--record EXECUTION_ID] [--format "
-    "table|json]\n\n"
-    "FILE (or - for stdin) is a JSON array of {\"node_pool_id\": \"...\", \"free_partitions\": n,\n"
-    "\"free_cpu_millicores\": n, \"free_memory_bytes\": n}; a missing free field means no limit\n"
-    "known. --declared and --retry-floor take {\"gpu_count\": n, \"gpu_brand\": \"...\",\n"
-    "\"gpu_model\": \"...\", \"architecture\": \"...\", \"gpu_memory_gb\": x, "
-    "\"gpu_compute_fraction\": x,\n"
-    "\"cpu_millicores\": n, \"memory_bytes\": n, \"pinned\": [\"field\", ...]}, every field "
-    "optional.\n\n"
-    "Exit codes: 0 a pool was chosen (and recorded with --record); 1 no candidate fits (every\n"
-    "pool's reason is printed) or an error; 2 usage.";
+std::string Usage() {
+  return "hwrec place STORE --image IMG --candidates FILE [--declared JSON] [--retry-floor JSON]\n"
+         "                  [--policy best_fit|first_fit] [--as-of TIME] [--explain]\n"
+         "                  [--record EXECUTION_ID] [--format table|json]\n\n"
+         "FILE (or - for stdin) is a JSON array of {\"node_pool_id\": \"...\", "
+         "\"free_partitions\": n,\n"
+         "\"free_cpu_millicores\": n, \"free_memory_bytes\": n}; a missing free field means no "
+         "limit\n"
+         "known. --declared and --retry-floor take {\"gpu_count\": n, \"gpu_brand\": \"...\",\n"
+         "\"gpu_model\": \"...\", \"architecture\": \"...\", \"gpu_memory_gb\": x, "
+         "\"gpu_compute_fraction\": x,\n"
+         "\"cpu_millicores\": n, \"memory_bytes\": n, \"pinned\": [\"field\", ...]}, every field "
+         "optional.\n"
+         "What is not declared comes from the workload's history: whether it uses a GPU, and the\n"
+         "architectures it ran on (docs/PLACEMENT.md).\n\n" +
+         tools::ExitCodesHelp(
+             {{kExitOk, "a pool was chosen (and recorded with --record)"},
+              {kExitError, "error: the message says what and how to fix it"},
+              {kExitUsage, "usage"},
+              {kExitNoFit,
+               "no candidate pool fits: every pool's reason is printed, nothing is recorded"}});
+}
 
 std::string Number(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
@@ -37,11 +47,68 @@ std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.2
 
 std::string Memory(const std::optional<std::int64_t>& v) { return v ? HumanBytes(*v) : "-"; }
 
-void PrintTable(const PlacementResult& result) {
-  std::cout << TerminalFormat("workload: {}\npolicy:   {}\n\n", result.workload,
-                              ToString(result.policy));
-  Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share",
-               "card waste", "reason"});
+// "1, from history (5 of its last 5 executions used GPUs)", "1, declared".
+std::string GpuCountWords(const ExecutionShape& shape) {
+  const std::string count = std::to_string(shape.gpu_count);
+  switch (shape.gpu_count_source) {
+    case ShapeSource::kDeclared:
+      return count + ", declared";
+    case ShapeSource::kRetryFloor:
+      return count + ", from the retry floor";
+    case ShapeSource::kHistory:
+      return fmt::format("{}, from history ({} of its last {} executions used GPUs)", count,
+                         shape.gpu_executions, shape.history_executions);
+    case ShapeSource::kNone:
+      break;
+  }
+  return count + " (nothing declared, no history)";
+}
+
+// Where the GPU count and the architectures came from.
+void PrintShape(const ExecutionShape& shape) {
+  std::cout << TerminalFormat("gpus:     {}\n", GpuCountWords(shape));
+  std::string architectures;
+  for (const std::string& a : shape.architectures) {
+    architectures += (architectures.empty() ? "" : ", ") + a;
+  }
+  if (shape.architecture_source == ShapeSource::kHistory) {
+    std::cout << TerminalFormat("arch:     {}, from history (its last {} executions)\n",
+                                architectures, shape.history_executions);
+  } else if (shape.architecture_source == ShapeSource::kDeclared) {
+    std::cout << TerminalFormat("arch:     {}, declared\n", architectures);
+  } else {
+    std::cout << "arch:     any\n";
+  }
+}
+
+std::string Term(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}", *v) : "unknown";
+}
+
+// --explain: each candidate's score terms, in rank order.
+void PrintScores(const PlacementResult& result) {
+  std::cout << TerminalFormat(
+      "\nscore = card waste + {:g} x compute shortfall (cards' worth; lower is better; an unknown "
+      "score ranks after every known one)\n\n",
+      kShortfallWeight);
+  Table table(
+      {"#", "node pool", "card waste", "compute shortfall", "score", "cpu idle", "memory idle"});
+  for (std::size_t i = 0; i < result.evaluations.size(); ++i) {
+    const CandidateEvaluation& e = result.evaluations[i];
+    table.AddRow({e.feasible ? std::to_string(i + 1) : "-", e.node_pool_id, Term(e.waste.card),
+                  Term(e.waste.compute_shortfall), Term(e.waste.score),
+                  fmt::format("{:.2f}", e.waste.cpu), fmt::format("{:.2f}", e.waste.memory)});
+  }
+  table.Print(std::cout);
+}
+
+void PrintTable(const PlacementResult& result, bool explain) {
+  std::cout << TerminalFormat("workload: {}\npolicy:   {}\nas of:    {}\n", result.workload,
+                              ToString(result.policy), internal::FormatRfc3339(result.as_of));
+  PrintShape(result.shape);
+  std::cout << "\n";
+  Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share", "score",
+               "reason"});
   for (std::size_t i = 0; i < result.evaluations.size(); ++i) {
     const CandidateEvaluation& e = result.evaluations[i];
     std::string reason = e.reason;
@@ -50,10 +117,11 @@ void PrintTable(const PlacementResult& result) {
                   e.request.gpu_config_id.value_or(e.request.gpu_count > 0 ? "?" : "-"),
                   e.feasible ? "yes" : "no", Number(e.request.cpu_request_millicores),
                   Memory(e.request.memory_bytes), Gb(e.request.gpu_memory_gb),
-                  Share(e.request.gpu_compute_fraction),
-                  e.waste.card ? fmt::format("{:.2f}", *e.waste.card) : "unknown", reason});
+                  Share(e.request.gpu_compute_fraction), e.feasible ? Term(e.waste.score) : "-",
+                  reason});
   }
   table.Print(std::cout);
+  if (explain) PrintScores(result);
   const CandidateEvaluation* chosen = result.chosen_evaluation();
   if (chosen == nullptr) return;
   std::cout << TerminalFormat("\nchosen: {}\nprovenance:", chosen->node_pool_id);
@@ -88,7 +156,7 @@ Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm) {
 int RunPlace(const std::vector<std::string>& args) {
   std::string format_text;
   std::string policy_text;
-  CommandLine line(kUsage);
+  CommandLine line(Usage());
   line.Store(nullptr, kStorePathHelp)
       .Add()("image", po::value<std::string>()->required(), "the workload (action image)")(
           "candidates", po::value<std::string>()->required(),
@@ -96,6 +164,8 @@ int RunPlace(const std::vector<std::string>& args) {
                                                       "JSON: the resources the author declared")(
           "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
           "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
+          "as-of", po::value<std::string>(), kAsOfHelp)(
+          "explain", po::bool_switch(), "print each candidate's score terms (table output)")(
           "record", po::value<std::string>(), "record the choice for this execution id");
   bool strict_read_only = false;
   po::variables_map vm;
@@ -105,6 +175,7 @@ int RunPlace(const std::vector<std::string>& args) {
   const auto policy = ParsePlacementPolicy(policy_text);
   if (!policy)
     throw UsageError(fmt::format("--policy is '{}': use best_fit or first_fit", policy_text));
+  const std::optional<double> as_of = ReadAsOf(vm);
   auto execution = ReadExecution(vm);
   if (!execution.ok()) return Fail(execution.status());
   std::string candidates_text;
@@ -122,17 +193,18 @@ int RunPlace(const std::vector<std::string>& args) {
   if (!store) return kExitError;
   auto evaluator = PlacementEvaluator::Open(*store);
   if (!evaluator.ok()) return Fail(evaluator.status());
-  auto result = (*evaluator)->Evaluate(*execution, *candidates, *policy);
+  auto result = (*evaluator)->Evaluate(*execution, *candidates, *policy, as_of);
   if (!result.ok()) return Fail(result.status());
   if (format == Format::kJson) {
     std::cout << PlacementToJson(*result, 2) << "\n";
   } else {
-    PrintTable(*result);
+    PrintTable(*result, vm["explain"].as<bool>());
   }
   if (result->chosen_evaluation() == nullptr) {
-    return Fail(Status::NotFound(
-        fmt::format("no candidate pool fits {}: see the reason of each of the {} pools",
-                    result->workload, result->evaluations.size())));
+    std::cerr << TerminalFormat(
+        "hwrec: no candidate pool fits {}: see the reason of each of the {} pools\n",
+        result->workload, result->evaluations.size());
+    return kExitNoFit;
   }
   if (record) {
     const std::string execution_id = vm["record"].as<std::string>();

@@ -18,14 +18,6 @@ namespace hwrec::cli {
 
 namespace {
 
-std::optional<double> ParseAsOf(const std::string& text) {
-  if (auto rfc = internal::ParseRfc3339(text)) return rfc;
-  char* end = nullptr;
-  const double epoch = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
-  return std::nullopt;
-}
-
 // The hardware key from --pool, or from --gpu-brand/--gpu-model/--instance-type.
 Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) {
   if (vm.count("pool") != 0) {
@@ -161,20 +153,14 @@ int RunRecommend(const std::vector<std::string>& args) {
                                              "GPU brand (default: from the catalog)")(
           "instance-type", po::value<std::string>(), "instance type (node shape)")(
           "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
-          "as-of", po::value<std::string>(),
-          "RFC 3339 time or epoch seconds the answer is stamped with (default: now); figures and "
-          "confidence read the same at any time")(
+          "as-of", po::value<std::string>(), kAsOfHelp)(
           "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
   bool strict_read_only = false;
   po::variables_map vm;
   if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
   const std::string path = RequiredStore(vm);
   const Format format = ParseFormat(format_text);
-  std::optional<double> as_of;
-  if (vm.count("as-of") != 0) {
-    as_of = ParseAsOf(vm["as-of"].as<std::string>());
-    if (!as_of) throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
-  }
+  const std::optional<double> as_of = ReadAsOf(vm);
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   auto key = ResolveKey(*store, vm);

@@ -1,0 +1,34 @@
+// Private: what a workload's own recent executions say about its shape, for
+// the fields its author left undeclared: whether it uses GPUs and on which
+// architectures it ran (DESIGN §7). One bounded read through the store's
+// connection per evaluation; one thread at a time, like the connection.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace hwrec::internal {
+
+struct WorkloadHistory {
+  std::int64_t executions = 0;      // read: at most kShapeHistoryWindow, the most recent
+  std::int64_t gpu_executions = 0;  // reported GPU memory, GPU utilisation or a stamped share
+  std::vector<std::string> architectures;  // recorded ones, distinct and sorted
+};
+
+class WorkloadHistoryReader {
+ public:
+  explicit WorkloadHistoryReader(store::Connection& db) : db_(db) {}
+  // The summary of the workload's last executions; workload_id 0 (no
+  // history) reads nothing. Throws on an engine failure (call inside Guarded).
+  WorkloadHistory Read(std::int64_t workload_id);
+
+ private:
+  store::Connection& db_;
+  std::unique_ptr<store::Statement> recent_;  // prepared on first use
+};
+
+}  // namespace hwrec::internal
