@@ -16,7 +16,7 @@ enum ExitCode : int {
   // Not errors: the command worked and its answer is "no". The output still
   // says why each option was refused.
   kExitNoFit = 5,        // place: no candidate pool fits; route: no GPU rung holds a shard
-  kExitNotLaunched = 6,  // route --simulate/--record: every rung missed capacity
+  kExitNotLaunched = 6,  // route --simulate/--record: every rung missed capacity, or not tried
   kExitStopped = 7,      // route --simulate/--record: a failure that is not a capacity miss
 };
 

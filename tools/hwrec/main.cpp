@@ -52,7 +52,9 @@ void PrintHelp(std::ostream& out) {
           {kExitPartial, "partial: done, but some records were rejected (ingest, imports)"},
           {kExitDamaged, "damaged: `hwrec check` found a problem in the store"},
           {kExitNoFit, "no fit: no candidate pool (place) or GPU rung (route) can hold the work"},
-          {kExitNotLaunched, "not launched: the walk's every rung missed capacity (route)"},
+          {kExitNotLaunched,
+           "not launched: every rung the walk tried missed capacity, or it ended on a rung with no "
+           "recorded outcome (route)"},
           {kExitStopped, "stopped: the walk met a failure that is not a capacity miss (route)"},
       });
   out << "\nSTORE, in every command, is a file path (a SQLite store) or a postgresql:// URI\n"
