@@ -186,6 +186,89 @@ TEST_CASE("cli route: --record refuses outcomes it cannot place on the ladder, w
   CHECK(show.out.find("0 GCP attempt(s)") != std::string::npos);
 }
 
+TEST_CASE("cli route: --record of a walk that never tried GCP counts no GCP attempt",
+          "[router][cli]") {
+  RouteStore s;
+  const std::string walk = std::string("--intent eval-7b --width 1 --length 1h --record --day ") +
+                           kDay + " --format json";
+  // The dispatcher did not try the first GCP rung: the walk ends there, exit 6.
+  const auto r = s.Route(walk, Outcome("gcp/a2-highgpu-1g/spot", "not_tried"));
+  INFO(r.err);
+  CHECK(r.exit_code == 6);
+  const Json result = Json::parse(r.out);
+  CHECK(result["counted_gcp_attempt"] == false);
+  CHECK(result["attempts"].size() == 1);
+  CHECK(RunCli("route config show " + s.store + " --day " + kDay).out.find("0 GCP attempt(s)") !=
+        std::string::npos);
+  // A SLURM launch the walk cannot reach past the untried GCP rung is refused,
+  // and nothing is counted either.
+  const auto slurm_only = s.Route(walk, Outcome("slurm/a100-80gb", "launched"));
+  CHECK(slurm_only.exit_code == 1);
+  CHECK(slurm_only.err.find("stdin line 1") != std::string::npos);
+  CHECK(slurm_only.err.find("ended before that rung, at 'gcp/a2-highgpu-1g/spot'") !=
+        std::string::npos);
+  CHECK(RunCli("route config show " + s.store + " --day " + kDay).out.find("0 GCP attempt(s)") !=
+        std::string::npos);
+}
+
+TEST_CASE("cli route: --record refuses outcomes the walk could not have used, writing nothing",
+          "[router][cli]") {
+  RouteStore s;
+  const std::string walk = std::string("--intent capture-7b --width 8 --length 3h --sharded ") +
+                           "--record --day " + kDay + " --format json";
+  const auto show = [&] { return RunCli("route config show " + s.store + " --day " + kDay).out; };
+
+  // An outcome after the rung that launched.
+  const auto after_launch =
+      s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "launched") +
+                        Outcome("gcp/a2-ultragpu-8g/standard", "quota_exceeded", "Quota exceeded"));
+  CHECK(after_launch.exit_code == 1);
+  CHECK(after_launch.out.empty());
+  CHECK(after_launch.err.find("nothing was recorded") != std::string::npos);
+  CHECK(after_launch.err.find("stdin line 2") != std::string::npos);
+  CHECK(after_launch.err.find("at 'gcp/a2-ultragpu-8g/spot' (launched)") != std::string::npos);
+  CHECK(show().find("0 GCP attempt(s)") != std::string::npos);
+
+  // The day's GCP cap is used up: a recorded GCP quota miss cannot have happened.
+  REQUIRE(RunCli("route config set " + s.store + " gcp_daily_attempt_cap 1").exit_code == 0);
+  REQUIRE(s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "launched")).exit_code == 0);
+  REQUIRE(show().find("1 GCP attempt(s)") != std::string::npos);
+  const auto capped = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "quota_exceeded",
+                                            "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS"));
+  CHECK(capped.exit_code == 1);
+  CHECK(capped.err.find("stdin line 1: the outcome of 'gcp/a2-ultragpu-8g/spot' cannot have "
+                        "happened: the walk skipped that rung (skipped_daily_cap") !=
+        std::string::npos);
+  CHECK(show().find("exhausted:") == std::string::npos);
+  CHECK(show().find("1 GCP attempt(s)") != std::string::npos);
+}
+
+TEST_CASE("cli route: --record takes today or an earlier day, not a future one", "[router][cli]") {
+  RouteStore s;
+  const auto r = s.Route("--intent eval-7b --width 1 --length 1h --record --day 2999-01-01",
+                         Outcome("gcp/a2-highgpu-1g/spot", "launched"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--day 2999-01-01 is in the future") != std::string::npos);
+  CHECK(RunCli("route config show " + s.store + " --day 2999-01-01").out.find("0 GCP attempt(s)") !=
+        std::string::npos);
+}
+
+TEST_CASE("cli route: the JSON says whether the plan is sharded and whether the walk counted",
+          "[router][cli]") {
+  RouteStore s;
+  const std::string capacity = s.File("slurm.json", R"({"available": ["slurm/*"]})");
+  const auto plain = s.Route("--intent eval-7b --width 1 --length 1h --format json");
+  REQUIRE(plain.exit_code == 0);
+  CHECK(Json::parse(plain.out)["sharded"] == false);
+  CHECK(Json::parse(plain.out).count("counted_gcp_attempt") == 0);  // no walk
+  const auto walked = s.Route("--intent capture-7b --width 8 --length 3h --sharded --simulate " +
+                              capacity + " --format json");
+  REQUIRE(walked.exit_code == 0);
+  const Json result = Json::parse(walked.out);
+  CHECK(result["sharded"] == true);
+  CHECK(result["counted_gcp_attempt"] == true);  // GCP rungs were tried before SLURM
+}
+
 TEST_CASE("cli route: a degraded launch's backend-selected event carries the realized width",
           "[router][cli]") {
   RouteStore s;

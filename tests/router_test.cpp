@@ -470,6 +470,73 @@ TEST_CASE("router: a launcher that did not try a rung ends the walk there, not l
   CHECK(hwrec::ParseLaunchOutcome("not_tried") == LaunchOutcome::kNotTried);
 }
 
+TEST_CASE("router: a walk that ends on the GCP rung that took the day's attempt gives it back",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("eval-7b", 1, 1);
+  REQUIRE(plan.ladder.front().backend == Backend::kGcp);
+  const auto not_tried = [](const Rung&) {
+    return hwrec::LaunchResult{LaunchOutcome::kNotTried, ""};
+  };
+  // Not tried on the first GCP rung: no GCP launch was made, so none is counted.
+  const auto untried = f.Walk(plan, not_tried);
+  CHECK_FALSE(untried.counted_gcp_attempt);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 0);
+  hwrec::WalkOptions dry;
+  dry.now = kDay;
+  dry.dry_run = true;
+  CHECK_FALSE(hwrec::WalkLadder(*f.store, plan, not_tried, dry)->counted_gcp_attempt);
+
+  // A GCP rung was tried before the walk ended: the attempt counts.
+  int calls = 0;
+  const auto tried = f.Walk(plan, [&](const Rung&) {
+    return hwrec::LaunchResult{
+        ++calls == 1 ? LaunchOutcome::kCapacityMiss : LaunchOutcome::kNotTried, ""};
+  });
+  CHECK(tried.counted_gcp_attempt);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 1);
+}
+
+TEST_CASE("router: a recorded walk writes its day state in one transaction, or nothing",
+          "[router][engine]") {
+  Fixture f;
+  const auto plan = f.Plan("capture-7b", 8, 3);
+  const auto quota_then_launch = [](const Rung& rung) {
+    if (rung.id == "gcp/a2-ultragpu-8g/spot") {
+      return hwrec::LaunchResult{LaunchOutcome::kQuotaExceeded, "quota"};
+    }
+    return hwrec::LaunchResult{rung.id == "gcp/a2-ultragpu-4g/standard"
+                                   ? LaunchOutcome::kLaunched
+                                   : LaunchOutcome::kCapacityMiss,
+                               ""};
+  };
+  hwrec::WalkOptions options;
+  options.now = kDay;
+  options.recorded = true;
+  int checked = 0;
+  options.accept = [&](const hwrec::RouteResult& walk) {
+    ++checked;
+    CHECK(walk.selected);
+    return hwrec::Status::InvalidArgument("the record disagrees with the walk");
+  };
+  const auto refused = hwrec::WalkLadder(*f.store, plan, quota_then_launch, options);
+  CHECK(checked == 1);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message() == "the record disagrees with the walk");
+  auto day = hwrec::ReadRouterDayState(*f.store, kDay);
+  CHECK(day->gcp_attempts == 0);
+  CHECK(day->quota_blocks.empty());
+
+  options.accept = [](const hwrec::RouteResult&) { return hwrec::Status::Ok(); };
+  const auto accepted = hwrec::WalkLadder(*f.store, plan, quota_then_launch, options);
+  REQUIRE(accepted.ok());
+  CHECK(accepted->selected->id == "gcp/a2-ultragpu-4g/standard");
+  day = hwrec::ReadRouterDayState(*f.store, kDay);
+  CHECK(day->gcp_attempts == 1);
+  REQUIRE(day->quota_blocks.size() == 1);
+  CHECK(day->quota_blocks[0].gpus == 8);
+}
+
 // Rungs whose card cannot hold one shard, widths that are no machine width, and
 // quota blocks that remember how many GPUs the failed launch asked for.
 

@@ -3,7 +3,9 @@
 // exhausted quota skips, for the rest of the UTC day, the rungs that need at
 // least as many GPUs of it as the launch that found it exhausted; a
 // configuration, permission or workload failure stops the walk. One walk
-// counts once against the per-day GCP attempt cap, whatever its length. The
+// counts once against the per-day GCP attempt cap, whatever its length: the
+// first GCP rung takes the unit before it is launched, and gives it back when
+// the launcher did not try it (kNotTried), since no GCP launch was made. The
 // per-day state lives in the store; a dry run reads it and writes nothing.
 // Uses the Store's connection: one thread at a time.
 #pragma once
@@ -80,6 +82,15 @@ struct RouteResult {
 struct WalkOptions {
   std::optional<double> now;  // epoch seconds that fix the UTC day; default now
   bool dry_run = false;       // read the day's state, write nothing
+  // The launcher replays outcomes already known (a walk a dispatcher made and
+  // now records): the whole walk, its reads and writes of the day's state,
+  // runs in one write transaction, so it is recorded whole or not at all. The
+  // launcher must not block, and may be called again for the same rung when
+  // PostgreSQL retries the transaction.
+  bool recorded = false;
+  // With `recorded`: sees the finished walk before it commits; a failed
+  // Status rolls the walk back and is what WalkLadder returns.
+  std::function<Status(const RouteResult&)> accept;
 };
 
 // Walks `plan` in order. Writes the day's state unless dry_run (the store must

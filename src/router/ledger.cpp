@@ -1,5 +1,6 @@
 // DayLedger: the walker's per-UTC-day state (GCP attempt counter, exhausted
-// quotas), persisted at once unless the walk is a dry run.
+// quotas), persisted at once unless the walk is a dry run, or in the caller's
+// transaction for a recorded walk.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,8 +17,8 @@ namespace hwrec {
 
 namespace internal {
 
-DayLedger::DayLedger(store::Connection& db, std::string day, bool dry_run)
-    : db_(db), day_(std::move(day)), dry_run_(dry_run) {
+DayLedger::DayLedger(store::Connection& db, std::string day, Writes writes)
+    : db_(db), day_(std::move(day)), writes_(writes) {
   const auto attempts = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
   attempts->Bind(1, day_);
   if (attempts->Step()) gcp_attempts_ = attempts->Int64(0);
@@ -43,11 +44,10 @@ void DayLedger::BlockQuota(const std::string& gpu_model, QuotaClass quota_class,
                            const std::string& reason, double now) {
   auto [it, added] = blocked_.try_emplace({gpu_model, quota_class}, gpus);
   if (!added) it->second = std::min(it->second, gpus);
-  if (dry_run_) return;
+  if (writes_ == Writes::kNone) return;
   // Another walker may have blocked the same quota: the block at fewer GPUs
   // stands, with its reason.
-  store::RunWrite(db_, [&] {
-    store::WriteTransaction tx(db_);
+  Write([&] {
     const auto upsert = db_.Prepare(
         "INSERT INTO router_quota_blocks (day, gpu_model, class, reason, blocked_at, gpus) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (day, gpu_model, class) DO UPDATE SET "
@@ -60,12 +60,23 @@ void DayLedger::BlockQuota(const std::string& gpu_model, QuotaClass quota_class,
     upsert->Bind(5, now);
     upsert->Bind(6, static_cast<std::int64_t>(gpus));
     upsert->Run();
+  });
+}
+
+void DayLedger::Write(const std::function<void()>& write) {
+  if (writes_ == Writes::kCallersTransaction) {
+    write();
+    return;
+  }
+  store::RunWrite(db_, [&] {
+    store::WriteTransaction tx(db_);
+    write();
     tx.Commit();
   });
 }
 
 bool DayLedger::TryTakeGcpAttempt(int cap) {
-  if (dry_run_) {
+  if (writes_ == Writes::kNone) {
     if (gcp_attempts_ >= cap) return false;
     ++gcp_attempts_;
     return true;
@@ -73,8 +84,7 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
   // Check and increment in one write transaction: concurrent walkers cannot
   // overshoot, and one PostgreSQL cancelled runs again from the start.
   bool taken = false;
-  store::RunWrite(db_, [&] {
-    store::WriteTransaction tx(db_);
+  Write([&] {
     const auto seed = db_.Prepare(
         "INSERT INTO router_gcp_attempts (day, attempts) VALUES (?, 0) ON CONFLICT DO NOTHING");
     seed->Bind(1, day_);
@@ -85,13 +95,29 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
     take->Bind(1, day_);
     take->Bind(2, cap);
     taken = take->Run() == 1;
-    const auto read = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
-    read->Bind(1, day_);
-    const std::int64_t attempts = read->Step() ? read->Int64(0) : gcp_attempts_;
-    tx.Commit();
-    gcp_attempts_ = attempts;  // only what committed
+    gcp_attempts_ = ReadAttempts();
   });
   return taken;
+}
+
+void DayLedger::ReturnGcpAttempt() {
+  if (writes_ == Writes::kNone) {
+    if (gcp_attempts_ > 0) --gcp_attempts_;
+    return;
+  }
+  Write([&] {
+    const auto give_back = db_.Prepare(
+        "UPDATE router_gcp_attempts SET attempts = attempts - 1 WHERE day = ? AND attempts > 0");
+    give_back->Bind(1, day_);
+    give_back->Run();
+    gcp_attempts_ = ReadAttempts();
+  });
+}
+
+std::int64_t DayLedger::ReadAttempts() {
+  const auto read = db_.Prepare("SELECT attempts FROM router_gcp_attempts WHERE day = ?");
+  read->Bind(1, day_);
+  return read->Step() ? read->Int64(0) : 0;
 }
 
 }  // namespace internal
@@ -102,7 +128,7 @@ Result<RouterDayState> ReadRouterDayState(const Store& store, std::optional<doub
     store::Connection& db = store::ConnectionOf(store);
     RouterDayState state;
     state.day = internal::UtcDay(now.value_or(internal::NowEpochSeconds()));
-    internal::DayLedger ledger(db, state.day, true);
+    internal::DayLedger ledger(db, state.day, internal::DayLedger::Writes::kNone);
     state.gcp_attempts = ledger.gcp_attempts();
     const auto blocks = db.Prepare(
         "SELECT gpu_model, class, reason, gpus FROM router_quota_blocks "

@@ -58,7 +58,11 @@ std::string SettingValue(const RouterSettings& settings, std::string_view key);
 // ledger starts from the stored state and keeps changes in memory.
 class DayLedger {
  public:
-  DayLedger(store::Connection& db, std::string day, bool dry_run);
+  // How the ledger writes: not at all (a dry run), each change in its own
+  // transaction (a live walk, so other walkers see the unit at once), or
+  // inside the caller's open write transaction (a recorded walk).
+  enum class Writes { kNone, kOwnTransactions, kCallersTransaction };
+  DayLedger(store::Connection& db, std::string day, Writes writes);
 
   // The GPU count the quota was found exhausted at when a rung needing `gpus`
   // of it is blocked (that count is at most `gpus`); nullopt when not blocked.
@@ -70,12 +74,18 @@ class DayLedger {
                   const std::string& reason, double now);
   // Takes one unit of the day's cap; false when the cap is used up.
   bool TryTakeGcpAttempt(int cap);
+  // Gives back a unit taken by a walk that made no GCP launch after all.
+  void ReturnGcpAttempt();
   std::int64_t gcp_attempts() const { return gcp_attempts_; }
 
  private:
   store::Connection& db_;
   std::string day_;
-  bool dry_run_;
+  // Runs `write` as this ledger writes (never for kNone).
+  void Write(const std::function<void()>& write);
+  std::int64_t ReadAttempts();  // the day's count as stored, in the open transaction
+
+  Writes writes_;
   std::int64_t gcp_attempts_ = 0;
   std::map<std::pair<std::string, QuotaClass>, int> blocked_;  // -> fewest GPUs that failed
 };

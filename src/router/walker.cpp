@@ -84,6 +84,7 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
           double now, RouteResult* result) {
   bool taken = false;
   bool capped = false;
+  bool gcp_launched = false;  // a GCP rung was tried, whatever came of it
   for (const Rung& rung : plan.ladder) {
     const bool gcp = rung.backend == Backend::kGcp && rung.provisioning.has_value();
     const QuotaClass quota_class = gcp ? QuotaClassOf(*rung.provisioning) : QuotaClass::kOnDemand;
@@ -104,11 +105,18 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
     }
     const LaunchResult launch = launcher(rung);
     result->attempts.push_back({rung, AttemptOf(launch.outcome), launch.detail});
+    if (launch.outcome == LaunchOutcome::kNotTried) {  // the launcher ended the walk
+      if (taken && !gcp_launched) {
+        ledger.ReturnGcpAttempt();  // no GCP launch was made after all
+        taken = false;
+      }
+      break;
+    }
+    gcp_launched = gcp_launched || gcp;
     if (launch.outcome == LaunchOutcome::kLaunched) {
       result->selected = rung;
       break;
     }
-    if (launch.outcome == LaunchOutcome::kNotTried) break;  // the launcher ended the walk
     if (launch.outcome == LaunchOutcome::kCapacityMiss) continue;
     if (launch.outcome == LaunchOutcome::kQuotaExceeded) {
       if (gcp) {
@@ -148,20 +156,35 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
   if (!options.dry_run) {
     if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   }
-  return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
+  const auto walk = [&](internal::DayLedger::Writes writes) {
     store::Connection& db = store::ConnectionOf(store);
     const double now = options.now.value_or(internal::NowEpochSeconds());
-    internal::DayLedger ledger(db, internal::UtcDay(now), options.dry_run);
+    internal::DayLedger ledger(db, internal::UtcDay(now), writes);
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;
-    Walk(plan, launcher, ledger, DailyCap(store::ConnectionOf(store)), now, &result);
+    Walk(plan, launcher, ledger, DailyCap(db), now, &result);
     if (result.selected) {
       result.realized_width = result.selected->width;
       result.degraded = result.realized_width < result.requested_width;
       result.backend_selected_event = BackendSelectedEvent(result, plan);
     }
     return result;
+  };
+  using Writes = internal::DayLedger::Writes;
+  return internal::Guarded(store, "walk the ladder", [&]() -> Result<RouteResult> {
+    if (options.dry_run) return walk(Writes::kNone);
+    if (!options.recorded) return walk(Writes::kOwnTransactions);
+    store::Connection& db = store::ConnectionOf(store);
+    return store::RunWrite(db, [&]() -> Result<RouteResult> {
+      store::WriteTransaction tx(db);
+      RouteResult result = walk(Writes::kCallersTransaction);
+      if (options.accept) {
+        if (Status accepted = options.accept(result); !accepted.ok()) return accepted;
+      }
+      tx.Commit();
+      return result;
+    });
   });
 }
 

@@ -63,22 +63,31 @@ std::optional<double> DayOption(const std::string& day) {
   return noon;
 }
 
-// --record: walks `plan` with the recorded outcomes, writing the day's state
-// (at `now`, default now); warns on stderr of outcomes the walk did not use.
-// Throws, before anything is written, when an outcome is not on the ladder.
+// --record: walks `plan` with the recorded outcomes in one transaction,
+// writing the day's state (at `now`, default now). Writes nothing, and fails
+// naming each line, when an outcome is not on the ladder or the walk would not
+// have used it (the day's GCP cap was used up, its quota was blocked, or the
+// walk ended before that rung).
 Result<RouteResult> RecordWalk(Store& store, const RoutePlan& plan,
                                const RecordedOutcomes& recorded, std::optional<double> now) {
   recorded.CheckAgainst(plan);
   WalkOptions walk;
   walk.now = now;
-  auto walked = WalkLadder(
+  walk.recorded = true;
+  walk.accept = [&](const RouteResult& result) {
+    const std::vector<std::string> unused = recorded.Unused(result);
+    if (unused.empty()) return Status::Ok();
+    std::string lines;
+    for (const std::string& line : unused) lines += line + "; ";
+    return Status::InvalidArgument(fmt::format(
+        "nothing was recorded: the outcomes disagree with the walk this store's day state "
+        "allows: {}give the outcome of each rung the dispatcher tried, in ladder order, up to "
+        "the rung that launched or stopped the walk (`hwrec route config show --day` shows the "
+        "day's GCP attempts and quota blocks)",
+        lines));
+  };
+  return WalkLadder(
       store, plan, [&](const Rung& rung) { return recorded.Launch(rung); }, walk);
-  if (walked.ok()) {
-    for (const std::string& warning : recorded.Unused(*walked)) {
-      std::cerr << "hwrec: warning: " << TerminalSafe(warning) << "\n";
-    }
-  }
-  return walked;
 }
 
 // --simulate: a dry run of `plan` against `capacity`.
@@ -124,6 +133,7 @@ Json PlanJson(const RoutePlan& plan, const RouterSettings& settings, bool explai
     out["pruned"].push_back({{"id", p.id}, {"reason", p.reason}});
   }
   if (!plan.no_fit.empty()) out["no_fit"] = plan.no_fit;
+  out["sharded"] = plan.sharded;
   if (explain) {
     out["notes"] = plan.notes;
     out["settings"] = {{"short_job_max_hours", settings.short_job_max_hours},
@@ -138,6 +148,7 @@ void AddResultJson(const RouteResult& r, Json* out) {
   (*out)["realized_width"] = r.realized_width;
   (*out)["degraded"] = r.degraded;
   (*out)["stopped"] = r.stopped;
+  (*out)["counted_gcp_attempt"] = r.counted_gcp_attempt;
   (*out)["attempts"] = Json::array();
   for (const RouteAttempt& a : r.attempts) {
     (*out)["attempts"].push_back(
@@ -370,6 +381,12 @@ int RunRoute(const std::vector<std::string>& args) {
   auto hours = internal::ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
   const std::optional<double> record_time = DayOption(day);
+  if (record_time &&
+      internal::UtcDay(*record_time) > internal::UtcDay(internal::NowEpochSeconds())) {
+    throw UsageError("--day " + day +
+                     " is in the future: --record records a walk already made, today (the "
+                     "default) or on an earlier UTC day");
+  }
   const std::optional<SimulatedCapacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));
   const std::optional<RecordedOutcomes> recorded =

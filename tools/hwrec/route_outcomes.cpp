@@ -112,11 +112,19 @@ std::vector<std::string> RecordedOutcomes::Unused(const RouteResult& result) con
     if (reached != nullptr && ToString(reached->outcome) == ToString(entry.result.outcome)) {
       continue;
     }
-    unused.push_back(
-        fmt::format("{} line {}: the outcome of '{}' was not used: the walk {}", source_,
-                    entry.line, entry.rung,
-                    reached ? fmt::format("skipped that rung ({})", ToString(reached->outcome))
-                            : std::string("ended before that rung")));
+    std::string why;
+    if (reached != nullptr) {
+      why = fmt::format("the walk skipped that rung ({}: {})", ToString(reached->outcome),
+                        reached->detail);
+    } else if (!result.attempts.empty()) {
+      const RouteAttempt& last = result.attempts.back();
+      why = fmt::format("the walk ended before that rung, at '{}' ({})", last.rung.id,
+                        ToString(last.outcome));
+    } else {
+      why = "the walk reached no rung";
+    }
+    unused.push_back(fmt::format("{} line {}: the outcome of '{}' cannot have happened: {}",
+                                 source_, entry.line, entry.rung, why));
   }
   return unused;
 }

@@ -29,7 +29,9 @@ class RecordedOutcomes {
   LaunchResult Launch(const Rung& rung) const;
 
   // "<source> line N: …" for each outcome the walk never asked for (it skipped
-  // the rung, or ended before it): the record and the walk disagree there.
+  // the rung, because the day's GCP cap was used up or its quota was blocked,
+  // or ended before it): the record and the walk disagree there, and
+  // `hwrec route --record` writes nothing.
   std::vector<std::string> Unused(const RouteResult& result) const;
 
  private:
