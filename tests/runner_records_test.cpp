@@ -605,6 +605,9 @@ TEST_CASE("simulated capacity: a bad file is InvalidArgument naming the file and
       {R"({"failures": {"gcp/*": "launched"}})",
        "cap.json: failures 'gcp/*' must be capacity_miss, quota_exceeded, config_error, "
        "permission_error or workload_failure"},
+      {R"({"failures": {"gcp/*": "not_tried"}})",
+       "cap.json: failures 'gcp/*' must be capacity_miss, quota_exceeded, config_error, "
+       "permission_error or workload_failure"},
       {R"({"day": "July 8"})", "cap.json: day 'July 8' is not a UTC date: use YYYY-MM-DD"},
       {R"({"capacity": []})",
        "cap.json: 'capacity' is not understood: use available (array), failures (object) or day "

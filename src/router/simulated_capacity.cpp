@@ -40,7 +40,10 @@ std::optional<std::string> ReadMember(const std::string& key, const Json& value,
     for (auto f = value.begin(); f != value.end(); ++f) {
       const auto outcome =
           f->is_string() ? ParseLaunchOutcome(f->get<std::string>()) : std::nullopt;
-      if (!outcome || *outcome == LaunchOutcome::kLaunched) {
+      // A simulated launcher tries every rung it reaches: "launched" is what
+      // `available` says, and "not_tried" belongs to a recorded walk.
+      if (!outcome || *outcome == LaunchOutcome::kLaunched ||
+          *outcome == LaunchOutcome::kNotTried) {
         return fmt::format(
             "failures '{}' must be capacity_miss, quota_exceeded, config_error, "
             "permission_error or workload_failure",
