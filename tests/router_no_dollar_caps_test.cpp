@@ -1,7 +1,8 @@
 // No dollar caps anywhere in the router (DESIGN §8): GCP credits are not what
 // limits a dispatch, wall-clock is, and RunPod is held back by its place at the
 // end of the ladder, not by a budget. This test reads the router's code, its
-// migrations, its binding and the examples of docs/ROUTER.md, and the
+// migrations, its binding, its Python stubs, the Python examples and the
+// examples of docs/ROUTER.md, and the
 // configuration a fresh store holds, and fails on any identifier or
 // configuration key that speaks of money.
 #include <catch2/catch.hpp>
@@ -28,15 +29,21 @@ const std::set<std::string> kMoneyWords = {
     "spent",   "price",   "prices",  "pricing", "cost", "costs",   "money", "credit",
     "credits", "billing", "invoice", "fee",     "fees", "payment", "wallet"};
 
-// The words of one identifier: split at '_', '-', '.' and lower-to-upper case
-// changes, lower-cased ("maxCostUsd" -> max, cost, usd).
+// The words of one identifier: split at '_', '-', '.', lower-to-upper case
+// changes and the end of an upper-case run, lower-cased ("maxCostUsd" -> max,
+// cost, usd; "maxUSDPerDay" -> max, usd, per, day).
 std::vector<std::string> WordsOf(const std::string& identifier) {
+  const auto upper = [&](std::size_t i) {
+    return i < identifier.size() && std::isupper(static_cast<unsigned char>(identifier[i]));
+  };
+  const auto lower = [&](std::size_t i) {
+    return i < identifier.size() && std::islower(static_cast<unsigned char>(identifier[i]));
+  };
   std::vector<std::string> words;
   std::string word;
   for (std::size_t i = 0; i < identifier.size(); ++i) {
     const char c = identifier[i];
-    const bool boundary = i > 0 && std::isupper(static_cast<unsigned char>(c)) &&
-                          std::islower(static_cast<unsigned char>(identifier[i - 1]));
+    const bool boundary = i > 0 && upper(i) && (lower(i - 1) || (upper(i - 1) && lower(i + 1)));
     if (!std::isalnum(static_cast<unsigned char>(c)) || boundary) {
       if (!word.empty()) words.push_back(word);
       word.clear();
@@ -61,16 +68,53 @@ std::vector<std::string> MoneyNames(const std::string& text) {
   return found;
 }
 
-// Code without its comments: `//` (C++) or `--` (SQL) to the end of the line.
+// Code without its comments: from `marker` (`//` in C++, `--` in SQL, `#` in
+// Python) to the end of the line, outside string literals, which are kept
+// (configuration keys live in them). Knows C++ raw strings and Python's
+// triple-quoted ones; a newline ends any other string.
 std::string WithoutComments(const std::string& text, const std::string& marker) {
   std::string out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    out += line.substr(0, line.find(marker)) + "\n";
-    start = end + 1;
+  std::size_t i = 0;
+  const auto at = [&](std::size_t pos, const std::string& token) {
+    return text.compare(pos, token.size(), token) == 0;
+  };
+  // Copies the literal that starts at `i`, opened by `open_length` characters
+  // and ended by `close` (escapes honoured unless `raw`); a newline ends it
+  // unless `multiline`.
+  const auto copy_literal = [&](std::size_t open_length, const std::string& close, bool raw,
+                                bool multiline) {
+    out += text.substr(i, open_length);
+    i += open_length;
+    while (i < text.size()) {
+      if (!raw && text[i] == '\\' && i + 1 < text.size()) {
+        out += text.substr(i, 2);
+        i += 2;
+      } else if (at(i, close)) {
+        out += close;
+        i += close.size();
+        return;
+      } else if (text[i] == '\n' && !multiline) {
+        return;
+      } else {
+        out += text[i++];
+      }
+    }
+  };
+  while (i < text.size()) {
+    if (at(i, marker)) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (marker == "#" && (at(i, "\"\"\"") || at(i, "'''"))) {
+      copy_literal(3, text.substr(i, 3), false, true);
+    } else if (marker == "//" && at(i, "R\"")) {
+      const std::size_t paren = text.find('(', i);
+      if (paren == std::string::npos) break;
+      const std::string delimiter = text.substr(i + 2, paren - i - 2);
+      copy_literal(paren + 1 - i, ")" + delimiter + "\"", true, true);
+    } else if (text[i] == '"' || text[i] == '\'') {
+      copy_literal(1, std::string(1, text[i]), false, false);
+    } else {
+      out += text[i++];
+    }
   }
   return out;
 }
@@ -108,11 +152,19 @@ std::string DefinedIn(const std::string& markdown) {
 std::vector<std::pair<std::string, std::string>> RouterSources() {
   const fs::path root = hwrec::test::SourcePath("");
   std::vector<std::pair<std::string, std::string>> files;  // path, comment marker
-  for (const char* header :
-       {"include/hwrec/router.h", "include/hwrec/router_config.h", "include/hwrec/ladder.h",
-        "include/hwrec/ladder_walk.h", "include/hwrec/simulated_capacity.h",
-        "tools/hwrec/cmd_route.cpp", "python/src/store_route.cpp", "python/src/values_route.cpp"}) {
+  for (const char* header : {"include/hwrec/router.h", "include/hwrec/router_config.h",
+                             "include/hwrec/ladder.h", "include/hwrec/ladder_walk.h",
+                             "include/hwrec/simulated_capacity.h", "tools/hwrec/cmd_route.cpp",
+                             "tools/hwrec/route_outcomes.h", "tools/hwrec/route_outcomes.cpp",
+                             "python/src/store_route.cpp", "python/src/values_route.cpp"}) {
     files.emplace_back(header, "//");
+  }
+  // The Python surface a dispatcher codes against, and the examples it copies.
+  files.emplace_back("python/hwrec/__init__.pyi", "#");
+  for (const auto& entry : fs::directory_iterator(root / "examples")) {
+    if (entry.path().extension() == ".py") {
+      files.emplace_back(fs::relative(entry.path(), root).string(), "#");
+    }
   }
   for (const auto& entry : fs::directory_iterator(root / "src/router")) {
     files.emplace_back(fs::relative(entry.path(), root).string(), "//");
@@ -150,7 +202,18 @@ TEST_CASE("router: the money-word scan finds a cap however it is spelt", "[route
   CHECK(MoneyNames("PricePerHour").size() == 1);
   // Words that merely contain one are not money: suspend, used, capacity.
   CHECK(MoneyNames("suspend(used); gcp_daily_attempt_cap; capacity_miss; accusd").empty());
+  CHECK(MoneyNames("USDCap") == std::vector<std::string>{"USDCap"});
+  CHECK(MoneyNames("maxUSDPerDay") == std::vector<std::string>{"maxUSDPerDay"});
+  CHECK(MoneyNames("GCPCreditLimit").size() == 1);
   CHECK(WithoutComments("int a; // costs real dollars\n", "//") == "int a; \n");
+  // A comment marker inside a string is no comment.
+  CHECK(WithoutComments("url = \"http://x\"; spend_cap = 1; // note\n", "//") ==
+        "url = \"http://x\"; spend_cap = 1; \n");
+  CHECK(WithoutComments("s = R\"(a // b)\"; cost = 2;\n", "//") ==
+        "s = R\"(a // b)\"; cost = 2;\n");
+  CHECK(WithoutComments("k = '--x'; fee -- why\n", "--") == "k = '--x'; fee \n");
+  CHECK(WithoutComments("d = \"\"\"a # b\n\"\"\" # note\nbudget = 1\n", "#") ==
+        "d = \"\"\"a # b\n\"\"\" \nbudget = 1\n");
   CHECK(DefinedIn("It costs money.\n```json\n{\"cost_cap\": 1}\n```\nsee `budget_usd`\n") ==
         "{\"cost_cap\": 1}\nbudget_usd\n");
 }
