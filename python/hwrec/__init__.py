@@ -52,6 +52,7 @@ __all__ = [
     "RouterDayState",
     "Rung",
     "PrunedRung",
+    "QuotaBlock",
     "SchemaMismatchError",
     "Store",
     "StoreStatus",

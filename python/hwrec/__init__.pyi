@@ -241,10 +241,19 @@ class RoutePlan:
     walk: Optional[RouteResult]
     def to_dict(self) -> dict[str, Any]: ...
 
+class QuotaBlock:
+    """A quota found exhausted today: rungs needing `gpus` or more of it are skipped."""
+    gpu_model: str
+    quota_class: str  # "preemptible" or "on_demand"
+    gpus: int
+    reason: str
+    def to_dict(self) -> dict[str, Any]: ...
+
 class RouterDayState:
     day: str
     gcp_attempts: int
     exhausted_quotas: list[str]
+    quota_blocks: list[QuotaBlock]
     def to_dict(self) -> dict[str, Any]: ...
 
 Candidate = Union[str, Dict[str, Any]]

@@ -80,11 +80,21 @@ py::dict PlanDict(const RoutePlanView& v) {
   return d;
 }
 
+py::dict QuotaBlockDict(const QuotaBlock& b) {
+  py::dict d;
+  d["gpu_model"] = b.gpu_model;
+  d["quota_class"] = Name(ToString(b.quota_class));
+  d["gpus"] = b.gpus;
+  d["reason"] = b.reason;
+  return d;
+}
+
 py::dict DayDict(const RouterDayState& s) {
   py::dict d;
   d["day"] = s.day;
   d["gcp_attempts"] = s.gcp_attempts;
   d["exhausted_quotas"] = py::cast(s.exhausted_quotas);
+  d["quota_blocks"] = DictList(s.quota_blocks, QuotaBlockDict);
   return d;
 }
 
@@ -156,10 +166,21 @@ void RegisterRouteValues(py::module_& m) {
       .def_readonly("walk", &RoutePlanView::walk);
   AddDictAndRepr(plan, "RoutePlan", PlanDict);
 
+  py::class_<QuotaBlock> block(
+      m, "QuotaBlock",
+      "A quota found exhausted today: rungs needing `gpus` or more of it are skipped.");
+  block.def_readonly("gpu_model", &QuotaBlock::gpu_model)
+      .def_property_readonly("quota_class",
+                             [](const QuotaBlock& b) { return Name(ToString(b.quota_class)); })
+      .def_readonly("gpus", &QuotaBlock::gpus)
+      .def_readonly("reason", &QuotaBlock::reason);
+  AddDictAndRepr(block, "QuotaBlock", QuotaBlockDict);
+
   py::class_<RouterDayState> day(m, "RouterDayState", "The walker's per-UTC-day state.");
   day.def_readonly("day", &RouterDayState::day)
       .def_readonly("gcp_attempts", &RouterDayState::gcp_attempts)
-      .def_readonly("exhausted_quotas", &RouterDayState::exhausted_quotas);
+      .def_readonly("exhausted_quotas", &RouterDayState::exhausted_quotas)
+      .def_readonly("quota_blocks", &RouterDayState::quota_blocks);
   AddDictAndRepr(day, "RouterDayState", DayDict);
 }
 

@@ -73,7 +73,8 @@ def test_walk_moves_past_capacity_misses_and_records_the_day(store):
     assert repr(result).startswith("RouteResult(intent='capture-7b'")
     day = store.router_day(now=DAY)
     assert day.day == "2026-07-08" and day.gcp_attempts == 1
-    assert day.to_dict() == {"day": "2026-07-08", "gcp_attempts": 1, "exhausted_quotas": []}
+    assert day.to_dict() == {"day": "2026-07-08", "gcp_attempts": 1, "exhausted_quotas": [],
+                             "quota_blocks": []}
     assert repr(day).startswith("RouterDayState(day='2026-07-08'")
 
 
@@ -90,6 +91,13 @@ def test_a_quota_exceeded_blocks_its_quota_for_the_day(store):
     day = store.router_day(now=DAY)
     assert len(day.exhausted_quotas) == 1
     assert first.gpu_model in day.exhausted_quotas[0]
+    [block] = day.quota_blocks
+    assert isinstance(block, hwrec.QuotaBlock)
+    assert (block.gpu_model, block.quota_class, block.gpus) == (first.gpu_model, "preemptible", 8)
+    assert block.reason == "PREEMPTIBLE quota used up"
+    assert day.to_dict()["quota_blocks"] == [{"gpu_model": first.gpu_model,
+                                              "quota_class": "preemptible", "gpus": 8,
+                                              "reason": "PREEMPTIBLE quota used up"}]
     again = store.walk(plan, lambda rung: "capacity_miss", now=DAY)
     assert "skipped_quota_exhausted" in [a.outcome for a in again.attempts]
 
