@@ -1,5 +1,6 @@
 // Examples in a Markdown document, as the docs tests re-run them: every
-// ```console block's commands (after "$ ") with the output printed under each,
+// ```console block's commands (after "$ ") with the output printed under each
+// (stdout, then stderr, then "[exit N]" when the command exits N != 0),
 // and the ```lang file=NAME blocks that define files the commands read.
 // Rewrite() puts actual outputs in place of the printed ones, so that a
 // deliberate change regenerates the document.
@@ -15,7 +16,7 @@ namespace hwrec::test {
 
 struct DocExample {
   std::string command;    // without the "$ "
-  std::string expected;   // stdout then stderr, as printed
+  std::string expected;   // stdout, stderr and "[exit N]" when not 0, as printed
   int line = 0;           // of the command, 1-based
   std::size_t first = 0;  // output lines [first, last) of the document, 0-based
   std::size_t last = 0;

@@ -139,7 +139,8 @@ void CheckCliDocExamples(const std::string& relative, std::size_t min_examples) 
     REQUIRE(example.command.rfind("hwrec ", 0) == 0);
     const auto r = RunShell(fmt::format("cd {} && {} {}", ShellQuote(dir.path().string()),
                                         ShellQuote(HWREC_CLI_PATH), example.command.substr(6)));
-    actual[i] = r.out + r.err;
+    // A command that fails shows its exit code last, as "[exit 5]".
+    actual[i] = r.out + r.err + (r.exit_code == 0 ? "" : fmt::format("[exit {}]\n", r.exit_code));
     if (!update) CHECK(actual[i] == example.expected);
   }
   if (update) WriteFile(path, RewriteDocExamples(doc, actual));
