@@ -91,6 +91,14 @@ struct Fixture {
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);
   }
+  // Executions as given, every one accepted.
+  void Ingest(const std::vector<Observation>& batch) {
+    const auto ingestor = Ingestor::Open(*store).value();
+    auto summary = ingestor->Ingest(batch);
+    INFO(summary.status().ToString());
+    REQUIRE(summary.ok());
+    REQUIRE(summary->accepted == static_cast<std::int64_t>(batch.size()));
+  }
   // An evaluator over one registered pool, "a100" (eight full A100 80GB cards).
   std::unique_ptr<PlacementEvaluator> EvaluatorOverOneA100Pool() {
     Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
@@ -687,6 +695,73 @@ TEST_CASE(
   CHECK(*h100.needs.gpu_compute_fraction == Approx(0.45));
   CHECK(*h100.waste.card == Approx(0.05));
   CHECK(*l4.waste.card == Approx(0.63).margin(0.005));
+}
+
+TEST_CASE(
+    "placement: history counts only executions that ran: a failed run allows no architecture, a "
+    "cancelled one casts no GPU vote",
+    "[placement][engine]") {
+  Fixture f;
+  NodePool arm_gpu = Pool("arm-a100", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d-arm");
+  arm_gpu.hardware.architecture = "aarch64";
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), arm_gpu,
+              CpuPool("x86-cpu")});
+  std::vector<Observation> batch;
+  for (int n = 0; n < 3; ++n) batch.push_back(Ran("a100-3g", n, 17, 0.8, 4000, 8 * kGiB));
+  // Newer: two runs on aarch64 that never started (exec format error) and
+  // four cancelled before they touched a GPU.
+  for (int n = 10; n < 12; ++n) {
+    Observation o = Ran("arm-a100", n, 0, 0, 100, kGiB);
+    o.finished_at = kNow - 60 - n;
+    o.status = ExecutionStatus::kFailed;
+    batch.push_back(o);
+  }
+  for (int n = 20; n < 24; ++n) {
+    Observation o = Ran("x86-cpu", n, 0, 0, 100, kGiB);
+    o.finished_at = kNow - 60 - n;
+    o.status = ExecutionStatus::kCancelled;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"x86-cpu", "arm-a100", "a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.history_executions == 3);
+  CHECK(result.shape.gpu_executions == 3);
+  CHECK(result.shape.architectures == std::vector<std::string>{"x86_64"});
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
+  const auto by_pool = ByPool(result);
+  CHECK_FALSE(by_pool.at("arm-a100").feasible);
+  CHECK_THAT(by_pool.at("arm-a100").reason,
+             Catch::Contains("ran only on x86_64 (its last 3 executions); this pool is aarch64"));
+  CHECK(by_pool.at("x86-cpu").reason == "needs 1 GPU; this pool has none");
+}
+
+TEST_CASE(
+    "placement: a gpu_oom run and a requested GPU figure count as GPU use in the workload's "
+    "history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register(
+      {Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), CpuPool("x86-cpu")});
+  // Neither GPU run reported a GPU figure of its own: one ran out of GPU
+  // memory, the other was given GPU memory and a share.
+  Observation oom = Ran("a100-3g", 0, 0, 0, 4000, 8 * kGiB);
+  oom.status = ExecutionStatus::kGpuOom;
+  Observation given = Ran("a100-3g", 1, 0, 0, 4000, 8 * kGiB);
+  given.requested.gpu_memory_gb = 20;
+  given.requested.gpu_compute_fraction = 3.0 / 7;
+  const Observation cpu = Ran("x86-cpu", 2, 0, 0, 4000, 8 * kGiB);
+  f.Ingest({oom, given, cpu});
+  const auto result = f.Place(Execution(), std::vector<std::string>{"x86-cpu", "a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.gpu_executions == 2);
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
+  CHECK_THAT(ByPool(result).at("a100-3g").notes,
+             Catch::VectorContains(
+                 std::string("gpu_count 1 from history: 2 of its last 3 executions used GPUs")));
 }
 
 }  // namespace hwrec
