@@ -179,7 +179,9 @@ TEST_CASE("placement: no pool is judged infeasible by a figure learned on anothe
   CHECK(*a100.needs.gpu_memory_gb == Approx(17 * 1.1));
   CHECK(*a100.needs.gpu_compute_fraction <= 3.0 / 7);
   CHECK(a100.waste.compute_shortfall == 0);
-  CHECK(a100.notes.empty());
+  // No shortfall noted: only where the undeclared architecture came from.
+  CHECK(a100.notes == std::vector<std::string>{
+                          "architecture x86_64 from history: its last 10 executions ran on it"});
   CHECK(a100.request.gpu_config_id == std::optional<std::string>("nvidia-a100-40gb-mig-3g.20gb"));
   CHECK(Origin(a100, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
   CHECK(Origin(a100, FigureKind::kGpuComputeFraction).provenance == Provenance::kExact);
@@ -211,8 +213,8 @@ TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged t
   CHECK_FALSE(mystery.waste.card.has_value());
   CHECK_FALSE(mystery.request.gpu_config_id.has_value());
   CHECK(*mystery.request.gpu_memory_gb == Approx(38.5));  // the need: no partition to round to
-  REQUIRE(mystery.notes.size() == 1);
-  CHECK_THAT(mystery.notes[0], Catch::Contains("unknown size"));
+  REQUIRE(mystery.notes.size() == 2);  // and where the undeclared architecture came from
+  CHECK_THAT(mystery.notes[1], Catch::Contains("unknown size"));
 
   // Even a declared need larger than any card leaves it eligible.
   DeclaredResources huge = OneGpu();
@@ -241,8 +243,8 @@ TEST_CASE(
   CHECK(e.feasible);
   CHECK_FALSE(e.waste.card.has_value());
   CHECK_FALSE(e.request.gpu_config_id.has_value());
-  REQUIRE(e.notes.size() == 1);
-  CHECK_THAT(e.notes[0], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
+  REQUIRE(e.notes.size() == 2);  // and where the undeclared architecture came from
+  CHECK_THAT(e.notes[1], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
 }
 
 TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation",
@@ -762,6 +764,76 @@ TEST_CASE(
   CHECK_THAT(ByPool(result).at("a100-3g").notes,
              Catch::VectorContains(
                  std::string("gpu_count 1 from history: 2 of its last 3 executions used GPUs")));
+}
+
+TEST_CASE(
+    "placement: every candidate's notes say the architecture and the GPU count came from history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              ArmCpuPool("arm-cpu"), CpuPool("x86-cpu")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"arm-cpu", "x86-cpu", "a100-3g"});
+  for (const CandidateEvaluation& e : result.evaluations) {
+    INFO(e.node_pool_id);
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "gpu_count 1 from history: 5 of its last 5 executions used GPUs")));
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "architecture x86_64 from history: its last 5 executions ran on it")));
+  }
+  // Declared, the architecture is not noted; the GPU count still is.
+  DeclaredResources x86;
+  x86.architecture = "x86_64";
+  const auto declared = f.Place(Execution(x86), std::vector<std::string>{"a100-3g"});
+  for (const std::string& note : declared.evaluations[0].notes) {
+    CHECK_THAT(note, !Catch::Contains("architecture"));
+  }
+  CHECK(declared.evaluations[0].notes.front() ==
+        "gpu_count 1 from history: 5 of its last 5 executions used GPUs");
+}
+
+TEST_CASE(
+    "placement: a GPU count taken from history tells the author to declare gpu_count for more "
+    "than one GPU",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const std::string hint =
+      "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not the "
+      "execution's): declare gpu_count when the execution uses more than one";
+  const auto result = f.Place(Execution(), std::vector<std::string>{"a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK_THAT(result.evaluations[0].notes, Catch::VectorContains(hint));
+  DeclaredResources two;
+  two.gpu_count = 2;
+  const auto declared = f.Place(Execution(two), std::vector<std::string>{"a100-3g"});
+  CHECK(declared.shape.gpu_count == 2);
+  CHECK_THAT(declared.evaluations[0].notes, !Catch::VectorContains(hint));
+}
+
+TEST_CASE(
+    "placement: a retry floor with GPU figures but no gpu_count asks for a GPU, with nothing "
+    "declared and no history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({CpuPool("cpu"), Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  ExecutionToPlace retry = Execution();
+  DeclaredResources floor;
+  floor.gpu_memory_gb = 30;
+  retry.retry_floor = floor;
+  const auto result = f.Place(retry, std::vector<std::string>{"cpu", "a100-80"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.gpu_count_source == ShapeSource::kRetryFloor);
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  const CandidateEvaluation& chosen = *result.chosen_evaluation();
+  CHECK(chosen.node_pool_id == "a100-80");
+  CHECK(*chosen.needs.gpu_memory_gb == 30);
+  CHECK(Origin(chosen, FigureKind::kGpuMemoryGb).source == FigureSource::kRetryFloor);
+  CHECK_THAT(chosen.notes, Catch::VectorContains(std::string(
+                               "gpu_count 1 from the retry floor: it sets gpu_memory_gb")));
+  CHECK(ByPool(result).at("cpu").reason == "needs 1 GPU; this pool has none");
 }
 
 }  // namespace hwrec

@@ -354,8 +354,8 @@ std::string LastExecutions(std::int64_t n) {
 
 // One GPU when at least half of the recent executions used GPUs. The record
 // of an execution says which card it had, not how many (hardware.gpu_count is
-// the node's), so history never asks for more than one.
-void GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
+// the node's), so history never asks for more than one. Returns the note.
+std::string GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   shape.gpu_count = 2 * history.gpu_executions >= history.executions ? 1 : 0;
   shape.gpu_count_source = ShapeSource::kHistory;
@@ -369,32 +369,72 @@ void GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) 
     used = fmt::format("{} of {} used GPUs", history.gpu_executions,
                        LastExecutions(history.executions));
   }
-  facts->shape_notes.push_back(fmt::format("gpu_count {} from history: {}", shape.gpu_count, used));
+  return fmt::format("gpu_count {} from history: {}", shape.gpu_count, used);
+}
+
+// "architecture x86_64 from history: its last 5 executions ran on it".
+std::string ArchitectureFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
+  ExecutionShape& shape = facts->shape;
+  shape.architectures = history.architectures;
+  shape.architecture_source = ShapeSource::kHistory;
+  for (const std::string& architecture : shape.architectures) {
+    if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
+    facts->architecture_words += architecture;
+  }
+  const bool one = shape.architectures.size() == 1;
+  return fmt::format("{} {} from history: {} ran on {}", one ? "architecture" : "architectures",
+                     facts->architecture_words, facts->history_words, one ? "it" : "them");
+}
+
+// A retry floor's gpu_count raises the count; GPU figures in a floor without
+// one mean the execution ran out on a GPU: at least one. Returns the note, or "".
+std::string GpuCountFromRetryFloor(const DeclaredResources& floor, ExecutionShape* shape) {
+  if (floor.gpu_count) {
+    if (*floor.gpu_count <= shape->gpu_count) return "";
+    shape->gpu_count = *floor.gpu_count;
+    shape->gpu_count_source = ShapeSource::kRetryFloor;
+    return fmt::format("gpu_count {} from the retry floor", shape->gpu_count);
+  }
+  if (shape->gpu_count > 0 || !(floor.gpu_memory_gb || floor.gpu_compute_fraction)) return "";
+  shape->gpu_count = 1;
+  shape->gpu_count_source = ShapeSource::kRetryFloor;
+  const char* fields = !floor.gpu_compute_fraction ? "gpu_memory_gb"
+                       : !floor.gpu_memory_gb      ? "gpu_compute_fraction"
+                                                   : "gpu_memory_gb and gpu_compute_fraction";
+  return fmt::format("gpu_count 1 from the retry floor: it sets {}", fields);
 }
 
 }  // namespace
 
+// Every candidate's notes say where what was not declared came from: the GPU
+// count, the architectures, and (a count of 1 from history) how to ask for more.
 void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   const ExecutionToPlace& execution = *facts->execution;
+  std::string gpu_note;
+  std::string architecture_note;
   if (ShapeNeedsHistory(*facts) && history.executions > 0) {
     shape.history_executions = history.executions;
     shape.gpu_executions = history.gpu_executions;
     facts->history_words = LastExecutions(history.executions);
-    if (shape.gpu_count_source == ShapeSource::kNone) GpuCountFromHistory(history, facts);
+    if (shape.gpu_count_source == ShapeSource::kNone) {
+      gpu_note = GpuCountFromHistory(history, facts);
+    }
     if (shape.architecture_source == ShapeSource::kNone && !history.architectures.empty()) {
-      shape.architectures = history.architectures;
-      shape.architecture_source = ShapeSource::kHistory;
-      for (const std::string& architecture : shape.architectures) {
-        if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
-        facts->architecture_words += architecture;
-      }
+      architecture_note = ArchitectureFromHistory(history, facts);
     }
   }
-  if (execution.retry_floor && execution.retry_floor->gpu_count &&
-      *execution.retry_floor->gpu_count > shape.gpu_count) {
-    shape.gpu_count = *execution.retry_floor->gpu_count;
-    shape.gpu_count_source = ShapeSource::kRetryFloor;
+  if (execution.retry_floor) {
+    std::string floor_note = GpuCountFromRetryFloor(*execution.retry_floor, &shape);
+    if (!floor_note.empty()) gpu_note = std::move(floor_note);
+  }
+  for (std::string* note : {&gpu_note, &architecture_note}) {
+    if (!note->empty()) facts->shape_notes.push_back(std::move(*note));
+  }
+  if (shape.gpu_count_source == ShapeSource::kHistory && shape.gpu_count == 1) {
+    facts->shape_notes.emplace_back(
+        "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not "
+        "the execution's): declare gpu_count when the execution uses more than one");
   }
 }
 
