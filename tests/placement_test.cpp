@@ -836,4 +836,32 @@ TEST_CASE(
   CHECK(ByPool(result).at("cpu").reason == "needs 1 GPU; this pool has none");
 }
 
+TEST_CASE(
+    "placement: an unknown GPU memory need leaves the card waste and the score unknown, not a "
+    "whole card wasted",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  DeclaredResources share = OneGpu();  // no history: only the compute share is known
+  share.gpu_compute_fraction = 0.3;
+  const auto result = f.Place(Execution(share), std::vector<std::string>{"a100-80", "a100-40-3g"});
+  for (const CandidateEvaluation& e : result.evaluations) {
+    INFO(e.node_pool_id);
+    CHECK(e.feasible);
+    CHECK_FALSE(e.waste.card.has_value());
+    CHECK_FALSE(e.waste.score.has_value());
+    CHECK(e.waste.compute_shortfall == std::optional<double>(0));
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "GPU memory needed is unknown (no history of it, none declared): "
+                            "card waste and score unknown, ranked after every pool with a known "
+                            "score; declare gpu_memory_gb to score it")));
+  }
+  // With the memory need known the same pools score.
+  share.gpu_memory_gb = 10;
+  const auto known = f.Place(Execution(share), std::vector<std::string>{"a100-80", "a100-40-3g"});
+  CHECK(Order(known) == std::vector<std::string>{"a100-40-3g", "a100-80"});
+  CHECK(*known.evaluations[0].waste.score == Approx(0.5 - 0.3));
+}
+
 }  // namespace hwrec

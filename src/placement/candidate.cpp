@@ -236,6 +236,11 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
   }
+  if (!needs.gpu_memory_gb) {
+    out->notes.push_back(
+        "GPU memory needed is unknown (no history of it, none declared): card waste and score "
+        "unknown, ranked after every pool with a known score; declare gpu_memory_gb to score it");
+  }
   if (!needs.gpu_compute_fraction && p->compute_fraction < 1 - kEpsilon) {
     out->notes.push_back(fmt::format(
         "compute share needed on {} is unknown (no history on it, none declared): "
@@ -258,7 +263,8 @@ double IdleShare(std::optional<std::int64_t> used, Capacity capacity) {
 
 // The score terms (docs/PLACEMENT.md "Score"): cards' worth given but not
 // needed, cards' worth of compute share needed but not given, and their
-// weighted sum; a term that cannot be known is left absent.
+// weighted sum; a term that cannot be known is left absent (an unknown GPU
+// memory need leaves the card waste unknown: it is not "no memory needed").
 void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                 CandidateEvaluation* out) {
   PlacementWaste& w = out->waste;
@@ -276,16 +282,17 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   const GpuPartition& p = *pool.partition;
   const double gpus = static_cast<double>(e.shape.gpu_count);
   const std::optional<double>& share = out->needs.gpu_compute_fraction;
-  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
-  const double used =
-      std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb, share.value_or(0));
-  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
   if (share) {
     w.compute_shortfall =
         RoundToDecimals(gpus * std::max(0.0, *share - p.compute_fraction), kWastePlaces);
   } else if (p.compute_fraction >= 1 - kEpsilon) {
     w.compute_shortfall = 0;  // a whole card's compute is never short
   }
+  const std::optional<double>& memory = out->needs.gpu_memory_gb;
+  if (!memory) return;  // noted by JudgeGpu
+  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
+  const double used = std::max(*memory / pool.card->memory_gb, share.value_or(0));
+  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
   if (w.compute_shortfall) {
     w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
   }
