@@ -91,6 +91,14 @@ struct Fixture {
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 5);
   }
+  // Executions as given, every one accepted.
+  void Ingest(const std::vector<Observation>& batch) {
+    const auto ingestor = Ingestor::Open(*store).value();
+    auto summary = ingestor->Ingest(batch);
+    INFO(summary.status().ToString());
+    REQUIRE(summary.ok());
+    REQUIRE(summary->accepted == static_cast<std::int64_t>(batch.size()));
+  }
   // An evaluator over one registered pool, "a100" (eight full A100 80GB cards).
   std::unique_ptr<PlacementEvaluator> EvaluatorOverOneA100Pool() {
     Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
@@ -171,7 +179,9 @@ TEST_CASE("placement: no pool is judged infeasible by a figure learned on anothe
   CHECK(*a100.needs.gpu_memory_gb == Approx(17 * 1.1));
   CHECK(*a100.needs.gpu_compute_fraction <= 3.0 / 7);
   CHECK(a100.waste.compute_shortfall == 0);
-  CHECK(a100.notes.empty());
+  // No shortfall noted: only where the undeclared architecture came from.
+  CHECK(a100.notes == std::vector<std::string>{
+                          "architecture x86_64 from history: its last 10 executions ran on it"});
   CHECK(a100.request.gpu_config_id == std::optional<std::string>("nvidia-a100-40gb-mig-3g.20gb"));
   CHECK(Origin(a100, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
   CHECK(Origin(a100, FigureKind::kGpuComputeFraction).provenance == Provenance::kExact);
@@ -203,8 +213,8 @@ TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged t
   CHECK_FALSE(mystery.waste.card.has_value());
   CHECK_FALSE(mystery.request.gpu_config_id.has_value());
   CHECK(*mystery.request.gpu_memory_gb == Approx(38.5));  // the need: no partition to round to
-  REQUIRE(mystery.notes.size() == 1);
-  CHECK_THAT(mystery.notes[0], Catch::Contains("unknown size"));
+  REQUIRE(mystery.notes.size() == 2);  // and where the undeclared architecture came from
+  CHECK_THAT(mystery.notes[1], Catch::Contains("unknown size"));
 
   // Even a declared need larger than any card leaves it eligible.
   DeclaredResources huge = OneGpu();
@@ -233,8 +243,8 @@ TEST_CASE(
   CHECK(e.feasible);
   CHECK_FALSE(e.waste.card.has_value());
   CHECK_FALSE(e.request.gpu_config_id.has_value());
-  REQUIRE(e.notes.size() == 1);
-  CHECK_THAT(e.notes[0], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
+  REQUIRE(e.notes.size() == 2);  // and where the undeclared architecture came from
+  CHECK_THAT(e.notes[1], Catch::Contains("gpu_mode") && Catch::Contains("unknown size"));
 }
 
 TEST_CASE("placement: an OOM-retry floor is kept above a lower recommendation",
@@ -687,6 +697,171 @@ TEST_CASE(
   CHECK(*h100.needs.gpu_compute_fraction == Approx(0.45));
   CHECK(*h100.waste.card == Approx(0.05));
   CHECK(*l4.waste.card == Approx(0.63).margin(0.005));
+}
+
+TEST_CASE(
+    "placement: history counts only executions that ran: a failed run allows no architecture, a "
+    "cancelled one casts no GPU vote",
+    "[placement][engine]") {
+  Fixture f;
+  NodePool arm_gpu = Pool("arm-a100", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d-arm");
+  arm_gpu.hardware.architecture = "aarch64";
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), arm_gpu,
+              CpuPool("x86-cpu")});
+  std::vector<Observation> batch;
+  for (int n = 0; n < 3; ++n) batch.push_back(Ran("a100-3g", n, 17, 0.8, 4000, 8 * kGiB));
+  // Newer: two runs on aarch64 that never started (exec format error) and
+  // four cancelled before they touched a GPU.
+  for (int n = 10; n < 12; ++n) {
+    Observation o = Ran("arm-a100", n, 0, 0, 100, kGiB);
+    o.finished_at = kNow - 60 - n;
+    o.status = ExecutionStatus::kFailed;
+    batch.push_back(o);
+  }
+  for (int n = 20; n < 24; ++n) {
+    Observation o = Ran("x86-cpu", n, 0, 0, 100, kGiB);
+    o.finished_at = kNow - 60 - n;
+    o.status = ExecutionStatus::kCancelled;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"x86-cpu", "arm-a100", "a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.history_executions == 3);
+  CHECK(result.shape.gpu_executions == 3);
+  CHECK(result.shape.architectures == std::vector<std::string>{"x86_64"});
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
+  const auto by_pool = ByPool(result);
+  CHECK_FALSE(by_pool.at("arm-a100").feasible);
+  CHECK_THAT(by_pool.at("arm-a100").reason,
+             Catch::Contains("ran only on x86_64 (its last 3 executions); this pool is aarch64"));
+  CHECK(by_pool.at("x86-cpu").reason == "needs 1 GPU; this pool has none");
+}
+
+TEST_CASE(
+    "placement: a gpu_oom run and a requested GPU figure count as GPU use in the workload's "
+    "history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register(
+      {Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), CpuPool("x86-cpu")});
+  // Neither GPU run reported a GPU figure of its own: one ran out of GPU
+  // memory, the other was given GPU memory and a share.
+  Observation oom = Ran("a100-3g", 0, 0, 0, 4000, 8 * kGiB);
+  oom.status = ExecutionStatus::kGpuOom;
+  Observation given = Ran("a100-3g", 1, 0, 0, 4000, 8 * kGiB);
+  given.requested.gpu_memory_gb = 20;
+  given.requested.gpu_compute_fraction = 3.0 / 7;
+  const Observation cpu = Ran("x86-cpu", 2, 0, 0, 4000, 8 * kGiB);
+  f.Ingest({oom, given, cpu});
+  const auto result = f.Place(Execution(), std::vector<std::string>{"x86-cpu", "a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.gpu_executions == 2);
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
+  CHECK_THAT(ByPool(result).at("a100-3g").notes,
+             Catch::VectorContains(
+                 std::string("gpu_count 1 from history: 2 of its last 3 executions used GPUs")));
+}
+
+TEST_CASE(
+    "placement: every candidate's notes say the architecture and the GPU count came from history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              ArmCpuPool("arm-cpu"), CpuPool("x86-cpu")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"arm-cpu", "x86-cpu", "a100-3g"});
+  for (const CandidateEvaluation& e : result.evaluations) {
+    INFO(e.node_pool_id);
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "gpu_count 1 from history: 5 of its last 5 executions used GPUs")));
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "architecture x86_64 from history: its last 5 executions ran on it")));
+  }
+  // Declared, the architecture is not noted; the GPU count still is.
+  DeclaredResources x86;
+  x86.architecture = "x86_64";
+  const auto declared = f.Place(Execution(x86), std::vector<std::string>{"a100-3g"});
+  for (const std::string& note : declared.evaluations[0].notes) {
+    CHECK_THAT(note, !Catch::Contains("architecture"));
+  }
+  CHECK(declared.evaluations[0].notes.front() ==
+        "gpu_count 1 from history: 5 of its last 5 executions used GPUs");
+}
+
+TEST_CASE(
+    "placement: a GPU count taken from history tells the author to declare gpu_count for more "
+    "than one GPU",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  const std::string hint =
+      "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not the "
+      "execution's): declare gpu_count when the execution uses more than one";
+  const auto result = f.Place(Execution(), std::vector<std::string>{"a100-3g"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK_THAT(result.evaluations[0].notes, Catch::VectorContains(hint));
+  DeclaredResources two;
+  two.gpu_count = 2;
+  const auto declared = f.Place(Execution(two), std::vector<std::string>{"a100-3g"});
+  CHECK(declared.shape.gpu_count == 2);
+  CHECK_THAT(declared.evaluations[0].notes, !Catch::VectorContains(hint));
+}
+
+TEST_CASE(
+    "placement: a retry floor with GPU figures but no gpu_count asks for a GPU, with nothing "
+    "declared and no history",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({CpuPool("cpu"), Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  ExecutionToPlace retry = Execution();
+  DeclaredResources floor;
+  floor.gpu_memory_gb = 30;
+  retry.retry_floor = floor;
+  const auto result = f.Place(retry, std::vector<std::string>{"cpu", "a100-80"});
+  CHECK(result.shape.gpu_count == 1);
+  CHECK(result.shape.gpu_count_source == ShapeSource::kRetryFloor);
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  const CandidateEvaluation& chosen = *result.chosen_evaluation();
+  CHECK(chosen.node_pool_id == "a100-80");
+  CHECK(*chosen.needs.gpu_memory_gb == 30);
+  CHECK(Origin(chosen, FigureKind::kGpuMemoryGb).source == FigureSource::kRetryFloor);
+  CHECK_THAT(chosen.notes, Catch::VectorContains(std::string(
+                               "gpu_count 1 from the retry floor: it sets gpu_memory_gb")));
+  CHECK(ByPool(result).at("cpu").reason == "needs 1 GPU; this pool has none");
+}
+
+TEST_CASE(
+    "placement: an unknown GPU memory need leaves the card waste and the score unknown, not a "
+    "whole card wasted",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  DeclaredResources share = OneGpu();  // no history: only the compute share is known
+  share.gpu_compute_fraction = 0.3;
+  const auto result = f.Place(Execution(share), std::vector<std::string>{"a100-80", "a100-40-3g"});
+  for (const CandidateEvaluation& e : result.evaluations) {
+    INFO(e.node_pool_id);
+    CHECK(e.feasible);
+    CHECK_FALSE(e.waste.card.has_value());
+    CHECK_FALSE(e.waste.score.has_value());
+    CHECK(e.waste.compute_shortfall == std::optional<double>(0));
+    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
+                            "GPU memory needed is unknown (no history of it, none declared): "
+                            "card waste and score unknown, ranked after every pool with a known "
+                            "score; declare gpu_memory_gb to score it")));
+  }
+  // With the memory need known the same pools score.
+  share.gpu_memory_gb = 10;
+  const auto known = f.Place(Execution(share), std::vector<std::string>{"a100-80", "a100-40-3g"});
+  CHECK(Order(known) == std::vector<std::string>{"a100-40-3g", "a100-80"});
+  CHECK(*known.evaluations[0].waste.score == Approx(0.5 - 0.3));
 }
 
 }  // namespace hwrec

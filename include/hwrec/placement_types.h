@@ -126,7 +126,7 @@ enum class ShapeSource {
 std::string_view ToString(ShapeSource source);  // "declared", "retry_floor", "history", "none"
 std::optional<ShapeSource> ParseShapeSource(std::string_view text);
 
-// The executions of a workload its history is read from: the most recent ones.
+// A workload's history: its most recent executions that ran (success, oom, gpu_oom).
 inline constexpr std::int64_t kShapeHistoryWindow = 50;
 
 // How many GPUs the execution asks for and where it can run, as resolved
@@ -136,7 +136,7 @@ struct ExecutionShape {
   ShapeSource gpu_count_source = ShapeSource::kNone;
   std::vector<std::string> architectures;  // sorted; empty: any architecture
   ShapeSource architecture_source = ShapeSource::kNone;
-  std::int64_t history_executions = 0;  // recent executions read (at most kShapeHistoryWindow)
+  std::int64_t history_executions = 0;  // recent executions that ran (at most kShapeHistoryWindow)
   std::int64_t gpu_executions = 0;      // of those, the ones that used GPUs
   bool operator==(const ExecutionShape& other) const;
 };

@@ -236,6 +236,11 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
   }
+  if (!needs.gpu_memory_gb) {
+    out->notes.push_back(
+        "GPU memory needed is unknown (no history of it, none declared): card waste and score "
+        "unknown, ranked after every pool with a known score; declare gpu_memory_gb to score it");
+  }
   if (!needs.gpu_compute_fraction && p->compute_fraction < 1 - kEpsilon) {
     out->notes.push_back(fmt::format(
         "compute share needed on {} is unknown (no history on it, none declared): "
@@ -258,7 +263,8 @@ double IdleShare(std::optional<std::int64_t> used, Capacity capacity) {
 
 // The score terms (docs/PLACEMENT.md "Score"): cards' worth given but not
 // needed, cards' worth of compute share needed but not given, and their
-// weighted sum; a term that cannot be known is left absent.
+// weighted sum; a term that cannot be known is left absent (an unknown GPU
+// memory need leaves the card waste unknown: it is not "no memory needed").
 void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                 CandidateEvaluation* out) {
   PlacementWaste& w = out->waste;
@@ -276,16 +282,17 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   const GpuPartition& p = *pool.partition;
   const double gpus = static_cast<double>(e.shape.gpu_count);
   const std::optional<double>& share = out->needs.gpu_compute_fraction;
-  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
-  const double used =
-      std::max(out->needs.gpu_memory_gb.value_or(0) / pool.card->memory_gb, share.value_or(0));
-  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
   if (share) {
     w.compute_shortfall =
         RoundToDecimals(gpus * std::max(0.0, *share - p.compute_fraction), kWastePlaces);
   } else if (p.compute_fraction >= 1 - kEpsilon) {
     w.compute_shortfall = 0;  // a whole card's compute is never short
   }
+  const std::optional<double>& memory = out->needs.gpu_memory_gb;
+  if (!memory) return;  // noted by JudgeGpu
+  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
+  const double used = std::max(*memory / pool.card->memory_gb, share.value_or(0));
+  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
   if (w.compute_shortfall) {
     w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
   }
@@ -354,8 +361,8 @@ std::string LastExecutions(std::int64_t n) {
 
 // One GPU when at least half of the recent executions used GPUs. The record
 // of an execution says which card it had, not how many (hardware.gpu_count is
-// the node's), so history never asks for more than one.
-void GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
+// the node's), so history never asks for more than one. Returns the note.
+std::string GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   shape.gpu_count = 2 * history.gpu_executions >= history.executions ? 1 : 0;
   shape.gpu_count_source = ShapeSource::kHistory;
@@ -369,32 +376,72 @@ void GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) 
     used = fmt::format("{} of {} used GPUs", history.gpu_executions,
                        LastExecutions(history.executions));
   }
-  facts->shape_notes.push_back(fmt::format("gpu_count {} from history: {}", shape.gpu_count, used));
+  return fmt::format("gpu_count {} from history: {}", shape.gpu_count, used);
+}
+
+// "architecture x86_64 from history: its last 5 executions ran on it".
+std::string ArchitectureFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
+  ExecutionShape& shape = facts->shape;
+  shape.architectures = history.architectures;
+  shape.architecture_source = ShapeSource::kHistory;
+  for (const std::string& architecture : shape.architectures) {
+    if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
+    facts->architecture_words += architecture;
+  }
+  const bool one = shape.architectures.size() == 1;
+  return fmt::format("{} {} from history: {} ran on {}", one ? "architecture" : "architectures",
+                     facts->architecture_words, facts->history_words, one ? "it" : "them");
+}
+
+// A retry floor's gpu_count raises the count; GPU figures in a floor without
+// one mean the execution ran out on a GPU: at least one. Returns the note, or "".
+std::string GpuCountFromRetryFloor(const DeclaredResources& floor, ExecutionShape* shape) {
+  if (floor.gpu_count) {
+    if (*floor.gpu_count <= shape->gpu_count) return "";
+    shape->gpu_count = *floor.gpu_count;
+    shape->gpu_count_source = ShapeSource::kRetryFloor;
+    return fmt::format("gpu_count {} from the retry floor", shape->gpu_count);
+  }
+  if (shape->gpu_count > 0 || !(floor.gpu_memory_gb || floor.gpu_compute_fraction)) return "";
+  shape->gpu_count = 1;
+  shape->gpu_count_source = ShapeSource::kRetryFloor;
+  const char* fields = !floor.gpu_compute_fraction ? "gpu_memory_gb"
+                       : !floor.gpu_memory_gb      ? "gpu_compute_fraction"
+                                                   : "gpu_memory_gb and gpu_compute_fraction";
+  return fmt::format("gpu_count 1 from the retry floor: it sets {}", fields);
 }
 
 }  // namespace
 
+// Every candidate's notes say where what was not declared came from: the GPU
+// count, the architectures, and (a count of 1 from history) how to ask for more.
 void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   const ExecutionToPlace& execution = *facts->execution;
+  std::string gpu_note;
+  std::string architecture_note;
   if (ShapeNeedsHistory(*facts) && history.executions > 0) {
     shape.history_executions = history.executions;
     shape.gpu_executions = history.gpu_executions;
     facts->history_words = LastExecutions(history.executions);
-    if (shape.gpu_count_source == ShapeSource::kNone) GpuCountFromHistory(history, facts);
+    if (shape.gpu_count_source == ShapeSource::kNone) {
+      gpu_note = GpuCountFromHistory(history, facts);
+    }
     if (shape.architecture_source == ShapeSource::kNone && !history.architectures.empty()) {
-      shape.architectures = history.architectures;
-      shape.architecture_source = ShapeSource::kHistory;
-      for (const std::string& architecture : shape.architectures) {
-        if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
-        facts->architecture_words += architecture;
-      }
+      architecture_note = ArchitectureFromHistory(history, facts);
     }
   }
-  if (execution.retry_floor && execution.retry_floor->gpu_count &&
-      *execution.retry_floor->gpu_count > shape.gpu_count) {
-    shape.gpu_count = *execution.retry_floor->gpu_count;
-    shape.gpu_count_source = ShapeSource::kRetryFloor;
+  if (execution.retry_floor) {
+    std::string floor_note = GpuCountFromRetryFloor(*execution.retry_floor, &shape);
+    if (!floor_note.empty()) gpu_note = std::move(floor_note);
+  }
+  for (std::string* note : {&gpu_note, &architecture_note}) {
+    if (!note->empty()) facts->shape_notes.push_back(std::move(*note));
+  }
+  if (shape.gpu_count_source == ShapeSource::kHistory && shape.gpu_count == 1) {
+    facts->shape_notes.emplace_back(
+        "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not "
+        "the execution's): declare gpu_count when the execution uses more than one");
   }
 }
 

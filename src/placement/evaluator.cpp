@@ -38,7 +38,7 @@ double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
 
 // best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
 // first; a known score before an unknown one; the lower score; the smaller
-// compute shortfall; a known card waste before an unknown size, the smaller;
+// compute shortfall; a known card waste before an unknown one, the smaller;
 // the less CPU and memory left idle; candidate order.
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const PlacementWaste& w = e.waste;

@@ -1,7 +1,8 @@
 // Private: what a workload's own recent executions say about its shape, for
 // the fields its author left undeclared: whether it uses GPUs and on which
-// architectures it ran (DESIGN §7). One bounded read through the store's
-// connection per evaluation; one thread at a time, like the connection.
+// architectures it ran (DESIGN §7), from the executions that ran. One bounded
+// read through the store's connection per evaluation; one thread at a time,
+// like the connection.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,10 @@
 namespace hwrec::internal {
 
 struct WorkloadHistory {
-  std::int64_t executions = 0;      // read: at most kShapeHistoryWindow, the most recent
-  std::int64_t gpu_executions = 0;  // reported GPU memory, GPU utilisation or a stamped share
+  std::int64_t executions = 0;  // that ran: at most kShapeHistoryWindow, the most recent
+  // Of those, the ones that used GPUs: GPU memory, GPU utilisation or a
+  // stamped share reported, gpu_oom, or GPU memory or a share given.
+  std::int64_t gpu_executions = 0;
   std::vector<std::string> architectures;  // recorded ones, distinct and sorted
 };
 
