@@ -47,6 +47,29 @@ TEST_CASE("cli: place shows every candidate with its reason", "[cli][placement]"
   CHECK_THAT(r.out, Catch::Contains("provenance: cpu_request_millicores="));
 }
 
+TEST_CASE("cli: the place table says once, above the pools, what every pool's notes share",
+          "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const auto table = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 " +
+                            "--candidates " + Candidates(dir));
+  INFO(table.out);
+  REQUIRE(table.exit_code == 0);
+  const std::string history_note = "architecture x86_64 from history";
+  const auto at = table.out.find("note:     " + history_note);
+  CHECK(at != std::string::npos);
+  CHECK(at < table.out.find("sitea-a100-80gb"));
+  CHECK(table.out.find(history_note, at + 10 + history_note.size()) ==
+        std::string::npos);  // not again in a row
+  // The JSON keeps every note on every candidate.
+  const auto json = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 " +
+                           "--candidates " + Candidates(dir) + " --format json");
+  REQUIRE(json.exit_code == 0);
+  for (const auto& entry : nlohmann::json::parse(json.out)["candidates"]) {
+    CHECK(entry["notes"].dump().find(history_note) != std::string::npos);
+  }
+}
+
 TEST_CASE("cli: place --format json emits the versioned payload", "[cli][placement]") {
   hwrec::test::TempDir dir;
   const std::string store = QuotedExampleStore(dir);

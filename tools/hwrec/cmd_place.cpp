@@ -102,17 +102,35 @@ void PrintScores(const PlacementResult& result) {
   table.Print(std::cout);
 }
 
+// How many leading notes every candidate shares (where the GPU count and the
+// architectures came from): the table prints those once, above the pools.
+std::size_t SharedNotes(const PlacementResult& result) {
+  if (result.evaluations.empty()) return 0;
+  const std::vector<std::string>& first = result.evaluations.front().notes;
+  std::size_t shared = first.size();
+  for (const CandidateEvaluation& e : result.evaluations) {
+    std::size_t same = 0;
+    while (same < shared && same < e.notes.size() && e.notes[same] == first[same]) ++same;
+    shared = same;
+  }
+  return shared;
+}
+
 void PrintTable(const PlacementResult& result, bool explain) {
   std::cout << TerminalFormat("workload: {}\npolicy:   {}\nas of:    {}\n", result.workload,
                               ToString(result.policy), internal::FormatRfc3339(result.as_of));
   PrintShape(result.shape);
+  const std::size_t shared = SharedNotes(result);
+  for (std::size_t i = 0; i < shared; ++i) {
+    std::cout << TerminalFormat("note:     {}\n", result.evaluations.front().notes[i]);
+  }
   std::cout << "\n";
   Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share", "score",
                "reason"});
   for (std::size_t i = 0; i < result.evaluations.size(); ++i) {
     const CandidateEvaluation& e = result.evaluations[i];
     std::string reason = e.reason;
-    for (const std::string& note : e.notes) reason += "; " + note;
+    for (std::size_t n = shared; n < e.notes.size(); ++n) reason += "; " + e.notes[n];
     table.AddRow({e.feasible ? std::to_string(i + 1) : "-", e.node_pool_id,
                   e.request.gpu_config_id.value_or(e.request.gpu_count > 0 ? "?" : "-"),
                   e.feasible ? "yes" : "no", Number(e.request.cpu_request_millicores),
