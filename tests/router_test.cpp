@@ -52,18 +52,18 @@ struct Fixture {
     REQUIRE(result.ok());
     return *result;
   }
-  // Ingests executions of `image` peaking at `peak_gb` on one card.
+  // Ingests executions of `image` peaking at `peak_gb` per GPU on `gpus` cards of one model.
   void History(const std::string& image, const std::string& model, const std::string& machine,
-               double peak_gb) {
+               double peak_gb, int gpus = 1) {
     std::ostringstream lines;
     const auto now = static_cast<long long>(std::time(nullptr));
     for (int i = 0; i < 3; ++i) {
       lines
           << fmt::format(
                  R"({{"execution_id":"{}-{}-{}","action_image":"{}","finished_at":{},"status":"success",)"
-                 R"("hardware":{{"instance_type":"{}","gpu_count":1,"gpu_mode":"full","gpu_total":1,)"
+                 R"("hardware":{{"instance_type":"{}","gpu_count":{},"gpu_mode":"full","gpu_total":{},)"
                  R"("gpu_brand":"NVIDIA","gpu_model":"{}"}},"gpu_memory_peak_gb":{}}})",
-                 image, machine, i, image, now - 600 * i, machine, model, peak_gb)
+                 image, machine, i, image, now - 600 * i, machine, gpus, gpus, model, peak_gb)
           << "\n";
     }
     const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
@@ -666,4 +666,35 @@ TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wid
   std::vector<std::string> next_day;
   f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
   CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
+}
+
+TEST_CASE("router: without a sharded launch command a rung pruned for another reason says that one",
+          "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
+      {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
+              .ok());
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 8 * 24});  // very long, unsharded
+  REQUIRE(plan.ok());
+  const auto reasons = PrunedReasons(*plan);
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"),
+             Catch::Contains("FLEX_START runs at most 168 h"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/standard"),
+             Catch::Contains("admits 4 GPU(s); a2-ultragpu-8g needs 8"));
+  // A rung that passes every other check is refused for the missing sharding.
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
+             Catch::Contains("width 8 needs a sharded launch command"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-4g/standard"),
+             Catch::Contains("width 4 needs a sharded launch command"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-4g/flex-start"),
+             Catch::Contains("FLEX_START runs at most 168 h"));
+  // With history on H100 its rungs are considered: a3-highgpu-8g is never on-demand.
+  f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-8g", 50, 8);
+  snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
+  REQUIRE(plan.ok());
+  CHECK_THAT(PrunedReasons(*plan).at("gcp/a3-highgpu-8g/standard"),
+             Catch::Contains("offered with SPOT or FLEX_START only"));
 }

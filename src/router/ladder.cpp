@@ -80,7 +80,6 @@ class LadderBuilder {
       : s_(snapshot), intent_(intent), plan_(*plan) {}
 
   void AddGcpWidth(int width);
-  void RefuseUnsharded(int width);
   void AddLegacyChain();
   // What would fit, for a plan whose ladder is empty.
   std::string NoFitMessage() const;
@@ -189,6 +188,15 @@ void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
                  quota ? quota->gpus : 0, m.machine_type, m.gpu_count)});
     return;
   }
+  // Saturate or downsize: a launch command that does not shard would leave all
+  // but one GPU of a wide rung idle.
+  if (m.gpu_count > 1 && !plan_.sharded) {
+    plan_.pruned.push_back(
+        {id, fmt::format("width {} needs a sharded launch command: declare one that splits the "
+                         "work across the GPUs it gets (--sharded), or ask for width 1",
+                         m.gpu_count)});
+    return;
+  }
   plan_.ladder.push_back(Rung{id, Backend::kGcp, m.machine_type, m.gpu_model, m.gpu_count, p});
 }
 
@@ -208,27 +216,10 @@ void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& model
   }
 }
 
-// Saturate or downsize: a launch command that does not shard would leave all
-// but one GPU of a wide rung idle, so each of them is pruned, with the reason
-// (a card too small for one shard is pruned for that instead).
-void LadderBuilder::RefuseUnsharded(int width) {
-  const Eligible eligible = EligibleModels(width);
-  for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
-    for (const std::string& model : eligible.models) {
-      const GcpMachineType* m = MachineOf(model, width);
-      if (m == nullptr) continue;
-      plan_.pruned.push_back(
-          {fmt::format("gcp/{}/{}", m->machine_type, Slug(p)),
-           fmt::format("width {} needs a sharded launch command: declare one that splits the "
-                       "work across the GPUs it gets (--sharded), or ask for width 1",
-                       width)});
-    }
-  }
-  for (const GcpMachineType* m : eligible.too_small) PruneTooSmall(*m);
-}
-
 // The rungs of one width: the cards that hold a shard in the length's
-// provisioning order, then the cards too small for one, pruned.
+// provisioning order, then the cards too small for one, pruned. Each rung is
+// checked in full (AddGcpRung) before a wide one is refused for an unsharded
+// launch command, so the reason a rung is left out is the first that applies.
 void LadderBuilder::AddGcpWidth(int width) {
   const Eligible eligible = EligibleModels(width);
   AddGcpRungs(width, eligible.models);
@@ -459,11 +450,7 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   }
   for (int width = planned; width >= 2 && width >= intent->min_width;
        width = MachineWidthAtMost(widths, width / 2)) {
-    if (request.sharded) {
-      builder.AddGcpWidth(width);
-    } else {
-      builder.RefuseUnsharded(width);
-    }
+    builder.AddGcpWidth(width);
   }
   builder.AddLegacyChain();
   if (plan.ladder.empty()) plan.no_fit = builder.NoFitMessage();
