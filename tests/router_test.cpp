@@ -73,6 +73,13 @@ struct Fixture {
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
   }
+  // The same peak per GPU on A100 80GB at every machine width, so that each
+  // width has a per-shard figure of its own.
+  void HistoryAtEveryWidth(const std::string& image, double peak_gb) {
+    for (int gpus : {1, 2, 4, 8}) {
+      History(image, "A100 80GB", fmt::format("a2-ultragpu-{}g", gpus), peak_gb, gpus);
+    }
+  }
 };
 
 std::vector<std::string> Ids(const std::vector<Rung>& rungs) {
@@ -117,11 +124,11 @@ TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[ro
   f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-1g", 50);
   const auto plan = f.Plan("capture-7b", 8, 48);
   CHECK(plan.ladder.front().id == "gcp/a3-highgpu-8g/flex-start");
-  // A card too small for the recorded peak is never offered.
-  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 60);
+  // A card too small for the peak recorded at a width is never offered at it.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-4g", 60, 4);
   const auto eval = f.Plan("eval-7b", 4, 2);
   for (const Rung& r : eval.ladder) {
-    if (r.backend == Backend::kGcp && r.width > 1) CHECK(r.gpu_model != "A100 40GB");
+    if (r.width == 4) CHECK(r.gpu_model != "A100 40GB");
   }
   CHECK(eval.ladder.front().id == "gcp/a2-ultragpu-4g/spot");
 }
@@ -505,7 +512,7 @@ TEST_CASE(
     "[router][engine]") {
   Fixture f;
   // 79 GB peaks: 86.9 GB per shard with the 10 % margin, more than any card (80 GB at most).
-  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const auto plan = f.Plan("capture-7b", 8, 48);
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
@@ -517,8 +524,11 @@ TEST_CASE(
     REQUIRE(reasons.count(id) == 1);
     CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GB GPU memory per shard"));
   }
-  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
-             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  CHECK(reasons.at("gcp/a2-ultragpu-8g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("gcp/a3-highgpu-2g/spot"),
+             Catch::Contains("(learned on A100 80GB at width 2); H100 80GB offers 80 GB"));
   CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GB"));
   // A dispatcher tells "no fit" from an error: the plan is returned, with what would fit.
   CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB"));
@@ -529,7 +539,7 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
           "[router][engine]") {
   Fixture f;
   // 55 GB peaks: 60.5 GB per shard; A100 40GB (eval-7b's legacy card) cannot hold one.
-  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
   const auto plan = f.Plan("eval-7b", 4, 2);
   for (const Rung& r : plan.ladder) CHECK(r.gpu_model != "A100 40GB");
   CHECK(plan.no_fit.empty());
@@ -541,15 +551,20 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
         "gcp/a2-highgpu-1g/standard", "slurm/a100-40gb"}) {
     INFO(id);
     REQUIRE(reasons.count(id) == 1);
-    CHECK(reasons.at(id) == "needs 60.5 GB GPU memory per shard; A100 40GB offers 40 GB");
+    CHECK_THAT(reasons.at(id), Catch::StartsWith("needs 60.5 GB GPU memory per shard (learned on "
+                                                 "A100 80GB at width "));
+    CHECK_THAT(reasons.at(id), Catch::EndsWith("); A100 40GB offers 40 GB"));
   }
+  CHECK(reasons.at("gcp/a2-highgpu-2g/flex-start") ==
+        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 2); A100 40GB offers "
+        "40 GB");
   CHECK(reasons.count("slurm/a100-80gb") == 0);
 }
 
 TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says what would fit",
           "[router][engine]") {
   Fixture f;
-  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const std::string store = hwrec::test::ShellQuote(f.path);
   const auto table = hwrec::test::RunCli("route " + store +
                                          " --intent capture-7b --width 8 --length 2d --sharded");
@@ -557,7 +572,8 @@ TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says wh
   CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
   CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
   CHECK_THAT(table.out,
-             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+             Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB at "
+                             "width 8); A100 80GB offers 80 GB"));
   const auto json = hwrec::test::RunCli(
       "route " + store + " --intent capture-7b --width 8 --length 2d --sharded --format json");
   CHECK(json.exit_code == 5);
@@ -668,6 +684,19 @@ TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wid
   CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
 }
 
+// Reasons and figures a dispatcher can trust: the real reason a rung is left
+// out, shard-fit pruning only on a figure learned at the rung's width, and a
+// no-fit message that says what would fit.
+
+namespace {
+
+bool AnyNoteContains(const hwrec::RoutePlan& plan, const std::string& text) {
+  return std::any_of(plan.notes.begin(), plan.notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
 TEST_CASE("router: without a sharded launch command a rung pruned for another reason says that one",
           "[router][engine]") {
   Fixture f;
@@ -697,4 +726,65 @@ TEST_CASE("router: without a sharded launch command a rung pruned for another re
   REQUIRE(plan.ok());
   CHECK_THAT(PrunedReasons(*plan).at("gcp/a3-highgpu-8g/standard"),
              Catch::Contains("offered with SPOT or FLEX_START only"));
+}
+
+TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not wide ones",
+          "[router][engine]") {
+  Fixture f;
+  // 79 GB peaks on one A100 80GB: 86.9 GB with the margin, more than any card, at width 1.
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  CHECK(plan.no_fit.empty());
+  REQUIRE_FALSE(plan.ladder.empty());
+  CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-8g/flex-start");
+  for (const Rung& r : plan.ladder) CHECK(r.width > 1);
+  // The width-1 figure is named, with its card and width, and said not to prune.
+  CHECK(AnyNoteContains(plan, "86.9 GB per GPU, learned on A100 80GB at width 1"));
+  CHECK(AnyNoteContains(plan, "not used to prune"));
+  // Width-1 rungs are pruned on it, with its provenance.
+  const auto reasons = PrunedReasons(plan);
+  CHECK(reasons.at("gcp/a2-ultragpu-1g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 1); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 1)"));
+  // The same for a smaller card: 55 GB peaks (60.5 GB) at width 1 keep A100 40GB wide.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  const auto eval = f.Plan("eval-7b", 4, 2);
+  CHECK(Contains(Ids(eval.ladder), "gcp/a2-highgpu-4g/spot"));
+  CHECK(PrunedReasons(eval).at("gcp/a2-highgpu-1g/spot") ==
+        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 1); A100 40GB offers "
+        "40 GB");
+}
+
+TEST_CASE("router: a per-shard need learned at width 8 prunes the 8-wide rungs only",
+          "[router][engine]") {
+  Fixture f;
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  const auto reasons = PrunedReasons(plan);
+  CHECK(reasons.at("gcp/a2-ultragpu-8g/flex-start") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GB");
+  // Transferred to another card at the same width, it still says where it was learned.
+  CHECK(reasons.at("gcp/a3-highgpu-8g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
+        "offers 80 GB");
+  REQUIRE_FALSE(plan.ladder.empty());
+  CHECK(plan.ladder.front().width == 4);
+  CHECK(AnyNoteContains(plan, "learned on A100 80GB at width 8"));
+  // RunPod grants 8: pruned on the 8-wide figure; the 4-GPU lanes run at width 1, kept.
+  const auto lora = [&] {
+    REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
+        "workload_image": "ghcr.io/acme/capture-7b:1.0", "legacy_machine": "a2-ultragpu-1g",
+        "min_width": 8}]})")
+                .ok());
+    auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+    REQUIRE(snapshot.ok());
+    auto p = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
+    REQUIRE(p.ok());
+    return *p;
+  }();
+  CHECK(lora.ladder.empty());
+  CHECK_THAT(PrunedReasons(lora).at("runpod/h100-80gb"),
+             Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GB"));
 }
