@@ -788,3 +788,28 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes the 8-wide rungs o
   CHECK_THAT(PrunedReasons(lora).at("runpod/h100-80gb"),
              Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GB"));
 }
+
+TEST_CASE("router: the no-fit message says what would fit when lanes were pruned for width too",
+          "[router][engine]") {
+  Fixture f;
+  // A lane whose card no GCP machine type has, granting one GPU: pruned for width.
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l4", "position": 3,
+      "partition": "gpu-l4", "gpu_brand": "NVIDIA", "gpu_model": "L4", "max_gpus": 1}],
+      "intents": [{"intent": "lora-70b", "workload_image": "ghcr.io/acme/lora-70b:1.0",
+      "legacy_machine": "a2-ultragpu-1g", "min_width": 8}]})")
+              .ok());
+  f.History("ghcr.io/acme/lora-70b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
+  REQUIRE(plan.ok());
+  CHECK(plan->ladder.empty());
+  CHECK_THAT(PrunedReasons(*plan).at("slurm/l4"), Catch::Contains("at most 1 GPU(s)"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("86.9 GB GPU memory per shard"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("it would fit a card of 86.9 GB or more"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("the rungs on L4 were pruned for other reasons"));
+  const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
+                                       " --intent lora-70b --width 8 --length 2d --sharded");
+  CHECK(cli.exit_code == 5);
+  CHECK_THAT(cli.err, Catch::Contains("it would fit a card of 86.9 GB or more"));
+}

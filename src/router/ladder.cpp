@@ -399,10 +399,11 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   return eligible;
 }
 
-// What would fit when no rung is left: a card large enough for one shard, or
-// a machine width whose own figure fits its card.
+// What would fit when no rung is left and some card was too small for one
+// shard (whatever pruned the other rungs): a card large enough for one shard,
+// or a machine width whose own figure fits its card.
 std::string LadderBuilder::NoFitMessage() const {
-  if (!largest_short_ || !held_models_.empty()) {
+  if (!largest_short_) {
     return fmt::format(
         "no rung is left for {} at width {}: each was pruned (see pruned); change the request "
         "or the configuration (`hwrec route config import`)",
@@ -425,13 +426,19 @@ std::string LadderBuilder::NoFitMessage() const {
     elsewhere =
         fmt::format(", or shard the work so that one shard needs at most {:g} GB", f.card_gb);
   }
+  std::string lead = fmt::format("no GPU rung can hold one shard of {}", intent_.intent);
+  if (!held_models_.empty()) {
+    lead = fmt::format(
+        "no rung is left for {} at width {}: the rungs on {} were pruned for other reasons (see "
+        "pruned), and no other card can hold one shard",
+        intent_.intent, plan_.planned_width, fmt::join(held_models_, ", "));
+  }
   return fmt::format(
-      "no GPU rung can hold one shard of {}: it needs {:.1f} GB GPU memory per shard ({}) and the "
-      "largest card offered ({}) holds "
+      "{}: it needs {:.1f} GB GPU memory per shard ({}) and the largest card offered ({}) holds "
       "{:g} GB; it would fit a card of {:.1f} GB or more (add a machine type, SLURM lane or RunPod "
       "rung with one: `hwrec route config import`){}",
-      intent_.intent, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb,
-      f.need_gb, elsewhere);
+      lead, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb, f.need_gb,
+      elsewhere);
 }
 
 // The widths GCP machine types offer, and 1.
