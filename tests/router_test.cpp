@@ -52,18 +52,18 @@ struct Fixture {
     REQUIRE(result.ok());
     return *result;
   }
-  // Ingests executions of `image` peaking at `peak_gb` on one card.
+  // Ingests executions of `image` peaking at `peak_gb` per GPU on `gpus` cards of one model.
   void History(const std::string& image, const std::string& model, const std::string& machine,
-               double peak_gb) {
+               double peak_gb, int gpus = 1) {
     std::ostringstream lines;
     const auto now = static_cast<long long>(std::time(nullptr));
     for (int i = 0; i < 3; ++i) {
       lines
           << fmt::format(
                  R"({{"execution_id":"{}-{}-{}","action_image":"{}","finished_at":{},"status":"success",)"
-                 R"("hardware":{{"instance_type":"{}","gpu_count":1,"gpu_mode":"full","gpu_total":1,)"
+                 R"("hardware":{{"instance_type":"{}","gpu_count":{},"gpu_mode":"full","gpu_total":{},)"
                  R"("gpu_brand":"NVIDIA","gpu_model":"{}"}},"gpu_memory_peak_gb":{}}})",
-                 image, machine, i, image, now - 600 * i, machine, model, peak_gb)
+                 image, machine, i, image, now - 600 * i, machine, gpus, gpus, model, peak_gb)
           << "\n";
     }
     const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
@@ -72,6 +72,13 @@ struct Fixture {
     auto summary = ingestor.IngestJsonLines(in);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
+  }
+  // The same peak per GPU on A100 80GB at every machine width, so that each
+  // width has a per-shard figure of its own.
+  void HistoryAtEveryWidth(const std::string& image, double peak_gb) {
+    for (int gpus : {1, 2, 4, 8}) {
+      History(image, "A100 80GB", fmt::format("a2-ultragpu-{}g", gpus), peak_gb, gpus);
+    }
   }
 };
 
@@ -117,11 +124,11 @@ TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[ro
   f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-1g", 50);
   const auto plan = f.Plan("capture-7b", 8, 48);
   CHECK(plan.ladder.front().id == "gcp/a3-highgpu-8g/flex-start");
-  // A card too small for the recorded peak is never offered.
-  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 60);
+  // A card too small for the peak recorded at a width is never offered at it.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-4g", 60, 4);
   const auto eval = f.Plan("eval-7b", 4, 2);
   for (const Rung& r : eval.ladder) {
-    if (r.backend == Backend::kGcp && r.width > 1) CHECK(r.gpu_model != "A100 40GB");
+    if (r.width == 4) CHECK(r.gpu_model != "A100 40GB");
   }
   CHECK(eval.ladder.front().id == "gcp/a2-ultragpu-4g/spot");
 }
@@ -572,7 +579,7 @@ TEST_CASE(
     "[router][engine]") {
   Fixture f;
   // 79 GB peaks: 86.9 GB per shard with the 10 % margin, more than any card (80 GB at most).
-  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const auto plan = f.Plan("capture-7b", 8, 48);
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
@@ -584,8 +591,11 @@ TEST_CASE(
     REQUIRE(reasons.count(id) == 1);
     CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GB GPU memory per shard"));
   }
-  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
-             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+  CHECK(reasons.at("gcp/a2-ultragpu-8g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("gcp/a3-highgpu-2g/spot"),
+             Catch::Contains("(learned on A100 80GB at width 2); H100 80GB offers 80 GB"));
   CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GB"));
   // A dispatcher tells "no fit" from an error: the plan is returned, with what would fit.
   CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB"));
@@ -596,7 +606,7 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
           "[router][engine]") {
   Fixture f;
   // 55 GB peaks: 60.5 GB per shard; A100 40GB (eval-7b's legacy card) cannot hold one.
-  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
   const auto plan = f.Plan("eval-7b", 4, 2);
   for (const Rung& r : plan.ladder) CHECK(r.gpu_model != "A100 40GB");
   CHECK(plan.no_fit.empty());
@@ -608,15 +618,20 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
         "gcp/a2-highgpu-1g/standard", "slurm/a100-40gb"}) {
     INFO(id);
     REQUIRE(reasons.count(id) == 1);
-    CHECK(reasons.at(id) == "needs 60.5 GB GPU memory per shard; A100 40GB offers 40 GB");
+    CHECK_THAT(reasons.at(id), Catch::StartsWith("needs 60.5 GB GPU memory per shard (learned on "
+                                                 "A100 80GB at width "));
+    CHECK_THAT(reasons.at(id), Catch::EndsWith("); A100 40GB offers 40 GB"));
   }
+  CHECK(reasons.at("gcp/a2-highgpu-2g/flex-start") ==
+        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 2); A100 40GB offers "
+        "40 GB");
   CHECK(reasons.count("slurm/a100-80gb") == 0);
 }
 
 TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says what would fit",
           "[router][engine]") {
   Fixture f;
-  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const std::string store = hwrec::test::ShellQuote(f.path);
   const auto table = hwrec::test::RunCli("route " + store +
                                          " --intent capture-7b --width 8 --length 2d --sharded");
@@ -624,7 +639,8 @@ TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says wh
   CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
   CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
   CHECK_THAT(table.out,
-             Catch::Contains("needs 86.9 GB GPU memory per shard; A100 80GB offers 80 GB"));
+             Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB at "
+                             "width 8); A100 80GB offers 80 GB"));
   const auto json = hwrec::test::RunCli(
       "route " + store + " --intent capture-7b --width 8 --length 2d --sharded --format json");
   CHECK(json.exit_code == 5);
@@ -733,4 +749,134 @@ TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wid
   std::vector<std::string> next_day;
   f.Walk(plan, LaunchOnly({}, &next_day), kDay + 86400);
   CHECK(next_day.front() == "gcp/a2-ultragpu-8g/spot");
+}
+
+// Reasons and figures a dispatcher can trust: the real reason a rung is left
+// out, shard-fit pruning only on a figure learned at the rung's width, and a
+// no-fit message that says what would fit.
+
+namespace {
+
+bool AnyNoteContains(const hwrec::RoutePlan& plan, const std::string& text) {
+  return std::any_of(plan.notes.begin(), plan.notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("router: without a sharded launch command a rung pruned for another reason says that one",
+          "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
+      {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
+              .ok());
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 8 * 24});  // very long, unsharded
+  REQUIRE(plan.ok());
+  const auto reasons = PrunedReasons(*plan);
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"),
+             Catch::Contains("FLEX_START runs at most 168 h"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/standard"),
+             Catch::Contains("admits 4 GPU(s); a2-ultragpu-8g needs 8"));
+  // A rung that passes every other check is refused for the missing sharding.
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"),
+             Catch::Contains("width 8 needs a sharded launch command"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-4g/standard"),
+             Catch::Contains("width 4 needs a sharded launch command"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-4g/flex-start"),
+             Catch::Contains("FLEX_START runs at most 168 h"));
+  // With history on H100 its rungs are considered: a3-highgpu-8g is never on-demand.
+  f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-8g", 50, 8);
+  snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
+  REQUIRE(plan.ok());
+  CHECK_THAT(PrunedReasons(*plan).at("gcp/a3-highgpu-8g/standard"),
+             Catch::Contains("offered with SPOT or FLEX_START only"));
+}
+
+TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not wide ones",
+          "[router][engine]") {
+  Fixture f;
+  // 79 GB peaks on one A100 80GB: 86.9 GB with the margin, more than any card, at width 1.
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  CHECK(plan.no_fit.empty());
+  REQUIRE_FALSE(plan.ladder.empty());
+  CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-8g/flex-start");
+  for (const Rung& r : plan.ladder) CHECK(r.width > 1);
+  // The width-1 figure is named, with its card and width, and said not to prune.
+  CHECK(AnyNoteContains(plan, "86.9 GB per GPU, learned on A100 80GB at width 1"));
+  CHECK(AnyNoteContains(plan, "not used to prune"));
+  // Width-1 rungs are pruned on it, with its provenance.
+  const auto reasons = PrunedReasons(plan);
+  CHECK(reasons.at("gcp/a2-ultragpu-1g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 1); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 1)"));
+  // The same for a smaller card: 55 GB peaks (60.5 GB) at width 1 keep A100 40GB wide.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
+  const auto eval = f.Plan("eval-7b", 4, 2);
+  CHECK(Contains(Ids(eval.ladder), "gcp/a2-highgpu-4g/spot"));
+  CHECK(PrunedReasons(eval).at("gcp/a2-highgpu-1g/spot") ==
+        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 1); A100 40GB offers "
+        "40 GB");
+}
+
+TEST_CASE("router: a per-shard need learned at width 8 prunes the 8-wide rungs only",
+          "[router][engine]") {
+  Fixture f;
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
+  const auto plan = f.Plan("capture-7b", 8, 48);
+  const auto reasons = PrunedReasons(plan);
+  CHECK(reasons.at("gcp/a2-ultragpu-8g/flex-start") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GB");
+  // Transferred to another card at the same width, it still says where it was learned.
+  CHECK(reasons.at("gcp/a3-highgpu-8g/spot") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
+        "offers 80 GB");
+  REQUIRE_FALSE(plan.ladder.empty());
+  CHECK(plan.ladder.front().width == 4);
+  CHECK(AnyNoteContains(plan, "learned on A100 80GB at width 8"));
+  // RunPod grants 8: pruned on the 8-wide figure; the 4-GPU lanes run at width 1, kept.
+  const auto lora = [&] {
+    REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
+        "workload_image": "ghcr.io/acme/capture-7b:1.0", "legacy_machine": "a2-ultragpu-1g",
+        "min_width": 8}]})")
+                .ok());
+    auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+    REQUIRE(snapshot.ok());
+    auto p = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
+    REQUIRE(p.ok());
+    return *p;
+  }();
+  CHECK(lora.ladder.empty());
+  CHECK_THAT(PrunedReasons(lora).at("runpod/h100-80gb"),
+             Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GB"));
+}
+
+TEST_CASE("router: the no-fit message says what would fit when lanes were pruned for width too",
+          "[router][engine]") {
+  Fixture f;
+  // A lane whose card no GCP machine type has, granting one GPU: pruned for width.
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l4", "position": 3,
+      "partition": "gpu-l4", "gpu_brand": "NVIDIA", "gpu_model": "L4", "max_gpus": 1}],
+      "intents": [{"intent": "lora-70b", "workload_image": "ghcr.io/acme/lora-70b:1.0",
+      "legacy_machine": "a2-ultragpu-1g", "min_width": 8}]})")
+              .ok());
+  f.History("ghcr.io/acme/lora-70b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
+  REQUIRE(plan.ok());
+  CHECK(plan->ladder.empty());
+  CHECK_THAT(PrunedReasons(*plan).at("slurm/l4"), Catch::Contains("at most 1 GPU(s)"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("86.9 GB GPU memory per shard"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("it would fit a card of 86.9 GB or more"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("the rungs on L4 were pruned for other reasons"));
+  const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
+                                       " --intent lora-70b --width 8 --length 2d --sharded");
+  CHECK(cli.exit_code == 5);
+  CHECK_THAT(cli.err, Catch::Contains("it would fit a card of 86.9 GB or more"));
 }

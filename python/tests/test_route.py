@@ -183,6 +183,6 @@ def test_no_card_holding_a_shard_is_a_plan_with_no_fit_not_an_error(store):
                                "gpu_mode": "full", "gpu_total": 1, "gpu_brand": "NVIDIA",
                                "gpu_model": "A100 80GB"},
                   "gpu_memory_peak_gb": 79})
-    plan = store.route("eval-13b", 8, "2d", sharded=True)
+    plan = store.route("eval-13b", 1, "2d")  # the 86.9 GB was learned at width 1
     assert plan.ladder == [] and "86.9 GB" in plan.no_fit
     assert all("GPU memory per shard" in p.reason for p in plan.pruned)

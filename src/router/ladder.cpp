@@ -66,12 +66,18 @@ std::string AllowedList(const GcpMachineType& m) {
   return JoinOr(names);
 }
 
-// The per-shard GPU memory need against one card, when both are known.
+// The per-shard GPU memory need at one width against one card, when both are
+// known, with the card and width the need was learned at.
 struct ShardFit {
   double need_gb = 0;
   std::string model;
   double card_gb = 0;
+  std::string learned_model;
+  int learned_width = 1;
   bool fits() const { return need_gb <= card_gb; }
+  std::string Learned() const {
+    return fmt::format("learned on {} at width {}", learned_model, learned_width);
+  }
 };
 
 class LadderBuilder {
@@ -80,8 +86,9 @@ class LadderBuilder {
       : s_(snapshot), intent_(intent), plan_(*plan) {}
 
   void AddGcpWidth(int width);
-  void RefuseUnsharded(int width);
   void AddLegacyChain();
+  // Notes the figures of other widths that were seen and not used to prune.
+  void AddUnusedFigureNotes();
   // What would fit, for a plan whose ladder is empty.
   std::string NoFitMessage() const;
 
@@ -110,8 +117,14 @@ class LadderBuilder {
     return s_.config.FindMachine(intent_.legacy_machine)->gpu_model;
   }
   const CardNeed* NeedOn(const GcpMachineType& m) const;
-  std::optional<ShardFit> FitOn(const GcpMachineType& m) const;
-  std::optional<ShardFit> FitOnModel(const std::string& model, int width) const;
+  const CardNeed* ExactNeedOn(const GcpMachineType& m) const;
+  std::optional<ShardFit> FitOn(const GcpMachineType& m) const {
+    return FitAt(m.gpu_model, m.gpu_count);
+  }
+  std::optional<ShardFit> FitAt(const std::string& model, int width) const;
+  // Remembers that `model`'s rungs at `width` were kept although a figure of
+  // another width was seen (AddUnusedFigureNotes says which).
+  void KeepUnpruned(const std::string& model, int width);
   // Records a card too small for one shard: pruned with `id`, and remembered
   // for the no-fit message.
   void PruneShard(const std::string& id, const ShardFit& fit);
@@ -121,7 +134,9 @@ class LadderBuilder {
   RoutePlan& plan_;
   std::optional<ShardFit> largest_short_;  // the largest card too small for a shard
   std::set<std::string> largest_models_;   // every card of that size
-  bool held_ = false;                      // some rung's card holds a shard (or may)
+  std::set<std::string> held_models_;      // cards of rungs that hold a shard (or may)
+  // card -> widths kept without a figure of their own, in the order first seen
+  std::vector<std::pair<std::string, std::vector<int>>> unpruned_;
 };
 
 const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
@@ -132,31 +147,80 @@ const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
   return &need->second;
 }
 
-// The need on machine type `m` against its card; nullopt when either is unknown.
-std::optional<ShardFit> LadderBuilder::FitOn(const GcpMachineType& m) const {
+// The need on machine type `m` learned on `m` itself (so at its width).
+const CardNeed* LadderBuilder::ExactNeedOn(const GcpMachineType& m) const {
   const CardNeed* need = NeedOn(m);
-  const double card = CardMemory(m.gpu_model);
-  if (need == nullptr || card <= 0) return std::nullopt;
-  return ShardFit{*need->gpu_memory_gb, m.gpu_model, card};
+  return need != nullptr && need->provenance == Provenance::kExact ? need : nullptr;
 }
 
-// The need on a card outside GCP (a SLURM lane, RunPod): what the workload
-// needs on GCP's machine type of that card and width, else of that card at any
-// width; nullopt when no GCP machine type has that card or no figure is known.
-std::optional<ShardFit> LadderBuilder::FitOnModel(const std::string& model, int width) const {
-  if (const GcpMachineType* m = MachineOf(model, width)) {
-    if (auto fit = FitOn(*m)) return fit;
+// The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod),
+// from a figure learned at that width only: on GCP's machine type of that card
+// and width, else the largest learned on another card at that width (GPU
+// memory transfers between cards; the share of the work a shard holds does
+// not transfer between widths). Nullopt when no GCP machine type has that card
+// and width, its size is unknown, or no figure of that width is known.
+std::optional<ShardFit> LadderBuilder::FitAt(const std::string& model, int width) const {
+  const GcpMachineType* m = MachineOf(model, width);
+  const double card = CardMemory(model);
+  if (m == nullptr || card <= 0) return std::nullopt;
+  if (const CardNeed* own = ExactNeedOn(*m)) {
+    return ShardFit{*own->gpu_memory_gb, model, card, model, width};
   }
-  for (const GcpMachineType& m : s_.config.machines) {
-    if (m.gpu_model != model) continue;
-    if (auto fit = FitOn(m)) return fit;
+  std::optional<ShardFit> fit;
+  for (const GcpMachineType& other : s_.config.machines) {
+    const CardNeed* need = other.gpu_count == width ? ExactNeedOn(other) : nullptr;
+    if (need != nullptr && (!fit || *need->gpu_memory_gb > fit->need_gb)) {
+      fit = ShardFit{*need->gpu_memory_gb, model, card, other.gpu_model, width};
+    }
   }
-  return std::nullopt;
+  return fit;
+}
+
+void LadderBuilder::KeepUnpruned(const std::string& model, int width) {
+  if (s_.needs.find(intent_.intent) == s_.needs.end()) return;  // no history: nothing was seen
+  auto it = std::find_if(unpruned_.begin(), unpruned_.end(),
+                         [&](const auto& entry) { return entry.first == model; });
+  if (it == unpruned_.end()) it = unpruned_.insert(unpruned_.end(), {model, {}});
+  if (std::find(it->second.begin(), it->second.end(), width) == it->second.end()) {
+    it->second.push_back(width);
+  }
+}
+
+// For each card kept at a width without a figure of that width: the figure
+// seen instead (learned on that card at another width, else on any card), and
+// that it did not prune.
+void LadderBuilder::AddUnusedFigureNotes() {
+  for (const auto& [model, widths] : unpruned_) {
+    const GcpMachineType* seen = nullptr;
+    for (const GcpMachineType& m : s_.config.machines) {
+      if (ExactNeedOn(m) == nullptr) continue;
+      if (seen == nullptr || (m.gpu_model == model && seen->gpu_model != model)) seen = &m;
+    }
+    std::string figure;
+    if (seen != nullptr) {
+      figure = fmt::format("{:.1f} GB per GPU, learned on {} at width {}",
+                           *ExactNeedOn(*seen)->gpu_memory_gb, seen->gpu_model, seen->gpu_count);
+    } else if (const GcpMachineType* m = MachineOf(model, widths.front())) {
+      const CardNeed* need = NeedOn(*m);
+      if (need == nullptr) continue;
+      figure = fmt::format("{:.1f} GB per GPU, {} history on no GCP machine type",
+                           *need->gpu_memory_gb, ToString(need->provenance));
+    } else {
+      continue;
+    }
+    std::vector<std::string> names;
+    for (int width : widths) names.push_back(std::to_string(width));
+    plan_.notes.push_back(
+        fmt::format("{}: no per-shard GPU memory figure learned at width {}; the one seen ({}) was "
+                    "not used to prune those rungs",
+                    model, JoinOr(names), figure));
+  }
 }
 
 void LadderBuilder::PruneShard(const std::string& id, const ShardFit& fit) {
-  plan_.pruned.push_back({id, fmt::format("needs {:.1f} GB GPU memory per shard; {} offers {:g} GB",
-                                          fit.need_gb, fit.model, fit.card_gb)});
+  plan_.pruned.push_back(
+      {id, fmt::format("needs {:.1f} GB GPU memory per shard ({}); {} offers {:g} GB", fit.need_gb,
+                       fit.Learned(), fit.model, fit.card_gb)});
   if (!largest_short_ || fit.card_gb > largest_short_->card_gb) {
     largest_short_ = fit;
     largest_models_.clear();
@@ -189,6 +253,15 @@ void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
                  quota ? quota->gpus : 0, m.machine_type, m.gpu_count)});
     return;
   }
+  // Saturate or downsize: a launch command that does not shard would leave all
+  // but one GPU of a wide rung idle.
+  if (m.gpu_count > 1 && !plan_.sharded) {
+    plan_.pruned.push_back(
+        {id, fmt::format("width {} needs a sharded launch command: declare one that splits the "
+                         "work across the GPUs it gets (--sharded), or ask for width 1",
+                         m.gpu_count)});
+    return;
+  }
   plan_.ladder.push_back(Rung{id, Backend::kGcp, m.machine_type, m.gpu_model, m.gpu_count, p});
 }
 
@@ -200,7 +273,7 @@ void LadderBuilder::PruneTooSmall(const GcpMachineType& m) {
 }
 
 void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& models) {
-  held_ = held_ || !models.empty();
+  held_models_.insert(models.begin(), models.end());
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
     for (const std::string& model : models) {
       if (const GcpMachineType* m = MachineOf(model, width)) AddGcpRung(*m, p);
@@ -208,27 +281,10 @@ void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& model
   }
 }
 
-// Saturate or downsize: a launch command that does not shard would leave all
-// but one GPU of a wide rung idle, so each of them is pruned, with the reason
-// (a card too small for one shard is pruned for that instead).
-void LadderBuilder::RefuseUnsharded(int width) {
-  const Eligible eligible = EligibleModels(width);
-  for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
-    for (const std::string& model : eligible.models) {
-      const GcpMachineType* m = MachineOf(model, width);
-      if (m == nullptr) continue;
-      plan_.pruned.push_back(
-          {fmt::format("gcp/{}/{}", m->machine_type, Slug(p)),
-           fmt::format("width {} needs a sharded launch command: declare one that splits the "
-                       "work across the GPUs it gets (--sharded), or ask for width 1",
-                       width)});
-    }
-  }
-  for (const GcpMachineType* m : eligible.too_small) PruneTooSmall(*m);
-}
-
-// The rungs of one width: the cards that hold a shard in the length's
-// provisioning order, then the cards too small for one, pruned.
+// The rungs of one width: the cards that hold a shard (or may) in the length's
+// provisioning order, then the cards too small for one, pruned. Each rung is
+// checked in full (AddGcpRung) before a wide one is refused for an unsharded
+// launch command, so the reason a rung is left out is the first that applies.
 void LadderBuilder::AddGcpWidth(int width) {
   const Eligible eligible = EligibleModels(width);
   AddGcpRungs(width, eligible.models);
@@ -238,8 +294,8 @@ void LadderBuilder::AddGcpWidth(int width) {
 void LadderBuilder::AddLanes(int width, double legacy_memory) {
   for (const SlurmLane& lane : s_.config.lanes) {
     const std::string id = "slurm/" + lane.lane;
-    const std::optional<ShardFit> fit = FitOnModel(lane.gpu_model, width);
-    held_ = held_ || !fit || fit->fits();
+    const std::optional<ShardFit> fit = FitAt(lane.gpu_model, width);
+    if (!fit || fit->fits()) held_models_.insert(lane.gpu_model);
     if (lane.max_gpus < width) {
       plan_.pruned.push_back({id, fmt::format("lane grants at most {} GPU(s); {} needs {}",
                                               lane.max_gpus, intent_.intent, width)});
@@ -250,6 +306,7 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
                                               lane.gpu_model, CardMemory(lane.gpu_model),
                                               intent_.intent, LegacyModel(), legacy_memory)});
     } else {
+      if (!fit) KeepUnpruned(lane.gpu_model, width);
       plan_.ladder.push_back(
           Rung{id, Backend::kSlurm, lane.partition, lane.gpu_model, width, std::nullopt});
     }
@@ -259,14 +316,15 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
 void LadderBuilder::AddRunPod(int width) {
   const RunPodRung& r = s_.config.runpod;
   const std::string id = "runpod/" + r.name;
-  const std::optional<ShardFit> fit = FitOnModel(r.gpu_model, width);
-  held_ = held_ || !fit || fit->fits();
+  const std::optional<ShardFit> fit = FitAt(r.gpu_model, width);
+  if (!fit || fit->fits()) held_models_.insert(r.gpu_model);
   if (r.max_gpus < width) {
     plan_.pruned.push_back({id, fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
                                             r.max_gpus, intent_.intent, width)});
   } else if (fit && !fit->fits()) {
     PruneShard(id, *fit);
   } else {
+    if (!fit) KeepUnpruned(r.gpu_model, width);
     plan_.ladder.push_back(
         Rung{id, Backend::kRunPod, r.gpu_type, r.gpu_model, width, std::nullopt});
   }
@@ -282,6 +340,7 @@ void LadderBuilder::AddLegacyChain() {
     if (fit && !fit->fits()) {
       PruneTooSmall(legacy);
     } else {
+      if (!fit) KeepUnpruned(LegacyModel(), 1);
       AddGcpRungs(1, {LegacyModel()});
     }
   }
@@ -289,9 +348,10 @@ void LadderBuilder::AddLegacyChain() {
   AddRunPod(width);
 }
 
-// The card models the workload fits at `width`, best first: cards it has run
-// on before cards whose figure is transferred, then the smaller card, then the
-// intent's legacy card. Without history, the legacy card alone.
+// The card models the workload fits at `width` (or may: no figure of that
+// width), best first: cards it has run on before cards whose figure is
+// transferred, then the smaller card, then the intent's legacy card. Without
+// history, the legacy card alone.
 LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   auto needs = s_.needs.find(intent_.intent);
   if (needs == s_.needs.end()) {
@@ -313,22 +373,23 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   for (const GcpMachineType& m : s_.config.machines) {
     if (m.gpu_count != width || !seen.insert(m.gpu_model).second) continue;
     const CardNeed* need = NeedOn(m);
+    if (need == nullptr || CardMemory(m.gpu_model) <= 0) continue;
     const std::optional<ShardFit> fit = FitOn(m);
-    if (!fit) continue;
-    if (width == plan_.planned_width) {
-      plan_.notes.push_back(
-          fmt::format("{}: needs {:.1f} GB per GPU ({} history); card holds {:g} GB: {}",
-                      m.gpu_model, fit->need_gb, ToString(need->provenance), fit->card_gb,
-                      fit->fits() ? "fits" : "does not fit"));
+    if (fit && width == plan_.planned_width) {
+      plan_.notes.push_back(fmt::format("{}: needs {:.1f} GB per GPU ({}); card holds {:g} GB: {}",
+                                        m.gpu_model, fit->need_gb, fit->Learned(), fit->card_gb,
+                                        fit->fits() ? "fits" : "does not fit"));
     }
-    if (!fit->fits()) {
+    if (!fit) {
+      KeepUnpruned(m.gpu_model, width);
+    } else if (!fit->fits()) {
       eligible.too_small.push_back(&m);
       continue;
     }
     const int rank =
         (need->provenance == Provenance::kExact || need->provenance == Provenance::kGpuModel) ? 0
                                                                                               : 1;
-    fits.push_back({rank, fit->card_gb, m.gpu_model != LegacyModel(), m.gpu_model});
+    fits.push_back({rank, CardMemory(m.gpu_model), m.gpu_model != LegacyModel(), m.gpu_model});
   }
   std::sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.rank, a.memory, a.not_legacy, a.model) <
@@ -338,10 +399,11 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   return eligible;
 }
 
-// What would fit when no rung is left: a card large enough for one shard, or
-// a machine width whose own figure fits its card.
+// What would fit when no rung is left and some card was too small for one
+// shard (whatever pruned the other rungs): a card large enough for one shard,
+// or a machine width whose own figure fits its card.
 std::string LadderBuilder::NoFitMessage() const {
-  if (!largest_short_ || held_) {
+  if (!largest_short_) {
     return fmt::format(
         "no rung is left for {} at width {}: each was pruned (see pruned); change the request "
         "or the configuration (`hwrec route config import`)",
@@ -364,11 +426,19 @@ std::string LadderBuilder::NoFitMessage() const {
     elsewhere =
         fmt::format(", or shard the work so that one shard needs at most {:g} GB", f.card_gb);
   }
+  std::string lead = fmt::format("no GPU rung can hold one shard of {}", intent_.intent);
+  if (!held_models_.empty()) {
+    lead = fmt::format(
+        "no rung is left for {} at width {}: the rungs on {} were pruned for other reasons (see "
+        "pruned), and no other card can hold one shard",
+        intent_.intent, plan_.planned_width, fmt::join(held_models_, ", "));
+  }
   return fmt::format(
-      "no GPU rung can hold one shard of {}: it needs {:.1f} GB GPU memory per shard and the "
-      "largest card offered ({}) holds {:g} GB; it would fit a card of {:.1f} GB or more (add a "
-      "machine type, SLURM lane or RunPod rung with one: `hwrec route config import`){}",
-      intent_.intent, f.need_gb, fmt::join(largest_models_, ", "), f.card_gb, f.need_gb, elsewhere);
+      "{}: it needs {:.1f} GB GPU memory per shard ({}) and the largest card offered ({}) holds "
+      "{:g} GB; it would fit a card of {:.1f} GB or more (add a machine type, SLURM lane or RunPod "
+      "rung with one: `hwrec route config import`){}",
+      lead, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb, f.need_gb,
+      elsewhere);
 }
 
 // The widths GCP machine types offer, and 1.
@@ -459,13 +529,10 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   }
   for (int width = planned; width >= 2 && width >= intent->min_width;
        width = MachineWidthAtMost(widths, width / 2)) {
-    if (request.sharded) {
-      builder.AddGcpWidth(width);
-    } else {
-      builder.RefuseUnsharded(width);
-    }
+    builder.AddGcpWidth(width);
   }
   builder.AddLegacyChain();
+  builder.AddUnusedFigureNotes();
   if (plan.ladder.empty()) plan.no_fit = builder.NoFitMessage();
   return plan;
 }
