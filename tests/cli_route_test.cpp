@@ -116,7 +116,7 @@ TEST_CASE("cli route: --record writes the walk's GCP attempt and quota block int
   const auto show = RunCli("route config show " + s.store + " --day " + kDay);
   INFO(show.err);
   REQUIRE(show.exit_code == 0);
-  CHECK(show.out.find(fmt::format("({} UTC): 1 GCP attempt(s)", kDay)) != std::string::npos);
+  CHECK(show.out.find(fmt::format("day {} (UTC): 1 GCP attempt(s)", kDay)) != std::string::npos);
   CHECK(show.out.find("exhausted: A100 80GB/preemptible, rungs of 8 or more GPUs: Quota "
                       "'PREEMPTIBLE_NVIDIA_A100_80GB_GPUS' exceeded") != std::string::npos);
 
@@ -205,20 +205,25 @@ TEST_CASE("cli route: --record of a walk that never tried GCP counts no GCP atte
   const auto slurm_only = s.Route(walk, Outcome("slurm/a100-80gb", "launched"));
   CHECK(slurm_only.exit_code == 1);
   CHECK(slurm_only.err.find("stdin line 1") != std::string::npos);
-  CHECK(slurm_only.err.find("ended before that rung, at 'gcp/a2-highgpu-1g/spot'") !=
+  CHECK(slurm_only.err.find("ended at 'gcp/a2-highgpu-1g/spot' (not_tried), before that rung") !=
         std::string::npos);
   CHECK(RunCli("route config show " + s.store + " --day " + kDay).out.find("0 GCP attempt(s)") !=
         std::string::npos);
 }
 
-TEST_CASE("cli route: --record refuses outcomes the walk could not have used, writing nothing",
+TEST_CASE("cli route: --record writes what happened, even where the day's state would skip",
           "[router][cli]") {
   RouteStore s;
   const std::string walk = std::string("--intent capture-7b --width 8 --length 3h --sharded ") +
                            "--record --day " + kDay + " --format json";
-  const auto show = [&] { return RunCli("route config show " + s.store + " --day " + kDay).out; };
+  const auto day = [&] {
+    const auto r = RunCli("route config day " + s.store + " --day " + kDay + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out);
+  };
 
-  // An outcome after the rung that launched.
+  // An outcome after the rung that launched cannot have happened: refused whole.
   const auto after_launch =
       s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "launched") +
                         Outcome("gcp/a2-ultragpu-8g/standard", "quota_exceeded", "Quota exceeded"));
@@ -226,21 +231,58 @@ TEST_CASE("cli route: --record refuses outcomes the walk could not have used, wr
   CHECK(after_launch.out.empty());
   CHECK(after_launch.err.find("nothing was recorded") != std::string::npos);
   CHECK(after_launch.err.find("stdin line 2") != std::string::npos);
-  CHECK(after_launch.err.find("at 'gcp/a2-ultragpu-8g/spot' (launched)") != std::string::npos);
-  CHECK(show().find("0 GCP attempt(s)") != std::string::npos);
-
-  // The day's GCP cap is used up: a recorded GCP quota miss cannot have happened.
-  REQUIRE(RunCli("route config set " + s.store + " gcp_daily_attempt_cap 1").exit_code == 0);
-  REQUIRE(s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "launched")).exit_code == 0);
-  REQUIRE(show().find("1 GCP attempt(s)") != std::string::npos);
-  const auto capped = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "quota_exceeded",
-                                            "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS"));
-  CHECK(capped.exit_code == 1);
-  CHECK(capped.err.find("stdin line 1: the outcome of 'gcp/a2-ultragpu-8g/spot' cannot have "
-                        "happened: the walk skipped that rung (skipped_daily_cap") !=
+  CHECK(after_launch.err.find("ended at 'gcp/a2-ultragpu-8g/spot' (launched), before that rung") !=
         std::string::npos);
-  CHECK(show().find("exhausted:") == std::string::npos);
-  CHECK(show().find("1 GCP attempt(s)") != std::string::npos);
+  CHECK(day()["gcp_attempts"] == 0);
+  // A line saying a rung was not tried agrees with a walk that never reached it.
+  const auto launched = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "launched") +
+                                          Outcome("gcp/a2-ultragpu-8g/flex-start", "not_tried"));
+  INFO(launched.err);
+  CHECK(launched.exit_code == 0);
+  CHECK(day()["gcp_attempts"] == 1);
+
+  // The day's cap is used up, yet the dispatcher tried GCP and found the
+  // preemptible quota exhausted: the attempt counts past the cap, the block is kept.
+  REQUIRE(RunCli("route config set " + s.store + " gcp_daily_attempt_cap 1").exit_code == 0);
+  const auto capped = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "quota_exceeded",
+                                            "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS") +
+                                        Outcome("gcp/a2-ultragpu-8g/standard", "launched"));
+  INFO(capped.err);
+  REQUIRE(capped.exit_code == 0);
+  const Json result = Json::parse(capped.out);
+  CHECK(result["counted_gcp_attempt"] == true);
+  CHECK(result["attempts"][0]["outcome"] == "quota_exceeded");
+  CHECK(result["attempts"][0]["detail"] ==
+        "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS (tried although the daily GCP attempt cap (1) is used "
+        "up for today)");
+  CHECK(result["attempts"][1]["outcome"] == "skipped_quota_exhausted");  // 8-wide flex-start
+  CHECK(result["selected"] == "gcp/a2-ultragpu-8g/standard");
+  Json state = day();
+  CHECK(state["gcp_attempts"] == 2);
+  REQUIRE(state["quota_blocks"].size() == 1);
+  CHECK(state["quota_blocks"][0] == Json::parse(R"({"gpu_model": "A100 80GB",
+      "quota_class": "preemptible", "gpus": 8, "reason": "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS"})"));
+
+  // The quota is blocked at 8: a dispatcher that respected it skipped the
+  // 8-wide preemptible rungs (no line for them) ...
+  REQUIRE(RunCli("route config set " + s.store + " gcp_daily_attempt_cap 5").exit_code == 0);
+  const auto respected = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/standard", "launched"));
+  INFO(respected.err);
+  REQUIRE(respected.exit_code == 0);
+  CHECK(Json::parse(respected.out)["attempts"][0]["outcome"] == "skipped_quota_exhausted");
+  // ... and one that tried one anyway and found it at 4 GPUs lowers the block.
+  const auto again = s.Route(walk, Outcome("gcp/a2-ultragpu-8g/spot", "capacity_miss") +
+                                       Outcome("gcp/a2-ultragpu-8g/standard", "capacity_miss") +
+                                       Outcome("gcp/a2-ultragpu-4g/spot", "quota_exceeded", "4") +
+                                       Outcome("gcp/a2-ultragpu-4g/standard", "launched"));
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(Json::parse(again.out)["attempts"][0]["detail"].get<std::string>().find(
+            "(tried although A100 80GB preemptible quota was found exhausted today at 8") !=
+        std::string::npos);
+  state = day();
+  CHECK(state["gcp_attempts"] == 4);
+  CHECK(state["quota_blocks"][0]["gpus"] == 4);
 }
 
 TEST_CASE("cli route: --record takes today or an earlier day, not a future one", "[router][cli]") {

@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 
 // Words that would make a setting, column or identifier a money limit.
 const std::set<std::string> kMoneyWords = {
-    "budget",  "budgets", "dollar",  "dollars", "usd",  "cents",   "spend", "spending",
-    "spent",   "price",   "prices",  "pricing", "cost", "costs",   "money", "credit",
-    "credits", "billing", "invoice", "fee",     "fees", "payment", "wallet"};
+    "budget",   "budgets", "dollar",  "dollars", "usd",     "usds", "cents",   "spend",
+    "spending", "spent",   "price",   "prices",  "pricing", "cost", "costs",   "money",
+    "credit",   "credits", "billing", "invoice", "fee",     "fees", "payment", "wallet"};
 
 // The words of one identifier: split at '_', '-', '.', lower-to-upper case
 // changes and the end of an upper-case run, lower-cased ("maxCostUsd" -> max,
@@ -43,7 +43,11 @@ std::vector<std::string> WordsOf(const std::string& identifier) {
   std::string word;
   for (std::size_t i = 0; i < identifier.size(); ++i) {
     const char c = identifier[i];
-    const bool boundary = i > 0 && upper(i) && (lower(i - 1) || (upper(i - 1) && lower(i + 1)));
+    // An upper-case run ends before an upper-case letter that starts a word
+    // ("USDPer"), but keeps a plural 's' ("maxUSDs", "GPUs").
+    const bool plural = identifier[i + 1 < identifier.size() ? i + 1 : i] == 's' && !lower(i + 2);
+    const bool boundary =
+        i > 0 && upper(i) && (lower(i - 1) || (upper(i - 1) && lower(i + 1) && !plural));
     if (!std::isalnum(static_cast<unsigned char>(c)) || boundary) {
       if (!word.empty()) words.push_back(word);
       word.clear();
@@ -161,9 +165,12 @@ std::vector<std::pair<std::string, std::string>> RouterSources() {
   }
   // The Python surface a dispatcher codes against, and the examples it copies.
   files.emplace_back("python/hwrec/__init__.pyi", "#");
-  for (const auto& entry : fs::directory_iterator(root / "examples")) {
-    if (entry.path().extension() == ".py") {
-      files.emplace_back(fs::relative(entry.path(), root).string(), "#");
+  files.emplace_back("python/hwrec/__init__.py", "#");
+  for (const char* dir : {"examples", "examples/tests"}) {
+    for (const auto& entry : fs::directory_iterator(root / dir)) {
+      if (entry.path().extension() == ".py") {
+        files.emplace_back(fs::relative(entry.path(), root).string(), "#");
+      }
     }
   }
   for (const auto& entry : fs::directory_iterator(root / "src/router")) {
@@ -205,6 +212,8 @@ TEST_CASE("router: the money-word scan finds a cap however it is spelt", "[route
   CHECK(MoneyNames("USDCap") == std::vector<std::string>{"USDCap"});
   CHECK(MoneyNames("maxUSDPerDay") == std::vector<std::string>{"maxUSDPerDay"});
   CHECK(MoneyNames("GCPCreditLimit").size() == 1);
+  CHECK(MoneyNames("maxUSDs") == std::vector<std::string>{"maxUSDs"});
+  CHECK(WordsOf("freeGPUs") == std::vector<std::string>{"free", "gpus"});
   CHECK(WithoutComments("int a; // costs real dollars\n", "//") == "int a; \n");
   // A comment marker inside a string is no comment.
   CHECK(WithoutComments("url = \"http://x\"; spend_cap = 1; // note\n", "//") ==

@@ -502,6 +502,44 @@ TEST_CASE("router: a walk that ends on the GCP rung that took the day's attempt 
   });
   CHECK(tried.counted_gcp_attempt);
   CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 1);
+
+  // The unit is taken by the first GCP rung the walk does not skip: with the
+  // preemptible quota blocked, that is standard, and it is given back the same way.
+  const auto block_spot = [](const Rung& rung) {
+    return hwrec::LaunchResult{rung.provisioning == Provisioning::kSpot
+                                   ? LaunchOutcome::kQuotaExceeded
+                                   : LaunchOutcome::kNotTried,
+                               "quota"};
+  };
+  const auto blocked = f.Walk(plan, block_spot, kDay + 86400);  // the next day
+  REQUIRE(blocked.attempts.size() == 3);
+  CHECK(blocked.counted_gcp_attempt);  // spot was tried: its quota miss is a GCP attempt
+  const auto after_block = f.Walk(plan, not_tried, kDay + 86400);
+  REQUIRE(after_block.attempts.size() == 3);
+  CHECK(after_block.attempts[0].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(after_block.attempts[1].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(after_block.attempts[2].outcome == hwrec::AttemptOutcome::kNotTried);
+  CHECK_FALSE(after_block.counted_gcp_attempt);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay + 86400)->gcp_attempts == 1);
+}
+
+TEST_CASE("router: walk options that do not go together are refused", "[router]") {
+  Fixture f;
+  const auto plan = f.Plan("eval-7b", 1, 1);
+  const auto launched = [](const Rung&) { return hwrec::LaunchResult{}; };
+  hwrec::WalkOptions options;
+  options.now = kDay;
+  options.accept = [](const hwrec::RouteResult&) { return hwrec::Status::Ok(); };
+  auto walk = hwrec::WalkLadder(*f.store, plan, launched, options);
+  REQUIRE_FALSE(walk.ok());
+  CHECK(walk.status().code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK(walk.status().message().find("set recorded too") != std::string::npos);
+  options.recorded = true;
+  options.dry_run = true;
+  walk = hwrec::WalkLadder(*f.store, plan, launched, options);
+  REQUIRE_FALSE(walk.ok());
+  CHECK(walk.status().message().find("leave dry_run unset") != std::string::npos);
+  CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 0);
 }
 
 TEST_CASE("router: a recorded walk writes its day state in one transaction, or nothing",

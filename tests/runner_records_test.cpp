@@ -604,10 +604,12 @@ TEST_CASE("simulated capacity: a bad file is InvalidArgument naming the file and
       {R"({"available": [1]})", "cap.json: available must list rung ids or patterns (strings)"},
       {R"({"failures": {"gcp/*": "launched"}})",
        "cap.json: failures 'gcp/*' must be capacity_miss, quota_exceeded, config_error, "
-       "permission_error or workload_failure"},
+       "permission_error or workload_failure (a launch is listed under available; not_tried is "
+       "for a recorded walk)"},
       {R"({"failures": {"gcp/*": "not_tried"}})",
        "cap.json: failures 'gcp/*' must be capacity_miss, quota_exceeded, config_error, "
-       "permission_error or workload_failure"},
+       "permission_error or workload_failure (a launch is listed under available; not_tried is "
+       "for a recorded walk)"},
       {R"({"day": "July 8"})", "cap.json: day 'July 8' is not a UTC date: use YYYY-MM-DD"},
       {R"({"capacity": []})",
        "cap.json: 'capacity' is not understood: use available (array), failures (object) or day "

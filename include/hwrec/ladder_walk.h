@@ -85,17 +85,24 @@ struct WalkOptions {
   // The launcher replays outcomes already known (a walk a dispatcher made and
   // now records): the whole walk, its reads and writes of the day's state,
   // runs in one write transaction, so it is recorded whole or not at all. The
-  // launcher must not block, and may be called again for the same rung when
-  // PostgreSQL retries the transaction.
+  // launcher is asked about every rung the walk reaches, also one the day's
+  // state skips: kNotTried keeps the skip, any other outcome is what happened
+  // (a GCP attempt made past the cap counts; the attempt's detail says the
+  // rung was tried although skipped). The launcher must not block, and may be
+  // called again for the same rung when PostgreSQL retries the transaction.
+  // Not with dry_run.
   bool recorded = false;
-  // With `recorded`: sees the finished walk before it commits; a failed
-  // Status rolls the walk back and is what WalkLadder returns.
+  // With `recorded` only: sees the finished walk before it commits; a failed
+  // Status rolls the walk back and is what WalkLadder returns. Runs again
+  // when the transaction is retried.
   std::function<Status(const RouteResult&)> accept;
 };
 
 // Walks `plan` in order. Writes the day's state unless dry_run (the store must
 // then be writable). Launch failures are results; returns kReadOnly when the
-// walk would write a read-only store, kInvalidArgument for a bad `now`,
+// walk would write a read-only store, kInvalidArgument for a bad `now` or
+// options that do not go together (accept without recorded, recorded with
+// dry_run),
 // kIoError when the store fails.
 Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
                                const WalkOptions& options = {});

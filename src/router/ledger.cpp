@@ -100,6 +100,21 @@ bool DayLedger::TryTakeGcpAttempt(int cap) {
   return taken;
 }
 
+void DayLedger::ForceTakeGcpAttempt() {
+  if (writes_ == Writes::kNone) {
+    ++gcp_attempts_;
+    return;
+  }
+  Write([&] {
+    const auto take = db_.Prepare(
+        "INSERT INTO router_gcp_attempts (day, attempts) VALUES (?, 1) "
+        "ON CONFLICT (day) DO UPDATE SET attempts = router_gcp_attempts.attempts + 1");
+    take->Bind(1, day_);
+    take->Run();
+    gcp_attempts_ = ReadAttempts();
+  });
+}
+
 void DayLedger::ReturnGcpAttempt() {
   if (writes_ == Writes::kNone) {
     if (gcp_attempts_ > 0) --gcp_attempts_;

@@ -76,6 +76,8 @@ class DayLedger {
   bool TryTakeGcpAttempt(int cap);
   // Gives back a unit taken by a walk that made no GCP launch after all.
   void ReturnGcpAttempt();
+  // Counts a GCP attempt a recorded walk made although the cap was used up.
+  void ForceTakeGcpAttempt();
   std::int64_t gcp_attempts() const { return gcp_attempts_; }
 
  private:

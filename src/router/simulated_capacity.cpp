@@ -46,7 +46,8 @@ std::optional<std::string> ReadMember(const std::string& key, const Json& value,
           *outcome == LaunchOutcome::kNotTried) {
         return fmt::format(
             "failures '{}' must be capacity_miss, quota_exceeded, config_error, "
-            "permission_error or workload_failure",
+            "permission_error or workload_failure (a launch is listed under available; "
+            "not_tried is for a recorded walk)",
             f.key());
       }
       capacity->failures.emplace_back(f.key(), *outcome);

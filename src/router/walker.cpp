@@ -79,31 +79,55 @@ std::string BackendSelectedEvent(const RouteResult& r, const RoutePlan& plan) {
   return event.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-// Walks the rungs; `ledger` holds the day's state.
+// What the day's state says of a rung before it is launched: skipped, and why.
+struct Skip {
+  AttemptOutcome outcome;
+  std::string why;
+};
+
+// Walks the rungs; `ledger` holds the day's state. A recorded walk asks the
+// launcher about a rung the day's state skips too: the dispatcher may have
+// tried it anyway, and what happened is recorded (a GCP attempt past the cap
+// counts, a quota found exhausted again keeps the block at the fewer GPUs).
 void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& ledger, int cap,
-          double now, RouteResult* result) {
+          double now, bool recorded, RouteResult* result) {
   bool taken = false;
   bool capped = false;
   bool gcp_launched = false;  // a GCP rung was tried, whatever came of it
   for (const Rung& rung : plan.ladder) {
     const bool gcp = rung.backend == Backend::kGcp && rung.provisioning.has_value();
     const QuotaClass quota_class = gcp ? QuotaClassOf(*rung.provisioning) : QuotaClass::kOnDemand;
+    std::optional<Skip> skip;
     if (const std::optional<int> blocked =
             gcp ? ledger.QuotaBlocked(rung.gpu_model, quota_class, rung.width) : std::nullopt) {
-      result->attempts.push_back(
-          {rung, AttemptOutcome::kSkippedQuotaExhausted,
-           fmt::format("{} {} quota was found exhausted today at {} GPU(s); this rung needs {}",
-                       rung.gpu_model, ToString(quota_class), *blocked, rung.width)});
+      skip = Skip{AttemptOutcome::kSkippedQuotaExhausted,
+                  fmt::format("{} {} quota was found exhausted today at {} GPU(s); this rung "
+                              "needs {}",
+                              rung.gpu_model, ToString(quota_class), *blocked, rung.width)};
+    } else {
+      if (gcp && !taken && !capped) (ledger.TryTakeGcpAttempt(cap) ? taken : capped) = true;
+      if (gcp && !taken && capped) {
+        skip = Skip{AttemptOutcome::kSkippedDailyCap,
+                    fmt::format("the daily GCP attempt cap ({}) is used up for today", cap)};
+      }
+    }
+    if (skip && !recorded) {
+      result->attempts.push_back({rung, skip->outcome, skip->why});
       continue;
     }
-    if (gcp && !taken && !capped) (ledger.TryTakeGcpAttempt(cap) ? taken : capped) = true;
-    if (gcp && capped) {
-      result->attempts.push_back(
-          {rung, AttemptOutcome::kSkippedDailyCap,
-           fmt::format("the daily GCP attempt cap ({}) is used up for today", cap)});
-      continue;
+    LaunchResult launch = launcher(rung);
+    const std::string backend_words = launch.detail;  // a quota block's reason
+    if (skip) {
+      if (launch.outcome == LaunchOutcome::kNotTried) {  // the dispatcher skipped it too
+        result->attempts.push_back({rung, skip->outcome, skip->why});
+        continue;
+      }
+      if (gcp && !taken) {  // it was tried: the attempt counts, past the cap if need be
+        if (!ledger.TryTakeGcpAttempt(cap)) ledger.ForceTakeGcpAttempt();
+        taken = true;
+      }
+      launch.detail += (launch.detail.empty() ? "" : " ") + ("(tried although " + skip->why + ")");
     }
-    const LaunchResult launch = launcher(rung);
     result->attempts.push_back({rung, AttemptOf(launch.outcome), launch.detail});
     if (launch.outcome == LaunchOutcome::kNotTried) {  // the launcher ended the walk
       if (taken && !gcp_launched) {
@@ -121,7 +145,7 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
     if (launch.outcome == LaunchOutcome::kQuotaExceeded) {
       if (gcp) {
         ledger.BlockQuota(rung.gpu_model, quota_class, rung.width,
-                          launch.detail.empty() ? "quota exceeded on " + rung.id : launch.detail,
+                          backend_words.empty() ? "quota exceeded on " + rung.id : backend_words,
                           now);
       }
       continue;
@@ -153,6 +177,14 @@ std::string_view ToString(AttemptOutcome outcome) {
 Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
                                const WalkOptions& options) {
   if (Status time = internal::CheckEpochSeconds(options.now, "now"); !time.ok()) return time;
+  if (options.accept && !options.recorded) {
+    return Status::InvalidArgument("WalkOptions.accept checks a recorded walk: set recorded too");
+  }
+  if (options.recorded && options.dry_run) {
+    return Status::InvalidArgument(
+        "a recorded walk writes what happened: leave dry_run unset (a dry run is a walk with no "
+        "outcomes recorded)");
+  }
   if (!options.dry_run) {
     if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   }
@@ -163,7 +195,7 @@ Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launch
     RouteResult result;
     result.intent = plan.intent;
     result.requested_width = plan.requested_width;
-    Walk(plan, launcher, ledger, DailyCap(db), now, &result);
+    Walk(plan, launcher, ledger, DailyCap(db), now, options.recorded, &result);
     if (result.selected) {
       result.realized_width = result.selected->width;
       result.degraded = result.realized_width < result.requested_width;

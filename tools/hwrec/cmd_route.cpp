@@ -6,6 +6,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "base/time.h"
 #include "cli.h"
@@ -34,7 +35,9 @@ constexpr const char* kRouteUsage =
 std::string RouteExitCodes() {
   return tools::ExitCodesHelp({
       {kExitOk, "the ladder was built (and, with --simulate or --record, a walk launched a rung)"},
-      {kExitError, "error: the store, the intent or the configuration; the message says why"},
+      {kExitError,
+       "error: the store, the intent, the configuration, or --record outcomes the walk cannot "
+       "have made; the message says why"},
       {kExitUsage, "usage: the command line is wrong"},
       {kExitNoFit, "no fit: no GPU rung can hold one shard; the message says what would fit"},
       {kExitNotLaunched,
@@ -64,30 +67,30 @@ std::optional<double> DayOption(const std::string& day) {
 }
 
 // --record: walks `plan` with the recorded outcomes in one transaction,
-// writing the day's state (at `now`, default now). Writes nothing, and fails
-// naming each line, when an outcome is not on the ladder or the walk would not
-// have used it (the day's GCP cap was used up, its quota was blocked, or the
-// walk ended before that rung).
+// writing the day's state (at `now`, default now). Writes nothing, and throws
+// naming each line, when an outcome is not on the ladder or comes after the
+// rung that ended the walk.
 Result<RouteResult> RecordWalk(Store& store, const RoutePlan& plan,
                                const RecordedOutcomes& recorded, std::optional<double> now) {
   recorded.CheckAgainst(plan);
   WalkOptions walk;
   walk.now = now;
   walk.recorded = true;
+  std::string refused;
   walk.accept = [&](const RouteResult& result) {
     const std::vector<std::string> unused = recorded.Unused(result);
     if (unused.empty()) return Status::Ok();
-    std::string lines;
-    for (const std::string& line : unused) lines += line + "; ";
-    return Status::InvalidArgument(fmt::format(
-        "nothing was recorded: the outcomes disagree with the walk this store's day state "
-        "allows: {}give the outcome of each rung the dispatcher tried, in ladder order, up to "
-        "the rung that launched or stopped the walk (`hwrec route config show --day` shows the "
-        "day's GCP attempts and quota blocks)",
-        lines));
+    refused = "nothing was recorded: ";
+    for (const std::string& line : unused) refused += line + "; ";
+    refused +=
+        "a walk tries no rung after the one that launched or stopped it, or after one not tried: "
+        "give the outcomes of the rungs up to that one, in ladder order";
+    return Status::InvalidArgument(refused);
   };
-  return WalkLadder(
+  auto walked = WalkLadder(
       store, plan, [&](const Rung& rung) { return recorded.Launch(rung); }, walk);
+  if (!walked.ok() && !refused.empty()) throw std::runtime_error(refused);
+  return walked;
 }
 
 // --simulate: a dry run of `plan` against `capacity`.
@@ -216,11 +219,20 @@ constexpr const char* kConfigHelp =
     "Usage: hwrec route config <subcommand> [options]\n\n"
     "Subcommands:\n"
     "  show STORE [--format table|json]   machine types, quotas, lanes, RunPod, intents,\n"
-    "                                     settings and today's GCP attempts\n"
+    "                                     settings (and, as a table, the day's state)\n"
+    "  day STORE [--day YYYY-MM-DD]       the day's GCP attempts and quota blocks, which\n"
+    "      [--format table|json]          walks and `hwrec route --record` write\n"
     "  set STORE KEY VALUE                one setting: short_job_max_hours,\n"
     "                                     flex_start_max_hours, gcp_daily_attempt_cap\n"
     "  import STORE FILE.json             merge entries by key (\"remove\": true deletes);\n"
     "                                     the whole result is validated, or nothing is written\n";
+
+// "day 2026-07-08 (UTC): 1 GCP attempt(s)", then each quota block.
+void PrintDay(const RouterDayState& day) {
+  std::cout << TerminalFormat("day {} (UTC): {} GCP attempt(s)\n", day.day, day.gcp_attempts);
+  for (const std::string& q : day.exhausted_quotas)
+    std::cout << "exhausted: " << TerminalSafe(q) << "\n";
+}
 
 void PrintRoute(Format format, const RoutePlan& plan, const RouterSettings& settings, bool explain,
                 const std::optional<RouteResult>& result) {
@@ -268,20 +280,39 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
   std::cout << "\n";
   intents.Print(std::cout);
   std::cout << TerminalFormat(
-      "\nshort_job_max_hours {:g}, flex_start_max_hours {:g}, gcp_daily_attempt_cap {}\n"
-      "today ({} UTC): {} GCP attempt(s)\n",
+      "\nshort_job_max_hours {:g}, flex_start_max_hours {:g}, gcp_daily_attempt_cap {}\n",
       c.settings.short_job_max_hours, c.settings.flex_start_max_hours,
-      c.settings.gcp_daily_attempt_cap, day.day, day.gcp_attempts);
-  for (const std::string& q : day.exhausted_quotas)
-    std::cout << "exhausted: " << TerminalSafe(q) << "\n";
+      c.settings.gcp_daily_attempt_cap);
+  PrintDay(day);
 }
 
-int ConfigShow(const std::vector<std::string>& args) {
+// The day's state as `route config day --format json` prints it (the same
+// fields as Python's RouterDayState.to_dict()).
+Json DayJson(const RouterDayState& day) {
+  Json out;
+  out["day"] = day.day;
+  out["gcp_attempts"] = day.gcp_attempts;
+  out["exhausted_quotas"] = day.exhausted_quotas;
+  out["quota_blocks"] = Json::array();
+  for (const QuotaBlock& b : day.quota_blocks) {
+    out["quota_blocks"].push_back({{"gpu_model", b.gpu_model},
+                                   {"quota_class", ToString(b.quota_class)},
+                                   {"gpus", b.gpus},
+                                   {"reason", b.reason}});
+  }
+  return out;
+}
+
+// `route config show` (the configuration, and as a table the day's state) or
+// `route config day` (the day's state only).
+int ConfigShowOrDay(const std::vector<std::string>& args, bool day_only) {
   std::string store_path, day_text, format_text;
-  CommandLine line("hwrec route config show STORE [--day YYYY-MM-DD] [--format table|json]");
+  CommandLine line(
+      fmt::format("hwrec route config {} STORE [--day YYYY-MM-DD] [--format table|json]",
+                  day_only ? "day" : "show"));
   line.Store(&store_path)
       .Add()("day", po::value<std::string>(&day_text),
-             "the UTC day whose GCP attempts and exhausted quotas are shown (default today)");
+             "the UTC day whose GCP attempts and quota blocks are shown (default today)");
   po::variables_map vm;
   if (!line.Format(&format_text).Parse(args, &vm)) return kExitOk;
   const Format format = ParseFormat(format_text);
@@ -289,17 +320,30 @@ int ConfigShow(const std::vector<std::string>& args) {
   const std::optional<double> day_time = DayOption(day_text);
   auto store = OpenStore(store_path, ReadingStoreOptions(false));
   if (!store) return kExitError;
-  auto config = LoadRouterConfig(*store);
-  if (!config.ok()) return Fail(config.status());
-  if (format == Format::kJson) {
-    std::cout << RouterConfigToJson(*config) << "\n";
-    return kExitOk;
+  std::optional<RouterConfig> config;
+  if (!day_only) {
+    auto loaded = LoadRouterConfig(*store);
+    if (!loaded.ok()) return Fail(loaded.status());
+    config = std::move(loaded).value();
+    if (format == Format::kJson) {  // the form `route config import` reads
+      std::cout << RouterConfigToJson(*config) << "\n";
+      return kExitOk;
+    }
   }
   auto day = ReadRouterDayState(*store, day_time);
   if (!day.ok()) return Fail(day.status());
-  PrintConfigTables(*config, *day);
+  if (config) {
+    PrintConfigTables(*config, *day);
+  } else if (format == Format::kJson) {
+    std::cout << DayJson(*day).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  } else {
+    PrintDay(*day);
+  }
   return kExitOk;
 }
+
+int ConfigShow(const std::vector<std::string>& args) { return ConfigShowOrDay(args, false); }
+int ConfigDay(const std::vector<std::string>& args) { return ConfigShowOrDay(args, true); }
 
 int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
   const std::string usage = import ? "hwrec route config import STORE FILE.json"
@@ -333,11 +377,13 @@ int ConfigImport(const std::vector<std::string>& args) { return ConfigSetOrImpor
 }  // namespace
 
 int RunRouteConfig(const std::vector<std::string>& args) {
-  static const tools::NestedCommands kRouteConfig = {
-      {{"show", "", ConfigShow}, {"set", "", ConfigSet}, {"import", "", ConfigImport}},
-      kConfigHelp,
-      "show, set or import",
-      tools::NestedCommands::kExpected};
+  static const tools::NestedCommands kRouteConfig = {{{"show", "", ConfigShow},
+                                                      {"day", "", ConfigDay},
+                                                      {"set", "", ConfigSet},
+                                                      {"import", "", ConfigImport}},
+                                                     kConfigHelp,
+                                                     "show, day, set or import",
+                                                     tools::NestedCommands::kExpected};
   return tools::RunNested(kRouteConfig, args);
 }
 
@@ -362,7 +408,8 @@ int RunRoute(const std::vector<std::string>& args) {
           "walk the ladder with the outcomes a dispatcher saw (JSON lines on stdin) and write "
           "the day's GCP attempt and quota blocks into the store")(
           "outcomes", po::value<std::string>(&outcomes), "--record: read the outcomes from FILE")(
-          "day", po::value<std::string>(&day), "--record: the UTC day of the walk (default today)");
+          "day", po::value<std::string>(&day),
+          "--record: the UTC day of the walk (default today; not a future day)");
   bool strict_read_only = false;
   po::variables_map vm;
   if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
@@ -380,12 +427,15 @@ int RunRoute(const std::vector<std::string>& args) {
   }
   auto hours = internal::ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
-  const std::optional<double> record_time = DayOption(day);
-  if (record_time &&
-      internal::UtcDay(*record_time) > internal::UtcDay(internal::NowEpochSeconds())) {
-    throw UsageError("--day " + day +
-                     " is in the future: --record records a walk already made, today (the "
-                     "default) or on an earlier UTC day");
+  std::optional<double> record_time = DayOption(day);
+  if (record_time) {
+    const double now = internal::NowEpochSeconds();
+    if (internal::UtcDay(*record_time) > internal::UtcDay(now)) {
+      throw UsageError("--day " + day +
+                       " is in the future: --record records a walk already made, today (the "
+                       "default) or on an earlier UTC day");
+    }
+    if (internal::UtcDay(*record_time) == internal::UtcDay(now)) record_time = now;
   }
   const std::optional<SimulatedCapacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));

@@ -105,26 +105,20 @@ LaunchResult RecordedOutcomes::Launch(const Rung& rung) const {
 std::vector<std::string> RecordedOutcomes::Unused(const RouteResult& result) const {
   std::vector<std::string> unused;
   for (const Entry& entry : entries_) {
-    const RouteAttempt* reached = nullptr;
+    // "Not tried" agrees with any walk that did not launch the rung.
+    if (entry.result.outcome == LaunchOutcome::kNotTried) continue;
+    bool reached = false;
     for (const RouteAttempt& attempt : result.attempts) {
-      if (attempt.rung.id == entry.rung) reached = &attempt;
+      reached = reached || attempt.rung.id == entry.rung;
     }
-    if (reached != nullptr && ToString(reached->outcome) == ToString(entry.result.outcome)) {
-      continue;
-    }
-    std::string why;
-    if (reached != nullptr) {
-      why = fmt::format("the walk skipped that rung ({}: {})", ToString(reached->outcome),
-                        reached->detail);
-    } else if (!result.attempts.empty()) {
-      const RouteAttempt& last = result.attempts.back();
-      why = fmt::format("the walk ended before that rung, at '{}' ({})", last.rung.id,
-                        ToString(last.outcome));
-    } else {
-      why = "the walk reached no rung";
-    }
+    if (reached) continue;  // the walk asked for it, and took the outcome as given
+    const std::string ended =
+        result.attempts.empty()
+            ? std::string("the walk reached no rung")
+            : fmt::format("the walk ended at '{}' ({}), before that rung",
+                          result.attempts.back().rung.id, ToString(result.attempts.back().outcome));
     unused.push_back(fmt::format("{} line {}: the outcome of '{}' cannot have happened: {}",
-                                 source_, entry.line, entry.rung, why));
+                                 source_, entry.line, entry.rung, ended));
   }
   return unused;
 }

@@ -24,14 +24,13 @@ class RecordedOutcomes {
   // outcome names a rung that is not on `plan`'s ladder.
   void CheckAgainst(const RoutePlan& plan) const;
 
-  // The recorded outcome of `rung`; kNotTried (the walk ends there) for a rung
-  // no outcome was recorded for.
+  // The recorded outcome of `rung`; kNotTried for a rung no outcome was
+  // recorded for (the walk ends there, or keeps the day's skip of it).
   LaunchResult Launch(const Rung& rung) const;
 
-  // "<source> line N: …" for each outcome the walk never asked for (it skipped
-  // the rung, because the day's GCP cap was used up or its quota was blocked,
-  // or ended before it): the record and the walk disagree there, and
-  // `hwrec route --record` writes nothing.
+  // "<source> line N: …" for each outcome the walk never asked for: it ended
+  // before that rung (a launch, a stop or a rung not tried came first). A
+  // `not_tried` line always agrees. `hwrec route --record` then writes nothing.
   std::vector<std::string> Unused(const RouteResult& result) const;
 
  private:
