@@ -864,4 +864,35 @@ TEST_CASE(
   CHECK(*known.evaluations[0].waste.score == Approx(0.5 - 0.3));
 }
 
+TEST_CASE(
+    "placement: among pools of unknown score a known compute shortfall ranks before an unknown "
+    "one",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("sitec-l4", "L4", "full", 1, 1, "g2-standard-8"),
+              Pool("a100-mig", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("h100-3g", "H100 80GB", "mig-3g.40gb", 8, 16, "a3-highgpu-8g")});
+  // Five runs at 87 % of 3/7 of an H100 that reported no GPU memory: every
+  // score is unknown; only the H100 partition's shortfall is known (0.02).
+  std::vector<Observation> batch;
+  for (int n = 0; n < 5; ++n) {
+    Observation o = Ran("h100-3g", n, 0, 0, 4000, 8 * kGiB);
+    o.gpu_utilization = 0.87;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto result =
+      f.Place(Execution(), std::vector<std::string>{"sitec-l4", "a100-mig", "h100-3g"});
+  const auto by_pool = ByPool(result);
+  for (const auto& [id, e] : by_pool) {
+    INFO(id);
+    CHECK_FALSE(e.waste.score.has_value());
+  }
+  CHECK(by_pool.at("sitec-l4").waste.compute_shortfall == std::optional<double>(0));
+  CHECK_FALSE(by_pool.at("a100-mig").waste.compute_shortfall.has_value());
+  REQUIRE(by_pool.at("h100-3g").waste.compute_shortfall.has_value());
+  CHECK(*by_pool.at("h100-3g").waste.compute_shortfall > 0);
+  CHECK(Order(result) == std::vector<std::string>{"sitec-l4", "h100-3g", "a100-mig"});
+}
+
 }  // namespace hwrec

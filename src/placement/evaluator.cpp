@@ -37,14 +37,16 @@ std::optional<std::int64_t> PartitionsPerNode(const HardwareProfile& h) {
 double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
 
 // best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
-// first; a known score before an unknown one; the lower score; the smaller
-// compute shortfall; a known card waste before an unknown one, the smaller;
-// the less CPU and memory left idle; candidate order.
+// first; a known score before an unknown one; the lower score; a known
+// compute shortfall before an unknown one, the smaller; a known card waste
+// before an unknown one, the smaller; the less CPU and memory left idle;
+// candidate order. An unknown term never counts as zero.
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const PlacementWaste& w = e.waste;
   return std::make_tuple(!gpu_work && gpu_pool, !w.score.has_value(), Rounded(w.score.value_or(0)),
-                         Rounded(w.compute_shortfall.value_or(0)), !w.card.has_value(),
-                         Rounded(w.card.value_or(0)), Rounded(w.cpu + w.memory), e.candidate);
+                         !w.compute_shortfall.has_value(), Rounded(w.compute_shortfall.value_or(0)),
+                         !w.card.has_value(), Rounded(w.card.value_or(0)),
+                         Rounded(w.cpu + w.memory), e.candidate);
 }
 
 }  // namespace
