@@ -187,3 +187,35 @@ TEST_CASE("cli: place --as-of stamps the answer; --explain prints each candidate
   CHECK_THAT(explained.out, Catch::Contains("score = card waste + 2 x compute shortfall"));
   CHECK_THAT(explained.out, Catch::Contains("sitea-a100-80gb"));
 }
+
+TEST_CASE(
+    "cli: the place table hoists only the notes on where the shape came from, never a pool's own "
+    "finding",
+    "[cli][placement]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const std::string one = dir.File("one.json");
+  hwrec::test::WriteFile(one, R"([{"node_pool_id": "sitea-a30-mig"}])");
+  const auto r = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 --candidates " +
+                        ShellQuote(one) + " --declared '{\"gpu_compute_fraction\": 0.9}'");
+  INFO(r.out);
+  const auto table_at = r.out.find("node pool");
+  REQUIRE(table_at != std::string::npos);
+  const auto short_at = r.out.find("short of compute");
+  REQUIRE(short_at != std::string::npos);
+  CHECK(short_at > table_at);  // in the pool's row, not above the table
+  CHECK(r.out.find("note:     short of compute") == std::string::npos);
+  // Undeclared, the history notes are hoisted, and the header counts what ran.
+  const auto history = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 " +
+                              "--candidates " + ShellQuote(one));
+  INFO(history.out);
+  CHECK_THAT(history.out, Catch::Contains("executions that ran used GPUs)"));
+  const auto note_at = history.out.find("note:     gpu_count 1 from history");
+  CHECK(note_at != std::string::npos);
+  CHECK(note_at < history.out.find("node pool"));
+  const auto json = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 " +
+                           "--candidates " + ShellQuote(one) + " --format json");
+  const auto shape_notes = nlohmann::json::parse(json.out)["shape"]["notes"];
+  REQUIRE(shape_notes.is_array());
+  CHECK(shape_notes.dump().find("gpu_count 1 from history") != std::string::npos);
+}

@@ -131,6 +131,16 @@ ExecutionToPlace Execution(DeclaredResources declared = {}) {
   return execution;
 }
 
+// An execution retried after running out of GPU memory: its floor sets
+// gpu_memory_gb and no gpu_count.
+ExecutionToPlace RetriedWithGpuMemoryFloor(DeclaredResources declared, double gpu_memory_gb) {
+  ExecutionToPlace retry = Execution(std::move(declared));
+  DeclaredResources floor;
+  floor.gpu_memory_gb = gpu_memory_gb;
+  retry.retry_floor = floor;
+  return retry;
+}
+
 DeclaredResources OneGpu() {
   DeclaredResources d;
   d.gpu_count = 1;
@@ -180,8 +190,9 @@ TEST_CASE("placement: no pool is judged infeasible by a figure learned on anothe
   CHECK(*a100.needs.gpu_compute_fraction <= 3.0 / 7);
   CHECK(a100.waste.compute_shortfall == 0);
   // No shortfall noted: only where the undeclared architecture came from.
-  CHECK(a100.notes == std::vector<std::string>{
-                          "architecture x86_64 from history: its last 10 executions ran on it"});
+  CHECK(a100.notes ==
+        std::vector<std::string>{
+            "architecture x86_64 from history: recorded by 10 of its last 10 executions that ran"});
   CHECK(a100.request.gpu_config_id == std::optional<std::string>("nvidia-a100-40gb-mig-3g.20gb"));
   CHECK(Origin(a100, FigureKind::kGpuMemoryGb).provenance == Provenance::kExact);
   CHECK(Origin(a100, FigureKind::kGpuComputeFraction).provenance == Provenance::kExact);
@@ -630,13 +641,14 @@ TEST_CASE(
   const CandidateEvaluation& arm = by_pool.at("arm-cpu");
   CHECK_FALSE(arm.feasible);
   CHECK_THAT(arm.reason, Catch::Contains("needs 1 GPU; this pool has none"));
-  CHECK_THAT(arm.reason, Catch::Contains("ran only on x86_64 (its last 5 executions); this pool "
-                                         "is aarch64"));
+  CHECK_THAT(arm.reason, Catch::Contains("ran only on x86_64 (recorded by 5 of its last 5 "
+                                         "executions that ran); this pool is aarch64"));
   CHECK(by_pool.at("x86-cpu").reason == "needs 1 GPU; this pool has none");
   for (const auto& [id, e] : by_pool) {
     INFO(id);
-    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
-                            "gpu_count 1 from history: 5 of its last 5 executions used GPUs")));
+    CHECK_THAT(e.notes,
+               Catch::VectorContains(std::string(
+                   "gpu_count 1 from history: 5 of its last 5 executions that ran used GPUs")));
   }
 }
 
@@ -673,11 +685,11 @@ TEST_CASE("placement: a CPU-only history keeps the work on the architecture it r
   const auto by_pool = ByPool(result);
   CHECK_FALSE(by_pool.at("x86-cpu").feasible);
   CHECK(by_pool.at("x86-cpu").reason ==
-        "ran only on aarch64 (its last 5 executions); this pool is x86_64: declare architecture "
-        "x86_64 to place it here");
+        "ran only on aarch64 (recorded by 5 of its last 5 executions that ran); this pool is "
+        "x86_64: declare architecture x86_64 to place it here");
   CHECK_THAT(by_pool.at("arm-cpu").notes,
-             Catch::VectorContains(
-                 std::string("gpu_count 0 from history: none of its last 5 executions used GPUs")));
+             Catch::VectorContains(std::string(
+                 "gpu_count 0 from history: none of its last 5 executions that ran used GPUs")));
 }
 
 TEST_CASE(
@@ -736,8 +748,12 @@ TEST_CASE(
   const auto by_pool = ByPool(result);
   CHECK_FALSE(by_pool.at("arm-a100").feasible);
   CHECK_THAT(by_pool.at("arm-a100").reason,
-             Catch::Contains("ran only on x86_64 (its last 3 executions); this pool is aarch64"));
+             Catch::Contains("ran only on x86_64 (recorded by 3 of its last 3 executions that "
+                             "ran); this pool is aarch64"));
   CHECK(by_pool.at("x86-cpu").reason == "needs 1 GPU; this pool has none");
+  CHECK_THAT(result.shape.notes,
+             Catch::VectorContains(std::string(
+                 "gpu_count 1 from history: 3 of its last 3 executions that ran used GPUs")));
 }
 
 TEST_CASE(
@@ -762,8 +778,8 @@ TEST_CASE(
   REQUIRE(result.chosen_evaluation() != nullptr);
   CHECK(result.chosen_evaluation()->node_pool_id == "a100-3g");
   CHECK_THAT(ByPool(result).at("a100-3g").notes,
-             Catch::VectorContains(
-                 std::string("gpu_count 1 from history: 2 of its last 3 executions used GPUs")));
+             Catch::VectorContains(std::string(
+                 "gpu_count 1 from history: 2 of its last 3 executions that ran used GPUs")));
 }
 
 TEST_CASE(
@@ -777,10 +793,13 @@ TEST_CASE(
       f.Place(Execution(), std::vector<std::string>{"arm-cpu", "x86-cpu", "a100-3g"});
   for (const CandidateEvaluation& e : result.evaluations) {
     INFO(e.node_pool_id);
-    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
-                            "gpu_count 1 from history: 5 of its last 5 executions used GPUs")));
-    CHECK_THAT(e.notes, Catch::VectorContains(std::string(
-                            "architecture x86_64 from history: its last 5 executions ran on it")));
+    CHECK_THAT(e.notes,
+               Catch::VectorContains(std::string(
+                   "gpu_count 1 from history: 5 of its last 5 executions that ran used GPUs")));
+    CHECK_THAT(
+        e.notes,
+        Catch::VectorContains(std::string(
+            "architecture x86_64 from history: recorded by 5 of its last 5 executions that ran")));
   }
   // Declared, the architecture is not noted; the GPU count still is.
   DeclaredResources x86;
@@ -790,7 +809,7 @@ TEST_CASE(
     CHECK_THAT(note, !Catch::Contains("architecture"));
   }
   CHECK(declared.evaluations[0].notes.front() ==
-        "gpu_count 1 from history: 5 of its last 5 executions used GPUs");
+        "gpu_count 1 from history: 5 of its last 5 executions that ran used GPUs");
 }
 
 TEST_CASE(
@@ -819,11 +838,8 @@ TEST_CASE(
     "[placement][engine]") {
   Fixture f;
   f.Register({CpuPool("cpu"), Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
-  ExecutionToPlace retry = Execution();
-  DeclaredResources floor;
-  floor.gpu_memory_gb = 30;
-  retry.retry_floor = floor;
-  const auto result = f.Place(retry, std::vector<std::string>{"cpu", "a100-80"});
+  const auto result =
+      f.Place(RetriedWithGpuMemoryFloor({}, 30), std::vector<std::string>{"cpu", "a100-80"});
   CHECK(result.shape.gpu_count == 1);
   CHECK(result.shape.gpu_count_source == ShapeSource::kRetryFloor);
   REQUIRE(result.chosen_evaluation() != nullptr);
@@ -893,6 +909,154 @@ TEST_CASE(
   REQUIRE(by_pool.at("h100-3g").waste.compute_shortfall.has_value());
   CHECK(*by_pool.at("h100-3g").waste.compute_shortfall > 0);
   CHECK(Order(result) == std::vector<std::string>{"sitec-l4", "h100-3g", "a100-mig"});
+}
+
+TEST_CASE("placement: the architecture from history counts only the executions that recorded one",
+          "[placement][engine]") {
+  Fixture f;
+  NodePool unrecorded = Pool("a100-noarch", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d-noarch");
+  unrecorded.hardware.architecture.reset();
+  NodePool arm_gpu = Pool("arm-a100", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d-arm");
+  arm_gpu.hardware.architecture = "aarch64";
+  f.Register(
+      {Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), unrecorded, arm_gpu});
+  std::vector<Observation> batch;
+  for (int n = 0; n < 3; ++n) batch.push_back(Ran("a100-3g", n, 17, 0.8, 4000, 8 * kGiB));
+  for (int n = 3; n < 5; ++n) batch.push_back(Ran("a100-noarch", n, 17, 0.8, 4000, 8 * kGiB));
+  f.Ingest(batch);
+  const auto result = f.Place(Execution(), std::vector<std::string>{"arm-a100", "a100-3g"});
+  CHECK(result.shape.history_executions == 5);
+  CHECK(result.shape.architectures == std::vector<std::string>{"x86_64"});
+  const auto by_pool = ByPool(result);
+  CHECK_THAT(by_pool.at("a100-3g").notes,
+             Catch::VectorContains(std::string(
+                 "architecture x86_64 from history: recorded by 3 of its last 5 executions that "
+                 "ran")));
+  CHECK_THAT(by_pool.at("arm-a100").reason,
+             Catch::Contains("ran only on x86_64 (recorded by 3 of its last 5 executions that "
+                             "ran); this pool is aarch64"));
+}
+
+TEST_CASE(
+    "placement: a declared gpu_count 0 wins over a retry floor's GPU figures; a floor's gpu_count "
+    "still raises it",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({CpuPool("cpu"), Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  DeclaredResources cpu_only;
+  cpu_only.gpu_count = 0;
+  ExecutionToPlace retry = RetriedWithGpuMemoryFloor(cpu_only, 30);
+  const auto result = f.Place(retry, std::vector<std::string>{"a100-80", "cpu"});
+  CHECK(result.shape.gpu_count == 0);
+  CHECK(result.shape.gpu_count_source == ShapeSource::kDeclared);
+  REQUIRE(result.chosen_evaluation() != nullptr);
+  CHECK(result.chosen_evaluation()->node_pool_id == "cpu");
+  CHECK_THAT(result.shape.notes,
+             Catch::VectorContains(std::string(
+                 "the retry floor's gpu_memory_gb is ignored: gpu_count 0 is declared")));
+  retry.retry_floor->gpu_count = 1;
+  const auto raised = f.Place(retry, std::vector<std::string>{"a100-80", "cpu"});
+  CHECK(raised.shape.gpu_count == 1);
+  CHECK(raised.shape.gpu_count_source == ShapeSource::kRetryFloor);
+  CHECK_THAT(
+      raised.shape.notes,
+      Catch::VectorContains(std::string("gpu_count 1 from the retry floor, above the declared 0")));
+}
+
+TEST_CASE(
+    "placement: history reads a bounded window, so a crash-looping workload's failed runs are not "
+    "all scanned",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register(
+      {Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"), CpuPool("x86-cpu")});
+  std::vector<Observation> batch;
+  for (int n = 0; n < 5; ++n) batch.push_back(Ran("a100-3g", n, 17, 0.8, 4000, 8 * kGiB));
+  // Newer: more failed runs than the window reads.
+  for (int n = 0; n < kShapeHistoryScan + 20; ++n) {
+    Observation o = Ran("x86-cpu", 100 + n, 0, 0, 100, kGiB);
+    o.finished_at = kNow - 60 - n * 0.01;
+    o.status = ExecutionStatus::kFailed;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto result = f.Place(Execution(), std::vector<std::string>{"x86-cpu", "a100-3g"});
+  CHECK(result.shape.history_executions == 0);
+  CHECK(result.shape.gpu_count_source == ShapeSource::kNone);
+  CHECK_THAT(result.shape.notes,
+             Catch::VectorContains(fmt::format("no execution that ran ({} failed/cancelled passed "
+                                               "over): declare gpu_count and architecture",
+                                               kShapeHistoryScan)));
+}
+
+TEST_CASE(
+    "placement: a requested GPU figure counts as GPU use only when no GPU figure was measured",
+    "[placement][engine]") {
+  auto gpu_executions = [&](const Observation& o) {
+    Fixture g;
+    g.Register({CpuPool("x86-cpu")});
+    g.Ingest({o});
+    return g.Place(Execution(), std::vector<std::string>{"x86-cpu"}).shape.gpu_executions;
+  };
+  Observation memory = Ran("x86-cpu", 0, 0, 0, 4000, 8 * kGiB);
+  memory.requested.gpu_memory_gb = 20;
+  CHECK(gpu_executions(memory) == 1);
+  Observation share = Ran("x86-cpu", 0, 0, 0, 4000, 8 * kGiB);
+  share.requested.gpu_compute_fraction = 0.5;
+  CHECK(gpu_executions(share) == 1);
+  Observation measured_zero = share;
+  measured_zero.requested.gpu_memory_gb = 20;
+  measured_zero.gpu_utilization = 0;
+  measured_zero.gpu_memory_peak_gb = 0;
+  CHECK(gpu_executions(measured_zero) == 0);
+  Observation utilization_zero = share;
+  utilization_zero.gpu_utilization = 0;
+  CHECK(gpu_executions(utilization_zero) == 0);  // one measured figure is enough to outvote it
+}
+
+TEST_CASE(
+    "placement: a known compute share of at least what the partition gives makes the card waste "
+    "0, even with the GPU memory need unknown",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-80", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  DeclaredResources share = OneGpu();
+  share.gpu_compute_fraction = 0.6;  // more than 3g.20gb gives (half the card), less than a card
+  const auto result = f.Place(Execution(share), std::vector<std::string>{"a100-80", "a100-40-3g"});
+  const auto by_pool = ByPool(result);
+  const CandidateEvaluation& mig = by_pool.at("a100-40-3g");
+  CHECK(mig.waste.card == std::optional<double>(0));
+  REQUIRE(mig.waste.score.has_value());
+  CHECK(*mig.waste.score == Approx(kShortfallWeight * (0.6 - 3.0 / 7)).margin(1e-6));
+  CHECK_FALSE(by_pool.at("a100-80").waste.card.has_value());  // 0.6 of a card: memory decides
+  CHECK_FALSE(by_pool.at("a100-80").waste.score.has_value());
+  share.gpu_compute_fraction = 1;
+  const auto whole = f.Place(Execution(share), std::vector<std::string>{"a100-80"});
+  CHECK(whole.evaluations[0].waste.card == std::optional<double>(0));
+  CHECK(whole.evaluations[0].waste.score == std::optional<double>(0));
+}
+
+TEST_CASE("placement: the result's shape carries the notes on where the shape came from",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
+  f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
+  DeclaredResources share;
+  share.gpu_compute_fraction = 0.9;  // short of compute on 3g.20gb: a note of that pool's own
+  share.pinned = {"gpu_compute_fraction"};
+  share.architecture = "x86_64";
+  ExecutionToPlace execution = Execution();
+  const auto result = f.Place(execution, std::vector<std::string>{"a100-3g"});
+  REQUIRE_FALSE(result.shape.notes.empty());
+  const std::vector<std::string>& notes = result.evaluations[0].notes;
+  REQUIRE(notes.size() >= result.shape.notes.size());
+  const std::vector<std::string> first(
+      notes.begin(), notes.begin() + static_cast<std::ptrdiff_t>(result.shape.notes.size()));
+  CHECK(first == result.shape.notes);
+  const auto declared = f.Place(Execution(share), std::vector<std::string>{"a100-3g"});
+  CHECK(declared.shape.notes.empty());
+  CHECK_FALSE(declared.evaluations[0].notes.empty());
 }
 
 }  // namespace hwrec

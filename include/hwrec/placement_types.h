@@ -106,7 +106,9 @@ inline constexpr double kShortfallWeight = 2;
 // shortfall is soft: it raises the score and is reported, never makes a pool
 // infeasible. An absent term is unknown, never taken as zero.
 struct PlacementWaste {
-  std::optional<double> card;  // cards' worth given but not needed; absent: unknown size
+  // Cards' worth given but not needed; absent: a pool of unknown size, or
+  // the GPU memory needed unknown (and the share needed short of the partition).
+  std::optional<double> card;
   std::optional<double> compute_shortfall;  // cards' worth of compute share needed but not given;
                                             // absent: the share needed on this card is unknown
   double cpu = 0;                           // share of the pool's free (or node) CPU left idle
@@ -119,14 +121,16 @@ struct PlacementWaste {
 // Where the evaluator took the execution's GPU count or architecture from.
 enum class ShapeSource {
   kDeclared,    // the author's value (one GPU when only GPU figures are declared)
-  kRetryFloor,  // raised to the OOM-retry floor's gpu_count
+  kRetryFloor,  // raised to the OOM-retry floor's gpu_count, or 1 for a floor's GPU figures
   kHistory,     // nothing declared: the workload's own recent executions
   kNone,        // nothing declared and no history: no GPU, any architecture
 };
 std::string_view ToString(ShapeSource source);  // "declared", "retry_floor", "history", "none"
 std::optional<ShapeSource> ParseShapeSource(std::string_view text);
 
-// A workload's history: its most recent executions that ran (success, oom, gpu_oom).
+// A workload's history: of its last kShapeHistoryScan executions (the newest
+// first), the last kShapeHistoryWindow that ran (success, oom, gpu_oom).
+inline constexpr std::int64_t kShapeHistoryScan = 500;
 inline constexpr std::int64_t kShapeHistoryWindow = 50;
 
 // How many GPUs the execution asks for and where it can run, as resolved
@@ -138,6 +142,9 @@ struct ExecutionShape {
   ShapeSource architecture_source = ShapeSource::kNone;
   std::int64_t history_executions = 0;  // recent executions that ran (at most kShapeHistoryWindow)
   std::int64_t gpu_executions = 0;      // of those, the ones that used GPUs
+  // Where the GPU count and architectures came from, in words; every
+  // candidate's notes begin with these.
+  std::vector<std::string> notes;
   bool operator==(const ExecutionShape& other) const;
 };
 

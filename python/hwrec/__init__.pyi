@@ -146,7 +146,7 @@ class PlacementNeeds:
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementWaste:
-    card: Optional[float]  # None: a pool of unknown size
+    card: Optional[float]  # None: a pool of unknown size, or the GPU memory needed unknown
     compute_shortfall: Optional[float]  # None: the share needed on this card is unknown
     score: Optional[float]  # card + 2 x compute_shortfall; None when a term is unknown
     cpu: float
@@ -160,6 +160,7 @@ class ExecutionShape:
     architecture_source: str  # declared, history, none
     history_executions: int
     gpu_executions: int
+    notes: list[str]  # where the GPU count and architectures came from; every candidate's begin with them
     def to_dict(self) -> dict[str, Any]: ...
 
 class CandidateEvaluation:

@@ -95,6 +95,7 @@ py::dict ShapeDict(const ExecutionShape& s) {
   d["architecture_source"] = Name(ToString(s.architecture_source));
   d["history_executions"] = s.history_executions;
   d["gpu_executions"] = s.gpu_executions;
+  d["notes"] = py::cast(s.notes);
   return d;
 }
 
@@ -209,7 +210,8 @@ void RegisterCandidate(py::module_& m) {
           "architecture_source",
           [](const ExecutionShape& s) { return Name(ToString(s.architecture_source)); })
       .def_readonly("history_executions", &ExecutionShape::history_executions)
-      .def_readonly("gpu_executions", &ExecutionShape::gpu_executions);
+      .def_readonly("gpu_executions", &ExecutionShape::gpu_executions)
+      .def_readonly("notes", &ExecutionShape::notes);
   AddDictAndRepr(shape, "ExecutionShape", ShapeDict);
 
   py::class_<CandidateEvaluation> candidate(m, "CandidateEvaluation",

@@ -100,6 +100,7 @@ def test_what_is_not_declared_comes_from_the_workloads_history(loaded):
     chosen = placement.candidates[0]
     assert chosen.request.gpu_count == 1
     assert any(n.startswith("gpu_count 1 from history: ") for n in chosen.notes)
+    assert shape.notes and chosen.notes[: len(shape.notes)] == shape.notes
 
 
 def test_place_payload_is_the_placement_v1_json(loaded):

@@ -158,9 +158,10 @@ void CheckHistoryArchitecture(const ExecutionFacts& e, const HardwareProfile& h,
       shape.architectures.end()) {
     return;
   }
-  problems->Add(FMT_COMPILE("ran only on {} ({}); this pool is {}: declare architecture {} to "
-                            "place it here"),
-                e.architecture_words, e.history_words, *h.architecture, *h.architecture);
+  problems->Add(FMT_COMPILE("ran only on {} (recorded by {}); this pool is {}: declare "
+                            "architecture {} to place it here"),
+                e.architecture_words, e.architecture_history_words, *h.architecture,
+                *h.architecture);
 }
 
 void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
@@ -207,6 +208,18 @@ void CheckHost(const EffectiveRequest& r, const PoolFacts& pool, const Placement
   }
 }
 
+// A card's worth a partition gives: the larger of its memory and compute shares.
+double CardsGiven(const GpuModel& card, const GpuPartition& p) {
+  return std::max(p.memory_gb / card.memory_gb, p.compute_fraction);
+}
+
+// Whether a compute share needed uses all a partition gives: then no card
+// waste, whatever the GPU memory needed.
+bool ShareFillsPartition(const std::optional<double>& share, const GpuModel& card,
+                         const GpuPartition& p) {
+  return share && *share >= CardsGiven(card, p) - kEpsilon;
+}
+
 // GPU memory is hard; compute share is soft (noted, scored). Fills the GPU part
 // of the request: the partition's figures, or the needs on an unknown-size pool.
 void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
@@ -236,7 +249,8 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
   }
-  if (!needs.gpu_memory_gb) {
+  if (!needs.gpu_memory_gb &&
+      (pool.card == nullptr || !ShareFillsPartition(needs.gpu_compute_fraction, *pool.card, *p))) {
     out->notes.push_back(
         "GPU memory needed is unknown (no history of it, none declared): card waste and score "
         "unknown, ranked after every pool with a known score; declare gpu_memory_gb to score it");
@@ -289,11 +303,16 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
     w.compute_shortfall = 0;  // a whole card's compute is never short
   }
   const std::optional<double>& memory = out->needs.gpu_memory_gb;
-  if (!memory) return;  // noted by JudgeGpu
-  const double given = std::max(p.memory_gb / pool.card->memory_gb, p.compute_fraction);
-  const double used = std::max(*memory / pool.card->memory_gb, share.value_or(0));
-  w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
-  if (w.compute_shortfall) {
+  if (!memory) {
+    // A share of all the partition gives leaves nothing of it unused,
+    // whatever the memory; otherwise unknown (noted by JudgeGpu).
+    if (ShareFillsPartition(share, *pool.card, p)) w.card = 0;
+  } else {
+    const double given = CardsGiven(*pool.card, p);
+    const double used = std::max(*memory / pool.card->memory_gb, share.value_or(0));
+    w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
+  }
+  if (w.card && w.compute_shortfall) {
     w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
   }
 }
@@ -354,9 +373,14 @@ bool ShapeNeedsHistory(const ExecutionFacts& facts) {
 
 namespace {
 
-// "its last execution", "its last 7 executions".
+// "its last execution that ran", "its last 7 executions that ran".
 std::string LastExecutions(std::int64_t n) {
-  return n == 1 ? "its last execution" : fmt::format("its last {} executions", n);
+  return n == 1 ? "its last execution that ran" : fmt::format("its last {} executions that ran", n);
+}
+
+// "its last execution that ran", "3 of its last 7 executions that ran".
+std::string SomeOfLastExecutions(std::int64_t some, std::int64_t n) {
+  return n == 1 ? LastExecutions(n) : fmt::format("{} of {}", some, LastExecutions(n));
 }
 
 // One GPU when at least half of the recent executions used GPUs. The record
@@ -379,7 +403,8 @@ std::string GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* 
   return fmt::format("gpu_count {} from history: {}", shape.gpu_count, used);
 }
 
-// "architecture x86_64 from history: its last 5 executions ran on it".
+// "architecture x86_64 from history: recorded by 3 of its last 5 executions
+// that ran" (the others did not record theirs).
 std::string ArchitectureFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   shape.architectures = history.architectures;
@@ -388,33 +413,45 @@ std::string ArchitectureFromHistory(const WorkloadHistory& history, ExecutionFac
     if (!facts->architecture_words.empty()) facts->architecture_words += ", ";
     facts->architecture_words += architecture;
   }
-  const bool one = shape.architectures.size() == 1;
-  return fmt::format("{} {} from history: {} ran on {}", one ? "architecture" : "architectures",
-                     facts->architecture_words, facts->history_words, one ? "it" : "them");
+  facts->architecture_history_words =
+      SomeOfLastExecutions(history.architecture_executions, history.executions);
+  return fmt::format("{} {} from history: recorded by {}",
+                     shape.architectures.size() == 1 ? "architecture" : "architectures",
+                     facts->architecture_words, facts->architecture_history_words);
 }
 
 // A retry floor's gpu_count raises the count; GPU figures in a floor without
-// one mean the execution ran out on a GPU: at least one. Returns the note, or "".
+// one mean the execution ran out on a GPU: at least one, unless the author
+// declared gpu_count 0, which wins. Returns the note, or "".
 std::string GpuCountFromRetryFloor(const DeclaredResources& floor, ExecutionShape* shape) {
+  const bool declared = shape->gpu_count_source == ShapeSource::kDeclared;
   if (floor.gpu_count) {
     if (*floor.gpu_count <= shape->gpu_count) return "";
+    const std::int64_t before = shape->gpu_count;
     shape->gpu_count = *floor.gpu_count;
     shape->gpu_count_source = ShapeSource::kRetryFloor;
-    return fmt::format("gpu_count {} from the retry floor", shape->gpu_count);
+    return declared ? fmt::format("gpu_count {} from the retry floor, above the declared {}",
+                                  shape->gpu_count, before)
+                    : fmt::format("gpu_count {} from the retry floor", shape->gpu_count);
   }
   if (shape->gpu_count > 0 || !(floor.gpu_memory_gb || floor.gpu_compute_fraction)) return "";
-  shape->gpu_count = 1;
-  shape->gpu_count_source = ShapeSource::kRetryFloor;
   const char* fields = !floor.gpu_compute_fraction ? "gpu_memory_gb"
                        : !floor.gpu_memory_gb      ? "gpu_compute_fraction"
                                                    : "gpu_memory_gb and gpu_compute_fraction";
+  if (declared) {
+    return fmt::format("the retry floor's {} {} ignored: gpu_count 0 is declared", fields,
+                       floor.gpu_memory_gb && floor.gpu_compute_fraction ? "are" : "is");
+  }
+  shape->gpu_count = 1;
+  shape->gpu_count_source = ShapeSource::kRetryFloor;
   return fmt::format("gpu_count 1 from the retry floor: it sets {}", fields);
 }
 
 }  // namespace
 
-// Every candidate's notes say where what was not declared came from: the GPU
-// count, the architectures, and (a count of 1 from history) how to ask for more.
+// The shape's notes (every candidate's begin with them) say where what was not
+// declared came from: the GPU count, the architectures, and (a count of 1 from
+// history) how to ask for more; or that no execution in the window ran.
 void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
   const ExecutionToPlace& execution = *facts->execution;
@@ -423,7 +460,6 @@ void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   if (ShapeNeedsHistory(*facts) && history.executions > 0) {
     shape.history_executions = history.executions;
     shape.gpu_executions = history.gpu_executions;
-    facts->history_words = LastExecutions(history.executions);
     if (shape.gpu_count_source == ShapeSource::kNone) {
       gpu_note = GpuCountFromHistory(history, facts);
     }
@@ -435,11 +471,21 @@ void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
     std::string floor_note = GpuCountFromRetryFloor(*execution.retry_floor, &shape);
     if (!floor_note.empty()) gpu_note = std::move(floor_note);
   }
+  std::vector<std::string>& notes = shape.notes;
+  if (ShapeNeedsHistory(*facts) && history.executions == 0 && history.passed_over > 0) {
+    const bool count = shape.gpu_count_source == ShapeSource::kNone;
+    const bool architecture = shape.architecture_source == ShapeSource::kNone;
+    notes.push_back(fmt::format(
+        "no execution that ran ({} failed/cancelled passed over): declare {}", history.passed_over,
+        count && architecture ? "gpu_count and architecture"
+        : count               ? "gpu_count"
+                              : "architecture"));
+  }
   for (std::string* note : {&gpu_note, &architecture_note}) {
-    if (!note->empty()) facts->shape_notes.push_back(std::move(*note));
+    if (!note->empty()) notes.push_back(std::move(*note));
   }
   if (shape.gpu_count_source == ShapeSource::kHistory && shape.gpu_count == 1) {
-    facts->shape_notes.emplace_back(
+    notes.emplace_back(
         "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not "
         "the execution's): declare gpu_count when the execution uses more than one");
   }
@@ -452,7 +498,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   out.candidate = index;
   out.node_pool_id = c.node_pool_id;
   out.request.gpu_count = e.shape.gpu_count;
-  out.notes = e.shape_notes;
+  out.notes = e.shape.notes;
   ChooseHostFigures(e, recommendation, &out.request);
   out.needs = ChooseGpuNeeds(e, recommendation, &out.request);
   if (pool == nullptr) {

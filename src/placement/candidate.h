@@ -36,9 +36,9 @@ struct PoolFacts {
 struct ExecutionFacts {
   const ExecutionToPlace* execution = nullptr;
   ExecutionShape shape;
-  std::vector<std::string> shape_notes;  // added to every candidate's notes
-  std::string history_words;             // "its last 5 executions", when history was read
-  std::string architecture_words;        // "x86_64", when they come from history
+  std::string architecture_words;  // "x86_64", when they come from history
+  // "3 of its last 5 executions that ran": those that recorded an architecture.
+  std::string architecture_history_words;
   bool pin_cpu = false;
   bool pin_memory = false;
   bool pin_gpu_memory = false;

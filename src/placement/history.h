@@ -15,11 +15,15 @@
 namespace hwrec::internal {
 
 struct WorkloadHistory {
-  std::int64_t executions = 0;  // that ran: at most kShapeHistoryWindow, the most recent
+  // Of the last kShapeHistoryScan executions, those that ran: at most
+  // kShapeHistoryWindow, the most recent.
+  std::int64_t executions = 0;
+  std::int64_t passed_over = 0;  // failed or cancelled, newer than the last one counted
   // Of those, the ones that used GPUs: GPU memory, GPU utilisation or a
   // stamped share reported, gpu_oom, or GPU memory or a share given.
   std::int64_t gpu_executions = 0;
-  std::vector<std::string> architectures;  // recorded ones, distinct and sorted
+  std::int64_t architecture_executions = 0;  // of those, the ones that recorded an architecture
+  std::vector<std::string> architectures;    // recorded ones, distinct and sorted
 };
 
 class WorkloadHistoryReader {

@@ -57,7 +57,8 @@ Json ShapeJson(const ExecutionShape& shape) {
               {"architectures", shape.architectures},
               {"architecture_source", std::string(ToString(shape.architecture_source))},
               {"history_executions", shape.history_executions},
-              {"gpu_executions", shape.gpu_executions}};
+              {"gpu_executions", shape.gpu_executions},
+              {"notes", shape.notes}};
 }
 
 ShapeSource ReadShapeSource(const Json& shape, const char* key) {
@@ -75,6 +76,8 @@ ExecutionShape ReadShape(const Json& j) {
   shape.architecture_source = ReadShapeSource(j, "architecture_source");
   shape.history_executions = j.at("history_executions").get<std::int64_t>();
   shape.gpu_executions = j.at("gpu_executions").get<std::int64_t>();
+  // Absent in payloads written before the shape's notes were reported.
+  if (j.contains("notes")) shape.notes = j.at("notes").get<std::vector<std::string>>();
   return shape;
 }
 

@@ -92,9 +92,9 @@ bool PlacementWaste::operator==(const PlacementWaste& o) const {
 
 bool ExecutionShape::operator==(const ExecutionShape& o) const {
   return std::tie(gpu_count, gpu_count_source, architectures, architecture_source,
-                  history_executions, gpu_executions) ==
+                  history_executions, gpu_executions, notes) ==
          std::tie(o.gpu_count, o.gpu_count_source, o.architectures, o.architecture_source,
-                  o.history_executions, o.gpu_executions);
+                  o.history_executions, o.gpu_executions, o.notes);
 }
 
 bool CandidateEvaluation::operator==(const CandidateEvaluation& o) const {

@@ -47,7 +47,7 @@ std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.2
 
 std::string Memory(const std::optional<std::int64_t>& v) { return v ? HumanBytes(*v) : "-"; }
 
-// "1, from history (5 of its last 5 executions used GPUs)", "1, declared".
+// "1, from history (5 of its last 5 executions that ran used GPUs)", "1, declared".
 std::string GpuCountWords(const ExecutionShape& shape) {
   const std::string count = std::to_string(shape.gpu_count);
   switch (shape.gpu_count_source) {
@@ -56,8 +56,8 @@ std::string GpuCountWords(const ExecutionShape& shape) {
     case ShapeSource::kRetryFloor:
       return count + ", from the retry floor";
     case ShapeSource::kHistory:
-      return fmt::format("{}, from history ({} of its last {} executions used GPUs)", count,
-                         shape.gpu_executions, shape.history_executions);
+      return fmt::format("{}, from history ({} of its last {} executions that ran used GPUs)",
+                         count, shape.gpu_executions, shape.history_executions);
     case ShapeSource::kNone:
       break;
   }
@@ -72,7 +72,7 @@ void PrintShape(const ExecutionShape& shape) {
     architectures += (architectures.empty() ? "" : ", ") + a;
   }
   if (shape.architecture_source == ShapeSource::kHistory) {
-    std::cout << TerminalFormat("arch:     {}, from history (its last {} executions)\n",
+    std::cout << TerminalFormat("arch:     {}, from history (its last {} executions that ran)\n",
                                 architectures, shape.history_executions);
   } else if (shape.architecture_source == ShapeSource::kDeclared) {
     std::cout << TerminalFormat("arch:     {}, declared\n", architectures);
@@ -102,28 +102,16 @@ void PrintScores(const PlacementResult& result) {
   table.Print(std::cout);
 }
 
-// How many leading notes every candidate shares (where the GPU count and the
-// architectures came from): the table prints those once, above the pools.
-std::size_t SharedNotes(const PlacementResult& result) {
-  if (result.evaluations.empty()) return 0;
-  const std::vector<std::string>& first = result.evaluations.front().notes;
-  std::size_t shared = first.size();
-  for (const CandidateEvaluation& e : result.evaluations) {
-    std::size_t same = 0;
-    while (same < shared && same < e.notes.size() && e.notes[same] == first[same]) ++same;
-    shared = same;
-  }
-  return shared;
-}
-
 void PrintTable(const PlacementResult& result, bool explain) {
   std::cout << TerminalFormat("workload: {}\npolicy:   {}\nas of:    {}\n", result.workload,
                               ToString(result.policy), internal::FormatRfc3339(result.as_of));
   PrintShape(result.shape);
-  const std::size_t shared = SharedNotes(result);
-  for (std::size_t i = 0; i < shared; ++i) {
-    std::cout << TerminalFormat("note:     {}\n", result.evaluations.front().notes[i]);
+  // Where the GPU count and the architectures came from: said once, above
+  // the pools; every candidate's notes begin with them.
+  for (const std::string& note : result.shape.notes) {
+    std::cout << TerminalFormat("note:     {}\n", note);
   }
+  const std::size_t shared = result.shape.notes.size();
   std::cout << "\n";
   Table table({"#", "node pool", "partition", "fits", "cpu", "memory", "gpu mem", "share", "score",
                "reason"});
