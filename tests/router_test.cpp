@@ -676,6 +676,8 @@ TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says wh
   CHECK(table.exit_code == 5);
   CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
   CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
+  // Width 8 is the widest machine width: no wider split is suggested.
+  CHECK_THAT(table.err, !Catch::Contains("shard the work"));
   CHECK_THAT(table.out,
              Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB at "
                              "width 8); A100 80GB offers 80 GB"));
@@ -861,26 +863,42 @@ TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not
         "40 GB");
 }
 
-TEST_CASE("router: a per-shard need learned at width 8 prunes the 8-wide rungs only",
+TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of width 8 or less",
           "[router][engine]") {
   Fixture f;
-  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
-  const auto plan = f.Plan("capture-7b", 8, 48);
+  // 79 GB peaks on 8x A100 80GB: 86.9 GB per GPU at width 8, so at least that on fewer GPUs.
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
+  const auto plan = f.Plan("eval-13b", 8, 48);
+  CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
   CHECK(reasons.at("gcp/a2-ultragpu-8g/flex-start") ==
         "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
         "offers 80 GB");
-  // Transferred to another card at the same width, it still says where it was learned.
+  // Transferred to another card and to narrower widths, it still says where it was learned.
   CHECK(reasons.at("gcp/a3-highgpu-8g/spot") ==
         "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
         "offers 80 GB");
-  REQUIRE_FALSE(plan.ladder.empty());
-  CHECK(plan.ladder.front().width == 4);
-  CHECK(AnyNoteContains(plan, "learned on A100 80GB at width 8"));
-  // RunPod grants 8: pruned on the 8-wide figure; the 4-GPU lanes run at width 1, kept.
+  CHECK(reasons.at("gcp/a2-ultragpu-4g/flex-start") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("gcp/a2-highgpu-2g/spot"),
+             Catch::Contains("(learned on A100 80GB at width 8); A100 40GB offers 40 GB"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-1g/standard"),
+             Catch::Contains("(learned on A100 80GB at width 8)"));
+  CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 8)"));
+  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GB"));
+  CHECK_FALSE(AnyNoteContains(plan, "not used to prune"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB GPU memory per shard (learned on A100 80GB at "
+                                          "width 8)"));
+  // At the widest machine width there is no wider split to suggest.
+  CHECK_THAT(plan.no_fit, !Catch::Contains("shard the work"));
+  const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
+                                       " --intent eval-13b --width 8 --length 2d --sharded");
+  CHECK(cli.exit_code == 5);
+  // RunPod grants 8: pruned on the 8-wide figure.
   const auto lora = [&] {
     REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
-        "workload_image": "ghcr.io/acme/capture-7b:1.0", "legacy_machine": "a2-ultragpu-1g",
+        "workload_image": "ghcr.io/acme/eval-13b:1.0", "legacy_machine": "a2-ultragpu-1g",
         "min_width": 8}]})")
                 .ok());
     auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
@@ -894,12 +912,127 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes the 8-wide rungs o
              Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GB"));
 }
 
-TEST_CASE("router: the no-fit message says what would fit when lanes were pruned for width too",
+TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width unknown",
           "[router][engine]") {
   Fixture f;
-  // A lane whose card no GCP machine type has, granting one GPU: pruned for width.
-  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l4", "position": 3,
-      "partition": "gpu-l4", "gpu_brand": "NVIDIA", "gpu_model": "L4", "max_gpus": 1}],
+  // gpu-a100-80 is the SLURM partition: no GCP machine type, so the width is not known.
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79);
+  const auto plan = f.Plan("eval-13b", 1, 48);
+  CHECK(Ids(plan.ladder).empty());
+  const auto reasons = PrunedReasons(plan);
+  CHECK(reasons.at("gcp/a2-ultragpu-1g/flex-start") ==
+        "needs 86.9 GB GPU memory per shard (learned on A100 80GB, width unknown); A100 80GB "
+        "offers 80 GB");
+  CHECK_THAT(reasons.at("slurm/a100-80gb"),
+             Catch::Contains("(learned on A100 80GB, width unknown)"));
+  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GB"));
+  const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
+                                       " --intent eval-13b --width 1 --length 2d");
+  CHECK(cli.exit_code == 5);
+  // Wider, the figure says nothing about one shard: the rungs are kept and it is noted.
+  const auto wide = f.Plan("eval-13b", 2, 48);
+  CHECK(Contains(Ids(wide.ladder), "gcp/a2-ultragpu-2g/flex-start"));
+  CHECK(AnyNoteContains(wide, "86.9 GB per GPU, learned on A100 80GB, width unknown"));
+}
+
+TEST_CASE("router: a card no GCP machine type has takes the figure learned at its width or wider",
+          "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l40s", "position": 3,
+      "partition": "gpu-l40s", "gpu_brand": "NVIDIA", "gpu_model": "L40S", "max_gpus": 4}]})")
+              .ok());
+  // 55 GB peaks: 60.5 GB per shard, more than an L40S (48 GB) holds.
+  f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-2g", 55, 2);
+  for (int width : {1, 2}) {
+    INFO(width);
+    const auto plan = f.Plan("capture-7b", width, 48);
+    CHECK(PrunedReasons(plan).at("slurm/l40s") ==
+          "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 2); L40S offers "
+          "48 GB");
+    CHECK_FALSE(AnyNoteContains(plan, "L40S: no per-shard"));
+  }
+}
+
+TEST_CASE("router: the no-fit message credits the need to the card it was learned on",
+          "[router][engine]") {
+  Fixture f;
+  // 8 wide: 89.1 GB per GPU on A100 80GB, 86.9 GB on H100 80GB; both cards hold 80 GB.
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-8g", 81, 8);
+  f.History("ghcr.io/acme/eval-13b:1.0", "H100 80GB", "a3-highgpu-8g", 79, 8);
+  const auto plan = f.Plan("eval-13b", 8, 48);
+  REQUIRE(Ids(plan.ladder).empty());
+  CHECK_THAT(plan.no_fit, Catch::Contains("89.1 GB GPU memory per shard (learned on A100 80GB at "
+                                          "width 8)"));
+  CHECK_THAT(plan.no_fit, !Catch::Contains("86.9 GB GPU memory per shard (learned on A100 80GB"));
+}
+
+TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide rungs held",
+          "[router][engine]") {
+  Fixture f;
+  // 86.9 GB at width 1: no width-1 rung holds it; the wide rungs have no figure of their own.
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto plan = hwrec::BuildLadder(*snapshot, {"eval-13b", 8, 48, false});
+  REQUIRE(plan.ok());
+  CHECK(plan->ladder.empty());
+  const auto reasons = PrunedReasons(*plan);
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"),
+             Catch::Contains("width 8 needs a sharded launch command"));
+  // The width-1 chain cannot hold a shard: asking for width 1 would not help.
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"), !Catch::Contains("ask for width 1"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("--sharded"));
+  CHECK_THAT(plan->no_fit, !Catch::Contains("pruned for other reasons"));
+  // No wide rung reached the ladder, so no figure was "not used" for one.
+  CHECK_FALSE(AnyNoteContains(*plan, "not used to prune"));
+}
+
+TEST_CASE("router: the no-fit message suggests only widths whose rungs would be built",
+          "[router][engine]") {
+  Fixture f;
+  // eval-7b's own single-GPU card is A100 40GB: 44 GB at width 1 fits only A100 80GB, which
+  // width 1 does not use; 86.9 GB at width 2 fits no card.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 40);
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-2g", 79, 2);
+  const auto plan = f.Plan("eval-7b", 2, 48);
+  REQUIRE(Ids(plan.ladder).empty());
+  CHECK_THAT(plan.no_fit, !Catch::Contains("--width 1"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("shard the work"));
+}
+
+TEST_CASE("router: a card too small for one shard is pruned with the first reason that applies",
+          "[router][engine]") {
+  Fixture f;
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
+  const auto plan = f.Plan("capture-7b", 8, 8 * 24);  // very long
+  const auto reasons = PrunedReasons(plan);
+  CHECK_THAT(reasons.at("gcp/a3-highgpu-8g/standard"),
+             Catch::Contains("offered with SPOT or FLEX_START only"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"),
+             Catch::Contains("FLEX_START runs at most 168 h"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"), Catch::Contains("needs 86.9 GB GPU memory"));
+  // Unsharded, a too-small card says so rather than asking for a sharded launch command.
+  f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  auto eval = hwrec::BuildLadder(*snapshot, {"eval-7b", 4, 2, false});
+  REQUIRE(eval.ok());
+  CHECK(PrunedReasons(*eval).at("gcp/a2-highgpu-4g/spot") ==
+        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 4); A100 40GB offers "
+        "40 GB");
+  CHECK_THAT(PrunedReasons(*eval).at("gcp/a2-ultragpu-4g/spot"),
+             Catch::Contains("needs a sharded launch command"));
+}
+
+TEST_CASE("router: the no-fit message names the card that could hold a shard and what pruned it",
+          "[router][engine]") {
+  Fixture f;
+  // A lane of a card large enough for a shard, granting one GPU: pruned for width; and an L4
+  // lane, too small anyway.
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "h200", "position": 3,
+      "partition": "gpu-h200", "gpu_brand": "NVIDIA", "gpu_model": "H200 141GB", "max_gpus": 1},
+      {"lane": "l4", "position": 4, "partition": "gpu-l4", "gpu_brand": "NVIDIA",
+      "gpu_model": "L4", "max_gpus": 1}],
       "intents": [{"intent": "lora-70b", "workload_image": "ghcr.io/acme/lora-70b:1.0",
       "legacy_machine": "a2-ultragpu-1g", "min_width": 8}]})")
               .ok());
@@ -909,12 +1042,16 @@ TEST_CASE("router: the no-fit message says what would fit when lanes were pruned
   auto plan = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
   REQUIRE(plan.ok());
   CHECK(plan->ladder.empty());
+  CHECK_THAT(PrunedReasons(*plan).at("slurm/h200"), Catch::Contains("at most 1 GPU(s)"));
   CHECK_THAT(PrunedReasons(*plan).at("slurm/l4"), Catch::Contains("at most 1 GPU(s)"));
   CHECK_THAT(plan->no_fit, Catch::Contains("86.9 GB GPU memory per shard"));
-  CHECK_THAT(plan->no_fit, Catch::Contains("it would fit a card of 86.9 GB or more"));
-  CHECK_THAT(plan->no_fit, Catch::Contains("the rungs on L4 were pruned for other reasons"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("H200 141GB"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("lane grants at most 1 GPU(s)"));
+  CHECK_THAT(plan->no_fit, !Catch::Contains("L4"));
+  // A card that holds a shard is configured: adding one would not help.
+  CHECK_THAT(plan->no_fit, !Catch::Contains("add a machine type"));
   const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
                                        " --intent lora-70b --width 8 --length 2d --sharded");
   CHECK(cli.exit_code == 5);
-  CHECK_THAT(cli.err, Catch::Contains("it would fit a card of 86.9 GB or more"));
+  CHECK_THAT(cli.err, Catch::Contains("H200 141GB"));
 }

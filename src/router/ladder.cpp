@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -67,7 +68,7 @@ std::string AllowedList(const GcpMachineType& m) {
 }
 
 // The per-shard GPU memory need at one width against one card, when both are
-// known, with the card and width the need was learned at.
+// known, with the card and width the need was learned at (0: not known).
 struct ShardFit {
   double need_gb = 0;
   std::string model;
@@ -76,9 +77,13 @@ struct ShardFit {
   int learned_width = 1;
   bool fits() const { return need_gb <= card_gb; }
   std::string Learned() const {
+    if (learned_width == 0) return fmt::format("learned on {}, width unknown", learned_model);
     return fmt::format("learned on {} at width {}", learned_model, learned_width);
   }
 };
+
+// The widths GCP machine types offer, and 1.
+std::set<int> MachineWidthsOf(const RouterConfig& config);
 
 class LadderBuilder {
  public:
@@ -100,7 +105,17 @@ class LadderBuilder {
   Eligible EligibleModels(int width);
   void AddGcpRungs(int width, const std::vector<std::string>& models);
   void AddGcpRung(const GcpMachineType& m, Provisioning p);
+  // Why rung `m`/`p` cannot be offered at all (provisioning model, FLEX_START
+  // on a very long job), or empty.
+  std::string OfferReason(const GcpMachineType& m, Provisioning p) const;
   void PruneTooSmall(const GcpMachineType& m);
+  // Prunes a rung whose card could hold a shard, remembering the card and why.
+  void PruneHeld(const std::string& id, const std::string& model, std::string reason);
+  // Whether a rung of the width-1 chain may hold one shard.
+  bool WidthOneMayHold() const;
+  // A width other than the planned one whose rungs would be built and hold a
+  // shard: its text for the no-fit message, or empty.
+  std::string FitElsewhere() const;
   void AddLanes(int width, double legacy_memory);
   void AddRunPod(int width);
   double CardMemory(const std::string& model) const {
@@ -134,7 +149,10 @@ class LadderBuilder {
   RoutePlan& plan_;
   std::optional<ShardFit> largest_short_;  // the largest card too small for a shard
   std::set<std::string> largest_models_;   // every card of that size
-  std::set<std::string> held_models_;      // cards of rungs that hold a shard (or may)
+  // cards of rungs that hold a shard (or may) pruned for another reason than
+  // sharding -> the first such reason
+  std::map<std::string, std::string> held_models_;
+  std::set<std::string> unsharded_models_;  // cards of wide rungs refused only for sharding
   // card -> widths kept without a figure of their own, in the order first seen
   std::vector<std::pair<std::string, std::vector<int>>> unpruned_;
 };
@@ -153,24 +171,34 @@ const CardNeed* LadderBuilder::ExactNeedOn(const GcpMachineType& m) const {
   return need != nullptr && need->provenance == Provenance::kExact ? need : nullptr;
 }
 
-// The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod),
-// from a figure learned at that width only: on GCP's machine type of that card
-// and width, else the largest learned on another card at that width (GPU
-// memory transfers between cards; the share of the work a shard holds does
-// not transfer between widths). Nullopt when no GCP machine type has that card
-// and width, its size is unknown, or no figure of that width is known.
+// The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod).
+// Per-GPU memory never drops when the same work gets fewer GPUs, so a figure
+// learned at width W is a lower bound of the need at every width up to W; GPU
+// memory transfers between cards. The need is the largest figure learned on a
+// GCP machine type of width `width` or more, on any card (the card's own on a
+// tie); at width 1 also one learned on the card's other instance types (SLURM
+// partitions, RunPod), whose width is not known. Nullopt when the card's size
+// is unknown or no such figure is.
 std::optional<ShardFit> LadderBuilder::FitAt(const std::string& model, int width) const {
-  const GcpMachineType* m = MachineOf(model, width);
   const double card = CardMemory(model);
-  if (m == nullptr || card <= 0) return std::nullopt;
-  if (const CardNeed* own = ExactNeedOn(*m)) {
-    return ShardFit{*own->gpu_memory_gb, model, card, model, width};
-  }
+  if (card <= 0) return std::nullopt;
   std::optional<ShardFit> fit;
-  for (const GcpMachineType& other : s_.config.machines) {
-    const CardNeed* need = other.gpu_count == width ? ExactNeedOn(other) : nullptr;
-    if (need != nullptr && (!fit || *need->gpu_memory_gb > fit->need_gb)) {
-      fit = ShardFit{*need->gpu_memory_gb, model, card, other.gpu_model, width};
+  const auto consider = [&](double need, const std::string& learned_model, int learned_width) {
+    if (!fit || need > fit->need_gb ||
+        (need == fit->need_gb && learned_model == model && fit->learned_model != model)) {
+      fit = ShardFit{need, model, card, learned_model, learned_width};
+    }
+  };
+  for (const GcpMachineType& m : s_.config.machines) {
+    const CardNeed* need = m.gpu_count >= width ? ExactNeedOn(m) : nullptr;
+    if (need != nullptr) consider(*need->gpu_memory_gb, m.gpu_model, m.gpu_count);
+  }
+  if (width == 1) {
+    for (const GcpMachineType& m : s_.config.machines) {
+      const CardNeed* need = NeedOn(m);
+      if (need != nullptr && need->provenance == Provenance::kGpuModel) {
+        consider(*need->gpu_memory_gb, m.gpu_model, 0);
+      }
     }
   }
   return fit;
@@ -200,20 +228,18 @@ void LadderBuilder::AddUnusedFigureNotes() {
     if (seen != nullptr) {
       figure = fmt::format("{:.1f} GB per GPU, learned on {} at width {}",
                            *ExactNeedOn(*seen)->gpu_memory_gb, seen->gpu_model, seen->gpu_count);
-    } else if (const GcpMachineType* m = MachineOf(model, widths.front())) {
-      const CardNeed* need = NeedOn(*m);
-      if (need == nullptr) continue;
-      figure = fmt::format("{:.1f} GB per GPU, {} history on no GCP machine type",
-                           *need->gpu_memory_gb, ToString(need->provenance));
+    } else if (const std::optional<ShardFit> one = FitAt(model, 1)) {
+      figure = fmt::format("{:.1f} GB per GPU, {}", one->need_gb, one->Learned());
     } else {
       continue;
     }
     std::vector<std::string> names;
     for (int width : widths) names.push_back(std::to_string(width));
-    plan_.notes.push_back(
-        fmt::format("{}: no per-shard GPU memory figure learned at width {}; the one seen ({}) was "
-                    "not used to prune those rungs",
-                    model, JoinOr(names), figure));
+    plan_.notes.push_back(fmt::format(
+        "{}: no per-shard GPU memory figure learned at width {} or wider; the one seen ({}) "
+        "was "
+        "not used to prune those rungs",
+        model, JoinOr(names), figure));
   }
 }
 
@@ -224,56 +250,80 @@ void LadderBuilder::PruneShard(const std::string& id, const ShardFit& fit) {
   if (!largest_short_ || fit.card_gb > largest_short_->card_gb) {
     largest_short_ = fit;
     largest_models_.clear();
+  } else if (fit.card_gb == largest_short_->card_gb && fit.need_gb < largest_short_->need_gb) {
+    largest_short_ = fit;  // the smaller need of that card size, with where it was learned
   }
-  if (fit.card_gb == largest_short_->card_gb) {
-    largest_models_.insert(fit.model);
-    largest_short_->need_gb = std::min(largest_short_->need_gb, fit.need_gb);
+  if (fit.card_gb == largest_short_->card_gb) largest_models_.insert(fit.model);
+}
+
+void LadderBuilder::PruneHeld(const std::string& id, const std::string& model, std::string reason) {
+  held_models_.emplace(model, reason);
+  plan_.pruned.push_back({id, std::move(reason)});
+}
+
+std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) const {
+  if (!m.Allows(p))
+    return fmt::format("{} is offered with {} only", m.machine_type, AllowedList(m));
+  if (p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong) {
+    return fmt::format("FLEX_START runs at most {:g} h; this job is expected to run {:g} h",
+                       s_.config.settings.flex_start_max_hours, plan_.length_hours);
   }
+  return {};
+}
+
+bool LadderBuilder::WidthOneMayHold() const {
+  std::vector<std::string> models = {LegacyModel(), s_.config.runpod.gpu_model};
+  for (const SlurmLane& lane : s_.config.lanes) models.push_back(lane.gpu_model);
+  return std::any_of(models.begin(), models.end(), [&](const std::string& model) {
+    const std::optional<ShardFit> fit = FitAt(model, 1);
+    return !fit || fit->fits();
+  });
 }
 
 void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
   const std::string id = fmt::format("gcp/{}/{}", m.machine_type, Slug(p));
-  if (!m.Allows(p)) {
-    plan_.pruned.push_back(
-        {id, fmt::format("{} is offered with {} only", m.machine_type, AllowedList(m))});
-    return;
-  }
-  if (p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong) {
-    plan_.pruned.push_back(
-        {id, fmt::format("FLEX_START runs at most {:g} h; this job is expected to run {:g} h",
-                         s_.config.settings.flex_start_max_hours, plan_.length_hours)});
+  if (std::string reason = OfferReason(m, p); !reason.empty()) {
+    PruneHeld(id, m.gpu_model, std::move(reason));
     return;
   }
   const GpuQuota* quota = s_.config.FindQuota(m.gpu_model, QuotaClassOf(p));
   if (quota == nullptr || quota->gpus < m.gpu_count) {
-    plan_.pruned.push_back(
-        {id, fmt::format(
-                 "quota {} admits {} GPU(s); {} needs {}",
-                 quota ? quota->metric : m.gpu_model + " " + std::string(ToString(QuotaClassOf(p))),
-                 quota ? quota->gpus : 0, m.machine_type, m.gpu_count)});
+    PruneHeld(id, m.gpu_model,
+              fmt::format("quota {} admits {} GPU(s); {} needs {}",
+                          quota ? quota->metric
+                                : m.gpu_model + " " + std::string(ToString(QuotaClassOf(p))),
+                          quota ? quota->gpus : 0, m.machine_type, m.gpu_count));
     return;
   }
   // Saturate or downsize: a launch command that does not shard would leave all
   // but one GPU of a wide rung idle.
   if (m.gpu_count > 1 && !plan_.sharded) {
+    unsharded_models_.insert(m.gpu_model);
     plan_.pruned.push_back(
         {id, fmt::format("width {} needs a sharded launch command: declare one that splits the "
-                         "work across the GPUs it gets (--sharded), or ask for width 1",
-                         m.gpu_count)});
+                         "work across the GPUs it gets (--sharded){}",
+                         m.gpu_count, WidthOneMayHold() ? ", or ask for width 1" : "")});
     return;
   }
+  if (!FitOn(m)) KeepUnpruned(m.gpu_model, m.gpu_count);
   plan_.ladder.push_back(Rung{id, Backend::kGcp, m.machine_type, m.gpu_model, m.gpu_count, p});
 }
 
+// Each provisioning model of a card too small for one shard: pruned for the
+// first reason that applies (offer, FLEX_START length, then the shard).
 void LadderBuilder::PruneTooSmall(const GcpMachineType& m) {
   const ShardFit fit = *FitOn(m);
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
-    PruneShard(fmt::format("gcp/{}/{}", m.machine_type, Slug(p)), fit);
+    const std::string id = fmt::format("gcp/{}/{}", m.machine_type, Slug(p));
+    if (std::string reason = OfferReason(m, p); !reason.empty()) {
+      plan_.pruned.push_back({id, std::move(reason)});
+    } else {
+      PruneShard(id, fit);
+    }
   }
 }
 
 void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& models) {
-  held_models_.insert(models.begin(), models.end());
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
     for (const std::string& model : models) {
       if (const GcpMachineType* m = MachineOf(model, width)) AddGcpRung(*m, p);
@@ -295,16 +345,22 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
   for (const SlurmLane& lane : s_.config.lanes) {
     const std::string id = "slurm/" + lane.lane;
     const std::optional<ShardFit> fit = FitAt(lane.gpu_model, width);
-    if (!fit || fit->fits()) held_models_.insert(lane.gpu_model);
+    const bool may_hold = !fit || fit->fits();
     if (lane.max_gpus < width) {
-      plan_.pruned.push_back({id, fmt::format("lane grants at most {} GPU(s); {} needs {}",
-                                              lane.max_gpus, intent_.intent, width)});
-    } else if (fit && !fit->fits()) {
+      std::string reason = fmt::format("lane grants at most {} GPU(s); {} needs {}", lane.max_gpus,
+                                       intent_.intent, width);
+      if (may_hold) {
+        PruneHeld(id, lane.gpu_model, std::move(reason));
+      } else {
+        plan_.pruned.push_back({id, std::move(reason)});
+      }
+    } else if (!may_hold) {
       PruneShard(id, *fit);
     } else if (CardMemory(lane.gpu_model) < legacy_memory) {
-      plan_.pruned.push_back({id, fmt::format("{} ({:g} GB) is smaller than {}'s card {} ({:g} GB)",
-                                              lane.gpu_model, CardMemory(lane.gpu_model),
-                                              intent_.intent, LegacyModel(), legacy_memory)});
+      PruneHeld(
+          id, lane.gpu_model,
+          fmt::format("{} ({:g} GB) is smaller than {}'s card {} ({:g} GB)", lane.gpu_model,
+                      CardMemory(lane.gpu_model), intent_.intent, LegacyModel(), legacy_memory));
     } else {
       if (!fit) KeepUnpruned(lane.gpu_model, width);
       plan_.ladder.push_back(
@@ -317,11 +373,16 @@ void LadderBuilder::AddRunPod(int width) {
   const RunPodRung& r = s_.config.runpod;
   const std::string id = "runpod/" + r.name;
   const std::optional<ShardFit> fit = FitAt(r.gpu_model, width);
-  if (!fit || fit->fits()) held_models_.insert(r.gpu_model);
+  const bool may_hold = !fit || fit->fits();
   if (r.max_gpus < width) {
-    plan_.pruned.push_back({id, fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
-                                            r.max_gpus, intent_.intent, width)});
-  } else if (fit && !fit->fits()) {
+    std::string reason = fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
+                                     r.max_gpus, intent_.intent, width);
+    if (may_hold) {
+      PruneHeld(id, r.gpu_model, std::move(reason));
+    } else {
+      plan_.pruned.push_back({id, std::move(reason)});
+    }
+  } else if (!may_hold) {
     PruneShard(id, *fit);
   } else {
     if (!fit) KeepUnpruned(r.gpu_model, width);
@@ -340,7 +401,6 @@ void LadderBuilder::AddLegacyChain() {
     if (fit && !fit->fits()) {
       PruneTooSmall(legacy);
     } else {
-      if (!fit) KeepUnpruned(LegacyModel(), 1);
       AddGcpRungs(1, {LegacyModel()});
     }
   }
@@ -380,9 +440,7 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
                                         m.gpu_model, fit->need_gb, fit->Learned(), fit->card_gb,
                                         fit->fits() ? "fits" : "does not fit"));
     }
-    if (!fit) {
-      KeepUnpruned(m.gpu_model, width);
-    } else if (!fit->fits()) {
+    if (fit && !fit->fits()) {
       eligible.too_small.push_back(&m);
       continue;
     }
@@ -399,9 +457,33 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
   return eligible;
 }
 
+// A machine width other than the planned one at which a card whose rungs a
+// request of that width builds holds one shard. Narrower widths are in this
+// ladder already when the request shards (the width-1 chain always is), so
+// only wider ones are suggested then; unsharded, a narrower wide one is too.
+std::string LadderBuilder::FitElsewhere() const {
+  const int planned = plan_.planned_width;
+  for (const GcpMachineType& m : s_.config.machines) {
+    const int width = m.gpu_count;
+    if (width == planned || width < intent_.min_width || width == 1) continue;
+    if (width < planned && plan_.sharded) continue;
+    if (NeedOn(m) == nullptr) continue;  // no history on it: a request of that width skips it
+    const std::optional<ShardFit> fit = FitOn(m);
+    if (!fit || !fit->fits()) continue;
+    return fmt::format(
+        "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there, {}), ask for --width {}{}",
+        width, m.gpu_model, m.machine_type, fit->need_gb, fit->Learned(), width,
+        plan_.sharded ? "" : " with a sharded launch command (--sharded)");
+  }
+  if (planned == *MachineWidthsOf(s_.config).rbegin()) return {};  // no wider split
+  return fmt::format(", or shard the work so that one shard needs at most {:g} GB",
+                     largest_short_->card_gb);
+}
+
 // What would fit when no rung is left and some card was too small for one
-// shard (whatever pruned the other rungs): a card large enough for one shard,
-// or a machine width whose own figure fits its card.
+// shard (whatever pruned the other rungs): a card that holds a shard but whose
+// rungs were pruned for another reason, the sharded launch command the wide
+// rungs lacked, a card large enough, or another machine width.
 std::string LadderBuilder::NoFitMessage() const {
   if (!largest_short_) {
     return fmt::format(
@@ -410,39 +492,45 @@ std::string LadderBuilder::NoFitMessage() const {
         intent_.intent, plan_.planned_width);
   }
   const ShardFit& f = *largest_short_;
-  std::string elsewhere;
-  for (const GcpMachineType& m : s_.config.machines) {
-    const std::optional<ShardFit> fit = FitOn(m);
-    if (fit && fit->fits() && m.gpu_count != plan_.planned_width &&
-        m.gpu_count >= intent_.min_width) {
-      elsewhere = fmt::format(
-          "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there), ask for --width {}{}",
-          m.gpu_count, m.gpu_model, m.machine_type, fit->need_gb, m.gpu_count,
-          m.gpu_count > 1 && !plan_.sharded ? " with a sharded launch command (--sharded)" : "");
-      break;
-    }
+  const std::string need = fmt::format(
+      "it needs {:.1f} GB GPU memory per shard ({}) and the largest card too small "
+      "for one ({}) holds {:g} GB",
+      f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb);
+  std::string sharding;
+  if (!unsharded_models_.empty()) {
+    sharding = fmt::format(
+        "; the wide rungs on {} were refused only because the launch command does not shard: "
+        "declare a sharded launch command (--sharded)",
+        fmt::join(unsharded_models_, ", "));
   }
-  if (elsewhere.empty()) {
-    elsewhere =
-        fmt::format(", or shard the work so that one shard needs at most {:g} GB", f.card_gb);
+  // A card some of whose rungs were refused for sharding is not held back by
+  // its other reasons: the sharded launch command is what it lacks.
+  auto held = held_models_.end();
+  for (auto it = held_models_.begin(); it != held_models_.end(); ++it) {
+    if (unsharded_models_.count(it->first) != 0) continue;
+    if (held == held_models_.end() || CardMemory(it->first) > CardMemory(held->first)) held = it;
   }
-  std::string lead = fmt::format("no GPU rung can hold one shard of {}", intent_.intent);
-  if (!held_models_.empty()) {
-    lead = fmt::format(
-        "no rung is left for {} at width {}: the rungs on {} were pruned for other reasons (see "
-        "pruned), and no other card can hold one shard",
-        intent_.intent, plan_.planned_width, fmt::join(held_models_, ", "));
+  if (held != held_models_.end()) {
+    return fmt::format(
+        "no rung is left for {} at width {}: {}; {} could hold one, but its rungs were pruned: {} "
+        "(see pruned){}{}",
+        intent_.intent, plan_.planned_width, need, held->first, held->second, sharding,
+        FitElsewhere());
+  }
+  if (!sharding.empty()) {
+    return fmt::format(
+        "no rung is left for {} at width {}: no width-1 rung can hold one shard: {}{}",
+        intent_.intent, plan_.planned_width, need, sharding);
   }
   return fmt::format(
-      "{}: it needs {:.1f} GB GPU memory per shard ({}) and the largest card offered ({}) holds "
-      "{:g} GB; it would fit a card of {:.1f} GB or more (add a machine type, SLURM lane or RunPod "
-      "rung with one: `hwrec route config import`){}",
-      lead, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb, f.need_gb,
-      elsewhere);
+      "no GPU rung can hold one shard of {}: it needs {:.1f} GB GPU memory per shard ({}) and the "
+      "largest card offered ({}) holds {:g} GB; it would fit a card of {:.1f} GB or more (add a "
+      "machine type, SLURM lane or RunPod rung with one: `hwrec route config import`){}",
+      intent_.intent, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb,
+      f.need_gb, FitElsewhere());
 }
 
-// The widths GCP machine types offer, and 1.
-std::set<int> MachineWidths(const RouterConfig& config) {
+std::set<int> MachineWidthsOf(const RouterConfig& config) {
   std::set<int> widths = {1};
   for (const GcpMachineType& m : config.machines) widths.insert(m.gpu_count);
   return widths;
@@ -500,7 +588,7 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
     return Status::Internal(fmt::format("intent {}: legacy machine {} is missing", intent->intent,
                                         intent->legacy_machine));
   }
-  const std::set<int> widths = MachineWidths(config);
+  const std::set<int> widths = MachineWidthsOf(config);
   const int planned = MachineWidthAtMost(widths, std::max(1, request.width));
   if (Status s = CheckRequest(*intent, request, planned); !s.ok()) return s;
   if (!request.sharded && intent->min_width > 1) {
