@@ -72,8 +72,8 @@ void PrintShape(const ExecutionShape& shape) {
     architectures += (architectures.empty() ? "" : ", ") + a;
   }
   if (shape.architecture_source == ShapeSource::kHistory) {
-    std::cout << TerminalFormat("arch:     {}, from history (its last {} executions that ran)\n",
-                                architectures, shape.history_executions);
+    // How many executions recorded it is in the note, on the `note:` lines.
+    std::cout << TerminalFormat("arch:     {}, from history\n", architectures);
   } else if (shape.architecture_source == ShapeSource::kDeclared) {
     std::cout << TerminalFormat("arch:     {}, declared\n", architectures);
   } else {

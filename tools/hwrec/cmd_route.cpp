@@ -29,7 +29,7 @@ constexpr const char* kRouteUsage =
     "hwrec route STORE --intent I --width N --length DURATION [--sharded] [--explain]\n"
     "                  [--simulate CAPACITY.json | --record [--outcomes FILE] [--day YYYY-MM-DD]]\n"
     "                  [--format table|json]\n"
-    "       hwrec route config show|set|import … (see `hwrec route config --help`)";
+    "       hwrec route config show|day|set|import … (see `hwrec route config --help`)";
 
 // The exit codes `hwrec route` uses, after its options in --help.
 std::string RouteExitCodes() {
