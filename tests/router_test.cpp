@@ -953,6 +953,44 @@ TEST_CASE("router: a card no GCP machine type has takes the figure learned at it
   }
 }
 
+TEST_CASE(
+    "router: a SLURM or RunPod card's own figure prunes width-1 rungs, whatever GCP history says",
+    "[router][engine]") {
+  // A card no GCP machine type has: 47 GB peaks on the L40S partition (51.7 GB
+  // per shard) rule out every 48 GB or smaller card at width 1.
+  {
+    Fixture f;
+    REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l40s",
+        "position": 3, "partition": "gpu-l40s", "gpu_brand": "NVIDIA", "gpu_model": "L40S",
+        "max_gpus": 4}]})")
+                .ok());
+    f.History("ghcr.io/acme/eval-7b:1.0", "L40S", "gpu-l40s", 47);
+    const auto plan = f.Plan("eval-7b", 1, 48);
+    const auto reasons = PrunedReasons(plan);
+    CHECK(reasons.at("slurm/l40s") ==
+          "needs 51.7 GB GPU memory per shard (learned on L40S, width unknown); L40S offers 48 GB");
+    CHECK_THAT(reasons.at("gcp/a2-highgpu-1g/spot"),
+               Catch::Contains("(learned on L40S, width unknown); A100 40GB offers 40 GB"));
+    CHECK_THAT(reasons.at("slurm/a100-40gb"), Catch::Contains("A100 40GB offers 40 GB"));
+    for (const Rung& rung : plan.ladder) CHECK(rung.gpu_model != "A100 40GB");
+  }
+  // Every GCP machine type of the card has its own (small) figure; the SLURM
+  // partition's 79 GB still says one GPU of 80 GB is too small.
+  {
+    Fixture f;
+    for (const char* machine :
+         {"a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g"}) {
+      f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", machine, 30);
+    }
+    f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79);
+    const auto plan = f.Plan("eval-13b", 1, 48);
+    CHECK(Ids(plan.ladder).empty());
+    CHECK_THAT(PrunedReasons(plan).at("gcp/a2-ultragpu-1g/flex-start"),
+               Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB, width "
+                               "unknown)"));
+  }
+}
+
 TEST_CASE("router: the no-fit message credits the need to the card it was learned on",
           "[router][engine]") {
   Fixture f;

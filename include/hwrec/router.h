@@ -29,7 +29,9 @@ struct CardNeed {
 struct RouterSnapshot {
   RouterConfig config;
   std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
-  // intent -> machine type -> need; intents without history map to nothing.
+  // intent -> instance type -> need: every GCP machine type, and each SLURM
+  // partition or RunPod GPU type the workload ran on (its own figure only);
+  // intents without history map to nothing.
   std::map<std::string, std::map<std::string, CardNeed, std::less<>>, std::less<>> needs;
 
   // Reads the configuration, the catalog and, for every intent's workload, its

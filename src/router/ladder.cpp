@@ -131,6 +131,7 @@ class LadderBuilder {
   const std::string& LegacyModel() const {
     return s_.config.FindMachine(intent_.legacy_machine)->gpu_model;
   }
+  const CardNeed* NeedOnInstance(const std::string& instance_type) const;
   const CardNeed* NeedOn(const GcpMachineType& m) const;
   const CardNeed* ExactNeedOn(const GcpMachineType& m) const;
   std::optional<ShardFit> FitOn(const GcpMachineType& m) const {
@@ -157,12 +158,16 @@ class LadderBuilder {
   std::vector<std::pair<std::string, std::vector<int>>> unpruned_;
 };
 
-const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
+const CardNeed* LadderBuilder::NeedOnInstance(const std::string& instance_type) const {
   auto needs = s_.needs.find(intent_.intent);
   if (needs == s_.needs.end()) return nullptr;
-  auto need = needs->second.find(m.machine_type);
+  auto need = needs->second.find(instance_type);
   if (need == needs->second.end() || !need->second.gpu_memory_gb) return nullptr;
   return &need->second;
+}
+
+const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
+  return NeedOnInstance(m.machine_type);
 }
 
 // The need on machine type `m` learned on `m` itself (so at its width).
@@ -200,6 +205,14 @@ std::optional<ShardFit> LadderBuilder::FitAt(const std::string& model, int width
         consider(*need->gpu_memory_gb, m.gpu_model, 0);
       }
     }
+    // What was learned on a SLURM partition or RunPod itself, whatever figures
+    // the GCP machine types of that card have.
+    const auto on_instance = [&](const std::string& instance_type, const std::string& learned_on) {
+      const CardNeed* need = NeedOnInstance(instance_type);
+      if (need != nullptr) consider(*need->gpu_memory_gb, learned_on, 0);
+    };
+    for (const SlurmLane& lane : s_.config.lanes) on_instance(lane.partition, lane.gpu_model);
+    on_instance(s_.config.runpod.gpu_type, s_.config.runpod.gpu_model);
   }
   return fit;
 }

@@ -1,5 +1,6 @@
 // RouterSnapshot::Open: the configuration, the catalog's card sizes and what
-// each intent's workload needs per GPU on every GCP machine type, read once.
+// each intent's workload needs per GPU on every GCP machine type (and on the
+// SLURM partitions and RunPod GPU type it ran on), read once.
 #include "base/status_error.h"
 #include "base/time.h"
 #include "hwrec/catalog.h"
@@ -13,7 +14,8 @@ namespace hwrec {
 
 namespace {
 
-// Needs of one workload per machine type; empty when it has no GPU-memory history.
+// Needs of one workload per GCP machine type, and per SLURM partition and
+// RunPod GPU type where it ran there; empty when it has no GPU-memory history.
 std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
                                                      const RouterConfig& config,
                                                      const std::string& image, double as_of) {
@@ -30,6 +32,25 @@ std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
     needs[m.machine_type] = CardNeed{figure.value, figure.provenance};
     any_history = any_history || figure.value.has_value();
   }
+  // The SLURM partitions' and RunPod's own figures (their width is not known):
+  // only what was learned there, keyed by the instance type the Runner reports.
+  const auto exact_on = [&](const std::string& brand, const std::string& model,
+                            const std::string& instance_type) {
+    if (instance_type.empty() || needs.count(instance_type) != 0) return;
+    HardwareKey key;
+    key.gpu_brand = brand;
+    key.gpu_model = model;
+    key.instance_type = instance_type;
+    auto rec = query.Recommend(image, key, as_of);
+    internal::ThrowIfError(rec.status());
+    const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
+    if (!figure.value || figure.provenance != Provenance::kExact) return;
+    needs[instance_type] = CardNeed{figure.value, figure.provenance};
+    any_history = true;
+  };
+  for (const SlurmLane& lane : config.lanes)
+    exact_on(lane.gpu_brand, lane.gpu_model, lane.partition);
+  exact_on(config.runpod.gpu_brand, config.runpod.gpu_model, config.runpod.gpu_type);
   if (!any_history) needs.clear();
   return needs;
 }
