@@ -991,6 +991,28 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "router: the no-fit message suggests no width whose rungs its quotas prune, and says "
+    "which width its need is at",
+    "[router][engine]") {
+  Fixture f;
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-2g", 50, 2);
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
+      {"gpu_model": "A100 80GB", "class": "preemptible", "gpus": 1},
+      {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 1},
+      {"gpu_model": "H100 80GB", "class": "preemptible", "gpus": 1}]})")
+              .ok());
+  const auto narrow = f.Plan("eval-13b", 1, 48);
+  REQUIRE_FALSE(narrow.no_fit.empty());
+  CHECK_THAT(narrow.no_fit, !Catch::Contains("--width 2"));  // its 2-wide rungs exceed the quota
+  const auto wide = f.Plan("eval-13b", 2, 48);
+  REQUIRE_FALSE(wide.no_fit.empty());
+  CHECK_THAT(wide.no_fit, Catch::Contains("at width 1 it needs 86.9 GB GPU memory per shard"));
+  CHECK_THAT(wide.no_fit, Catch::Contains("A100 80GB could hold one, but its rungs were pruned"));
+  CHECK_THAT(wide.no_fit, !Catch::Contains("shard the work"));
+}
+
 TEST_CASE("router: the no-fit message credits the need to the card it was learned on",
           "[router][engine]") {
   Fixture f;

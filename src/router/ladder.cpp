@@ -75,6 +75,7 @@ struct ShardFit {
   double card_gb = 0;
   std::string learned_model;
   int learned_width = 1;
+  int width = 1;  // of the rungs this is the need of
   bool fits() const { return need_gb <= card_gb; }
   std::string Learned() const {
     if (learned_width == 0) return fmt::format("learned on {}, width unknown", learned_model);
@@ -108,6 +109,7 @@ class LadderBuilder {
   // Why rung `m`/`p` cannot be offered at all (provisioning model, FLEX_START
   // on a very long job), or empty.
   std::string OfferReason(const GcpMachineType& m, Provisioning p) const;
+  bool Admits(const GcpMachineType& m) const;
   void PruneTooSmall(const GcpMachineType& m);
   // Prunes a rung whose card could hold a shard, remembering the card and why.
   void PruneHeld(const std::string& id, const std::string& model, std::string reason);
@@ -191,7 +193,7 @@ std::optional<ShardFit> LadderBuilder::FitAt(const std::string& model, int width
   const auto consider = [&](double need, const std::string& learned_model, int learned_width) {
     if (!fit || need > fit->need_gb ||
         (need == fit->need_gb && learned_model == model && fit->learned_model != model)) {
-      fit = ShardFit{need, model, card, learned_model, learned_width};
+      fit = ShardFit{need, model, card, learned_model, learned_width, width};
     }
   };
   for (const GcpMachineType& m : s_.config.machines) {
@@ -282,6 +284,18 @@ std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) 
                        s_.config.settings.flex_start_max_hours, plan_.length_hours);
   }
   return {};
+}
+
+// Whether some provisioning model of `m` is offered for this job and admitted
+// by its quota: a request at `m`'s width would build a rung of it.
+bool LadderBuilder::Admits(const GcpMachineType& m) const {
+  for (const Provisioning p :
+       {Provisioning::kSpot, Provisioning::kFlexStart, Provisioning::kStandard}) {
+    if (!OfferReason(m, p).empty()) continue;
+    const GpuQuota* quota = s_.config.FindQuota(m.gpu_model, QuotaClassOf(p));
+    if (quota != nullptr && quota->gpus >= m.gpu_count) return true;
+  }
+  return false;
 }
 
 bool LadderBuilder::WidthOneMayHold() const {
@@ -482,13 +496,14 @@ std::string LadderBuilder::FitElsewhere() const {
     if (width < planned && plan_.sharded) continue;
     if (NeedOn(m) == nullptr) continue;  // no history on it: a request of that width skips it
     const std::optional<ShardFit> fit = FitOn(m);
-    if (!fit || !fit->fits()) continue;
+    if (!fit || !fit->fits() || !Admits(m)) continue;
     return fmt::format(
         "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there, {}), ask for --width {}{}",
         width, m.gpu_model, m.machine_type, fit->need_gb, fit->Learned(), width,
         plan_.sharded ? "" : " with a sharded launch command (--sharded)");
   }
   if (planned == *MachineWidthsOf(s_.config).rbegin()) return {};  // no wider split
+  if (largest_short_->width != planned) return {};  // the planned width's shards may fit
   return fmt::format(", or shard the work so that one shard needs at most {:g} GB",
                      largest_short_->card_gb);
 }
@@ -506,9 +521,10 @@ std::string LadderBuilder::NoFitMessage() const {
   }
   const ShardFit& f = *largest_short_;
   const std::string need = fmt::format(
-      "it needs {:.1f} GB GPU memory per shard ({}) and the largest card too small "
+      "{}it needs {:.1f} GB GPU memory per shard ({}) and the largest card too small "
       "for one ({}) holds {:g} GB",
-      f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb);
+      f.width == plan_.planned_width ? "" : fmt::format("at width {} ", f.width), f.need_gb,
+      f.Learned(), fmt::join(largest_models_, ", "), f.card_gb);
   std::string sharding;
   if (!unsharded_models_.empty()) {
     sharding = fmt::format(
