@@ -65,7 +65,8 @@ TEST_CASE("cli: the place table says once, above the pools, what every pool's no
   const auto json = RunCli("place " + store + " --image ghcr.io/acme/llm-finetune:2.3 " +
                            "--candidates " + Candidates(dir) + " --format json");
   REQUIRE(json.exit_code == 0);
-  for (const auto& entry : nlohmann::json::parse(json.out)["candidates"]) {
+  const nlohmann::json payload = nlohmann::json::parse(json.out);  // outlives the loop
+  for (const auto& entry : payload["candidates"]) {
     CHECK(entry["notes"].dump().find(history_note) != std::string::npos);
   }
 }
