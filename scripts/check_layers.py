@@ -26,7 +26,8 @@ LAYERS = [
     ("aggregate",),  # metric state, aggregator, settings (the config table)
     ("ingest",),     # validate, deduplicate, write observations and aggregates
     ("recommend",),  # figures from aggregates
-    ("placement", "router"),  # effective requests on pools; the width ladder
+    ("placement", "router", "backtest"),  # effective requests on pools; the width ladder;
+                                          # the replay of the history and its report
     ("check", "legacy"),      # whole-store verification; the hp:v1 -> hp:v2 move
 ]
 
@@ -58,6 +59,8 @@ PUBLIC = {
     "router.h": "router",
     "router_config.h": "router",
     "simulated_capacity.h": "router",
+    "backtest.h": "backtest",
+    "backtest_report.h": "backtest",
     "check.h": "check",
     "store_copy.h": "check",
     "legacy_migration.h": "legacy",

@@ -1,6 +1,8 @@
 // Umbrella header: the whole public hwrec API.
 #pragma once
 
+#include "hwrec/backtest.h"
+#include "hwrec/backtest_report.h"
 #include "hwrec/catalog.h"
 #include "hwrec/check.h"
 #include "hwrec/config.h"

@@ -1,0 +1,115 @@
+// Backtest: how good the figures would have been on the store's own history.
+// Backtest replays the stored observations in time order, in memory, without
+// writing the store: each execution is sized by the figure the store would
+// have given for its hardware key as of its start (finished_at − duration_s,
+// or finished_at when the duration is unknown), learned from the executions
+// that had finished by then only, with the store's settings, overrides of
+// them, or a preset of a rule people compare against (BacktestPresets). It
+// counts, per (workload, hardware key, figure) and in total, the executions
+// scored, those with no figure yet (cold), the overruns (the execution used
+// more than the figure: for memory and GPU memory an OOM, for CPU
+// throttling, for compute share a slower run), the mean slack of those that
+// fit and what they over-provisioned.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hwrec/figure.h"
+#include "hwrec/hardware_key.h"
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+class Store;
+
+// A named rule, as estimator settings: config keys (`hwrec config list`)
+// with the value the rule gives them. Keys it leaves out keep the store's.
+struct BacktestPreset {
+  std::string name;         // "intelliscale", "vpa", "autopilot"
+  std::string description;  // the rule in words
+  std::string source;       // where the rule is published
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
+// intelliscale, vpa and autopilot, in that order.
+const std::vector<BacktestPreset>& BacktestPresets();
+// nullptr when no preset has that name.
+const BacktestPreset* FindBacktestPreset(const std::string& name);
+
+struct BacktestOptions {
+  // Which executions are scored. History of the workload on other hardware
+  // still feeds the figures that fall back to it (DESIGN §6).
+  std::optional<std::string> image;
+  std::optional<std::string> gpu_model;      // catalog spelling; "unknown": no recorded model
+  std::optional<std::string> instance_type;  // "" never matches; leave out for any
+  std::optional<FigureKind> figure;          // leave out for every figure
+  // Config keys set for the store's own run, over the store's settings.
+  std::vector<std::pair<std::string, std::string>> overrides;
+  // Presets replayed beside the store's own run, on the same executions.
+  std::vector<std::string> presets;
+  // Keep every scored execution (BacktestSeries::points), for a report.
+  bool keep_points = false;
+};
+
+// What one replay counted over a set of executions. Shares are fractions
+// between 0 and 1; over_provisioned is in GB·h (memory, GPU memory),
+// core·h (CPU) or card·h (compute share), over the executions that fit
+// and whose duration is known.
+struct BacktestTotals {
+  std::int64_t scored = 0;    // executions that had a figure and an observed value
+  std::int64_t cold = 0;      // executions with an observed value but no figure yet
+  std::int64_t overruns = 0;  // scored executions that used more than the figure
+  double overrun_share = 0;   // overruns / scored; 0 when nothing was scored
+  double mean_slack = 0;      // mean of (figure − observed) / figure over those that fit
+  double over_provisioned = 0;
+  std::int64_t with_duration = 0;  // fitting executions whose duration is known
+};
+
+// One scored (or cold) execution, for a chart.
+struct BacktestPoint {
+  std::string execution_id;
+  double started_at = 0;              // epoch seconds: when it was sized
+  double observed = 0;                // in the figure's unit; an OOM's is its bumped need
+  std::optional<double> recommended;  // nullopt: cold
+  std::optional<double> lower, upper;
+  bool overrun = false;
+  bool oom = false;  // an oom (memory) or gpu_oom (GPU memory) execution
+};
+
+// One (workload, hardware key, figure).
+struct BacktestSeries {
+  std::string workload;
+  HardwareKey hardware;
+  FigureKind figure = FigureKind::kGpuMemoryGb;
+  BacktestTotals totals;
+  std::vector<BacktestPoint> points;  // by start; only with keep_points
+};
+
+// One replay: the store's settings (with the overrides), or one preset.
+struct BacktestRun {
+  std::string name;  // "store", or the preset's name
+  // The estimator settings the replay used, as config keys and values.
+  std::vector<std::pair<std::string, std::string>> settings;
+  BacktestTotals total;                                        // every figure
+  std::vector<std::pair<FigureKind, BacktestTotals>> figures;  // per figure, in FigureKind order
+  std::vector<BacktestSeries> series;                          // by workload, hardware key, figure
+};
+
+struct BacktestResult {
+  std::int64_t executions = 0;    // observations replayed (the scored ones and their history)
+  std::vector<BacktestRun> runs;  // the store's run first, then the presets as asked
+};
+
+// Replays the store's history. Returns kInvalidArgument naming the option for
+// an unknown preset, config key or value, kSchemaMismatch for a store older
+// than the recommendation tables, kIoError when the store cannot be read.
+Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
+
+// The figure a --figure option names ("gpu_memory_gb", …); nullopt if none.
+std::optional<FigureKind> FigureKindNamed(const std::string& name);
+
+}  // namespace hwrec

@@ -1,0 +1,26 @@
+// The backtest as one self-contained HTML page (`hwrec report --html`):
+// inline SVG and CSS, no script, no font or image from the network, so it
+// opens from a file in any browser and can be mailed or archived as is.
+#pragma once
+
+#include <string>
+
+#include "hwrec/backtest.h"
+
+namespace hwrec {
+
+struct BacktestReportOptions {
+  std::string title = "hwrec backtest";
+  std::string store;        // the store's path or URI without its password, shown in the header
+  double generated_at = 0;  // epoch seconds, shown in the header
+};
+
+// The page for `result`, whose runs were made with keep_points: one chart
+// per (workload, hardware key) of the first run's series, a panel per figure
+// with the observed values over time, the figure and its bounds as the
+// replay gave them, overruns and OOMs marked; then the table of the runs
+// (the store's settings and each preset) side by side.
+std::string RenderBacktestReport(const BacktestResult& result,
+                                 const BacktestReportOptions& options);
+
+}  // namespace hwrec

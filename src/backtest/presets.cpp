@@ -1,0 +1,68 @@
+// The rules a backtest compares the store's figures with, as estimator
+// settings (config keys): no separate code path, so a preset's figures are
+// exactly what the store would give with those settings.
+#include <string>
+#include <vector>
+
+#include "hwrec/backtest.h"
+
+namespace hwrec {
+
+namespace {
+
+// Every figure with the same statistic and margin.
+std::vector<std::pair<std::string, std::string>> EveryFigure(const std::string& statistic,
+                                                             const std::string& margin,
+                                                             const std::string& half_life) {
+  std::vector<std::pair<std::string, std::string>> settings = {{"half_life_hours", half_life}};
+  for (const char* figure : {"cpu_request", "cpu_limit", "memory", "gpu_memory", "gpu_compute"}) {
+    settings.emplace_back(std::string(figure) + ".statistic", statistic);
+    settings.emplace_back(std::string(figure) + ".margin", margin);
+  }
+  return settings;
+}
+
+}  // namespace
+
+const std::vector<BacktestPreset>& BacktestPresets() {
+  static const std::vector<BacktestPreset> kPresets = {
+      {"intelliscale",
+       "hwrec's defaults (DESIGN §6): GPU memory and CPU limit the max of the last 10 "
+       "executions + 10 % / + 30 %, CPU request p95 + 15 %, memory p98 + 15 %, compute share "
+       "p95 + 15 %, 12 h half-life",
+       "IntelliScale's recommender as the Runner uses it today (the settings hwrec ships with)",
+       {{"half_life_hours", "12"},
+        {"max_range_samples", "10"},
+        {"cpu_request.statistic", "p95"},
+        {"cpu_request.margin", "0.15"},
+        {"cpu_limit.statistic", "max"},
+        {"cpu_limit.margin", "0.30"},
+        {"memory.statistic", "p98"},
+        {"memory.margin", "0.15"},
+        {"gpu_memory.statistic", "max"},
+        {"gpu_memory.margin", "0.10"},
+        {"gpu_compute.statistic", "p95"},
+        {"gpu_compute.margin", "0.15"}}},
+      {"vpa", "every figure p90 of the decayed history + 15 %, 24 h half-life",
+       "Kubernetes Vertical Pod Autoscaler recommender defaults: --target-cpu-percentile=0.9, "
+       "--target-memory-percentile=0.9, --recommendation-margin-fraction=0.15, "
+       "--cpu-histogram-decay-half-life=24h, --memory-histogram-decay-half-life=24h "
+       "(kubernetes/autoscaler, vertical-pod-autoscaler/pkg/recommender)",
+       EveryFigure("p90", "0.15", "24")},
+      {"autopilot", "every figure p98 of the decayed history + 10 %, 48 h half-life",
+       "the moving-window percentile recommender of Autopilot (Rzadca et al., \"Autopilot: "
+       "workload autoscaling at Google\", EuroSys 2020, §3.2) at a 98th percentile, a 48 h "
+       "half-life and a 10 % safety margin",
+       EveryFigure("p98", "0.10", "48")},
+  };
+  return kPresets;
+}
+
+const BacktestPreset* FindBacktestPreset(const std::string& name) {
+  for (const BacktestPreset& preset : BacktestPresets()) {
+    if (preset.name == name) return &preset;
+  }
+  return nullptr;
+}
+
+}  // namespace hwrec
