@@ -109,6 +109,16 @@ struct BacktestResult {
 // than the recommendation tables, kIoError when the store cannot be read.
 Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
 
+// The whole result as JSON text (what `hwrec backtest --format json` prints
+// and the Python module returns as a dict): every total (per run, per figure,
+// per series) with scored, cold, overruns, overrun_share and mean_slack,
+// shares as fractions between 0 and 1; per figure and series also
+// over_provisioned (null when no duration is known) and its unit.
+std::string BacktestJson(const BacktestResult& result, int indent = 2);
+
+// "GB·h", "core·h" or "card·h": what BacktestTotals::over_provisioned counts.
+const char* OverProvisionedUnit(FigureKind kind);
+
 // The figure a --figure option names ("gpu_memory_gb", …); nullopt if none.
 std::optional<FigureKind> FigureKindNamed(const std::string& name);
 

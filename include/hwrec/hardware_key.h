@@ -21,4 +21,8 @@ struct HardwareKey {
   bool operator==(const HardwareKey& other) const;
 };
 
+// The key in catalog spellings, for people: "NVIDIA A100 80GB on a2-ultragpu-1g",
+// "no GPU on n2-standard-8", "NVIDIA GPU of unknown model on unknown instance type".
+std::string Describe(const HardwareKey& key);
+
 }  // namespace hwrec

@@ -241,9 +241,9 @@ std::optional<KeyAggregate> ReadAggregate(store::Statement& query, const Aggrega
   return aggregate;
 }
 
-void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& settings,
-                         const std::function<void(const AggregateInput&)>& fn) {
-  const auto statement = db.Prepare(
+void ForEachInput(store::Connection& db, const RecommenderSettings& settings, const InputScan& scan,
+                  const std::function<void(const AggregateInput&, const InputExtras&)>& fn) {
+  std::string sql =
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
       "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
       "CASE WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
@@ -252,15 +252,22 @@ void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& setti
       "o.memory_bytes, m.memory_gb, "
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "
-      "o.requested_memory_bytes, o.requested_gpu_memory_gb "
-      "FROM observations o LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = "
-      "o.gpu_model "
-      "WHERE o.finished_at <= ? ORDER BY o.finished_at");
+      "o.requested_memory_bytes, o.requested_gpu_memory_gb, "
+      "o.id, o.execution_id, w.image, o.duration_s "
+      "FROM observations o JOIN workloads w ON w.id = o.workload_id "
+      "LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
+      "WHERE o.finished_at <= ?";
+  if (scan.image) sql += " AND w.image = ?";
+  sql +=
+      scan.by_workload ? " ORDER BY o.workload_id, o.finished_at, o.id" : " ORDER BY o.finished_at";
+  const auto statement = db.Prepare(sql);
   store::Statement& rows = *statement;
   // A row stored before ingest bounded finished_at must not outweigh every real one.
   rows.Bind(1, settings.latest_finished_at(NowEpochSeconds()));
+  if (scan.image) rows.BindTextView(2, *scan.image);
+  AggregateInput in;
+  InputExtras extras;
   while (rows.Step()) {
-    AggregateInput in;
     in.workload_id = rows.Int64(0);
     in.finished_at = rows.Double(1);
     in.status = ParseExecutionStatus(rows.Text(2)).value_or(ExecutionStatus::kSuccess);
@@ -280,8 +287,18 @@ void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& setti
                                         &in.requested_memory_bytes,
                                         &in.requested_gpu_memory_gb};
     for (int i = 0; i < 11; ++i) *targets[i] = rows.OptionalDouble(7 + i);
-    fn(in);
+    extras.id = rows.Int64(18);
+    rows.AssignText(19, &extras.execution_id);
+    rows.AssignText(20, &extras.image);
+    extras.duration_s = rows.OptionalDouble(21);
+    fn(in, extras);
   }
+}
+
+void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& settings,
+                         const std::function<void(const AggregateInput&)>& fn) {
+  ForEachInput(db, settings, InputScan{},
+               [&](const AggregateInput& in, const InputExtras&) { fn(in); });
 }
 
 void RebuildAggregates(store::Connection& db, const RecommenderSettings& settings) {

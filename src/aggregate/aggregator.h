@@ -147,6 +147,24 @@ extern const char* const kSelectAggregateSql;
 void ForEachRebuildInput(store::Connection& db, const RecommenderSettings& settings,
                          const std::function<void(const AggregateInput&)>& fn);
 
+// What a scan of the observations passes beside each AggregateInput.
+struct InputExtras {
+  std::int64_t id = 0;  // observations.id
+  std::string execution_id;
+  std::string image;  // the workload
+  std::optional<double> duration_s;
+};
+
+struct InputScan {
+  std::optional<std::string> image;  // only this workload's observations
+  bool by_workload = false;          // ordered by workload, then oldest first; else oldest first
+};
+
+// The observations ForEachRebuildInput reads (the same rows and values), with
+// their ids, workload and duration. Only reads the store.
+void ForEachInput(store::Connection& db, const RecommenderSettings& settings, const InputScan& scan,
+                  const std::function<void(const AggregateInput&, const InputExtras&)>& fn);
+
 // Deletes every aggregate and rebuilds them from the observations table,
 // leaving out rows that finished later than now plus ingest.max_clock_skew_hours.
 void RebuildAggregates(store::Connection& db, const RecommenderSettings& settings);

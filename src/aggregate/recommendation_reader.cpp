@@ -175,6 +175,19 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
   memo->merge(wanted);
 }
 
+Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,
+                          const ScopeAggregates& by_scope, const RecommenderSettings& settings) {
+  if (!(hardware.cpu_only && IsGpuFigure(kind))) {
+    for (Scope scope : FallbackChain(kind, settings)) {
+      const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
+      if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
+      return EstimateFigure(kind, aggregate->metric(kind), settings,
+                            kProvenanceOfScope[static_cast<std::size_t>(scope)]);
+    }
+  }
+  return EmptyFigure(kind, settings);
+}
+
 Recommendation RecommendationReader::Estimate(const std::string& workload,
                                               const HardwareKey& hardware, double as_of,
                                               const ScopeAggregates& by_scope) const {
@@ -183,16 +196,7 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
   out.hardware = hardware;
   out.as_of = as_of;
   for (std::size_t f = 0; f < kFigureCount; ++f) {
-    const auto kind = static_cast<FigureKind>(f);
-    out.figures[f] = EmptyFigure(kind, settings_);
-    if (hardware.cpu_only && IsGpuFigure(kind)) continue;
-    for (Scope scope : FallbackChain(kind, settings_)) {
-      const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
-      if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
-      out.figures[f] = EstimateFigure(kind, aggregate->metric(kind), settings_,
-                                      kProvenanceOfScope[static_cast<std::size_t>(scope)]);
-      break;
-    }
+    out.figures[f] = EstimateFromScopes(static_cast<FigureKind>(f), hardware, by_scope, settings_);
   }
   return out;
 }

@@ -28,6 +28,14 @@ namespace hwrec::internal {
 using AggregateMemo =
     std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>;
 
+// The aggregates of one hardware key at each scope, in Scope's order; null: no row.
+using ScopeAggregates = std::array<const KeyAggregate*, kScopeCount>;
+
+// One figure of `hardware` from its aggregates: the first scope of the
+// figure's fallback chain (DESIGN §3, §6) that has history, or no value.
+Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,
+                          const ScopeAggregates& by_scope, const RecommenderSettings& settings);
+
 // Reads recommendations with prepared statements kept for its lifetime; the
 // settings are read when it is made and again by RefreshSettings.
 class RecommendationReader {
@@ -55,8 +63,6 @@ class RecommendationReader {
   const RecommenderSettings& settings() const { return settings_; }
 
  private:
-  using ScopeAggregates = std::array<const KeyAggregate*, kScopeCount>;  // null: no row
-
   Recommendation Estimate(const std::string& workload, const HardwareKey& hardware, double as_of,
                           const ScopeAggregates& by_scope) const;
 

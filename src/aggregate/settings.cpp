@@ -136,12 +136,17 @@ Status ValidateConfigValue(const std::string& key, const std::string& value) {
   return Status::Ok();
 }
 
-RecommenderSettings LoadSettings(store::Connection& db) {
+std::map<std::string, std::string> LoadSettingValues(store::Connection& db) {
   std::map<std::string, std::string> values;
   for (const ConfigKey& k : ConfigKeys()) values[k.key] = k.default_value;
   for (const auto& [key, value] : ReadConfigRows(db)) {
     if (FindConfigKey(key) != nullptr && ValidateConfigValue(key, value).ok()) values[key] = value;
   }
+  return values;
+}
+
+RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values) {
+  for (const ConfigKey& k : ConfigKeys()) values.emplace(k.key, k.default_value);
   RecommenderSettings s;
   s.half_life_hours = std::stod(values["half_life_hours"]);
   s.max_range_samples = static_cast<std::size_t>(std::stoul(values["max_range_samples"]));
@@ -156,6 +161,10 @@ RecommenderSettings LoadSettings(store::Connection& db) {
     s.figures[i].margin = std::stod(values[prefix + ".margin"]);
   }
   return s;
+}
+
+RecommenderSettings LoadSettings(store::Connection& db) {
+  return SettingsFromValues(LoadSettingValues(db));
 }
 
 }  // namespace hwrec::internal

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,5 +62,9 @@ Status ValidateConfigValue(const std::string& key, const std::string& value);
 
 // Reads the settings (defaults for keys the table lacks). Throws on an engine failure.
 RecommenderSettings LoadSettings(store::Connection& db);
+// The same as config keys and values: every key, valid stored values over the defaults.
+std::map<std::string, std::string> LoadSettingValues(store::Connection& db);
+// The settings that valid `values` give (ValidateConfigValue); keys left out take their defaults.
+RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values);
 
 }  // namespace hwrec::internal

@@ -27,7 +27,7 @@ std::vector<std::pair<std::string, std::string>> EveryFigure(const std::string& 
 const std::vector<BacktestPreset>& BacktestPresets() {
   static const std::vector<BacktestPreset> kPresets = {
       {"intelliscale",
-       "hwrec's defaults (DESIGN §6): GPU memory and CPU limit the max of the last 10 "
+       "hwrec's default settings: GPU memory and CPU limit the max of the last 10 "
        "executions + 10 % / + 30 %, CPU request p95 + 15 %, memory p98 + 15 %, compute share "
        "p95 + 15 %, 12 h half-life",
        "IntelliScale's recommender as the Runner uses it today (the settings hwrec ships with)",
@@ -51,7 +51,7 @@ const std::vector<BacktestPreset>& BacktestPresets() {
        EveryFigure("p90", "0.15", "24")},
       {"autopilot", "every figure p98 of the decayed history + 10 %, 48 h half-life",
        "the moving-window percentile recommender of Autopilot (Rzadca et al., \"Autopilot: "
-       "workload autoscaling at Google\", EuroSys 2020, §3.2) at a 98th percentile, a 48 h "
+       "workload autoscaling at Google\", EuroSys 2020), set to a 98th percentile, a 48 h "
        "half-life and a 10 % safety margin",
        EveryFigure("p98", "0.10", "48")},
   };

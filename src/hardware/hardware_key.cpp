@@ -18,4 +18,16 @@ bool HardwareKey::operator==(const HardwareKey& o) const {
          cpu_only == o.cpu_only;
 }
 
+std::string Describe(const HardwareKey& key) {
+  std::string gpu;
+  if (key.cpu_only) {
+    gpu = "no GPU";
+  } else if (key.gpu_model) {
+    gpu = key.gpu_brand ? *key.gpu_brand + " " + *key.gpu_model : *key.gpu_model;
+  } else {
+    gpu = key.gpu_brand ? *key.gpu_brand + " GPU of unknown model" : "GPU of unknown model";
+  }
+  return gpu + " on " + key.instance_type.value_or("unknown instance type");
+}
+
 }  // namespace hwrec
