@@ -106,6 +106,21 @@ bool CommandLine::Parse(const std::vector<std::string>& args, po::variables_map*
   return false;
 }
 
+Result<GpuModel> CatalogModelNamed(const Store& store, const std::optional<std::string>& brand,
+                                   const std::string& model, const std::string& option,
+                                   const std::string& alternative) {
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  const GpuModel* found =
+      brand ? catalog->FindModel(*brand, model) : catalog->FindModelAnyBrand(model);
+  if (found != nullptr) return *found;
+  std::string hint;
+  for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+  return Status::InvalidArgument(
+      fmt::format("{} '{}' is not in the GPU catalog: did you mean {}? (or {})", option, model,
+                  hint, alternative));
+}
+
 std::string RequiredStore(const po::variables_map& vm) {
   if (vm.count("store") == 0) throw UsageError(kStoreRequired);
   return vm["store"].as<std::string>();

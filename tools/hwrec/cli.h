@@ -18,6 +18,7 @@
 #include "common/store_argument.h"
 #include "common/terminal_text.h"
 #include "common/text_table.h"
+#include "hwrec/catalog.h"
 #include "hwrec/runner.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
@@ -112,6 +113,13 @@ struct StoreAndFormat {
 std::optional<StoreAndFormat> ParseStoreAndFormat(const std::vector<std::string>& args,
                                                   const char* usage, const char* store_help,
                                                   const char* missing, bool format_first);
+
+// The catalog's GPU model that `option` (e.g. "--gpu-model") names, of `brand`
+// when given; kInvalidArgument naming the closest models and `alternative`
+// (what else the option accepts) when the catalog has none.
+Result<GpuModel> CatalogModelNamed(const Store& store, const std::optional<std::string>& brand,
+                                   const std::string& model, const std::string& option,
+                                   const std::string& alternative);
 
 // Prints "hwrec: <message>" to stderr and returns kExitError.
 int Fail(const Status& status);

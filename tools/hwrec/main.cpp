@@ -21,6 +21,8 @@ const std::vector<Command>& Commands() {
       {"migrate", "apply pending schema migrations (--dry-run to preview)", RunMigrate},
       {"ingest", "ingest execution observations from JSON lines", RunIngest},
       {"recommend", "what a workload should request on one kind of hardware", RunRecommend},
+      {"backtest", "how the figures would have done on the store's own history, beside presets",
+       RunBacktest},
       {"refresh", "recompute the materialised recommendations (--rebuild: aggregates too)",
        RunRefresh},
       {"config", "list, get and set the estimator settings", RunConfig},

@@ -1,0 +1,91 @@
+// hwrec backtest: how the figures would have done on the store's own history.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "backtest_options.h"
+#include "cli.h"
+#include "commands.h"
+#include "hwrec/backtest.h"
+
+namespace hwrec::cli {
+
+namespace {
+
+std::string Percent(double share) { return fmt::format("{:.2f}", share * 100); }
+
+std::string Amount(const BacktestTotals& t, FigureKind kind) {
+  if (t.with_duration == 0) return "-";
+  return fmt::format("{:.1f} {}", t.over_provisioned, OverProvisionedUnit(kind));
+}
+
+std::vector<std::string> TotalsCells(const BacktestTotals& t, FigureKind kind) {
+  return {std::to_string(t.scored), std::to_string(t.cold), std::to_string(t.overruns),
+          Percent(t.overrun_share), Percent(t.mean_slack),  Amount(t, kind)};
+}
+
+void PrintTable(const BacktestResult& result) {
+  std::cout << fmt::format("executions replayed: {}\n", result.executions);
+  const BacktestRun& own = result.runs.front();
+  if (own.series.empty()) {
+    std::cout << "nothing to score: no execution of the selection has an observed value\n";
+    return;
+  }
+  std::cout << "\nper workload, hardware key and figure (the store's settings):\n";
+  Table keys({"workload", "hardware", "figure", "scored", "cold", "overruns", "overrun %",
+              "mean slack %", "over-provisioned"});
+  for (const BacktestSeries& s : own.series) {
+    std::vector<std::string> row = {s.workload, Describe(s.hardware),
+                                    std::string(ToString(s.figure))};
+    for (std::string& cell : TotalsCells(s.totals, s.figure)) row.push_back(std::move(cell));
+    keys.AddRow(row);
+  }
+  keys.Print(std::cout);
+  std::cout << "\nin total:\n";
+  Table totals({"settings", "figure", "scored", "cold", "overruns", "overrun %", "mean slack %",
+                "over-provisioned"});
+  for (const BacktestRun& run : result.runs) {
+    for (const auto& [kind, t] : run.figures) {
+      if (t.scored + t.cold == 0) continue;
+      std::vector<std::string> row = {run.name, std::string(ToString(kind))};
+      for (std::string& cell : TotalsCells(t, kind)) row.push_back(std::move(cell));
+      totals.AddRow(row);
+    }
+  }
+  totals.Print(std::cout);
+  std::cout << "\noverrun: used more than the figure (memory, GPU memory: an OOM; CPU: "
+               "throttling;\n         compute share: a slower run)\nslack:   (figure - used) / "
+               "figure, over the executions that fit\n";
+}
+
+}  // namespace
+
+int RunBacktest(const std::vector<std::string>& args) {
+  std::string format_text;
+  CommandLine line(
+      "hwrec backtest STORE [--image IMG] [--gpu-model M] [--instance-type T] [--figure F] "
+      "[--set KEY=VALUE ...] [--preset NAME ...] [--format table|json]");
+  line.Store(nullptr, kStorePathHelp);
+  AddBacktestOptions(&line);
+  bool strict_read_only = false;
+  po::variables_map vm;
+  line.Epilog(BacktestPresetsHelp());
+  if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
+  const std::string path = RequiredStore(vm);
+  const Format format = ParseFormat(format_text);
+  auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
+  if (!store) return kExitError;
+  auto options = ReadBacktestOptions(vm, *store);
+  if (!options.ok()) return Fail(options.status());
+  auto result = Backtest(*store, *options);
+  if (!result.ok()) return Fail(result.status());
+  if (format == Format::kJson) {
+    std::cout << BacktestJson(*result) << "\n";
+  } else {
+    PrintTable(*result);
+  }
+  return kExitOk;
+}
+
+}  // namespace hwrec::cli
