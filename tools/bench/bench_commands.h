@@ -50,6 +50,8 @@ int RunIngestBench(const std::vector<std::string>& args);
 
 // hwrec-bench recommend [--observations N] [--seed S] [--lookups L] [--format F]
 int RunRecommendBench(const std::vector<std::string>& args);
+// Executions/s of the backtest at 10,000 and ~1,000,000 observations.
+int RunBacktestBench(const std::vector<std::string>& args);
 
 // hwrec-bench fixture legacy --rows N [--seed S] STORE
 int RunFixtureBench(const std::vector<std::string>& args);

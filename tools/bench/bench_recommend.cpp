@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/bench_commands.h"
+#include "bench/bench_history.h"
 #include "bench/bench_util.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
@@ -22,8 +23,8 @@ namespace hwrec::bench {
 
 namespace {
 
-constexpr double kStart = 1793000000;  // history spreads over six weeks from here
-constexpr double kSpan = 42 * 86400.0;
+constexpr double kStart = kHistoryStart;
+constexpr double kSpan = kHistorySpan;
 
 struct Series {
   std::string image;
@@ -31,56 +32,6 @@ struct Series {
   std::vector<double> lookup_us;
   std::vector<double> scan_us;
 };
-
-NodePool BenchPool() {
-  NodePool pool;
-  pool.node_pool_id = "bench-a100-80gb";
-  pool.site_id = "bench";
-  pool.name = "A100 80GB whole cards";
-  pool.hardware.instance_type = "a2-ultragpu-1g";
-  pool.hardware.architecture = "x86_64";
-  pool.hardware.cpu_millicores = 12000;
-  pool.hardware.memory_bytes = 182536110080;
-  pool.hardware.gpu_brand = "NVIDIA";
-  pool.hardware.gpu_model = "A100 80GB";
-  pool.hardware.gpu_count = 1;
-  pool.hardware.gpu_mode = "full";
-  pool.hardware.gpu_total = 1;
-  return pool;
-}
-
-// Ingests `count` realistic executions of `image` on the bench pool.
-void Populate(Store& store, const std::string& image, std::int64_t count, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::lognormal_distribution<double> cpu(std::log(3000), 0.4);
-  std::lognormal_distribution<double> memory(std::log(12e9), 0.3);
-  std::lognormal_distribution<double> gpu_memory(std::log(30), 0.25);
-  std::uniform_real_distribution<double> utilization(0.3, 0.95);
-  const auto ingestor_owner = Ingestor::Open(store).value();
-  Ingestor& ingestor = *ingestor_owner;
-  std::vector<Observation> batch;
-  const std::int64_t chunk = 10000;
-  for (std::int64_t first = 0; first < count; first += chunk) {
-    batch.clear();
-    for (std::int64_t i = first; i < std::min(count, first + chunk); ++i) {
-      Observation o;
-      o.execution_id = fmt::format("{}#{}", image, i);
-      o.action_image = image;
-      o.finished_at = kStart + kSpan * static_cast<double>(i) / static_cast<double>(count);
-      o.node_pool_id = "bench-a100-80gb";
-      const double avg = cpu(rng);
-      o.cpu_millicores_avg = avg;
-      o.cpu_millicores_p95 = avg * 1.3;
-      o.cpu_millicores_max = avg * 1.6;
-      o.memory_peak_bytes = static_cast<std::int64_t>(memory(rng));
-      o.gpu_memory_peak_gb = std::min(80.0, gpu_memory(rng));
-      o.gpu_utilization = utilization(rng);
-      batch.push_back(std::move(o));
-    }
-    auto summary = ingestor.Ingest(batch);
-    if (!summary.ok()) throw std::runtime_error(summary.status().message());
-  }
-}
 
 // p95 of per-execution CPU for (workload, key) straight from the observations.
 double ScanPercentile(SQLite::Database& db, std::int64_t workload_id) {
@@ -184,7 +135,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   Stopwatch setup;
   setup.Start();
   for (std::size_t i = 0; i < series.size(); ++i) {
-    Populate(store, series[i].image, series[i].observations, seed + i);
+    PopulateHistory(store, series[i].image, series[i].observations, seed + i);
   }
   setup.Stop();
   for (Series& s : series) {

@@ -24,6 +24,8 @@ const std::vector<Subcommand>& Subcommands() {
        RunIngestBench},
       {"recommend", "lookup latency at 100, 10,000 and ~1,000,000 observations vs a SQL scan",
        RunRecommendBench},
+      {"backtest", "executions/s of the backtest at 10,000 and ~1,000,000 observations",
+       RunBacktestBench},
       {"fixture", "writes a legacy site-keyed store (fixture legacy --rows N --seed S STORE)",
        RunFixtureBench},
       {"migrate", "rows/s and peak RSS of the hp:v1 -> hp:v2 legacy migration", RunMigrateBench},
