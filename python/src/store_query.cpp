@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "binding.h"
+#include "hwrec/backtest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
@@ -260,6 +261,40 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
   return view;
 }
 
+// Store.backtest: the replay, as the dict `hwrec backtest --format json` prints.
+py::object Backtest(PyStore& s, const std::optional<std::string>& image,
+                    const std::optional<std::string>& gpu_model,
+                    const std::optional<std::string>& instance_type,
+                    const std::optional<std::string>& figure,
+                    const std::optional<std::map<std::string, std::string>>& settings,
+                    const std::vector<std::string>& presets) {
+  BacktestOptions options;
+  options.image = image;
+  options.gpu_model = gpu_model;
+  options.instance_type = instance_type;
+  if (figure) {
+    options.figure = FigureKindNamed(*figure);
+    if (!options.figure) {
+      BadArgument("figure: '" + *figure +
+                  "' is not a figure: use cpu_request_millicores, cpu_limit_millicores, "
+                  "memory_bytes, gpu_memory_gb or gpu_compute_fraction");
+    }
+  }
+  if (settings) options.overrides.assign(settings->begin(), settings->end());
+  options.presets = presets;
+  Claim claim(s);
+  std::string json;
+  const Status status = [&]() -> Status {
+    py::gil_scoped_release release;
+    Result<BacktestResult> result = hwrec::Backtest(*s.store, options);
+    if (!result.ok()) return result.status();
+    json = BacktestJson(*result, -1);
+    return Status::Ok();
+  }();
+  Check(status);
+  return py::module_::import("json").attr("loads")(json);
+}
+
 }  // namespace
 
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
@@ -273,6 +308,14 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            py::arg("record") = py::none(),
            "Evaluates the candidate pools for one execution and chooses one; with `record`, "
            "writes the chosen request for that execution_id.")
+      .def("backtest", &Backtest, py::kw_only(), py::arg("image") = py::none(),
+           py::arg("gpu_model") = py::none(), py::arg("instance_type") = py::none(),
+           py::arg("figure") = py::none(), py::arg("settings") = py::none(),
+           py::arg("presets") = std::vector<std::string>(),
+           "Replays the store's history (hwrec backtest): each execution sized as of its start "
+           "by the figure the store would have given then, with `settings` (config keys) over "
+           "the store's, beside each preset (intelliscale, vpa, autopilot). Returns the dict "
+           "`hwrec backtest --format json` prints; writes nothing.")
       .def(
           "placements",
           [](PyStore& s, const std::string& execution_id) {

@@ -1,0 +1,37 @@
+"""Store.backtest: the replay of the store's own history, as the CLI's JSON."""
+
+import pytest
+
+import hwrec
+
+
+def test_backtest_returns_the_cli_json_shape(loaded):
+    result = loaded.backtest(presets=["vpa", "autopilot"])
+    assert [run["name"] for run in result["runs"]] == ["store", "vpa", "autopilot"]
+    assert result["executions"] > 0
+    for run in result["runs"]:
+        for totals in [run["total"], *run["figures"].values(), *run["series"]]:
+            assert {"scored", "cold", "overruns", "overrun_share", "mean_slack"} <= set(totals)
+            assert 0 <= totals["overrun_share"] <= 1
+            assert 0 <= totals["mean_slack"] <= 1
+    # The same executions are scored under every rule.
+    assert len({run["total"]["scored"] for run in result["runs"]}) == 1
+
+
+def test_backtest_filters_and_overrides(loaded):
+    result = loaded.backtest(figure="gpu_memory_gb", settings={"gpu_memory.margin": "0.5"})
+    (run,) = result["runs"]
+    assert run["settings"]["gpu_memory.margin"] == "0.5"
+    assert list(run["figures"]) == ["gpu_memory_gb"]
+    assert all(s["figure"] == "gpu_memory_gb" for s in run["series"])
+    one = loaded.backtest(image="ghcr.io/acme/whisper-batch:1.2", figure="gpu_memory_gb")
+    assert {s["workload"] for s in one["runs"][0]["series"]} <= {"ghcr.io/acme/whisper-batch:1.2"}
+
+
+def test_backtest_refuses_what_it_cannot_replay(loaded):
+    with pytest.raises(hwrec.InvalidArgumentError, match="karpenter"):
+        loaded.backtest(presets=["karpenter"])
+    with pytest.raises(hwrec.InvalidArgumentError, match="gpu_memory.statistic"):
+        loaded.backtest(settings={"gpu_memory.statistic": "p50"})
+    with pytest.raises(hwrec.InvalidArgumentError, match="figure"):
+        loaded.backtest(figure="gpu")
