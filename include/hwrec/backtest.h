@@ -45,7 +45,7 @@ struct BacktestOptions {
   // still feeds the figures that fall back to it (DESIGN §6).
   std::optional<std::string> image;
   std::optional<std::string> gpu_model;      // catalog spelling; "unknown": no recorded model
-  std::optional<std::string> instance_type;  // "" never matches; leave out for any
+  std::optional<std::string> instance_type;  // "": executions whose instance type is unknown
   std::optional<FigureKind> figure;          // leave out for every figure
   // Config keys set for the store's own run, over the store's settings.
   std::vector<std::pair<std::string, std::string>> overrides;

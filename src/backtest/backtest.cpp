@@ -198,14 +198,21 @@ void ReplayWorkload(const std::vector<Execution>& executions, const RecommenderS
     }
   }
 
+  // Only the metrics of the figures scored are kept: a figure reads its own.
+  std::vector<std::array<std::optional<double>, internal::kMetricCount>> values;
+  values.reserve(executions.size());
+  for (const Execution& e : executions) {
+    values.push_back(internal::MetricValues(e.input, settings));
+  }
   for (const Event& event : events) {
     const Execution& e = executions[event.index];
-    const auto values = internal::MetricValues(e.input, settings);
+    const auto& value = values[event.index];
     if (event.order != 1) {
       for (KeyAggregate* aggregate : rows[event.index]) {
-        for (std::size_t m = 0; m < internal::kMetricCount; ++m) {
-          if (values[m]) {
-            aggregate->metrics[m].Add(*values[m], e.input.finished_at, settings.half_life_s(),
+        for (FigureKind kind : figures) {
+          const auto m = static_cast<std::size_t>(kind);
+          if (value[m]) {
+            aggregate->metrics[m].Add(*value[m], e.input.finished_at, settings.half_life_s(),
                                       settings.max_range_samples);
           }
         }
@@ -219,7 +226,7 @@ void ReplayWorkload(const std::vector<Execution>& executions, const RecommenderS
       by_scope[s] = aggregate->samples > 0 ? aggregate : nullptr;
     }
     for (FigureKind kind : figures) {
-      const auto& observed = values[static_cast<std::size_t>(kind)];
+      const auto& observed = value[static_cast<std::size_t>(kind)];
       if (!observed) continue;
       SeriesTally& series = (*tallies)[{e.key_index, kind}];
       const Figure figure = internal::EstimateFromScopes(kind, e.hardware, by_scope, settings);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <ctime>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -28,9 +29,15 @@ NodePool BenchPool() {
   return pool;
 }
 
+double HistoryStart() {
+  const double now = static_cast<double>(std::time(nullptr));
+  return std::floor(now / 86400) * 86400 - kHistorySpan;
+}
+
 // Ingests `count` realistic executions of `image` on the bench pool.
 void PopulateHistory(Store& store, const std::string& image, std::int64_t count,
                      std::uint64_t seed) {
+  const double start = HistoryStart();
   std::mt19937_64 rng(seed);
   std::lognormal_distribution<double> cpu(std::log(3000), 0.4);
   std::lognormal_distribution<double> memory(std::log(12e9), 0.3);
@@ -47,8 +54,7 @@ void PopulateHistory(Store& store, const std::string& image, std::int64_t count,
       Observation o;
       o.execution_id = fmt::format("{}#{}", image, i);
       o.action_image = image;
-      o.finished_at =
-          kHistoryStart + kHistorySpan * static_cast<double>(i) / static_cast<double>(count);
+      o.finished_at = start + kHistorySpan * static_cast<double>(i) / static_cast<double>(count);
       o.node_pool_id = "bench-a100-80gb";
       o.duration_s = std::round(duration(rng));
       const double avg = cpu(rng);
@@ -62,6 +68,10 @@ void PopulateHistory(Store& store, const std::string& image, std::int64_t count,
     }
     auto summary = ingestor.Ingest(batch);
     if (!summary.ok()) throw std::runtime_error(summary.status().message());
+    if (summary->rejected != 0) {
+      throw std::runtime_error(fmt::format("the bench history had {} executions rejected: {}",
+                                           summary->rejected, summary->rejects.front().reason));
+    }
   }
 }
 

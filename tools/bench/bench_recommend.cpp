@@ -23,7 +23,6 @@ namespace hwrec::bench {
 
 namespace {
 
-constexpr double kStart = kHistoryStart;
 constexpr double kSpan = kHistorySpan;
 
 struct Series {
@@ -62,7 +61,7 @@ void Measure(Store& store, Series* series, int lookups, int scans) {
   double sink = 0;
   for (int i = 0; i < lookups; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto r = query.Recommend(series->image, key, kStart + kSpan);
+    auto r = query.Recommend(series->image, key, HistoryStart() + kSpan);
     const auto t1 = std::chrono::steady_clock::now();
     if (!r.ok()) throw std::runtime_error(r.status().message());
     sink += r->figure(FigureKind::kCpuRequestMillicores).value.value_or(0);
