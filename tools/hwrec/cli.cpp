@@ -140,6 +140,21 @@ std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& op
   return std::move(store).value();
 }
 
+Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
+                                  const std::string& model) {
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  const GpuModel* found =
+      brand ? catalog->FindModel(*brand, model) : catalog->FindModelAnyBrand(model);
+  if (found != nullptr) return *found;
+  std::string hint;
+  for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+  return Status::InvalidArgument(fmt::format(
+      "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
+      "whose model is not recorded)",
+      model, hint));
+}
+
 std::unique_ptr<Store> OpenScratchStore() {
   auto store = Store::Open(":memory:", tools::CreatingStoreOptions());
   if (!store.ok()) {

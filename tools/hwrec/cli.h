@@ -18,6 +18,7 @@
 #include "common/store_argument.h"
 #include "common/terminal_text.h"
 #include "common/text_table.h"
+#include "hwrec/catalog.h"
 #include "hwrec/runner.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
@@ -152,6 +153,12 @@ int ImportExitCode(const Result<Summary>& summary, Format format,
   print(*summary, format);
   return summary->errors.empty() ? kExitOk : kExitPartial;
 }
+
+// The catalog's entry for the --gpu-model `model` (of `brand` when given, of
+// any brand otherwise). Returns kInvalidArgument naming the closest catalog
+// spellings (and `unknown`) when there is none, GpuCatalog::Load's errors.
+Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
+                                  const std::string& model);
 
 // Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
 std::string ReadInput(const std::string& path);

@@ -45,19 +45,8 @@ Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) 
   const std::string model = vm["gpu-model"].as<std::string>();
   if (vm.count("gpu-brand") != 0) key.gpu_brand = vm["gpu-brand"].as<std::string>();
   if (model == "unknown") return key;  // the shared unknown-model population
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
-  const GpuModel* found =
-      key.gpu_brand ? catalog->FindModel(*key.gpu_brand, model) : catalog->FindModelAnyBrand(model);
-  if (found == nullptr) {
-    std::string hint;
-    for (const std::string& s : catalog->ClosestModels(model))
-      hint += (hint.empty() ? "" : ", ") + s;
-    return Status::InvalidArgument(fmt::format(
-        "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
-        "whose model is not recorded)",
-        model, hint));
-  }
+  auto found = FindCatalogModel(store, key.gpu_brand, model);
+  if (!found.ok()) return found.status();
   key.gpu_brand = found->brand;
   key.gpu_model = found->model;
   return key;

@@ -1,0 +1,104 @@
+#include "backtest_options.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "aggregate/settings.h"
+#include "base/text.h"
+
+namespace hwrec::cli {
+
+namespace {
+
+std::vector<std::string> PresetNames() {
+  std::vector<std::string> names;
+  for (const BacktestPreset& preset : BacktestPresets()) names.push_back(preset.name);
+  return names;
+}
+
+std::vector<std::string> FigureNames() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kFigureCount; ++i) {
+    names.emplace_back(ToString(static_cast<FigureKind>(i)));
+  }
+  return names;
+}
+
+std::vector<std::string> Strings(const po::variables_map& vm, const char* name) {
+  return vm.count(name) != 0 ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>();
+}
+
+// --set KEY=VALUE, checked as `hwrec config set` checks a value.
+std::pair<std::string, std::string> ReadOverride(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw UsageError(fmt::format(
+        "--set takes KEY=VALUE (a key of `hwrec config list`), e.g. --set memory.statistic=p99; "
+        "got '{}'",
+        text));
+  }
+  std::pair<std::string, std::string> setting{text.substr(0, equals), text.substr(equals + 1)};
+  const Status valid = internal::ValidateConfigValue(setting.first, setting.second);
+  if (!valid.ok()) throw UsageError("--set " + valid.message());
+  return setting;
+}
+
+}  // namespace
+
+void AddBacktestOptions(CommandLine& line) {
+  line.Add()("image", po::value<std::string>(), "only this workload (action image)")(
+      "gpu-model", po::value<std::string>(),
+      "only this catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not "
+      "recorded")("instance-type", po::value<std::string>(), "only this instance type")(
+      "figure", po::value<std::string>(),
+      "only this figure: cpu_request_millicores, cpu_limit_millicores, memory_bytes, "
+      "gpu_memory_gb or gpu_compute_fraction (default: every figure)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "KEY=VALUE: a config key (`hwrec config list`) set for the store's own run; repeatable")(
+      "preset", po::value<std::vector<std::string>>()->composing(),
+      "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; repeatable "
+      "(default: all three; `none`: the store's run alone)");
+}
+
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store) {
+  BacktestOptions options;
+  if (vm.count("image") != 0) options.image = vm["image"].as<std::string>();
+  if (vm.count("instance-type") != 0) {
+    options.instance_type = vm["instance-type"].as<std::string>();
+  }
+  if (vm.count("figure") != 0) {
+    const std::string name = vm["figure"].as<std::string>();
+    options.figure = FigureKindNamed(name);
+    if (!options.figure) {
+      throw UsageError(
+          fmt::format("--figure must be {}; got '{}'", internal::JoinOr(FigureNames()), name));
+    }
+  }
+  for (const std::string& text : Strings(vm, "set"))
+    options.overrides.push_back(ReadOverride(text));
+  const std::vector<std::string> presets = Strings(vm, "preset");
+  if (presets.empty()) options.presets = PresetNames();
+  for (const std::string& name : presets) {
+    if (name == "none" && presets.size() == 1) continue;
+    if (FindBacktestPreset(name) == nullptr) {
+      throw UsageError(fmt::format("--preset must be {} (or none alone); got '{}'",
+                                   internal::JoinOr(PresetNames()), name));
+    }
+    options.presets.push_back(name);
+  }
+  if (vm.count("gpu-model") != 0) {
+    const std::string model = vm["gpu-model"].as<std::string>();
+    if (model == "unknown") {
+      options.gpu_model = model;
+    } else {
+      auto found = FindCatalogModel(store, std::nullopt, model);
+      if (!found.ok()) return found.status();
+      options.gpu_model = found->model;
+    }
+  }
+  return options;
+}
+
+}  // namespace hwrec::cli

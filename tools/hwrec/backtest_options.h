@@ -1,0 +1,23 @@
+// The options `hwrec backtest` and `hwrec report` share: which executions
+// are scored (--image, --gpu-model, --instance-type, --figure), config keys
+// set for the store's run (--set KEY=VALUE) and the presets replayed beside
+// it (--preset NAME), read into hwrec::BacktestOptions.
+#pragma once
+
+#include "cli.h"
+#include "hwrec/backtest.h"
+
+namespace hwrec::cli {
+
+// Adds the options above to `line`, in the order --help lists them.
+void AddBacktestOptions(CommandLine& line);
+
+// The options given. --gpu-model is resolved against the store's catalog
+// (`unknown`: pools whose model is not recorded). Without --preset, every
+// preset; `--preset none` for the store's run alone. Throws UsageError for an
+// unknown --figure or --preset (listing the names), a --set that is not
+// KEY=VALUE or whose key or value the config refuses; returns
+// kInvalidArgument for a model not in the catalog, the catalog's errors.
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store);
+
+}  // namespace hwrec::cli
