@@ -168,3 +168,24 @@ TEST_CASE("report: a panel of many executions draws at most 2000, every overrun 
   CHECK_THAT(page, Contains(fmt::format("of 9000 executions drawn")));
   CHECK_THAT(page, Contains("an even spread of the rest"));
 }
+
+TEST_CASE("report: a figure that observed nothing has no panel, a key with none no chart",
+          "[backtest][report]") {
+  auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(2), 30);
+  auto& series = result.runs.front().series;
+  // The CPU-only key (the second) also carries an empty GPU-memory series,
+  // and a third key carries nothing at all.
+  hwrec::BacktestSeries empty{"ghcr.io/acme/train-1:1.0",
+                              hwrec::test::CpuKey("n2-standard-8"),
+                              hwrec::FigureKind::kGpuMemoryGb,
+                              {},
+                              {}};
+  series.push_back(empty);
+  empty.workload = "ghcr.io/acme/idle:1.0";
+  series.push_back(empty);
+  const std::string page = Page(result);
+  CHECK(Count(page, "class=\"chart\"") == 2);
+  CHECK(hwrec::CountReportCharts(result) == 2);
+  CHECK(Count(page, "class=\"panel\"") == 5 + 3);
+  CHECK(page.find("ghcr.io/acme/idle:1.0") == std::string::npos);
+}

@@ -97,10 +97,12 @@ std::vector<std::map<SeriesId, const BacktestSeries*>> IndexRuns(const BacktestR
   return index;
 }
 
-// The series of the first run, grouped by (workload, hardware key) in order.
+// The series of the first run, grouped by (workload, hardware key) in order;
+// a series that observed nothing (a GPU figure on a CPU-only key) has no panel.
 std::vector<std::vector<const BacktestSeries*>> ChartGroups(const BacktestRun& run) {
   std::vector<std::vector<const BacktestSeries*>> groups;
   for (const BacktestSeries& s : run.series) {
+    if (s.points.empty() && s.totals.scored == 0 && s.totals.cold == 0) continue;
     if (groups.empty() || groups.back().front()->workload != s.workload ||
         !(groups.back().front()->hardware == s.hardware)) {
       groups.emplace_back();
