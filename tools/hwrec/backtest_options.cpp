@@ -47,7 +47,7 @@ std::pair<std::string, std::string> ReadOverride(const std::string& text) {
 
 }  // namespace
 
-void AddBacktestOptions(CommandLine& line) {
+void AddBacktestOptions(CommandLine& line, PresetDefault presets) {
   line.Add()("image", po::value<std::string>(), "only this workload (action image)")(
       "gpu-model", po::value<std::string>(),
       "only this catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not "
@@ -58,11 +58,15 @@ void AddBacktestOptions(CommandLine& line) {
       "set", po::value<std::vector<std::string>>()->composing(),
       "KEY=VALUE: a config key (`hwrec config list`) set for the store's own run; repeatable")(
       "preset", po::value<std::vector<std::string>>()->composing(),
-      "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; repeatable "
-      "(default: all three; `none`: the store's run alone)");
+      presets == PresetDefault::kEvery
+          ? "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+            "repeatable (default: all three; `none`: the store's run alone)"
+          : "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+            "repeatable (default: none, the store's run alone)");
 }
 
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store) {
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
+                                            PresetDefault preset_default) {
   BacktestOptions options;
   if (vm.count("image") != 0) options.image = vm["image"].as<std::string>();
   if (vm.count("instance-type") != 0) {
@@ -79,7 +83,7 @@ Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const S
   for (const std::string& text : Strings(vm, "set"))
     options.overrides.push_back(ReadOverride(text));
   const std::vector<std::string> presets = Strings(vm, "preset");
-  if (presets.empty()) options.presets = PresetNames();
+  if (presets.empty() && preset_default == PresetDefault::kEvery) options.presets = PresetNames();
   for (const std::string& name : presets) {
     if (name == "none" && presets.size() == 1) continue;
     if (FindBacktestPreset(name) == nullptr) {

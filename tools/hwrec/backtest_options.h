@@ -9,15 +9,20 @@
 
 namespace hwrec::cli {
 
+// Which presets run when no --preset is given: every one (`hwrec report`),
+// or none, the store's run alone.
+enum class PresetDefault { kEvery, kNone };
+
 // Adds the options above to `line`, in the order --help lists them.
-void AddBacktestOptions(CommandLine& line);
+void AddBacktestOptions(CommandLine& line, PresetDefault presets = PresetDefault::kEvery);
 
 // The options given. --gpu-model is resolved against the store's catalog
-// (`unknown`: pools whose model is not recorded). Without --preset, every
-// preset; `--preset none` for the store's run alone. Throws UsageError for an
-// unknown --figure or --preset (listing the names), a --set that is not
-// KEY=VALUE or whose key or value the config refuses; returns
+// (`unknown`: pools whose model is not recorded). Without --preset, the
+// `presets` default; `--preset none` for the store's run alone. Throws
+// UsageError for an unknown --figure or --preset (listing the names), a --set
+// that is not KEY=VALUE or whose key or value the config refuses; returns
 // kInvalidArgument for a model not in the catalog, the catalog's errors.
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store);
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
+                                            PresetDefault presets = PresetDefault::kEvery);
 
 }  // namespace hwrec::cli
