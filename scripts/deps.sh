@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev
   catch2
   python3 python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
+  chromium python3-pil fonts-dejavu-core   # the report's headless-browser test
 )
 
 missing=()

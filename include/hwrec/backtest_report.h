@@ -3,6 +3,7 @@
 // opens from a file in any browser and can be mailed or archived as is.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "hwrec/backtest.h"
@@ -22,5 +23,9 @@ struct BacktestReportOptions {
 // (the store's settings and each preset) side by side.
 std::string RenderBacktestReport(const BacktestResult& result,
                                  const BacktestReportOptions& options);
+
+// How many charts that page has: the (workload, hardware key) pairs of the
+// first run's series.
+std::size_t CountReportCharts(const BacktestResult& result);
 
 }  // namespace hwrec

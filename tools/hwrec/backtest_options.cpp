@@ -2,25 +2,47 @@
 
 #include <fmt/format.h>
 
-#include "hwrec/catalog.h"
-#include "hwrec/store.h"
+#include <string>
+#include <vector>
+
+#include "aggregate/settings.h"
+#include "base/text.h"
 
 namespace hwrec::cli {
 
 namespace {
 
-std::string FigureNames() {
-  std::string names;
-  for (std::size_t f = 0; f < kFigureCount; ++f) {
-    names += (names.empty() ? "" : ", ") + std::string(ToString(static_cast<FigureKind>(f)));
+std::vector<std::string> PresetNames() {
+  std::vector<std::string> names;
+  for (const BacktestPreset& preset : BacktestPresets()) names.push_back(preset.name);
+  return names;
+}
+
+std::vector<std::string> FigureNames() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kFigureCount; ++i) {
+    names.emplace_back(ToString(static_cast<FigureKind>(i)));
   }
   return names;
 }
 
-std::string PresetNames() {
-  std::string names;
-  for (const BacktestPreset& p : BacktestPresets()) names += (names.empty() ? "" : ", ") + p.name;
-  return names;
+std::vector<std::string> Strings(const po::variables_map& vm, const char* name) {
+  return vm.count(name) != 0 ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>();
+}
+
+// --set KEY=VALUE, checked as `hwrec config set` checks a value.
+std::pair<std::string, std::string> ReadOverride(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw UsageError(fmt::format(
+        "--set takes KEY=VALUE (a key of `hwrec config list`), e.g. --set memory.statistic=p99; "
+        "got '{}'",
+        text));
+  }
+  std::pair<std::string, std::string> setting{text.substr(0, equals), text.substr(equals + 1)};
+  const Status valid = internal::ValidateConfigValue(setting.first, setting.second);
+  if (!valid.ok()) throw UsageError("--set " + valid.message());
+  return setting;
 }
 
 // `text` in lines of at most `width` columns after an indent of `indent`
@@ -49,21 +71,6 @@ std::string Wrapped(const std::string& text, std::size_t indent, std::size_t wid
 
 }  // namespace
 
-void AddBacktestOptions(CommandLine* line) {
-  line->Add()("image", po::value<std::string>(), "only this workload (action image)")(
-      "gpu-model", po::value<std::string>(),
-      "only executions on this catalog GPU model, e.g. \"A100 80GB\"; `unknown` for those whose "
-      "model is not recorded")("instance-type", po::value<std::string>(),
-                               "only executions on this instance type")(
-      "figure", po::value<std::string>(), "only this figure, e.g. gpu_memory_gb")(
-      "set", po::value<std::vector<std::string>>()->composing(),
-      "KEY=VALUE: replay the store's settings with this config key changed (repeatable; "
-      "`hwrec config list` shows the keys)")(
-      "preset", po::value<std::vector<std::string>>()->composing(),
-      "replay this rule beside the store's settings, on the same executions (repeatable): "
-      "intelliscale, vpa or autopilot");
-}
-
 std::string BacktestPresetsHelp() {
   std::string help = "\nPresets (estimator settings; keys they leave out keep the store's):\n";
   for (const BacktestPreset& p : BacktestPresets()) {
@@ -73,7 +80,26 @@ std::string BacktestPresetsHelp() {
   return help;
 }
 
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store) {
+void AddBacktestOptions(CommandLine& line, PresetDefault presets) {
+  line.Add()("image", po::value<std::string>(), "only this workload (action image)")(
+      "gpu-model", po::value<std::string>(),
+      "only this catalog GPU model, e.g. \"A100 80GB\"; `unknown` for pools whose model is not "
+      "recorded")("instance-type", po::value<std::string>(), "only this instance type")(
+      "figure", po::value<std::string>(),
+      "only this figure: cpu_request_millicores, cpu_limit_millicores, memory_bytes, "
+      "gpu_memory_gb or gpu_compute_fraction (default: every figure)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "KEY=VALUE: a config key (`hwrec config list`) set for the store's own run; repeatable")(
+      "preset", po::value<std::vector<std::string>>()->composing(),
+      presets == PresetDefault::kEvery
+          ? "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+            "repeatable (default: all three; `none`: the store's run alone)"
+          : "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+            "repeatable (default: none, the store's run alone)");
+}
+
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
+                                            PresetDefault preset_default) {
   BacktestOptions options;
   if (vm.count("image") != 0) options.image = vm["image"].as<std::string>();
   if (vm.count("instance-type") != 0) {
@@ -84,35 +110,27 @@ Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const S
     options.figure = FigureKindNamed(name);
     if (!options.figure) {
       throw UsageError(
-          fmt::format("--figure '{}' is not a figure: use one of {}", name, FigureNames()));
+          fmt::format("--figure must be {}; got '{}'", internal::JoinOr(FigureNames()), name));
     }
   }
-  if (vm.count("set") != 0) {
-    for (const std::string& pair : vm["set"].as<std::vector<std::string>>()) {
-      const auto eq = pair.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw UsageError(
-            fmt::format("--set '{}' must be KEY=VALUE, e.g. --set gpu_memory.margin=0.2", pair));
-      }
-      options.overrides.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+  for (const std::string& text : Strings(vm, "set"))
+    options.overrides.push_back(ReadOverride(text));
+  const std::vector<std::string> presets = Strings(vm, "preset");
+  if (presets.empty() && preset_default == PresetDefault::kEvery) options.presets = PresetNames();
+  for (const std::string& name : presets) {
+    if (name == "none" && presets.size() == 1) continue;
+    if (FindBacktestPreset(name) == nullptr) {
+      throw UsageError(fmt::format("--preset must be {} (or none alone); got '{}'",
+                                   internal::JoinOr(PresetNames()), name));
     }
-  }
-  if (vm.count("preset") != 0) {
-    for (const std::string& name : vm["preset"].as<std::vector<std::string>>()) {
-      if (FindBacktestPreset(name) == nullptr) {
-        throw UsageError(
-            fmt::format("--preset '{}' is not a preset: use one of {}", name, PresetNames()));
-      }
-      options.presets.push_back(name);
-    }
+    options.presets.push_back(name);
   }
   if (vm.count("gpu-model") != 0) {
     const std::string model = vm["gpu-model"].as<std::string>();
     if (model == "unknown") {
       options.gpu_model = model;
     } else {
-      auto found = CatalogModelNamed(store, std::nullopt, model, "--gpu-model",
-                                     "`unknown` for executions whose model is not recorded");
+      auto found = FindCatalogModel(store, std::nullopt, model);
       if (!found.ok()) return found.status();
       options.gpu_model = found->model;
     }

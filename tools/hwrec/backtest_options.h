@@ -1,20 +1,31 @@
-// The options `hwrec backtest` and `hwrec report` share: which executions are
-// scored (--image, --gpu-model, --instance-type, --figure), the overrides of
-// the store's settings (--set) and the presets replayed beside them.
+// The options `hwrec backtest` and `hwrec report` share: which executions
+// are scored (--image, --gpu-model, --instance-type, --figure), config keys
+// set for the store's run (--set KEY=VALUE) and the presets replayed beside
+// it (--preset NAME), read into hwrec::BacktestOptions.
 #pragma once
-
-#include <string>
 
 #include "cli.h"
 #include "hwrec/backtest.h"
 
 namespace hwrec::cli {
 
-void AddBacktestOptions(CommandLine* line);
+// Which presets run when no --preset is given: every one (`hwrec report`),
+// or none, the store's run alone.
+enum class PresetDefault { kEvery, kNone };
+
 // The presets with their rules and sources, for --help.
 std::string BacktestPresetsHelp();
-// Throws UsageError for a malformed --set or an unknown --preset or --figure;
-// an unknown --gpu-model is an error naming the closest catalog models.
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store);
+
+// Adds the options above to `line`, in the order --help lists them.
+void AddBacktestOptions(CommandLine& line, PresetDefault presets = PresetDefault::kEvery);
+
+// The options given. --gpu-model is resolved against the store's catalog
+// (`unknown`: pools whose model is not recorded). Without --preset, the
+// `presets` default; `--preset none` for the store's run alone. Throws
+// UsageError for an unknown --figure or --preset (listing the names), a --set
+// that is not KEY=VALUE or whose key or value the config refuses; returns
+// kInvalidArgument for a model not in the catalog, the catalog's errors.
+Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
+                                            PresetDefault presets = PresetDefault::kEvery);
 
 }  // namespace hwrec::cli

@@ -106,21 +106,6 @@ bool CommandLine::Parse(const std::vector<std::string>& args, po::variables_map*
   return false;
 }
 
-Result<GpuModel> CatalogModelNamed(const Store& store, const std::optional<std::string>& brand,
-                                   const std::string& model, const std::string& option,
-                                   const std::string& alternative) {
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
-  const GpuModel* found =
-      brand ? catalog->FindModel(*brand, model) : catalog->FindModelAnyBrand(model);
-  if (found != nullptr) return *found;
-  std::string hint;
-  for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
-  return Status::InvalidArgument(
-      fmt::format("{} '{}' is not in the GPU catalog: did you mean {}? (or {})", option, model,
-                  hint, alternative));
-}
-
 std::string RequiredStore(const po::variables_map& vm) {
   if (vm.count("store") == 0) throw UsageError(kStoreRequired);
   return vm["store"].as<std::string>();
@@ -153,6 +138,21 @@ std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& op
     return nullptr;
   }
   return std::move(store).value();
+}
+
+Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
+                                  const std::string& model) {
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  const GpuModel* found =
+      brand ? catalog->FindModel(*brand, model) : catalog->FindModelAnyBrand(model);
+  if (found != nullptr) return *found;
+  std::string hint;
+  for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+  return Status::InvalidArgument(fmt::format(
+      "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
+      "whose model is not recorded)",
+      model, hint));
 }
 
 std::unique_ptr<Store> OpenScratchStore() {

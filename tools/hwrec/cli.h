@@ -114,13 +114,6 @@ std::optional<StoreAndFormat> ParseStoreAndFormat(const std::vector<std::string>
                                                   const char* usage, const char* store_help,
                                                   const char* missing, bool format_first);
 
-// The catalog's GPU model that `option` (e.g. "--gpu-model") names, of `brand`
-// when given; kInvalidArgument naming the closest models and `alternative`
-// (what else the option accepts) when the catalog has none.
-Result<GpuModel> CatalogModelNamed(const Store& store, const std::optional<std::string>& brand,
-                                   const std::string& model, const std::string& option,
-                                   const std::string& alternative);
-
 // Prints "hwrec: <message>" to stderr and returns kExitError.
 int Fail(const Status& status);
 
@@ -160,6 +153,12 @@ int ImportExitCode(const Result<Summary>& summary, Format format,
   print(*summary, format);
   return summary->errors.empty() ? kExitOk : kExitPartial;
 }
+
+// The catalog's entry for the --gpu-model `model` (of `brand` when given, of
+// any brand otherwise). Returns kInvalidArgument naming the closest catalog
+// spellings (and `unknown`) when there is none, GpuCatalog::Load's errors.
+Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
+                                  const std::string& model);
 
 // Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
 std::string ReadInput(const std::string& path);

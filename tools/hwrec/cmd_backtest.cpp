@@ -67,7 +67,7 @@ int RunBacktest(const std::vector<std::string>& args) {
       "hwrec backtest STORE [--image IMG] [--gpu-model M] [--instance-type T] [--figure F] "
       "[--set KEY=VALUE ...] [--preset NAME ...] [--format table|json]");
   line.Store(nullptr, kStorePathHelp);
-  AddBacktestOptions(&line);
+  AddBacktestOptions(line, PresetDefault::kNone);
   bool strict_read_only = false;
   po::variables_map vm;
   line.Epilog(BacktestPresetsHelp());
@@ -76,7 +76,7 @@ int RunBacktest(const std::vector<std::string>& args) {
   const Format format = ParseFormat(format_text);
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  auto options = ReadBacktestOptions(vm, *store);
+  auto options = ReadBacktestOptions(vm, *store, PresetDefault::kNone);
   if (!options.ok()) return Fail(options.status());
   auto result = Backtest(*store, *options);
   if (!result.ok()) return Fail(result.status());

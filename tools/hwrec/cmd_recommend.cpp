@@ -45,8 +45,7 @@ Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) 
   const std::string model = vm["gpu-model"].as<std::string>();
   if (vm.count("gpu-brand") != 0) key.gpu_brand = vm["gpu-brand"].as<std::string>();
   if (model == "unknown") return key;  // the shared unknown-model population
-  auto found = CatalogModelNamed(store, key.gpu_brand, model, "--gpu-model",
-                                 "`unknown` for pools whose model is not recorded");
+  auto found = FindCatalogModel(store, key.gpu_brand, model);
   if (!found.ok()) return found.status();
   key.gpu_brand = found->brand;
   key.gpu_model = found->model;

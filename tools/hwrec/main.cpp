@@ -26,6 +26,8 @@ const std::vector<Command>& Commands() {
       {"refresh", "recompute the materialised recommendations (--rebuild: aggregates too)",
        RunRefresh},
       {"config", "list, get and set the estimator settings", RunConfig},
+      {"report", "the backtest as one self-contained HTML page (charts and the presets' table)",
+       RunReport},
       {"place", "evaluate candidate node pools for one execution and choose one", RunPlace},
       {"route", "the provisioning ladder for a (multi-GPU) dispatch", RunRoute},
       {"quarantine", "list and resolve legacy rows held back by the hp:v2 migration",
