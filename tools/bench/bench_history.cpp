@@ -57,7 +57,7 @@ void PopulateHistory(Store& store, const std::string& image, std::int64_t count,
       o.finished_at = start + kHistorySpan * static_cast<double>(i) / static_cast<double>(count);
       o.node_pool_id = "bench-a100-80gb";
       o.duration_s = std::round(duration(rng));
-      const double avg = cpu(rng);
+      const double avg = std::min(cpu(rng), 7000.0);  // its max stays within the node's 12 cores
       o.cpu_millicores_avg = avg;
       o.cpu_millicores_p95 = avg * 1.3;
       o.cpu_millicores_max = avg * 1.6;
