@@ -114,9 +114,9 @@ class FigureReason:
     statistic_value: float
     execution_id: Optional[str]  # max of last N: the execution that set the max
     finished_at: Optional[float]
-    status: str
+    status: Optional[str]
     oom_factor: Optional[float]  # when that execution ran out of memory
-    oom_applied_to: str  # requested or observed
+    oom_applied_to: Optional[str]  # requested or observed
     oom_base: Optional[float]
     bucket_lower: Optional[float]  # percentiles: the bucket that holds it
     bucket_upper: Optional[float]

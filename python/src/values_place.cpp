@@ -14,17 +14,21 @@ namespace {
 
 std::string Name(std::string_view text) { return std::string(text); }
 
+// "" (not known, or not applicable) as None.
+py::object TextOrNone(const std::string& text) {
+  return text.empty() ? py::object(py::none()) : py::object(py::str(text));
+}
+
 py::dict ReasonDict(const FigureReason& r) {
   py::dict d;
   d["source"] = Name(ToString(r.source));
   d["statistic"] = r.statistic;
   d["statistic_value"] = r.statistic_value;
-  d["execution_id"] = r.execution_id.empty() ? py::object(py::none()) : py::str(r.execution_id);
+  d["execution_id"] = TextOrNone(r.execution_id);
   d["finished_at"] = Opt(r.finished_at);
-  d["status"] = r.status.empty() ? py::object(py::none()) : py::str(r.status);
+  d["status"] = TextOrNone(r.status);
   d["oom_factor"] = Opt(r.oom_factor);
-  d["oom_applied_to"] =
-      r.oom_applied_to.empty() ? py::object(py::none()) : py::str(r.oom_applied_to);
+  d["oom_applied_to"] = TextOrNone(r.oom_applied_to);
   d["oom_base"] = Opt(r.oom_base);
   d["bucket_lower"] = Opt(r.bucket_lower);
   d["bucket_upper"] = Opt(r.bucket_upper);
@@ -172,14 +176,12 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("statistic", &FigureReason::statistic)
       .def_readonly("statistic_value", &FigureReason::statistic_value)
       .def_property_readonly("execution_id",
-                             [](const FigureReason& r) -> std::optional<std::string> {
-                               if (r.execution_id.empty()) return std::nullopt;
-                               return r.execution_id;
-                             })
+                             [](const FigureReason& r) { return TextOrNone(r.execution_id); })
       .def_readonly("finished_at", &FigureReason::finished_at)
-      .def_readonly("status", &FigureReason::status)
+      .def_property_readonly("status", [](const FigureReason& r) { return TextOrNone(r.status); })
       .def_readonly("oom_factor", &FigureReason::oom_factor)
-      .def_readonly("oom_applied_to", &FigureReason::oom_applied_to)
+      .def_property_readonly("oom_applied_to",
+                             [](const FigureReason& r) { return TextOrNone(r.oom_applied_to); })
       .def_readonly("oom_base", &FigureReason::oom_base)
       .def_readonly("bucket_lower", &FigureReason::bucket_lower)
       .def_readonly("bucket_upper", &FigureReason::bucket_upper)

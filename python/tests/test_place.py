@@ -42,6 +42,7 @@ def test_recommend_with_explain_says_why_each_figure_is_what_it_is(loaded):
     why = gpu.reason
     assert why.source == "max_of_recent" and why.statistic == "max of last 10"
     assert why.execution_id and why.finished_at > 0 and why.status
+    assert why.oom_applied_to in (None, "requested", "observed")
     assert why.value == gpu.value
     assert why.with_margin == pytest.approx(why.statistic_value * (1 + why.margin))
     assert why.text.startswith("max of last 10 = ") and why.execution_id in why.text
