@@ -1,4 +1,4 @@
--- hwrec schema 11: generated from migrations/ by the `schema` build target.
+-- hwrec schema 12: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (

@@ -152,7 +152,8 @@ TEST_CASE("backtest: slack, over-provisioning and an OOM of its request", "[back
   BacktestOptions options;
   options.figure = FigureKind::kGpuMemoryGb;
   options.keep_points = true;
-  const BacktestSeries& s = OnlySeries(f.Run(options).runs[0]);
+  const BacktestResult result = f.Run(options);  // outlives the series read from it
+  const BacktestSeries& s = OnlySeries(result.runs[0]);
   REQUIRE(s.points.size() == 6);
   // r1..r4 fit a figure of 22 GB with 2 GB to spare for half an hour each.
   CHECK(s.totals.scored == 5);

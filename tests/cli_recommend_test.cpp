@@ -60,6 +60,51 @@ TEST_CASE("cli: recommend --explain shows statistic, margin and half-life", "[cl
   CHECK(parsed["figures"]["gpu_memory_gb"]["statistic"] == "max of last 10");
 }
 
+TEST_CASE("cli: recommend --explain says why each figure is what it is, in the table and JSON",
+          "[cli][recommend][explain]") {
+  hwrec::test::TempDir dir;
+  const std::string store = QuotedExampleStore(dir);
+  const std::string args =
+      "recommend " + store +
+      " --image ghcr.io/acme/llm-finetune:2.3 --pool siteb-h100-80gb --explain";
+  const auto table = RunCli(args);
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("\nwhy:\n  cpu_request_millicores "));
+  CHECK_THAT(table.out, Catch::Contains("  gpu_memory_gb ") &&
+                            Catch::Contains(": max of last 10 = ") &&
+                            Catch::Contains(", set by ") && Catch::Contains("execution ") &&
+                            Catch::Contains("% of the decayed history at or below it"));
+
+  const auto json = RunCli(args + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto parsed = nlohmann::json::parse(json.out);
+  const auto& gpu = parsed["figures"]["gpu_memory_gb"];
+  const auto& why = gpu["why"];
+  CHECK(why["source"] == "max_of_recent");
+  CHECK(why["statistic"] == "max of last 10");
+  CHECK(why["execution_id"].is_string());
+  CHECK(why["finished_at"].is_string());
+  CHECK(why["status"].is_string());
+  CHECK(why.contains("oom_bump"));
+  CHECK(why["value"] == gpu["value"]);
+  for (const char* key : {"statistic_value", "margin", "with_margin", "rounding", "text"}) {
+    INFO(key);
+    CHECK(why.contains(key));
+  }
+  const auto& memory = parsed["figures"]["memory_bytes"]["why"];
+  CHECK(memory["source"] == "percentile");
+  CHECK(memory["bucket"]["lower"].get<double>() < memory["bucket"]["upper"].get<double>());
+  CHECK(memory["share_at_or_below"].get<double>() >= 0.98);
+  CHECK(memory["share_at_or_below"].get<double>() <= 1.0);
+  CHECK(memory["value"] == parsed["figures"]["memory_bytes"]["value"]);
+  // Without --explain there is no why.
+  const auto plain = nlohmann::json::parse(RunCli("recommend " + store +
+                                                  " --image ghcr.io/acme/llm-finetune:2.3 --pool "
+                                                  "siteb-h100-80gb --format json")
+                                               .out);
+  CHECK_FALSE(plain["figures"]["gpu_memory_gb"].contains("why"));
+}
+
 TEST_CASE("cli: recommend names a misspelt model or pool and the fix", "[cli][recommend]") {
   hwrec::test::TempDir dir;
   const std::string store = QuotedExampleStore(dir);

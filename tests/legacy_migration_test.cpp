@@ -151,6 +151,9 @@ void CheckAggregatesMatchRebuild(const std::string& path) {
         CHECK(b.MaxEver() == a.MaxEver());
         CHECK(b.MaxOfRecent(10) == a.MaxOfRecent(10));
         if (a.empty()) continue;
+        // The execution that set the max is named as a rebuild names it.
+        CHECK(b.MaxOfRecentEntry(10)->observation_id > 0);
+        CHECK(b.MaxOfRecentEntry(10)->observation_id == a.MaxOfRecentEntry(10)->observation_id);
         CHECK(*b.Percentile(0.95) == Approx(*a.Percentile(0.95)).epsilon(1e-9));
         CHECK(*b.DecayedAverage() == Approx(*a.DecayedAverage()).epsilon(1e-9));
       }

@@ -27,6 +27,17 @@ double ExactPercentile(std::vector<double> values, double q) {
   return values[std::max<std::size_t>(rank, 1) - 1];
 }
 
+// `state` written to its blob and read back.
+MetricState RoundTrip(const MetricState& state) {
+  std::string blob;
+  state.AppendTo(&blob);
+  MetricState copy;
+  std::size_t offset = 0;
+  REQUIRE(copy.ReadFrom(blob, &offset));
+  CHECK(offset == blob.size());
+  return copy;
+}
+
 }  // namespace
 
 TEST_CASE("histogram: percentiles stay within 5 % of the exact ones", "[aggregate]") {
@@ -73,19 +84,17 @@ TEST_CASE("histogram: the recent ring keeps the latest executions by finish time
 TEST_CASE("histogram: state survives a round trip through its blob", "[aggregate]") {
   MetricState state(0.01);
   for (int i = 1; i <= 50; ++i) state.Add(i * 0.7, 1.7e9 + i * 60, kHalfLife, 10);
-  std::string blob;
-  state.AppendTo(&blob);
-  MetricState copy;
-  std::size_t offset = 0;
-  REQUIRE(copy.ReadFrom(blob, &offset));
-  CHECK(offset == blob.size());
+  const MetricState copy = RoundTrip(state);
   CHECK(*copy.Percentile(0.95) == *state.Percentile(0.95));
   CHECK(*copy.MaxOfRecent(10) == *state.MaxOfRecent(10));
   CHECK(copy.count() == 50);
   CHECK(copy.EffectiveSamples() == state.EffectiveSamples());
   CHECK(*copy.LastSeen() == 1.7e9 + 50 * 60);
+  std::string blob;
+  state.AppendTo(&blob);
+  MetricState truncated;
   std::size_t bad_offset = 0;
-  CHECK_FALSE(copy.ReadFrom(blob.substr(0, blob.size() / 2), &bad_offset));
+  CHECK_FALSE(truncated.ReadFrom(blob.substr(0, blob.size() / 2), &bad_offset));
 }
 
 TEST_CASE("estimator: compute shares round up to the ladder within (0, 1]", "[aggregate]") {
@@ -161,7 +170,7 @@ std::vector<double> ExtremeValues(double unit) {
 
 // The blob of a state whose buckets stay within the cap, with a ring of `ring` values.
 std::size_t MaxBlobBytes(std::size_t ring) {
-  return static_cast<std::size_t>(kMaxBuckets) * sizeof(double) + 128 + ring * 16;
+  return static_cast<std::size_t>(kMaxBuckets) * sizeof(double) + 128 + ring * 24;
 }
 
 void CheckFinite(const MetricState& state, std::size_t ring) {
@@ -410,4 +419,111 @@ TEST_CASE("aggregate: an OOM bump on a huge value stays finite", "[aggregate][ex
     CHECK(copy.Deserialize(aggregate.Serialize()));
     CHECK(aggregate.Serialize().size() <= hwrec::internal::kMetricCount * MaxBlobBytes(10));
   }
+}
+
+namespace {
+
+// A state as hwrec wrote it at format 2 (before recent values kept their
+// observation ids): `recent` as (time, value), three samples in bucket 3.
+std::string FormatTwoBlob(const std::vector<std::pair<double, double>>& recent) {
+  std::string blob;
+  Put<std::uint8_t>(&blob, 2);
+  Put(&blob, 1.0);    // unit
+  Put(&blob, 1.7e9);  // reference time
+  Put<std::int32_t>(&blob, 3);
+  Put<std::uint32_t>(&blob, 1);
+  Put(&blob, 3.0);  // bucket weight
+  Put(&blob, 3.0);  // total weight
+  Put(&blob, 9.0);  // weighted sum
+  Put(&blob, 3.0);  // Σw²
+  Put<std::int64_t>(&blob, 3);
+  Put(&blob, 4.0);  // max
+  Put<std::uint32_t>(&blob, static_cast<std::uint32_t>(recent.size()));
+  for (const auto& [time, value] : recent) {
+    Put(&blob, time);
+    Put(&blob, value);
+  }
+  return blob;
+}
+
+}  // namespace
+
+TEST_CASE("histogram: recent values keep the id of their observation through a round trip",
+          "[aggregate][explain]") {
+  MetricState state(0.01);
+  state.Add(20.5, 1.7e9, kHalfLife, 10, 101);
+  state.Add(31.2, 1.7e9 + 60, kHalfLife, 10, 102);
+  state.Add(12.0, 1.7e9 + 120, kHalfLife, 10, 103);
+  const MetricState copy = RoundTrip(state);
+  const auto max = copy.MaxOfRecentEntry(10);
+  REQUIRE(max.has_value());
+  CHECK(max->value == 31.2);
+  CHECK(max->time == 1.7e9 + 60);
+  CHECK(max->observation_id == 102);
+  CHECK(copy.MaxOfRecent(10) == state.MaxOfRecent(10));
+  CHECK(copy.Percentile(0.5) == state.Percentile(0.5));
+}
+
+TEST_CASE("histogram: a format 2 state still reads, its recent values with no id",
+          "[aggregate][explain]") {
+  MetricState state;
+  std::size_t offset = 0;
+  const std::string blob = FormatTwoBlob({{1.7e9, 2.0}, {1.7e9 + 60, 4.0}});
+  REQUIRE(state.ReadFrom(blob, &offset));
+  CHECK(offset == blob.size());
+  CHECK(state.count() == 3);
+  CHECK(state.EffectiveSamples() == Approx(3.0));
+  const auto max = state.MaxOfRecentEntry(10);
+  REQUIRE(max.has_value());
+  CHECK(max->value == 4.0);
+  CHECK(max->time == 1.7e9 + 60);
+  CHECK(max->observation_id == 0);
+  // Written again, it is format 3 and reads the same.
+  CHECK(RoundTrip(state).MaxOfRecentEntry(10)->time == 1.7e9 + 60);
+  // A ring that claims more entries than the blob holds is refused.
+  std::string cut = blob.substr(0, blob.size() - 8);
+  MetricState refused;
+  offset = 0;
+  CHECK_FALSE(refused.ReadFrom(cut, &offset));
+}
+
+TEST_CASE("histogram: the ring keeps the id of each value it keeps, and merges keep them",
+          "[aggregate][explain]") {
+  MetricState state(1.0);
+  state.Add(900, 1000, kHalfLife, 3, 1);  // the max, until it leaves the last 3
+  state.Add(100, 1001, kHalfLife, 3, 2);
+  state.Add(300, 1002, kHalfLife, 3, 3);
+  CHECK(state.MaxOfRecentEntry(3)->observation_id == 1);
+  state.Add(200, 1003, kHalfLife, 3, 4);
+  CHECK(state.MaxOfRecentEntry(3)->observation_id == 3);
+  CHECK(state.MaxOfRecentEntry(3)->value == 300);
+  // Of equal values, the newest names the max.
+  state.Add(300, 1004, kHalfLife, 3, 5);
+  CHECK(state.MaxOfRecentEntry(3)->observation_id == 5);
+
+  MetricState other(1.0);
+  other.Add(500, 1003.5, kHalfLife, 3, 7);
+  MetricState merged = state;
+  merged.Merge(other, kHalfLife, 3);
+  CHECK(merged.MaxOfRecentEntry(3)->observation_id == 7);
+  CHECK(RoundTrip(merged).MaxOfRecentEntry(3)->observation_id == 7);
+}
+
+TEST_CASE("histogram: the bucket of a percentile and the share of history at or below it",
+          "[aggregate][explain]") {
+  MetricState state(1.0);
+  for (int i = 0; i < 9; ++i) state.Add(100, 1.7e9, kHalfLife, 10, i + 1);
+  state.Add(1000, 1.7e9, kHalfLife, 10, 10);
+  const auto median = state.BucketOfPercentile(0.5);
+  REQUIRE(median.has_value());
+  CHECK(median->lower < 100);
+  CHECK(median->upper >= 100);
+  CHECK(median->upper == *state.Percentile(0.5));
+  CHECK(median->upper / median->lower == Approx(hwrec::internal::kBucketGrowth));
+  CHECK(median->share_at_or_below == Approx(0.9));
+  const auto top = state.BucketOfPercentile(0.95);
+  REQUIRE(top.has_value());
+  CHECK(top->upper == 1000);  // never above the largest value seen
+  CHECK(top->lower < 1000);
+  CHECK(top->share_at_or_below == Approx(1.0));
 }

@@ -101,10 +101,23 @@ struct Fixture {
 
   hwrec::Recommendation RecommendForPool(const std::string& image, const std::string& pool,
                                          double as_of = kNow) {
+    return Recommend(image, KeyOf(pool), as_of);
+  }
+
+  HardwareKey KeyOf(const std::string& pool) {
     auto found = hwrec::FindNodePool(*store, pool);
     REQUIRE(found.ok());
     REQUIRE(found->has_value());
-    return Recommend(image, HardwareKey::Of(**found), as_of);
+    return HardwareKey::Of(**found);
+  }
+
+  // Recommend with Explain::kYes.
+  hwrec::Recommendation Explained(const std::string& image, const HardwareKey& key) {
+    const auto opened = hwrec::RecommendationQuery::Open(*store).value();
+    auto r = opened->Recommend(image, key, kNow, hwrec::Explain::kYes);
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    return *r;
   }
 
   hwrec::store::Connection& db() { return hwrec::store::ConnectionOf(*store); }
@@ -693,4 +706,314 @@ TEST_CASE("recommend: a stored state with a non-finite number is reported corrup
   const auto& cpu = recommendation.figure(FigureKind::kCpuRequestMillicores);
   CHECK(cpu.provenance == Provenance::kExact);
   CHECK(std::isfinite(cpu.confidence));
+}
+
+namespace {
+
+// The reason of `kind` in `r`, which must have one.
+const hwrec::FigureReason& Why(const hwrec::Recommendation& r, FigureKind kind) {
+  const auto& reason = r.figure(kind).reason;
+  REQUIRE(reason.has_value());
+  return *reason;
+}
+
+Observation GpuRun(const std::string& id, const std::string& image, const std::string& pool,
+                   double finished_at, double peak_gb) {
+  auto o = Exec(id, image, pool, finished_at);
+  o.gpu_memory_peak_gb = peak_gb;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("recommend --explain: max of last 10 names the execution that set it, then the next",
+          "[recommend][explain][engine]") {
+  Fixture f;
+  std::vector<Observation> batch = {GpuRun("e-0", "explain:1", "h100", kNow - 20 * 600, 31.2)};
+  for (int i = 1; i < 10; ++i) {
+    batch.push_back(GpuRun("e-" + std::to_string(i), "explain:1", "h100", kNow - (20 - i) * 600,
+                           i == 4 ? 29.5 : 20.0 + i * 0.1));
+  }
+  f.Ingest(batch);
+  const auto first = f.Explained("explain:1", f.KeyOf("h100"));
+  const auto& gpu = first.figure(FigureKind::kGpuMemoryGb);
+  const auto& why = Why(first, FigureKind::kGpuMemoryGb);
+  CHECK(why.source == hwrec::FigureReason::Source::kMaxOfRecent);
+  CHECK(why.statistic == "max of last 10");
+  CHECK(why.execution_id == "e-0");
+  CHECK(why.finished_at == kNow - 20 * 600);
+  CHECK(why.status == "success");
+  CHECK_FALSE(why.oom_factor.has_value());
+  CHECK(why.statistic_value == 31.2);
+  CHECK(why.margin == Approx(0.10));
+  CHECK(why.with_margin == Approx(34.32));
+  CHECK(why.value == *gpu.value);
+  CHECK(why.value == Approx(34.32));  // 34.32 is on the 0.01 step already
+  CHECK(why.text ==
+        "max of last 10 = 31.2 GB, set by execution e-0 (2026-11-29T12:40:00Z); +10 % = 34.32 GB; "
+        "rounded up to 0.01 GB: 34.32 GB");
+
+  // An eleventh execution pushes e-0 out of the last 10: the next largest sets the max.
+  f.Ingest({GpuRun("e-10", "explain:1", "h100", kNow - 600, 21.0)});
+  const auto second = f.Explained("explain:1", f.KeyOf("h100"));
+  CHECK(Why(second, FigureKind::kGpuMemoryGb).execution_id == "e-4");
+  CHECK(Why(second, FigureKind::kGpuMemoryGb).statistic_value == 29.5);
+  CHECK(*second.figure(FigureKind::kGpuMemoryGb).value == Approx(32.45));
+
+  // Without Explain::kYes no figure carries a reason.
+  for (const auto& figure : f.RecommendForPool("explain:1", "h100").figures) {
+    CHECK_FALSE(figure.reason.has_value());
+  }
+}
+
+TEST_CASE("recommend --explain: a max set by an OOM shows the bump it got",
+          "[recommend][explain][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 5; ++i) {
+    batch.push_back(GpuRun("ok-" + std::to_string(i), "explain:oom", "h100", kNow - 3600 + i, 12));
+  }
+  auto oom = GpuRun("e-9", "explain:oom", "h100", kNow - 60, 15.0);
+  oom.status = hwrec::ExecutionStatus::kGpuOom;
+  oom.requested.gpu_memory_gb = 16;
+  batch.push_back(oom);
+  f.Ingest(batch);
+  const auto r = f.Explained("explain:oom", f.KeyOf("h100"));
+  const auto& why = Why(r, FigureKind::kGpuMemoryGb);
+  CHECK(why.execution_id == "e-9");
+  CHECK(why.status == "gpu_oom");
+  REQUIRE(why.oom_factor.has_value());
+  CHECK(*why.oom_factor == Approx(1.2));
+  CHECK(why.oom_applied_to == "requested");
+  CHECK(*why.oom_base == 16);
+  CHECK(why.statistic_value == Approx(19.2));
+  CHECK_THAT(why.text, Catch::Contains("set by OOM execution e-9 (") &&
+                           Catch::Contains("requested 16 GB × 1.2 = 19.2 GB; +10 % = 21.12 GB"));
+  CHECK(why.value == *r.figure(FigureKind::kGpuMemoryGb).value);
+}
+
+TEST_CASE("recommend --explain: a percentile names its bucket and the share of history below it",
+          "[recommend][explain][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  std::vector<std::pair<double, double>> peaks;  // (finished_at, bytes)
+  for (int i = 0; i < 60; ++i) {
+    auto o = Exec("m-" + std::to_string(i), "explain:p98", "cpu-a", kNow - i * 900);
+    const double bytes = (1.0 + 0.013 * i + (i % 7) * 0.05) * kGiB;
+    o.memory_peak_bytes = static_cast<std::int64_t>(bytes);
+    peaks.emplace_back(o.finished_at, static_cast<double>(*o.memory_peak_bytes));
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto r = f.Explained("explain:p98", f.KeyOf("cpu-a"));
+  const auto& why = Why(r, FigureKind::kMemoryBytes);
+  CHECK(why.source == hwrec::FigureReason::Source::kPercentile);
+  CHECK(why.statistic == "p98");
+  REQUIRE(why.bucket_lower.has_value());
+  REQUIRE(why.bucket_upper.has_value());
+  CHECK(*why.bucket_lower < why.statistic_value);
+  CHECK(why.statistic_value <= *why.bucket_upper);
+  CHECK(*why.bucket_upper / *why.bucket_lower <= 1.05 + 1e-9);
+  // The decayed share, computed here from the executions: weights halve every 12 h.
+  double below_upper = 0, below_lower = 0, total = 0;
+  for (const auto& [time, bytes] : peaks) {
+    const double w = std::exp2((time - kNow) / (12 * 3600.0));
+    total += w;
+    if (bytes <= *why.bucket_upper) below_upper += w;
+    if (bytes <= *why.bucket_lower) below_lower += w;
+  }
+  CHECK(*why.share_at_or_below == Approx(below_upper / total).epsilon(1e-6));
+  CHECK(*why.share_at_or_below >= 0.98);
+  CHECK(below_lower / total < 0.98);  // the bucket beneath does not hold the 98th percentile
+  CHECK_THAT(why.text, Catch::Contains("holds the 98th percentile") &&
+                           Catch::Contains("% of the decayed history at or below it; +15 % = "));
+}
+
+TEST_CASE("recommend --explain: the statistic, margin and rounding of every figure add up to it",
+          "[recommend][explain][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 12; ++i) {
+    auto o = Exec("all-" + std::to_string(i), "explain:all", "a100-mig", kNow - i * 600);
+    o.cpu_millicores_p95 = 1234.5 + 17 * i;
+    o.cpu_millicores_max = 2001.3 + 13 * i;
+    o.memory_peak_bytes = static_cast<std::int64_t>((3.3 + 0.1 * i) * kGiB);
+    o.gpu_memory_peak_gb = 21.017 + 0.3 * i;
+    o.gpu_utilization = 0.61;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto r = f.Explained("explain:all", f.KeyOf("a100-mig"));
+  for (const auto& figure : r.figures) {
+    INFO(hwrec::ToString(figure.kind));
+    REQUIRE(figure.value.has_value());
+    const auto& why = Why(r, figure.kind);
+    CHECK(why.value == *figure.value);
+    CHECK(why.margin == figure.margin);
+    CHECK(why.with_margin == Approx(why.statistic_value * (1 + why.margin)));
+    const double step = figure.kind == FigureKind::kGpuMemoryGb          ? 0.01
+                        : figure.kind == FigureKind::kGpuComputeFraction ? 0.05
+                                                                         : 1.0;
+    CHECK(why.value >= why.with_margin - 1e-9);
+    CHECK(why.value - why.with_margin < step);
+    CHECK_THAT(why.text, Catch::Contains("rounded up to"));
+  }
+  CHECK(Why(r, FigureKind::kGpuComputeFraction).rounding == "up to the 0.05 step");
+  CHECK(Why(r, FigureKind::kCpuLimitMillicores).execution_id == "all-9");
+}
+
+TEST_CASE("recommend --explain: a figure learned on the GPU model explains that model's history",
+          "[recommend][explain][engine]") {
+  Fixture f;
+  // Any hardware: the A100's 40 GB is the largest; on H100s it is 25 GB.
+  f.Ingest({GpuRun("a100-big", "explain:model", "a100-mig", kNow - 1200, 40.0),
+            GpuRun("h100-top", "explain:model", "h100", kNow - 900, 25.0),
+            GpuRun("h100-low", "explain:model", "h100", kNow - 600, 20.0)});
+  HardwareKey other_instance = f.KeyOf("h100");
+  other_instance.instance_type = "a3-megagpu-8g";
+  const auto r = f.Explained("explain:model", other_instance);
+  const auto& gpu = r.figure(FigureKind::kGpuMemoryGb);
+  CHECK(gpu.provenance == Provenance::kGpuModel);
+  CHECK(Why(r, FigureKind::kGpuMemoryGb).execution_id == "h100-top");
+  CHECK(Why(r, FigureKind::kGpuMemoryGb).statistic_value == 25.0);
+  HardwareKey l4 = other_instance;
+  l4.gpu_model = "L4";
+  const auto any = f.Explained("explain:model", l4);
+  CHECK(any.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware);
+  CHECK(Why(any, FigureKind::kGpuMemoryGb).execution_id == "a100-big");
+}
+
+namespace {
+
+// An aggregates row's state as hwrec wrote it at schema 11 (format 2): each
+// metric's version byte 2 and its recent values without observation ids.
+std::string AsFormatTwo(std::string_view state) {
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t m = 0; m < hwrec::kFigureCount; ++m) {
+    REQUIRE(at < state.size());
+    REQUIRE(state[at] == 3);
+    out.push_back(2);
+    ++at;
+    std::uint32_t buckets = 0;
+    std::memcpy(&buckets, state.data() + at + 20, sizeof buckets);  // after unit, time, first
+    // unit, reference time, first, count of buckets, weights, Σw, Σwx, Σw², count, max
+    const std::size_t body = 8 + 8 + 4 + 4 + 8 * std::size_t{buckets} + 8 * 3 + 8 + 8;
+    out.append(state.substr(at, body + 4));
+    at += body;
+    std::uint32_t ring = 0;
+    std::memcpy(&ring, state.data() + at, sizeof ring);
+    at += 4;
+    for (std::uint32_t i = 0; i < ring; ++i, at += 24) out.append(state.substr(at, 16));
+  }
+  REQUIRE(at == state.size());
+  return out;
+}
+
+// Makes `f`'s store the one schema 11 wrote: aggregates in format 2, version 11.
+void AsSchemaEleven(Fixture* fixture) {
+  Fixture& f = *fixture;
+  auto rows = f.db().Prepare(
+      "SELECT workload_id, scope, gpu_brand, gpu_model, instance_type, state FROM aggregates");
+  struct Row {
+    std::int64_t workload_id;
+    std::string scope, brand, model, instance_type, state;
+  };
+  std::vector<Row> all;
+  while (rows->Step()) {
+    all.push_back({rows->Int64(0), std::string(rows->Text(1)), std::string(rows->Text(2)),
+                   std::string(rows->Text(3)), std::string(rows->Text(4)),
+                   AsFormatTwo(rows->Blob(5))});
+  }
+  rows->Reset();
+  REQUIRE(all.size() == 4);
+  auto write = f.db().Prepare(
+      "UPDATE aggregates SET state = ? WHERE workload_id = ? AND scope = ? AND gpu_brand = ? AND "
+      "gpu_model = ? AND instance_type = ?");
+  for (const Row& row : all) {
+    write->Reset();
+    write->BindBlob(1, row.state);
+    write->Bind(2, row.workload_id);
+    write->BindText(3, row.scope);
+    write->BindText(4, row.brand);
+    write->BindText(5, row.model);
+    write->BindText(6, row.instance_type);
+    REQUIRE(write->Run() == 1);
+  }
+  f.db().Execute("DELETE FROM schema_migrations WHERE version = 12");
+  if (!hwrec::test::TestingPostgresql()) f.db().Execute("PRAGMA user_version = 11");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "migrations: after `hwrec migrate` a store at schema 11 explains which execution set a "
+    "max",
+    "[recommend][explain][migrations][engine]") {
+  Fixture f;
+  f.Ingest({GpuRun("old-1", "explain:old", "h100", kNow - 1800, 18.0),
+            GpuRun("old-2", "explain:old", "h100", kNow - 1200, 27.5),
+            GpuRun("old-3", "explain:old", "h100", kNow - 600, 22.0)});
+  AsSchemaEleven(&f);
+  f.store.reset();
+  f.store = hwrec::test::OpenStoreOrFail(f.location);
+  REQUIRE(f.store->schema_version() == 11);
+  {
+    const auto opened = hwrec::RecommendationQuery::Open(*f.store).value();
+    const auto refused = opened->Recommend("explain:old", f.KeyOf("h100"), kNow);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.status().message(), Catch::Contains("hwrec migrate"));
+  }
+
+  auto applied = f.store->Migrate();
+  INFO(applied.status().ToString());
+  REQUIRE(applied.ok());
+  CHECK(f.store->schema_version() == 12);
+  // The states are still format 2: the execution is found by its finish time.
+  auto format = f.db().Prepare("SELECT state FROM aggregates WHERE scope = 'exact'");
+  REQUIRE(format->Step());
+  CHECK(format->Blob(0)[0] == 2);
+  format->Reset();
+  const auto r = f.Explained("explain:old", f.KeyOf("h100"));
+  const auto& why = Why(r, FigureKind::kGpuMemoryGb);
+  CHECK(why.execution_id == "old-2");
+  CHECK(why.finished_at == kNow - 1200);
+  CHECK(why.statistic_value == 27.5);
+  HardwareKey other_instance = f.KeyOf("h100");
+  other_instance.instance_type = "a3-megagpu-8g";  // the gpu_model aggregate, by finish time too
+  CHECK(Why(f.Explained("explain:old", other_instance), FigureKind::kGpuMemoryGb).execution_id ==
+        "old-2");
+
+  // The next ingest writes format 3, with ids.
+  f.Ingest({GpuRun("new-1", "explain:old", "h100", kNow - 300, 30.0)});
+  REQUIRE(format->Step());
+  CHECK(format->Blob(0)[0] == 3);
+  format->Reset();
+  CHECK(Why(f.Explained("explain:old", f.KeyOf("h100")), FigureKind::kGpuMemoryGb).execution_id ==
+        "new-1");
+}
+
+TEST_CASE("migrations: a failed migration to schema 12 changes nothing", "[explain][migrations]") {
+  Fixture f;
+  if (hwrec::test::TestingPostgresql()) return;  // the trigger below is SQLite's
+  f.Ingest({GpuRun("old-1", "explain:fail", "h100", kNow - 600, 18.0)});
+  AsSchemaEleven(&f);
+  f.db().Execute(
+      "CREATE TRIGGER refuse_12 BEFORE INSERT ON schema_migrations WHEN NEW.version = 12 "
+      "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END");
+  auto states = [&] {
+    std::string all;
+    auto rows = f.db().Prepare("SELECT state FROM aggregates ORDER BY scope");
+    while (rows->Step()) all += std::string(rows->Blob(0));
+    return all;
+  };
+  const std::string before = states();
+  f.store.reset();
+  f.store = hwrec::test::OpenStoreOrFail(f.location);
+  auto applied = f.store->Migrate();
+  REQUIRE_FALSE(applied.ok());
+  CHECK_THAT(applied.status().message(), Catch::Contains("changed nothing"));
+  CHECK(f.store->schema_version() == 11);
+  CHECK(states() == before);
+  CHECK(f.db().QueryInt64("SELECT count(*) FROM schema_migrations WHERE version = 12") == 0);
 }

@@ -36,6 +36,41 @@ enum class Provenance {
 };
 std::string_view ToString(Provenance provenance);
 
+// Why a figure is what it is: the statistic and what set it, then the margin
+// and the rounding that reach the figure's value. Filled only when asked for
+// (RecommendationQuery::Recommend with Explain::kYes). Amounts are in the
+// figure's unit (millicores, bytes, GB, share of one card).
+struct FigureReason {
+  enum class Source { kMaxOfRecent, kPercentile, kAverage };
+  Source source = Source::kMaxOfRecent;
+  std::string statistic;       // as Figure::statistic: "max of last 10", "p98", "decayed avg"
+  double statistic_value = 0;  // the statistic, before the margin
+
+  // Max of last N: the execution that set the max. execution_id is empty when
+  // its observation is no longer stored.
+  std::string execution_id;
+  std::optional<double> finished_at;  // epoch seconds
+  std::string status;                 // "success", "oom", "gpu_oom", …; "" when unknown
+  // When that execution ran out of memory (oom for memory_bytes, gpu_oom for
+  // gpu_memory_gb), the bump its synthetic peak got: oom_factor × oom_base,
+  // where oom_base is what it requested or, when larger, what it was seen to use.
+  std::optional<double> oom_factor;  // 1.2
+  std::string oom_applied_to;        // "requested" or "observed"
+  std::optional<double> oom_base;
+
+  // Percentiles: the histogram bucket that holds the percentile, and the
+  // decayed share of the history in it and beneath it (0..1).
+  std::optional<double> bucket_lower, bucket_upper;
+  std::optional<double> share_at_or_below;
+
+  double margin = 0;       // 0.10 for +10 %
+  double with_margin = 0;  // statistic_value × (1 + margin)
+  std::string rounding;    // "up to 0.01 GB", "up to a whole byte", "up to the 0.05 step"
+  double value = 0;        // with_margin rounded: the figure's value
+  std::string text;        // the same in one line for a person
+};
+std::string_view ToString(FigureReason::Source source);  // "max_of_recent", "percentile", "average"
+
 struct Figure {
   FigureKind kind = FigureKind::kCpuRequestMillicores;
   std::optional<double> value;  // with margin (and ladder rounding for compute share)
@@ -51,6 +86,8 @@ struct Figure {
   std::string statistic;            // "p95", "max of last 10", …
   double margin = 0;                // 0.15 for +15 %
   double half_life_hours = 0;
+  // What produced the value; only when asked for and the figure has a value.
+  std::optional<FigureReason> reason;
 };
 
 // Every figure of one workload on one hardware key.

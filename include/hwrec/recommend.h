@@ -19,6 +19,9 @@ namespace hwrec {
 
 class Store;
 
+// Whether Recommend says why each figure is what it is (Figure::reason).
+enum class Explain { kNo, kYes };
+
 class RecommendationQuery {
  public:
   // A query on `store`, which must outlive it. Reads nothing yet: a store
@@ -34,8 +37,15 @@ class RecommendationQuery {
   // kInvalidArgument when `as_of` is not a finite time in range,
   // kSchemaMismatch when the store is older than the recommendation tables
   // (run `hwrec migrate`), kIoError when the store cannot be read.
+  // With Explain::kYes each figure that has a value carries its reason: the
+  // statistic and, for max of last N, the execution that set the max (its
+  // execution_id, time and any OOM bump), for a percentile the bucket that
+  // holds it and the decayed share of history at or below it, then the
+  // margin and rounding that reach the value. It costs one lookup of the
+  // observations per max figure; without it Recommend reads no observation.
   Result<Recommendation> Recommend(const std::string& workload, const HardwareKey& hardware,
-                                   std::optional<double> as_of = std::nullopt);
+                                   std::optional<double> as_of = std::nullopt,
+                                   Explain explain = Explain::kNo);
 
  private:
   explicit RecommendationQuery(const Store& store);

@@ -108,6 +108,26 @@ class GpuPartition:
     compute_fraction: float
     def to_dict(self) -> dict[str, Any]: ...
 
+class FigureReason:
+    source: str  # max_of_recent, percentile, average
+    statistic: str
+    statistic_value: float
+    execution_id: Optional[str]  # max of last N: the execution that set the max
+    finished_at: Optional[float]
+    status: Optional[str]
+    oom_factor: Optional[float]  # when that execution ran out of memory
+    oom_applied_to: Optional[str]  # requested or observed
+    oom_base: Optional[float]
+    bucket_lower: Optional[float]  # percentiles: the bucket that holds it
+    bucket_upper: Optional[float]
+    share_at_or_below: Optional[float]
+    margin: float
+    with_margin: float
+    rounding: str
+    value: float
+    text: str
+    def to_dict(self) -> dict[str, Any]: ...
+
 class Figure:
     kind: str
     value: Optional[float]
@@ -120,6 +140,7 @@ class Figure:
     statistic: str
     margin: float
     half_life_hours: float
+    reason: Optional[FigureReason]  # only with recommend(..., explain=True)
     def to_dict(self) -> dict[str, Any]: ...
 
 class Recommendation:
@@ -293,7 +314,7 @@ class Store:
     def recommend(self, image: str, pool: Optional[str] = None,
                   gpu_brand: Optional[str] = None, gpu_model: Optional[str] = None,
                   instance_type: Optional[str] = None, cpu_only: bool = False,
-                  as_of: Time = None) -> Recommendation: ...
+                  as_of: Time = None, explain: bool = False) -> Recommendation: ...
     def place(self, execution: Dict[str, Any], candidates: Sequence[Candidate],
               policy: Literal["best_fit", "first_fit"] = "best_fit", as_of: Time = None,
               record: Optional[str] = None) -> Placement: ...

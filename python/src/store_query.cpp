@@ -214,7 +214,7 @@ Recommendation Recommend(PyStore& s, const std::string& image,
                          const std::optional<std::string>& gpu_brand,
                          const std::optional<std::string>& gpu_model,
                          const std::optional<std::string>& instance_type, bool cpu_only,
-                         const py::object& as_of) {
+                         const py::object& as_of, bool explain) {
   const std::optional<double> when = EpochSeconds(as_of, "as_of");
   Claim claim(s);
   const HardwareKey key = KeyOf(s, pool, gpu_brand, gpu_model, instance_type, cpu_only);
@@ -225,7 +225,7 @@ Recommendation Recommend(PyStore& s, const std::string& image,
       if (!opened.ok()) return Result<Recommendation>(opened.status());
       s.query = std::move(opened).value();
     }
-    return s.query->Recommend(image, key, when);
+    return s.query->Recommend(image, key, when, explain ? Explain::kYes : Explain::kNo);
   }();
   return Unwrap(std::move(rec));
 }
@@ -301,8 +301,9 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),
           py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
           py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
-          py::arg("as_of") = py::none(),
-          "What `image` should request on a hardware key, or on a registered pool's key.")
+          py::arg("as_of") = py::none(), py::arg("explain") = false,
+          "What `image` should request on a hardware key, or on a registered pool's key; with "
+          "`explain`, each figure's `reason` says why it is what it is.")
       .def("place", &Place, py::arg("execution"), py::arg("candidates"),
            py::arg("policy") = "best_fit", py::arg("as_of") = py::none(),
            py::arg("record") = py::none(),

@@ -14,6 +14,33 @@ namespace {
 
 std::string Name(std::string_view text) { return std::string(text); }
 
+// "" (not known, or not applicable) as None.
+py::object TextOrNone(const std::string& text) {
+  return text.empty() ? py::object(py::none()) : py::object(py::str(text));
+}
+
+py::dict ReasonDict(const FigureReason& r) {
+  py::dict d;
+  d["source"] = Name(ToString(r.source));
+  d["statistic"] = r.statistic;
+  d["statistic_value"] = r.statistic_value;
+  d["execution_id"] = TextOrNone(r.execution_id);
+  d["finished_at"] = Opt(r.finished_at);
+  d["status"] = TextOrNone(r.status);
+  d["oom_factor"] = Opt(r.oom_factor);
+  d["oom_applied_to"] = TextOrNone(r.oom_applied_to);
+  d["oom_base"] = Opt(r.oom_base);
+  d["bucket_lower"] = Opt(r.bucket_lower);
+  d["bucket_upper"] = Opt(r.bucket_upper);
+  d["share_at_or_below"] = Opt(r.share_at_or_below);
+  d["margin"] = r.margin;
+  d["with_margin"] = r.with_margin;
+  d["rounding"] = r.rounding;
+  d["value"] = r.value;
+  d["text"] = r.text;
+  return d;
+}
+
 py::dict FigureDict(const Figure& f) {
   py::dict d;
   d["kind"] = Name(ToString(f.kind));
@@ -27,6 +54,7 @@ py::dict FigureDict(const Figure& f) {
   d["statistic"] = f.statistic;
   d["margin"] = f.margin;
   d["half_life_hours"] = f.half_life_hours;
+  d["reason"] = f.reason ? py::object(ReasonDict(*f.reason)) : py::object(py::none());
   return d;
 }
 
@@ -139,6 +167,32 @@ py::dict RecordDict(const PlacementRecord& r) {
 }
 
 void RegisterRecommendation(py::module_& m) {
+  py::class_<FigureReason> reason(
+      m, "FigureReason",
+      "Why a figure is what it is: its statistic and what set it, the margin and the rounding.");
+  reason
+      .def_property_readonly("source",
+                             [](const FigureReason& r) { return Name(ToString(r.source)); })
+      .def_readonly("statistic", &FigureReason::statistic)
+      .def_readonly("statistic_value", &FigureReason::statistic_value)
+      .def_property_readonly("execution_id",
+                             [](const FigureReason& r) { return TextOrNone(r.execution_id); })
+      .def_readonly("finished_at", &FigureReason::finished_at)
+      .def_property_readonly("status", [](const FigureReason& r) { return TextOrNone(r.status); })
+      .def_readonly("oom_factor", &FigureReason::oom_factor)
+      .def_property_readonly("oom_applied_to",
+                             [](const FigureReason& r) { return TextOrNone(r.oom_applied_to); })
+      .def_readonly("oom_base", &FigureReason::oom_base)
+      .def_readonly("bucket_lower", &FigureReason::bucket_lower)
+      .def_readonly("bucket_upper", &FigureReason::bucket_upper)
+      .def_readonly("share_at_or_below", &FigureReason::share_at_or_below)
+      .def_readonly("margin", &FigureReason::margin)
+      .def_readonly("with_margin", &FigureReason::with_margin)
+      .def_readonly("rounding", &FigureReason::rounding)
+      .def_readonly("value", &FigureReason::value)
+      .def_readonly("text", &FigureReason::text);
+  AddDictAndRepr(reason, "FigureReason", ReasonDict);
+
   py::class_<Figure> figure(m, "Figure", "One recommended figure and where it comes from.");
   figure.def_property_readonly("kind", [](const Figure& f) { return Name(ToString(f.kind)); })
       .def_readonly("value", &Figure::value)
@@ -151,7 +205,8 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("upper", &Figure::upper)
       .def_readonly("statistic", &Figure::statistic)
       .def_readonly("margin", &Figure::margin)
-      .def_readonly("half_life_hours", &Figure::half_life_hours);
+      .def_readonly("half_life_hours", &Figure::half_life_hours)
+      .def_readonly("reason", &Figure::reason);
   AddDictAndRepr(figure, "Figure", FigureDict);
 
   py::class_<Recommendation> rec(m, "Recommendation",

@@ -33,6 +33,26 @@ def test_recommend_gives_every_figure_with_its_provenance(loaded):
     assert f"'gpu_memory_gb': {gpu.value!r}" in repr(rec)  # each figure shows its value
 
 
+def test_recommend_with_explain_says_why_each_figure_is_what_it_is(loaded):
+    plain = loaded.recommend(WHISPER, **L4)
+    assert all(f.reason is None for f in plain.figures.values())
+    assert plain.to_dict()["figures"]["gpu_memory_gb"]["reason"] is None
+    rec = loaded.recommend(WHISPER, **L4, explain=True)
+    gpu = rec.figures["gpu_memory_gb"]
+    why = gpu.reason
+    assert why.source == "max_of_recent" and why.statistic == "max of last 10"
+    assert why.execution_id and why.finished_at > 0 and why.status
+    assert why.oom_applied_to in (None, "requested", "observed")
+    assert why.value == gpu.value
+    assert why.with_margin == pytest.approx(why.statistic_value * (1 + why.margin))
+    assert why.text.startswith("max of last 10 = ") and why.execution_id in why.text
+    memory = rec.figures["memory_bytes"].reason
+    assert memory.source == "percentile"
+    assert memory.bucket_lower < memory.bucket_upper and 0.98 <= memory.share_at_or_below <= 1
+    assert rec.to_dict()["figures"]["gpu_memory_gb"]["reason"] == why.to_dict()
+    assert repr(why).startswith("FigureReason(source='max_of_recent'")
+
+
 def test_an_unknown_workload_has_figures_of_provenance_none(loaded):
     rec = loaded.recommend("ghcr.io/acme/never-seen:1", **L4)
     assert all(f.provenance == "none" and f.value is None for f in rec.figures.values())

@@ -172,7 +172,7 @@ void AggregateWriter::Add(const AggregateInput& in) {
     for (std::size_t m = 0; m < kMetricCount; ++m) {
       if (values[m]) {
         aggregate.metrics[m].Add(*values[m], in.finished_at, settings_.half_life_s(),
-                                 settings_.max_range_samples);
+                                 settings_.max_range_samples, in.observation_id);
       }
     }
     ++aggregate.samples;
@@ -258,8 +258,8 @@ void ForEachInput(store::Connection& db, const RecommenderSettings& settings, co
       "LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
       "WHERE o.finished_at <= ?";
   if (scan.image) sql += " AND w.image = ?";
-  sql +=
-      scan.by_workload ? " ORDER BY o.workload_id, o.finished_at, o.id" : " ORDER BY o.finished_at";
+  sql += scan.by_workload ? " ORDER BY o.workload_id, o.finished_at, o.id"
+                          : " ORDER BY o.finished_at, o.id";
   const auto statement = db.Prepare(sql);
   store::Statement& rows = *statement;
   // A row stored before ingest bounded finished_at must not outweigh every real one.
@@ -287,7 +287,8 @@ void ForEachInput(store::Connection& db, const RecommenderSettings& settings, co
                                         &in.requested_memory_bytes,
                                         &in.requested_gpu_memory_gb};
     for (int i = 0; i < 11; ++i) *targets[i] = rows.OptionalDouble(7 + i);
-    extras.id = rows.Int64(18);
+    in.observation_id = rows.Int64(18);
+    extras.id = in.observation_id;
     rows.AssignText(19, &extras.execution_id);
     rows.AssignText(20, &extras.image);
     extras.duration_s = rows.OptionalDouble(21);

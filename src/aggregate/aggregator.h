@@ -67,6 +67,7 @@ struct KeyAggregate {
 // One accepted observation, resolved, as the aggregates need it.
 struct AggregateInput {
   std::int64_t workload_id = 0;
+  std::int64_t observation_id = 0;  // observations.id, kept beside recent values; 0 if unknown
   double finished_at = 0;
   ExecutionStatus status = ExecutionStatus::kSuccess;
   std::string gpu_brand, gpu_model, instance_type;  // "" when unknown

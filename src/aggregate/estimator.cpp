@@ -61,6 +61,21 @@ double Finish(FigureKind kind, double value, double ladder_step) {
   return value;
 }
 
+std::string RoundingOf(FigureKind kind, double ladder_step) {
+  switch (kind) {
+    case FigureKind::kCpuRequestMillicores:
+    case FigureKind::kCpuLimitMillicores:
+      return "up to a whole millicore";
+    case FigureKind::kMemoryBytes:
+      return "up to a whole byte";
+    case FigureKind::kGpuMemoryGb:
+      return "up to 0.01 GB";
+    case FigureKind::kGpuComputeFraction:
+      return fmt::format("up to the {:g} step", ladder_step);
+  }
+  return "";
+}
+
 }  // namespace
 
 double RoundToLadder(double share, double step) {
@@ -99,6 +114,40 @@ Figure EstimateFigure(FigureKind kind, const MetricState& metric,
   const double evidence = metric.EffectiveSamples();
   figure.confidence = evidence / (evidence + kConfidenceHalfWeight) * ProvenanceFactor(provenance);
   return figure;
+}
+
+std::optional<FigureReason> ExplainFigure(FigureKind kind, const MetricState& metric,
+                                          const RecommenderSettings& settings,
+                                          std::optional<RecentValue>* set_by) {
+  const FigureSettings& fs = settings.figure(kind);
+  set_by->reset();
+  const auto raw = Raw(metric, fs.statistic, settings.max_range_samples);
+  if (!raw) return std::nullopt;
+  FigureReason reason;
+  reason.statistic = StatisticLabel(fs.statistic, settings.max_range_samples);
+  reason.statistic_value = *raw;
+  switch (fs.statistic.kind) {
+    case Statistic::Kind::kMax:
+      reason.source = FigureReason::Source::kMaxOfRecent;
+      *set_by = metric.MaxOfRecentEntry(settings.max_range_samples);
+      break;
+    case Statistic::Kind::kPercentile:
+      reason.source = FigureReason::Source::kPercentile;
+      if (const auto bucket = metric.BucketOfPercentile(fs.statistic.quantile)) {
+        reason.bucket_lower = bucket->lower;
+        reason.bucket_upper = bucket->upper;
+        reason.share_at_or_below = bucket->share_at_or_below;
+      }
+      break;
+    case Statistic::Kind::kAverage:
+      reason.source = FigureReason::Source::kAverage;
+      break;
+  }
+  reason.margin = fs.margin;
+  reason.with_margin = *raw * (1 + fs.margin);
+  reason.rounding = RoundingOf(kind, settings.compute_ladder_step);
+  reason.value = Finish(kind, reason.with_margin, settings.compute_ladder_step);
+  return reason;
 }
 
 }  // namespace hwrec::internal

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "aggregate/metric_state.h"
 #include "aggregate/settings.h"
@@ -18,6 +19,16 @@ inline constexpr double kConfidenceHalfWeight = 5.0;
 
 Figure EstimateFigure(FigureKind kind, const MetricState& metric,
                       const RecommenderSettings& settings, Provenance provenance);
+
+// What produced EstimateFigure's value for the same arguments: the
+// statistic, the margin and the rounding (FigureReason without the execution,
+// the OOM bump or the text, which ExplainedExecution and DescribeReason add).
+// `*set_by` receives the recent value that set a max of last N. Nullopt when
+// the figure has no value. Apart from EstimateFigure so that the estimate
+// stays as cheap as it is.
+std::optional<FigureReason> ExplainFigure(FigureKind kind, const MetricState& metric,
+                                          const RecommenderSettings& settings,
+                                          std::optional<RecentValue>* set_by);
 
 // A figure with no history.
 Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings);

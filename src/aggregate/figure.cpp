@@ -20,7 +20,16 @@ constexpr internal::EnumName<Provenance> kProvenanceNames[] = {
     {Provenance::kWorkloadAnyHardware, "workload_any_hardware"},
     {Provenance::kNone, "none"}};
 
+constexpr internal::EnumName<FigureReason::Source> kReasonSourceNames[] = {
+    {FigureReason::Source::kMaxOfRecent, "max_of_recent"},
+    {FigureReason::Source::kPercentile, "percentile"},
+    {FigureReason::Source::kAverage, "average"}};
+
 }  // namespace
+
+std::string_view ToString(FigureReason::Source source) {
+  return internal::NameOf(kReasonSourceNames, source);
+}
 
 std::string_view ToString(FigureKind kind) { return internal::NameOf(kFigureKindNames, kind); }
 

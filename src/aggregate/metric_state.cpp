@@ -9,7 +9,10 @@ namespace hwrec::internal {
 
 namespace {
 
-constexpr std::uint8_t kFormatVersion = 2;  // format 1 lacked the sum of squared weights
+// Format 3 keeps each recent value's observation id; format 2 did not, and
+// format 1 lacked the sum of squared weights as well. All three read.
+constexpr std::uint8_t kFormatVersion = 3;
+constexpr std::uint8_t kFormatWithoutIds = 2;
 constexpr std::uint8_t kFormatWithoutSquares = 1;
 // Past this exponent the weights are rebased to keep them far from overflow.
 constexpr double kMaxExponent = 64;
@@ -72,16 +75,17 @@ void MetricState::AddToBucket(int bucket, double weight) {
 }
 
 // Keeps the `ring_size` most recent values by finish time.
-void MetricState::Remember(double time, double value, std::size_t ring_size) {
-  if (recent_.size() < ring_size || (!recent_.empty() && time >= recent_.front().first)) {
-    auto at = std::upper_bound(recent_.begin(), recent_.end(), std::make_pair(time, value),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    recent_.insert(at, {time, value});
+void MetricState::Remember(const RecentValue& recent, std::size_t ring_size) {
+  if (recent_.size() < ring_size || (!recent_.empty() && recent.time >= recent_.front().time)) {
+    auto at = std::upper_bound(recent_.begin(), recent_.end(), recent,
+                               [](const auto& a, const auto& b) { return a.time < b.time; });
+    recent_.insert(at, recent);
     while (recent_.size() > ring_size) recent_.erase(recent_.begin());
   }
 }
 
-void MetricState::Add(double value, double time, double half_life_s, std::size_t ring_size) {
+void MetricState::Add(double value, double time, double half_life_s, std::size_t ring_size,
+                      std::int64_t observation_id) {
   if (std::isnan(value) || std::isnan(time)) return;
   // Clamped before any product, so that weight × value stays finite.
   value = std::clamp(value, 0.0, MaxValue());
@@ -96,7 +100,7 @@ void MetricState::Add(double value, double time, double half_life_s, std::size_t
   squared_weight_ += weight * weight;
   max_ = count_ == 0 ? value : std::max(max_, value);
   ++count_;
-  Remember(time, value, ring_size);
+  Remember({time, value, observation_id}, ring_size);
 }
 
 void MetricState::Merge(const MetricState& other, double half_life_s, std::size_t ring_size) {
@@ -126,11 +130,11 @@ void MetricState::Merge(const MetricState& other, double half_life_s, std::size_
     squared_weight_ += other.squared_weight_ * factor * factor;
     count_ += other.count_;
     max_ = std::max(max_, other.max_);
-    std::vector<std::pair<double, double>> recent;
+    std::vector<RecentValue> recent;
     recent.reserve(recent_.size() + other.recent_.size());
     std::merge(recent_.begin(), recent_.end(), other.recent_.begin(), other.recent_.end(),
                std::back_inserter(recent),
-               [](const auto& a, const auto& b) { return a.first < b.first; });
+               [](const auto& a, const auto& b) { return a.time < b.time; });
     recent_ = std::move(recent);
   }
   if (recent_.size() > ring_size) {
@@ -148,20 +152,42 @@ double MetricState::EffectiveSamples() const {
 
 std::optional<double> MetricState::LastSeen() const {
   if (recent_.empty()) return std::nullopt;
-  return recent_.back().first;
+  return recent_.back().time;
 }
 
-std::optional<double> MetricState::Percentile(double q) const {
+// The index in weights_ of the bucket that holds the q-th percentile; nullopt
+// when the history is empty, weights_.size() when rounding left it past the last.
+std::optional<std::size_t> MetricState::PercentileIndex(double q) const {
   if (count_ == 0 || total_weight_ <= 0) return std::nullopt;
   const double threshold = q * total_weight_;
   double cumulative = 0;
   for (std::size_t i = 0; i < weights_.size(); ++i) {
     cumulative += weights_[i];
-    if (cumulative >= threshold * (1 - 1e-12)) {
-      return std::min(UpperEdge(first_bucket_ + static_cast<int>(i)), max_);
-    }
+    if (cumulative >= threshold * (1 - 1e-12)) return i;
   }
-  return max_;
+  return weights_.size();
+}
+
+std::optional<double> MetricState::Percentile(double q) const {
+  const std::optional<std::size_t> index = PercentileIndex(q);
+  if (!index) return std::nullopt;
+  if (*index == weights_.size()) return max_;
+  return std::min(UpperEdge(first_bucket_ + static_cast<int>(*index)), max_);
+}
+
+std::optional<PercentileBucket> MetricState::BucketOfPercentile(double q) const {
+  std::optional<std::size_t> index = PercentileIndex(q);
+  if (!index || weights_.empty()) return std::nullopt;
+  const std::size_t i = std::min(*index, weights_.size() - 1);
+  const int bucket = first_bucket_ + static_cast<int>(i);
+  double at_or_below = 0;
+  for (std::size_t b = 0; b <= i; ++b) at_or_below += weights_[b];
+  PercentileBucket out;
+  out.upper = *index == weights_.size() ? max_ : std::min(UpperEdge(bucket), max_);
+  out.lower = std::min(bucket == 0 ? 0.0 : UpperEdge(bucket - 1), out.upper);
+  out.share_at_or_below =
+      *index == weights_.size() ? 1.0 : std::min(at_or_below / total_weight_, 1.0);
+  return out;
 }
 
 std::optional<double> MetricState::DecayedAverage() const {
@@ -172,11 +198,21 @@ std::optional<double> MetricState::DecayedAverage() const {
 std::optional<double> MetricState::MaxOfRecent(std::size_t n) const {
   if (recent_.empty()) return std::nullopt;
   const std::size_t take = std::min(n, recent_.size());
-  double best = recent_.back().second;
+  double best = recent_.back().value;
   for (std::size_t i = recent_.size() - take; i < recent_.size(); ++i) {
-    best = std::max(best, recent_[i].second);
+    best = std::max(best, recent_[i].value);
   }
   return best;
+}
+
+std::optional<RecentValue> MetricState::MaxOfRecentEntry(std::size_t n) const {
+  if (recent_.empty()) return std::nullopt;
+  const std::size_t take = std::min(n, recent_.size());
+  std::size_t best = recent_.size() - 1;
+  for (std::size_t i = recent_.size() - take; i < recent_.size(); ++i) {
+    if (recent_[i].value >= recent_[best].value) best = i;
+  }
+  return recent_[best];
 }
 
 std::optional<double> MetricState::MaxEver() const {
@@ -197,20 +233,26 @@ void MetricState::AppendTo(std::string* out) const {
   Put(out, count_);
   Put(out, max_);
   Put(out, static_cast<std::uint32_t>(recent_.size()));
-  for (const auto& [time, value] : recent_) {
-    Put(out, time);
-    Put(out, value);
+  for (const RecentValue& recent : recent_) {
+    Put(out, recent.time);
+    Put(out, recent.value);
+    Put(out, recent.observation_id);
   }
 }
 
 bool MetricState::ReadFrom(std::string_view data, std::size_t* offset) {
   std::uint8_t version = 0;
   if (!Get(data, offset, &version)) return false;
-  if (version != kFormatVersion && version != kFormatWithoutSquares) return false;
-  return ReadBody(data, offset, version == kFormatVersion) && Valid();
+  if (version != kFormatVersion && version != kFormatWithoutIds &&
+      version != kFormatWithoutSquares) {
+    return false;
+  }
+  return ReadBody(data, offset, version) && Valid();
 }
 
-bool MetricState::ReadBody(std::string_view data, std::size_t* offset, bool has_squares) {
+bool MetricState::ReadBody(std::string_view data, std::size_t* offset, std::uint8_t version) {
+  const bool has_squares = version != kFormatWithoutSquares;
+  const bool has_ids = version == kFormatVersion;
   std::int32_t first = 0;
   std::uint32_t buckets = 0;
   std::uint32_t ring = 0;
@@ -236,11 +278,14 @@ bool MetricState::ReadBody(std::string_view data, std::size_t* offset, bool has_
     squared_weight_ = 0;
     for (double w : weights_) squared_weight_ += w * w;
   }
-  if (ring > (data.size() - *offset) / (2 * sizeof(double))) return false;
+  const std::size_t entry_bytes = 2 * sizeof(double) + (has_ids ? sizeof(std::int64_t) : 0);
+  if (ring > (data.size() - *offset) / entry_bytes) return false;
   recent_.resize(ring);
-  for (auto& [time, value] : recent_) {
-    Get(data, offset, &time);
-    Get(data, offset, &value);
+  for (RecentValue& recent : recent_) {
+    Get(data, offset, &recent.time);
+    Get(data, offset, &recent.value);
+    recent.observation_id = 0;  // unknown before format 3
+    if (has_ids) Get(data, offset, &recent.observation_id);
   }
   return true;
 }
@@ -259,8 +304,9 @@ bool MetricState::Valid() const {
   }
   if (!std::all_of(weights_.begin(), weights_.end(), weight)) return false;
   if (!weight(total_weight_) || !weight(squared_weight_) || !finite(weighted_sum_)) return false;
-  return std::all_of(recent_.begin(), recent_.end(),
-                     [&](const auto& tv) { return finite(tv.first) && value(tv.second); });
+  return std::all_of(recent_.begin(), recent_.end(), [&](const RecentValue& recent) {
+    return finite(recent.time) && value(recent.value) && recent.observation_id >= 0;
+  });
 }
 
 }  // namespace hwrec::internal

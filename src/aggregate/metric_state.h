@@ -5,7 +5,10 @@
 //    most kMaxBuckets of them), weights doubling every half-life relative to a
 //    reference time that moves with the newest sample (as the Kubernetes VPA's
 //    decaying histogram does), so no weight can overflow;
-//  - a ring of the most recent values (by finish time) for "max of last N";
+//  - a ring of the most recent values (by finish time) for "max of last N",
+//    each with the id of the observation it came from (observations.id; 0
+//    when unknown: a state stored before format 3), so that a figure can name
+//    the execution that set it;
 //  - count, decayed sum (for avg), decayed sum of squared weights (for the
 //    effective sample size) and all-time max.
 // Every number it holds stays finite whatever values and times it is given.
@@ -16,7 +19,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace hwrec::internal {
@@ -27,14 +29,30 @@ inline constexpr double kBucketGrowth = 1.05;
 // anything hardware holds, so a state never exceeds 4 KiB of weights.
 inline constexpr int kMaxBuckets = 512;
 
+// One value of the ring of most recent values.
+struct RecentValue {
+  double time = 0;  // finish time, epoch seconds
+  double value = 0;
+  std::int64_t observation_id = 0;  // observations.id; 0 when unknown
+};
+
+// The bucket of a percentile (MetricState::PercentileBucket).
+struct PercentileBucket {
+  double lower = 0;              // the bucket's lower edge (0 for the first bucket)
+  double upper = 0;              // its upper edge, never above the largest value seen
+  double share_at_or_below = 0;  // decayed share of the history in it and beneath, 0..1
+};
+
 class MetricState {
  public:
   // `unit` is the smallest value told apart (bucket 0 holds everything ≤ unit).
   explicit MetricState(double unit = 1.0) : unit_(unit) {}
 
-  // Adds one value observed at `time` (epoch seconds). The value is clamped to
-  // [0, MaxValue()]; a NaN value or time says nothing and is ignored.
-  void Add(double value, double time, double half_life_s, std::size_t ring_size);
+  // Adds one value observed at `time` (epoch seconds) by the observation
+  // `observation_id` (0: unknown). The value is clamped to [0, MaxValue()]; a
+  // NaN value or time says nothing and is ignored.
+  void Add(double value, double time, double half_life_s, std::size_t ring_size,
+           std::int64_t observation_id = 0);
   // Adds every value `other` holds, as if each had been added here: the
   // weights are brought to a common reference time and the rings merged by
   // finish time. Both states must measure the same metric (same unit).
@@ -56,6 +74,12 @@ class MetricState {
   std::optional<double> DecayedAverage() const;
   // Largest value among the most recent `n` (n ≤ ring size).
   std::optional<double> MaxOfRecent(std::size_t n) const;
+  // The value MaxOfRecent(n) returns, with its time and observation: the
+  // newest of the values that equal the max.
+  std::optional<RecentValue> MaxOfRecentEntry(std::size_t n) const;
+  // The bucket Percentile(q) reads from, and the decayed share of the history
+  // in it and beneath it.
+  std::optional<PercentileBucket> BucketOfPercentile(double q) const;
   std::optional<double> MaxEver() const;
 
   void AppendTo(std::string* out) const;
@@ -69,8 +93,9 @@ class MetricState {
   double UpperEdge(int bucket) const;
   void Rebase(double time, double half_life_s);
   void AddToBucket(int bucket, double weight);
-  void Remember(double time, double value, std::size_t ring_size);
-  bool ReadBody(std::string_view data, std::size_t* offset, bool has_squares);
+  void Remember(const RecentValue& recent, std::size_t ring_size);
+  std::optional<std::size_t> PercentileIndex(double q) const;
+  bool ReadBody(std::string_view data, std::size_t* offset, std::uint8_t version);
   bool Valid() const;
 
   double unit_;
@@ -84,7 +109,7 @@ class MetricState {
   double squared_weight_ = 0;  // Σw²
   std::int64_t count_ = 0;
   double max_ = 0;
-  std::vector<std::pair<double, double>> recent_;  // (time, value), oldest first
+  std::vector<RecentValue> recent_;  // oldest first
 };
 
 }  // namespace hwrec::internal

@@ -16,6 +16,7 @@
 
 #include "aggregate/aggregator.h"
 #include "aggregate/config_table.h"
+#include "aggregate/figure_reason.h"
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
 #include "store/database.h"
@@ -49,9 +50,11 @@ class RecommendationReader {
   // connection committed or this one wrote rows. The first call returns true.
   bool StoreMayHaveChanged();
   std::optional<std::int64_t> WorkloadId(const std::string& image);
-  // workload_id 0: a workload with no history (every figure `none`).
+  // workload_id 0: a workload with no history (every figure `none`). With
+  // `explain`, each figure with a value carries its reason, the execution
+  // that set a max looked up with one query per figure.
   Recommendation Read(std::int64_t workload_id, const std::string& workload,
-                      const HardwareKey& hardware, double as_of);
+                      const HardwareKey& hardware, double as_of, bool explain = false);
   // Reads into `memo`, in one pass over the workload's aggregates, every row a
   // Read of one of `keys` needs; a row the store lacks is kept as absent.
   void ReadAggregates(std::int64_t workload_id, const std::vector<const HardwareKey*>& keys,
@@ -65,14 +68,24 @@ class RecommendationReader {
  private:
   Recommendation Estimate(const std::string& workload, const HardwareKey& hardware, double as_of,
                           const ScopeAggregates& by_scope) const;
+  // Adds to each figure the reason it is what it is (Read with `explain`),
+  // from the aggregate of the scope its provenance names.
+  void Explain(std::int64_t workload_id, const ScopeAggregates& by_scope, Recommendation* out);
+  // The observation behind a recent value: by its id, or by workload, key and
+  // finish time when the state predates ids (format 1 and 2).
+  std::optional<ExplainedExecution> FindExecution(FigureKind kind, std::int64_t workload_id,
+                                                  const HardwareKey& hardware, Scope scope,
+                                                  const RecentValue& recent);
 
   store::Connection& db_;
   RecommenderSettings settings_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::optional<store::Connection::Version> seen_version_;  // Connection::DataVersion
-  std::unique_ptr<store::Statement> workload_rows_;  // a workload's rows; prepared on first use
-  std::unique_ptr<ConfigRowsWatch> config_;          // made by the first RefreshSettings
+  std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use
+  std::unique_ptr<ConfigRowsWatch> config_;              // made by the first RefreshSettings
+  std::unique_ptr<store::Statement> execution_by_id_;    // prepared on first use
+  std::unique_ptr<store::Statement> execution_by_time_;  // prepared on first use
 };
 
 }  // namespace hwrec::internal

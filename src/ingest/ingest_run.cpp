@@ -130,7 +130,8 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   switch (writer_.Insert(row)) {
     case InsertOutcome::kInserted:
       // Whatever derives from an accepted record is written here, in this transaction.
-      aggregates_.Add(AggregateInputOf(row, writer_.last_workload_id()));
+      aggregates_.Add(
+          AggregateInputOf(row, writer_.last_workload_id(), writer_.last_observation_id()));
       ++summary_.accepted;
       if (row.profile_id_mismatch) ++summary_.profile_id_mismatches;
       if (resolved->pool_unregistered) ++summary_.unresolved_hardware;

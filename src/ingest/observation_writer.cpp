@@ -14,7 +14,8 @@ namespace {
 std::string InsertObservationSql() {
   std::string sql = "INSERT INTO observations (" + std::string(kObservationColumns) + ") VALUES (";
   for (int i = 1; i <= kObservationColumnCount; ++i) sql += (i == 1 ? "?" : ", ?");
-  return sql + ") ON CONFLICT (execution_id) DO NOTHING";
+  // RETURNING gives the new row's id in the same round trip, on both engines.
+  return sql + ") ON CONFLICT (execution_id) DO NOTHING RETURNING id";
 }
 
 // Binds without copying: every statement here is stepped before its values change.
@@ -24,7 +25,8 @@ void BindText(store::Statement& statement, int index, const std::string& value) 
 
 }  // namespace
 
-AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id) {
+AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id,
+                                std::int64_t observation_id) {
   const Observation& o = row.observation;
   const HardwareProfile& h = row.resolved.hardware;
   auto as_double = [](const std::optional<std::int64_t>& v) -> std::optional<double> {
@@ -33,6 +35,7 @@ AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload
   };
   AggregateInput in;
   in.workload_id = workload_id;
+  in.observation_id = observation_id;
   in.finished_at = o.finished_at;
   in.status = o.status;
   in.gpu_brand = h.gpu_brand.value_or("");
@@ -150,10 +153,14 @@ InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
   const std::optional<std::int64_t> workload_id = ResolveWorkload(row, &stored);
   if (!workload_id) return *stored;
   BindObservation(row, *workload_id);
-  if (insert_observation_->Run() == 1) {
+  store::Statement& insert = *insert_observation_;
+  if (insert.Step()) {  // a row: inserted; none: the execution is stored already
     last_workload_id_ = *workload_id;
+    last_observation_id_ = insert.Int64(0);
+    insert.Reset();
     return InsertOutcome::kInserted;
   }
+  insert.Reset();
   stored = CompareStored(o.execution_id, row.content_hash);
   if (stored) return *stored;
   throw std::logic_error("observation " + o.execution_id + " was neither inserted nor found");

@@ -45,8 +45,10 @@ inline constexpr int kObservationColumnCount = 34;
 void ObservationValues(const ObservationRow& row, std::int64_t workload_id, double ingested_at,
                        SqlValue* values);
 
-// The aggregates' view of one stored row of `workload_id`.
-AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id);
+// The aggregates' view of one stored row of `workload_id` (observations.id
+// `observation_id`; 0 while it is not known yet).
+AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload_id,
+                                std::int64_t observation_id);
 
 enum class InsertOutcome {
   kInserted,   // a new execution
@@ -71,6 +73,8 @@ class ObservationWriter {
   std::optional<std::int64_t> WorkloadFor(const ObservationRow& row);
   // The workload id of the last record Insert stored.
   std::int64_t last_workload_id() const { return last_workload_id_; }
+  // The observations.id of the last record Insert stored.
+  std::int64_t last_observation_id() const { return last_observation_id_; }
   // Forgets the workload ids it knows: some may be of a transaction that
   // rolled back.
   void ForgetUncommitted() { workload_ids_.clear(); }
@@ -101,6 +105,7 @@ class ObservationWriter {
   std::unique_ptr<store::Statement> insert_conflict_;
   std::unordered_map<std::string, std::int64_t> workload_ids_;
   std::int64_t last_workload_id_ = 0;
+  std::int64_t last_observation_id_ = 0;
 };
 
 }  // namespace hwrec::internal

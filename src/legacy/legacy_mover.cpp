@@ -69,7 +69,7 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
       ProfileIdVersionOf(*obs.hardware_profile_id) == ProfileIdVersion::kV1 &&
       *obs.hardware_profile_id != r.resolved.hp_v1;
   out->content_hash = ContentHash(obs, scratch);
-  out->aggregate = AggregateInputOf(RowOf(*out), 0);
+  out->aggregate = AggregateInputOf(RowOf(*out), 0, 0);
   out->storable = true;
 }
 
@@ -99,6 +99,7 @@ bool LegacyMover::Store(PreparedLegacyRow* p) {
     return false;
   }
   p->aggregate.workload_id = writer_.last_workload_id();
+  p->aggregate.observation_id = writer_.last_observation_id();
   p->stored = true;
   return true;
 }
@@ -164,7 +165,8 @@ std::vector<std::string> QuarantineColumns() {
 }  // namespace
 
 LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, double now, std::string store_path)
-    : store_path_(std::move(store_path)),
+    : db_(db),
+      store_path_(std::move(store_path)),
       batch_(std::make_unique<Batch>(now)),
       writer_(db, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
@@ -216,7 +218,13 @@ std::size_t LegacyBatchWriter::Store(const LegacyRow* rows, PreparedLegacyRow* p
     last_id_->Reset();  // no read left open while the insert writes
     const auto inserted = static_cast<std::size_t>(insert_observations_->Run());
     if (inserted == batch.observations.index.size()) {
-      for (std::size_t i : batch.observations.index) batch.prepared(i).stored = true;
+      // One INSERT ... SELECT under the write lock gives its rows consecutive
+      // ids in the order it reads them, the batch's order, ending at the last one.
+      std::int64_t id = db_.LastInsertId() - static_cast<std::int64_t>(inserted);
+      for (std::size_t i : batch.observations.index) {
+        batch.prepared(i).stored = true;
+        batch.prepared(i).aggregate.observation_id = ++id;
+      }
     } else {
       SortOutAlreadyStored(last_id_before);
     }
@@ -247,6 +255,7 @@ void LegacyBatchWriter::SortOutAlreadyStored(std::int64_t last_id_before) {
     // last_id_before was stored before this batch; were an execution repeated,
     // the first row (rows go in in batch order) would hold its id.
     p.stored = id > last_id_before && claimed.insert(id).second;
+    if (p.stored) p.aggregate.observation_id = id;
     if (!p.stored) {
       p.code = kAlreadyStored;
       p.reason = AlreadyStoredReason(p.observation.execution_id);

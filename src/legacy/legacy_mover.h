@@ -96,6 +96,7 @@ class LegacyBatchWriter {
   // whose executions were stored already, to the quarantine list.
   void SortOutAlreadyStored(std::int64_t last_id_before);
 
+  store::Connection& db_;
   std::string store_path_;
   std::unique_ptr<Batch> batch_;
   ObservationWriter writer_;  // workload ids, with ingest's rule

@@ -47,7 +47,8 @@ Result<std::unique_ptr<RecommendationQuery>> RecommendationQuery::Open(const Sto
 
 Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
                                                       const HardwareKey& hardware,
-                                                      std::optional<double> as_of) {
+                                                      std::optional<double> as_of,
+                                                      Explain explain) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
@@ -56,7 +57,7 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
     if (!reader.ok()) return reader.status();
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = (*reader)->WorkloadId(workload);
-    return (*reader)->Read(id.value_or(0), workload, hardware, at);
+    return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes);
   });
 }
 

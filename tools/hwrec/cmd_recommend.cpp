@@ -71,6 +71,45 @@ std::string Cell(const std::optional<double>& v) {
   return fmt::format("{:.4g}", *v);
 }
 
+// A derived amount to 12 significant digits: 34.32, not 34.320000000000004.
+double Tidy(double value) { return std::stod(fmt::format("{:.12g}", value)); }
+
+std::optional<double> Tidy(const std::optional<double>& value) {
+  if (!value) return std::nullopt;
+  return Tidy(*value);
+}
+
+// --explain's `why` of one figure: the reason's fields, then its text.
+nlohmann::ordered_json WhyJson(const FigureReason& why) {
+  nlohmann::ordered_json j = {{"source", std::string(ToString(why.source))},
+                              {"statistic", why.statistic},
+                              {"statistic_value", Tidy(why.statistic_value)}};
+  if (why.source == FigureReason::Source::kMaxOfRecent) {
+    j["execution_id"] = why.execution_id.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(why.execution_id);
+    j["finished_at"] = OrNull(TimeOf(why.finished_at));
+    j["status"] =
+        why.status.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(why.status);
+    j["oom_bump"] = nullptr;
+    if (why.oom_factor) {
+      j["oom_bump"] = {{"factor", *why.oom_factor},
+                       {"applied_to", why.oom_applied_to},
+                       {"base", OrNull(Tidy(why.oom_base))}};
+    }
+  }
+  if (why.source == FigureReason::Source::kPercentile) {
+    j["bucket"] = {{"lower", OrNull(Tidy(why.bucket_lower))},
+                   {"upper", OrNull(Tidy(why.bucket_upper))}};
+    j["share_at_or_below"] = OrNull(Tidy(why.share_at_or_below));
+  }
+  j["margin"] = why.margin;
+  j["with_margin"] = Tidy(why.with_margin);
+  j["rounding"] = why.rounding;
+  j["value"] = why.value;
+  j["text"] = why.text;
+  return j;
+}
+
 void PrintJson(const Recommendation& r, bool explain) {
   nlohmann::ordered_json out;
   out["workload"] = r.workload;
@@ -91,6 +130,7 @@ void PrintJson(const Recommendation& r, bool explain) {
       j["statistic"] = f.statistic;
       j["margin"] = f.margin;
       j["half_life_hours"] = f.half_life_hours;
+      j["why"] = f.reason ? WhyJson(*f.reason) : nlohmann::ordered_json(nullptr);
     }
     figures[std::string(ToString(f.kind))] = j;
   }
@@ -125,6 +165,13 @@ void PrintTable(const Recommendation& r, bool explain) {
     table.AddRow(row);
   }
   table.Print(std::cout);
+  if (!explain) return;
+  std::string why;
+  for (const Figure& f : r.figures) {
+    if (f.reason)
+      why += fmt::format("  {} {}: {}\n", ToString(f.kind), Cell(f.value), f.reason->text);
+  }
+  if (!why.empty()) std::cout << "\nwhy:\n" << why;
 }
 
 }  // namespace
@@ -143,7 +190,9 @@ int RunRecommend(const std::vector<std::string>& args) {
           "instance-type", po::value<std::string>(), "instance type (node shape)")(
           "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
           "as-of", po::value<std::string>(), kAsOfHelp)(
-          "explain", po::bool_switch(), "show the statistic, margin and half-life of each figure");
+          "explain", po::bool_switch(),
+          "show the statistic, margin and half-life of each figure, and why it is what it is: the "
+          "execution that set a max, the bucket of a percentile, the margin and rounding");
   bool strict_read_only = false;
   po::variables_map vm;
   if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
@@ -156,9 +205,10 @@ int RunRecommend(const std::vector<std::string>& args) {
   if (!key.ok()) return Fail(key.status());
   auto query = RecommendationQuery::Open(*store);
   if (!query.ok()) return Fail(query.status());
-  auto recommendation = (*query)->Recommend(vm["image"].as<std::string>(), *key, as_of);
-  if (!recommendation.ok()) return Fail(recommendation.status());
   const bool explain = vm["explain"].as<bool>();
+  auto recommendation = (*query)->Recommend(vm["image"].as<std::string>(), *key, as_of,
+                                            explain ? Explain::kYes : Explain::kNo);
+  if (!recommendation.ok()) return Fail(recommendation.status());
   if (format == Format::kJson) {
     PrintJson(*recommendation, explain);
   } else {

@@ -1,0 +1,13 @@
+-- PostgreSQL dialect of migrations/0012_aggregate_execution_ids.sql: the same
+-- schema with PostgreSQL types (INTEGER -> BIGINT, REAL -> DOUBLE PRECISION,
+-- BLOB -> BYTEA, INTEGER PRIMARY KEY ids -> identity columns; no WITHOUT ROWID).
+--
+-- Schema 12: aggregate states are hwrec format 3: each of the most recent
+-- values an aggregate keeps (for "max of last N") keeps the id of the
+-- observation it came from, so that `hwrec recommend --explain` names the
+-- execution that set a figure. No table changes: the version is raised so
+-- that a build that reads format 2 at most refuses the store by its schema
+-- rather than calling its aggregates corrupt. Format 1 and 2 states still
+-- read; their recent values carry no id until ingest or `hwrec refresh
+-- --rebuild` rewrites them, and `--explain` finds their executions by
+-- workload, hardware key and finish time (observations_by_workload).

@@ -1,0 +1,36 @@
+// The part of a figure's explanation that needs the execution behind it: the
+// OOM bump it got, and the one line a person reads. The statistic, margin and
+// rounding come from ExplainFigure (aggregate/estimator.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "aggregate/metric_state.h"
+#include "aggregate/settings.h"
+#include "hwrec/figure.h"
+#include "hwrec/observation.h"
+
+namespace hwrec::internal {
+
+// The execution that set a figure's max, as the observations table holds it.
+struct ExplainedExecution {
+  std::string execution_id;
+  double finished_at = 0;
+  ExecutionStatus status = ExecutionStatus::kSuccess;
+  // Of the figure's resource (memory bytes, GPU memory GB); nullopt when not recorded.
+  std::optional<double> requested;
+  std::optional<double> observed;
+};
+
+// Whether an execution of `status` had its `kind` value bumped as an OOM.
+bool BumpedAsOom(FigureKind kind, ExecutionStatus status);
+
+// Fills in `reason` (from ExplainFigure) the execution that set its max
+// (`execution`, nullopt when it is no longer stored; `set_by` is the recent
+// value it set) with its OOM bump, then the text.
+void CompleteReason(FigureKind kind, const RecommenderSettings& settings,
+                    const std::optional<RecentValue>& set_by,
+                    const std::optional<ExplainedExecution>& execution, FigureReason* reason);
+
+}  // namespace hwrec::internal
