@@ -51,7 +51,8 @@ struct BacktestOptions {
   std::vector<std::pair<std::string, std::string>> overrides;
   // Presets replayed beside the store's own run, on the same executions.
   std::vector<std::string> presets;
-  // Keep every scored execution (BacktestSeries::points), for a report.
+  // Keep every scored execution of the first run (the store's settings) in
+  // its BacktestSeries::points, for a report; the presets' runs keep totals only.
   bool keep_points = false;
 };
 
@@ -86,7 +87,7 @@ struct BacktestSeries {
   HardwareKey hardware;
   FigureKind figure = FigureKind::kGpuMemoryGb;
   BacktestTotals totals;
-  std::vector<BacktestPoint> points;  // by start; only with keep_points
+  std::vector<BacktestPoint> points;  // by start; only with keep_points, in the first run
 };
 
 // One replay: the store's settings (with the overrides), or one preset.

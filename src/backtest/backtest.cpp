@@ -153,18 +153,19 @@ std::vector<FigureKind> FiguresOf(const BacktestOptions& options) {
 // Per run: series tallies of one workload by (key index, figure).
 using WorkloadTallies = std::map<std::pair<std::size_t, FigureKind>, SeriesTally>;
 
-// Replays one workload's executions (oldest finish first) with `settings`.
-void ReplayWorkload(const std::vector<Execution>& executions, const RecommenderSettings& settings,
-                    const std::vector<FigureKind>& figures, bool keep_points,
-                    WorkloadTallies* tallies) {
-  // Sized at its start from what had finished by then: finish events sort
-  // before start events at the same time, except an execution's own finish
-  // when it has no duration (start = finish), which comes after its start.
-  struct Event {
-    double time;
-    int order;  // 0: a finish, 1: a start, 2: the finish of an execution without duration
-    std::size_t index;
-  };
+// A start or a finish of one execution in the replay's order.
+struct Event {
+  double time;
+  int order;  // 0: a finish, 1: a start, 2: the finish of an execution without duration
+  std::size_t index;
+};
+
+// The order the executions (oldest finish first) are replayed in: each is
+// sized at its start from what had finished by then, so finish events sort
+// before start events at the same time, except an execution's own finish
+// when it has no duration (start = finish), which comes after its start.
+// The same for every run: made once per workload.
+std::vector<Event> ReplayOrder(const std::vector<Execution>& executions) {
   std::vector<Event> events;
   events.reserve(executions.size() * 2);
   for (std::size_t i = 0; i < executions.size(); ++i) {
@@ -175,7 +176,13 @@ void ReplayWorkload(const std::vector<Execution>& executions, const RecommenderS
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return std::tie(a.time, a.order, a.index) < std::tie(b.time, b.order, b.index);
   });
+  return events;
+}
 
+// Replays one workload's executions in `events` order with `settings`.
+void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<Event>& events,
+                    const RecommenderSettings& settings, const std::vector<FigureKind>& figures,
+                    bool keep_points, WorkloadTallies* tallies) {
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> aggregates;
   const auto scope_key = [](const AggregateInput& in, Scope scope) {
     AggregateKey key;
@@ -340,9 +347,12 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& optio
       std::iota(order.begin(), order.end(), 0);
       std::sort(order.begin(), order.end(),
                 [&](std::size_t a, std::size_t b) { return KeyLess(keys[a], keys[b]); });
+      const std::vector<Event> events = ReplayOrder(executions);
       for (std::size_t r = 0; r < runs->size(); ++r) {
         WorkloadTallies tallies;
-        ReplayWorkload(executions, (*runs)[r].settings, figures, options.keep_points, &tallies);
+        // Points of the first run only: the one a report draws.
+        ReplayWorkload(executions, events, (*runs)[r].settings, figures,
+                       options.keep_points && r == 0, &tallies);
         for (std::size_t k : order) {
           for (FigureKind kind : figures) {
             auto found = tallies.find({k, kind});
