@@ -251,6 +251,28 @@ TEST_CASE("backtest: presets and overrides are estimator settings; bad ones are 
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.status().message(), Catch::Contains("gpu_memory.statistic") &&
                                              Catch::Contains("p90, p95, p98, p99, avg, max"));
+  // The library's messages name the setting, not a command-line flag.
+  CHECK_THAT(refused.status().message(), !Catch::Contains("--set"));
+
+  // A GPU model is checked against the catalog: a misspelling is refused
+  // with the closest spellings, not silently scored as nothing.
+  BacktestOptions misspelt;
+  misspelt.gpu_model = "H100-80";
+  refused = Backtest(*f.store, misspelt);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(refused.status().message(),
+             Catch::Contains("'H100-80' is not in the catalog") && Catch::Contains("H100 80GB"));
+  misspelt.gpu_model = "qqqqqqqqqqqq";
+  refused = Backtest(*f.store, misspelt);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(),
+             !Catch::Contains("did you mean") && Catch::Contains("`hwrec catalog list`"));
+
+  // A preset named twice is replayed once.
+  BacktestOptions twice;
+  twice.presets = {"vpa", "vpa"};
+  CHECK(f.Run(twice).runs.size() == 2);
 }
 
 TEST_CASE("backtest: replaying writes nothing and works on a read-only store", "[backtest]") {
@@ -327,6 +349,15 @@ TEST_CASE("hwrec backtest: table and JSON totals, presets side by side", "[backt
   const CommandResult bad_figure = RunCli("backtest " + ShellQuote(store) + " --figure gpu");
   CHECK(bad_figure.exit_code == 2);
   CHECK_THAT(bad_figure.err, Catch::Contains("gpu_memory_gb"));
+  const CommandResult no_model =
+      RunCli("backtest " + ShellQuote(store) + " --gpu-model zzzzzzzzzz");
+  CHECK(no_model.exit_code == 1);
+  CHECK_THAT(no_model.err, Catch::Contains("'zzzzzzzzzz' is not in the catalog") &&
+                               !Catch::Contains("did you mean"));
+  const CommandResult no_image =
+      RunCli("backtest " + ShellQuote(store) + " --image ghcr.io/acme/nosuch:1");
+  CHECK(no_image.exit_code == 0);
+  CHECK_THAT(no_image.out, Catch::Contains("no execution of workload 'ghcr.io/acme/nosuch:1'"));
 }
 
 namespace {

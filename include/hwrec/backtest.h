@@ -9,7 +9,11 @@
 // scored, those with no figure yet (cold), the overruns (the execution used
 // more than the figure: for memory and GPU memory an OOM, for CPU
 // throttling, for compute share a slower run), the mean slack of those that
-// fit and what they over-provisioned.
+// fit and what they over-provisioned. An execution sized at time t learns
+// from those that finished by t, at t included (a window that ends as the
+// next begins is history to it), except executions of no known duration
+// that finish at t: they start and finish at once, so they become history
+// just after t, and none learns from itself.
 #pragma once
 
 #include <cstdint>
@@ -44,12 +48,15 @@ struct BacktestOptions {
   // Which executions are scored. History of the workload on other hardware
   // still feeds the figures that fall back to it (DESIGN §6).
   std::optional<std::string> image;
-  std::optional<std::string> gpu_model;      // catalog spelling; "unknown": no recorded model
+  // A model of the store's catalog, in its spelling; "unknown": executions
+  // whose model is not recorded.
+  std::optional<std::string> gpu_model;
   std::optional<std::string> instance_type;  // "": executions whose instance type is unknown
   std::optional<FigureKind> figure;          // leave out for every figure
   // Config keys set for the store's own run, over the store's settings.
   std::vector<std::pair<std::string, std::string>> overrides;
-  // Presets replayed beside the store's own run, on the same executions.
+  // Presets replayed beside the store's own run, on the same executions;
+  // a preset named twice is replayed once.
   std::vector<std::string> presets;
   // Keep every scored execution of the first run (the store's settings) in
   // its BacktestSeries::points, for a report; the presets' runs keep totals only.
@@ -95,7 +102,10 @@ struct BacktestRun {
   std::string name;  // "store", or the preset's name
   // The estimator settings the replay used, as config keys and values.
   std::vector<std::pair<std::string, std::string>> settings;
-  BacktestTotals total;                                        // every figure
+  // Every figure together: each (execution, figure) pair counts once, so an
+  // execution scored on three figures adds 3 to `scored`. over_provisioned
+  // mixes units here and is left 0; read it per figure.
+  BacktestTotals total;
   std::vector<std::pair<FigureKind, BacktestTotals>> figures;  // per figure, in FigureKind order
   std::vector<BacktestSeries> series;                          // by workload, hardware key, figure
 };
@@ -105,8 +115,9 @@ struct BacktestResult {
   std::vector<BacktestRun> runs;  // the store's run first, then the presets as asked
 };
 
-// Replays the store's history. Returns kInvalidArgument naming the option for
-// an unknown preset, config key or value, kSchemaMismatch for a store older
+// Replays the store's history. Returns kInvalidArgument naming what is wrong
+// for an unknown preset, config key or value, or a GPU model the catalog does
+// not have (with the closest spellings), kSchemaMismatch for a store older
 // than the recommendation tables, kIoError when the store cannot be read.
 Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
 

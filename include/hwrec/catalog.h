@@ -64,6 +64,12 @@ class GpuCatalog {
   void FillBrand(HardwareProfile* profile) const;
   // Up to `limit` catalog model spellings closest to `model`, best first.
   std::vector<std::string> ClosestModels(std::string_view model, std::size_t limit = 3) const;
+  // The model a caller named, in the catalog's spelling (under `brand` when
+  // given, else under any brand). kInvalidArgument when the catalog has no
+  // such model: the message names it, the closest spellings and the
+  // `unknown` model of pools whose model is not recorded.
+  Result<GpuModel> ResolveModel(const std::optional<std::string>& brand,
+                                std::string_view model) const;
 
  private:
   std::vector<GpuModel> models_;

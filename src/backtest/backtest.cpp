@@ -18,6 +18,7 @@
 #include "aggregate/aggregator.h"
 #include "aggregate/recommendation_reader.h"
 #include "aggregate/settings.h"
+#include "hwrec/catalog.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -283,7 +284,7 @@ Result<std::vector<Run>> RunsOf(const std::map<std::string, std::string>& stored
   Run own{"store", stored, {}};
   for (const auto& [key, value] : options.overrides) {
     if (Status valid = internal::ValidateConfigValue(key, value); !valid.ok()) {
-      return Status::InvalidArgument(fmt::format("--set {}={}: {}", key, value, valid.message()));
+      return Status::InvalidArgument(fmt::format("setting {}={}: {}", key, value, valid.message()));
     }
     own.values[key] = value;
   }
@@ -291,8 +292,13 @@ Result<std::vector<Run>> RunsOf(const std::map<std::string, std::string>& stored
   for (const std::string& name : options.presets) {
     const BacktestPreset* preset = FindBacktestPreset(name);
     if (preset == nullptr) {
-      return Status::InvalidArgument(fmt::format("--preset '{}' is not a preset: use one of {}",
-                                                 name, ValueList(BacktestPresets())));
+      return Status::InvalidArgument(fmt::format("preset '{}' is not a preset: use one of {}", name,
+                                                 ValueList(BacktestPresets())));
+    }
+    // A preset named twice is replayed once.
+    if (std::any_of(runs.begin() + 1, runs.end(),
+                    [&](const Run& run) { return run.name == preset->name; })) {
+      continue;
     }
     Run run{preset->name, stored, {}};
     for (const auto& [key, value] : preset->settings) run.values[key] = value;
@@ -318,8 +324,16 @@ std::optional<FigureKind> FigureKindNamed(const std::string& name) {
   return std::nullopt;
 }
 
-Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options) {
+Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked) {
   return internal::Guarded(store.path(), [&]() -> Result<BacktestResult> {
+    BacktestOptions options = asked;
+    if (options.gpu_model && *options.gpu_model != "unknown") {
+      auto catalog = GpuCatalog::Load(store);
+      if (!catalog.ok()) return catalog.status();
+      auto model = catalog->ResolveModel(std::nullopt, *options.gpu_model);
+      if (!model.ok()) return model.status();
+      options.gpu_model = model->model;
+    }
     const int version = store.schema_version();
     if (version < Store::LatestSchemaVersion()) {
       return Status::SchemaMismatch(fmt::format(

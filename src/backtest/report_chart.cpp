@@ -302,12 +302,14 @@ void AppendMarks(const std::vector<const BacktestPoint*>& drawn, const BacktestS
     const double x = time.x(p->started_at);
     const double y = value.y(p->observed);
     const std::string tip = fmt::format(
-        "{} at {}: used {} {}{}{}", EscapeHtml(p->execution_id), FormatRfc3339(p->started_at),
-        ValueText(p->observed * display.scale), EscapeHtml(display.unit),
+        "{} at {}: {} {} {}{}{}", EscapeHtml(p->execution_id), FormatRfc3339(p->started_at),
+        // An OOM's value is the need its request bumped to, not a measured use.
+        p->oom ? "needed" : "used", ValueText(p->observed * display.scale),
+        EscapeHtml(display.unit),
         p->recommended ? fmt::format(", figure {} {}", ValueText(*p->recommended * display.scale),
                                      EscapeHtml(display.unit))
                        : std::string(),
-        p->oom ? " (OOM)" : "");
+        p->oom ? " (an OOM: its request bumped)" : "");
     if (p->oom) {
       Append(out,
              "<path class=\"oom\" d=\"M{:.1f} {:.1f}l9 9m0 -9l-9 9\" stroke=\"{}\" "

@@ -178,6 +178,19 @@ std::vector<GpuPartition> GpuCatalog::Search(std::string_view query) const {
   return found;
 }
 
+Result<GpuModel> GpuCatalog::ResolveModel(const std::optional<std::string>& brand,
+                                          std::string_view model) const {
+  const GpuModel* found = brand ? FindModel(*brand, model) : FindModelAnyBrand(model);
+  if (found != nullptr) return *found;
+  std::string hint;
+  for (const std::string& s : ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
+  return Status::InvalidArgument(fmt::format(
+      "GPU model '{}' is not in the catalog{}: {}`hwrec catalog list` shows every model (or "
+      "use `unknown` for pools whose model is not recorded)",
+      model, brand ? fmt::format(" under {}", *brand) : "",
+      hint.empty() ? "" : fmt::format("did you mean {}? ", hint)));
+}
+
 std::vector<std::string> GpuCatalog::ClosestModels(std::string_view model,
                                                    std::size_t limit) const {
   // Score = 2 × edit distance, less a bonus when one normalized spelling holds

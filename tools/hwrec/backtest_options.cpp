@@ -98,8 +98,7 @@ void AddBacktestOptions(CommandLine& line, PresetDefault presets) {
             "repeatable (default: none, the store's run alone)");
 }
 
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
-                                            PresetDefault preset_default) {
+BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault preset_default) {
   BacktestOptions options;
   if (vm.count("image") != 0) options.image = vm["image"].as<std::string>();
   if (vm.count("instance-type") != 0) {
@@ -125,16 +124,8 @@ Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const S
     }
     options.presets.push_back(name);
   }
-  if (vm.count("gpu-model") != 0) {
-    const std::string model = vm["gpu-model"].as<std::string>();
-    if (model == "unknown") {
-      options.gpu_model = model;
-    } else {
-      auto found = FindCatalogModel(store, std::nullopt, model);
-      if (!found.ok()) return found.status();
-      options.gpu_model = found->model;
-    }
-  }
+  // hwrec::Backtest checks the model against the store's catalog.
+  if (vm.count("gpu-model") != 0) options.gpu_model = vm["gpu-model"].as<std::string>();
   return options;
 }
 

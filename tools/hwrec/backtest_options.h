@@ -19,13 +19,12 @@ std::string BacktestPresetsHelp();
 // Adds the options above to `line`, in the order --help lists them.
 void AddBacktestOptions(CommandLine& line, PresetDefault presets = PresetDefault::kEvery);
 
-// The options given. --gpu-model is resolved against the store's catalog
-// (`unknown`: pools whose model is not recorded). Without --preset, the
-// `presets` default; `--preset none` for the store's run alone. Throws
-// UsageError for an unknown --figure or --preset (listing the names), a --set
-// that is not KEY=VALUE or whose key or value the config refuses; returns
-// kInvalidArgument for a model not in the catalog, the catalog's errors.
-Result<BacktestOptions> ReadBacktestOptions(const po::variables_map& vm, const Store& store,
-                                            PresetDefault presets = PresetDefault::kEvery);
+// The options given (hwrec::Backtest checks --gpu-model against the store's
+// catalog). Without --preset, the `presets` default; `--preset none` for the
+// store's run alone. Throws UsageError for an unknown --figure or --preset
+// (listing the names), a --set that is not KEY=VALUE or whose key or value
+// the config refuses.
+BacktestOptions ReadBacktestOptions(const po::variables_map& vm,
+                                    PresetDefault presets = PresetDefault::kEvery);
 
 }  // namespace hwrec::cli

@@ -144,15 +144,9 @@ Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::s
                                   const std::string& model) {
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
-  const GpuModel* found =
-      brand ? catalog->FindModel(*brand, model) : catalog->FindModelAnyBrand(model);
-  if (found != nullptr) return *found;
-  std::string hint;
-  for (const std::string& s : catalog->ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
-  return Status::InvalidArgument(fmt::format(
-      "--gpu-model '{}' is not in the GPU catalog: did you mean {}? (or `unknown` for pools "
-      "whose model is not recorded)",
-      model, hint));
+  auto found = catalog->ResolveModel(brand, model);
+  if (!found.ok()) return Status::InvalidArgument("--gpu-model: " + found.status().message());
+  return found;
 }
 
 std::unique_ptr<Store> OpenScratchStore() {

@@ -25,9 +25,16 @@ std::vector<std::string> TotalsCells(const BacktestTotals& t, FigureKind kind) {
           Percent(t.overrun_share), Percent(t.mean_slack),  Amount(t, kind)};
 }
 
-void PrintTable(const BacktestResult& result) {
+void PrintTable(const BacktestResult& result, const BacktestOptions& options) {
   std::cout << fmt::format("executions replayed: {}\n", result.executions);
   const BacktestRun& own = result.runs.front();
+  if (result.executions == 0 && options.image) {
+    std::cout << TerminalFormat(
+        "nothing to score: the store holds no execution of workload '{}' (an image is "
+        "matched as spelled, tag included)\n",
+        *options.image);
+    return;
+  }
   if (own.series.empty()) {
     std::cout << "nothing to score: no execution of the selection has an observed value\n";
     return;
@@ -76,14 +83,13 @@ int RunBacktest(const std::vector<std::string>& args) {
   const Format format = ParseFormat(format_text);
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  auto options = ReadBacktestOptions(vm, *store, PresetDefault::kNone);
-  if (!options.ok()) return Fail(options.status());
-  auto result = Backtest(*store, *options);
+  const BacktestOptions options = ReadBacktestOptions(vm, PresetDefault::kNone);
+  auto result = Backtest(*store, options);
   if (!result.ok()) return Fail(result.status());
   if (format == Format::kJson) {
     std::cout << BacktestJson(*result) << "\n";
   } else {
-    PrintTable(*result);
+    PrintTable(*result, options);
   }
   return kExitOk;
 }

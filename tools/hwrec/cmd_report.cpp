@@ -51,7 +51,7 @@ Status WriteAtomically(const std::string& path, const std::string& text) {
 int RunReport(const std::vector<std::string>& args) {
   CommandLine line(
       "hwrec report STORE --html FILE [--image IMG] [--gpu-model M] [--instance-type T] "
-      "[--figure F] [--set KEY=VALUE ...] [--preset NAME ...]\n\n"
+      "[--figure F] [--set KEY=VALUE ...] [--preset NAME ...] [--read-only]\n\n"
       "Replays the store's history as `hwrec backtest` does and draws it as one HTML page\n"
       "that opens in any browser, offline: per workload and hardware key, each figure's\n"
       "observed values over time with the figure and its bounds as the replay gave them,\n"
@@ -61,19 +61,19 @@ int RunReport(const std::vector<std::string>& args) {
       .Add()("html", po::value<std::string>(), "the page to write (replaced whole, atomically)");
   AddBacktestOptions(line);
   line.Epilog(BacktestPresetsHelp());
+  bool strict_read_only = false;
   po::variables_map vm;
-  if (!line.Parse(args, &vm)) return kExitOk;
+  if (!line.ReadOnly(&strict_read_only).Parse(args, &vm)) return kExitOk;
   const std::string path = RequiredStore(vm);
   if (vm.count("html") == 0 || vm["html"].as<std::string>().empty()) {
     throw UsageError("--html FILE is required: the page to write, e.g. --html report.html");
   }
   const std::string html = vm["html"].as<std::string>();
-  auto store = OpenStore(path, ReadingStoreOptions(false));
+  auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  auto options = ReadBacktestOptions(vm, *store);
-  if (!options.ok()) return Fail(options.status());
-  options->keep_points = true;
-  auto result = Backtest(*store, *options);
+  BacktestOptions options = ReadBacktestOptions(vm);
+  options.keep_points = true;
+  auto result = Backtest(*store, options);
   if (!result.ok()) return Fail(result.status());
   BacktestReportOptions report;
   report.store = PrintableLocation(path);
