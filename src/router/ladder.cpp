@@ -136,10 +136,12 @@ class LadderBuilder {
   const CardNeed* NeedOnInstance(const std::string& instance_type) const;
   const CardNeed* NeedOn(const GcpMachineType& m) const;
   const CardNeed* ExactNeedOn(const GcpMachineType& m) const;
-  std::optional<ShardFit> FitOn(const GcpMachineType& m) const {
+  const std::optional<ShardFit>& FitOn(const GcpMachineType& m) const {
     return FitAt(m.gpu_model, m.gpu_count);
   }
-  std::optional<ShardFit> FitAt(const std::string& model, int width) const;
+  // FitAt, computed once per (card, width): every rung and lane asks it.
+  const std::optional<ShardFit>& FitAt(const std::string& model, int width) const;
+  std::optional<ShardFit> ComputeFitAt(const std::string& model, int width) const;
   // Remembers that `model`'s rungs at `width` were kept although a figure of
   // another width was seen (AddUnusedFigureNotes says which).
   void KeepUnpruned(const std::string& model, int width);
@@ -158,6 +160,7 @@ class LadderBuilder {
   std::set<std::string> unsharded_models_;  // cards of wide rungs refused only for sharding
   // card -> widths kept without a figure of their own, in the order first seen
   std::vector<std::pair<std::string, std::vector<int>>> unpruned_;
+  mutable std::map<std::pair<std::string, int>, std::optional<ShardFit>> fits_;
 };
 
 const CardNeed* LadderBuilder::NeedOnInstance(const std::string& instance_type) const {
@@ -186,7 +189,14 @@ const CardNeed* LadderBuilder::ExactNeedOn(const GcpMachineType& m) const {
 // tie); at width 1 also one learned on the card's other instance types (SLURM
 // partitions, RunPod), whose width is not known. Nullopt when the card's size
 // is unknown or no such figure is.
-std::optional<ShardFit> LadderBuilder::FitAt(const std::string& model, int width) const {
+const std::optional<ShardFit>& LadderBuilder::FitAt(const std::string& model, int width) const {
+  auto key = std::make_pair(model, width);
+  auto found = fits_.find(key);
+  if (found == fits_.end()) found = fits_.emplace(std::move(key), ComputeFitAt(model, width)).first;
+  return found->second;
+}
+
+std::optional<ShardFit> LadderBuilder::ComputeFitAt(const std::string& model, int width) const {
   const double card = CardMemory(model);
   if (card <= 0) return std::nullopt;
   std::optional<ShardFit> fit;
@@ -243,7 +253,7 @@ void LadderBuilder::AddUnusedFigureNotes() {
     if (seen != nullptr) {
       figure = fmt::format("{:.1f} GB per GPU, learned on {} at width {}",
                            *ExactNeedOn(*seen)->gpu_memory_gb, seen->gpu_model, seen->gpu_count);
-    } else if (const std::optional<ShardFit> one = FitAt(model, 1)) {
+    } else if (const std::optional<ShardFit>& one = FitAt(model, 1)) {
       figure = fmt::format("{:.1f} GB per GPU, {}", one->need_gb, one->Learned());
     } else {
       continue;
@@ -302,7 +312,7 @@ bool LadderBuilder::WidthOneMayHold() const {
   std::vector<std::string> models = {LegacyModel(), s_.config.runpod.gpu_model};
   for (const SlurmLane& lane : s_.config.lanes) models.push_back(lane.gpu_model);
   return std::any_of(models.begin(), models.end(), [&](const std::string& model) {
-    const std::optional<ShardFit> fit = FitAt(model, 1);
+    const std::optional<ShardFit>& fit = FitAt(model, 1);
     return !fit || fit->fits();
   });
 }
@@ -371,7 +381,7 @@ void LadderBuilder::AddGcpWidth(int width) {
 void LadderBuilder::AddLanes(int width, double legacy_memory) {
   for (const SlurmLane& lane : s_.config.lanes) {
     const std::string id = "slurm/" + lane.lane;
-    const std::optional<ShardFit> fit = FitAt(lane.gpu_model, width);
+    const std::optional<ShardFit>& fit = FitAt(lane.gpu_model, width);
     const bool may_hold = !fit || fit->fits();
     if (lane.max_gpus < width) {
       std::string reason = fmt::format("lane grants at most {} GPU(s); {} needs {}", lane.max_gpus,
@@ -399,7 +409,7 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
 void LadderBuilder::AddRunPod(int width) {
   const RunPodRung& r = s_.config.runpod;
   const std::string id = "runpod/" + r.name;
-  const std::optional<ShardFit> fit = FitAt(r.gpu_model, width);
+  const std::optional<ShardFit>& fit = FitAt(r.gpu_model, width);
   const bool may_hold = !fit || fit->fits();
   if (r.max_gpus < width) {
     std::string reason = fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
@@ -424,7 +434,7 @@ void LadderBuilder::AddLegacyChain() {
   const int width = std::max(1, intent_.min_width);
   if (width == 1) {
     const GcpMachineType& legacy = *s_.config.FindMachine(intent_.legacy_machine);
-    const std::optional<ShardFit> fit = FitOn(legacy);
+    const std::optional<ShardFit>& fit = FitOn(legacy);
     if (fit && !fit->fits()) {
       PruneTooSmall(legacy);
     } else {
@@ -461,7 +471,7 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
     if (m.gpu_count != width || !seen.insert(m.gpu_model).second) continue;
     const CardNeed* need = NeedOn(m);
     if (need == nullptr || CardMemory(m.gpu_model) <= 0) continue;
-    const std::optional<ShardFit> fit = FitOn(m);
+    const std::optional<ShardFit>& fit = FitOn(m);
     if (fit && width == plan_.planned_width) {
       plan_.notes.push_back(fmt::format("{}: needs {:.1f} GB per GPU ({}); card holds {:g} GB: {}",
                                         m.gpu_model, fit->need_gb, fit->Learned(), fit->card_gb,
@@ -495,7 +505,7 @@ std::string LadderBuilder::FitElsewhere() const {
     if (width == planned || width < intent_.min_width || width == 1) continue;
     if (width < planned && plan_.sharded) continue;
     if (NeedOn(m) == nullptr) continue;  // no history on it: a request of that width skips it
-    const std::optional<ShardFit> fit = FitOn(m);
+    const std::optional<ShardFit>& fit = FitOn(m);
     if (!fit || !fit->fits() || !Admits(m)) continue;
     return fmt::format(
         "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there, {}), ask for --width {}{}",
