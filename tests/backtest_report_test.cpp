@@ -109,6 +109,14 @@ TEST_CASE("report: workload names and settings are escaped, never markup", "[bac
   CHECK_THAT(page, Contains("memory.statistic=&lt;i&gt;p99&lt;/i&gt;"));
 }
 
+TEST_CASE("report: a name with a broken UTF-8 byte keeps its well-formed characters",
+          "[backtest][report]") {
+  // "café" and "模型" in UTF-8, with a stray continuation byte between them.
+  const std::string name = "caf\xC3\xA9-\x80-\xE6\xA8\xA1\xE5\x9E\x8B:1";
+  const std::string page = Page(hwrec::test::SampleResult({{name, hwrec::test::CpuKey("n2")}}, 5));
+  CHECK_THAT(page, Contains("caf\xC3\xA9-\xEF\xBF\xBD-\xE6\xA8\xA1\xE5\x9E\x8B:1"));
+}
+
 TEST_CASE("report: the runs side by side, with each preset's description and source",
           "[backtest][report]") {
   const auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(2));

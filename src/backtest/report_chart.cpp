@@ -382,10 +382,10 @@ const FigureDisplay& DisplayOf(FigureKind kind) {
 }
 
 std::string EscapeHtml(std::string_view text) {
-  const bool valid = IsValidUtf8(text);
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
     switch (c) {
       case '&':
@@ -404,12 +404,23 @@ std::string EscapeHtml(std::string_view text) {
         out += "&#39;";
         break;
       default:
-        if (byte < 0x20 || byte == 0x7f || (!valid && byte >= 0x80)) {
+        if (byte >= 0x80) {
+          // A well-formed sequence is kept whole; each byte of a broken one
+          // becomes U+FFFD.
+          const std::size_t length = internal::Utf8SequenceAt(text, i);
+          if (length > 0) {
+            out.append(text.substr(i, length));
+            i += length;
+            continue;
+          }
+          out += "\xEF\xBF\xBD";
+        } else if (byte < 0x20 || byte == 0x7f) {
           out += "\xEF\xBF\xBD";  // U+FFFD
         } else {
           out += c;
         }
     }
+    ++i;
   }
   return out;
 }

@@ -20,6 +20,9 @@ std::size_t EditDistance(std::string_view a, std::string_view b);
 // True when `text` is well-formed UTF-8 (no overlong forms, surrogates or
 // code points past U+10FFFF).
 bool IsValidUtf8(std::string_view text);
+// The length in bytes of the well-formed UTF-8 sequence that starts at byte
+// `at` (< text.size()) of `text`, or 0 when none does.
+std::size_t Utf8SequenceAt(std::string_view text, std::size_t at);
 // Why `text` cannot be stored as an id, image or other text field: invalid
 // UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.
 std::optional<std::string> TextProblem(std::string_view text);
