@@ -275,6 +275,54 @@ TEST_CASE("backtest: presets and overrides are estimator settings; bad ones are 
   CHECK(f.Run(twice).runs.size() == 2);
 }
 
+TEST_CASE("backtest: points kept for a report are bounded, every overrun kept, totals whole",
+          "[backtest]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  // 1,000 executions; every 50th uses twice the usual, so overruns the figure.
+  for (int i = 0; i < 1000; ++i) {
+    batch.push_back(Run(fmt::format("p{}", i), "train:1", "h100", kT0 + i * 600.0, 300,
+                        i % 50 == 49 ? 40 : 10 + (i % 7)));
+  }
+  f.Ingest(batch);
+  BacktestOptions all;
+  all.figure = FigureKind::kGpuMemoryGb;
+  all.keep_points = true;
+  const BacktestResult whole = f.Run(all);
+  BacktestOptions bounded = all;
+  bounded.points_per_series = 100;
+  const BacktestResult thinned = f.Run(bounded);
+
+  const BacktestSeries& every = OnlySeries(whole.runs.front());
+  const BacktestSeries& kept = OnlySeries(thinned.runs.front());
+  REQUIRE(every.points.size() == 1000);
+  CHECK(kept.totals.scored == every.totals.scored);
+  CHECK(kept.totals.overruns == every.totals.overruns);
+  CHECK(kept.totals.mean_slack == every.totals.mean_slack);
+  const auto marked = [](const std::vector<BacktestPoint>& points) {
+    std::vector<std::string> ids;
+    for (const BacktestPoint& p : points) {
+      if (p.overrun || p.oom) ids.push_back(p.execution_id);
+    }
+    return ids;
+  };
+  REQUIRE(every.totals.overruns >= 20);
+  CHECK(marked(kept.points) == marked(every.points));
+  const std::size_t plain = kept.points.size() - marked(kept.points).size();
+  CHECK(plain >= 100);
+  CHECK(plain <= 200);
+  // Still in start order, and the kept ones are the replay's own points.
+  CHECK(std::is_sorted(
+      kept.points.begin(), kept.points.end(),
+      [](const BacktestPoint& a, const BacktestPoint& b) { return a.started_at < b.started_at; }));
+  std::map<std::string, double> figure_of;
+  for (const BacktestPoint& p : every.points)
+    figure_of[p.execution_id] = p.recommended.value_or(-1);
+  for (const BacktestPoint& p : kept.points) {
+    CHECK(figure_of.at(p.execution_id) == p.recommended.value_or(-1));
+  }
+}
+
 TEST_CASE("backtest: replaying writes nothing and works on a read-only store", "[backtest]") {
   TempDir dir;
   const std::string path = dir.File("history.hwrec");

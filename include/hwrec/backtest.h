@@ -16,6 +16,7 @@
 // just after t, and none learns from itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,11 @@ struct BacktestOptions {
   // Keep every scored execution of the first run (the store's settings) in
   // its BacktestSeries::points, for a report; the presets' runs keep totals only.
   bool keep_points = false;
+  // With keep_points, a bound on the points kept per series (0: keep them
+  // all): every overrun and OOM, and of the other executions an even spread
+  // of between this many and twice it once a series has more (every k-th by
+  // start, k a power of two). Totals always count every execution.
+  std::size_t points_per_series = 0;
 };
 
 // What one replay counted over a set of executions. Shares are fractions
@@ -94,7 +100,8 @@ struct BacktestSeries {
   HardwareKey hardware;
   FigureKind figure = FigureKind::kGpuMemoryGb;
   BacktestTotals totals;
-  std::vector<BacktestPoint> points;  // by start; only with keep_points, in the first run
+  // By start; only with keep_points, in the first run (see points_per_series).
+  std::vector<BacktestPoint> points;
 };
 
 // One replay: the store's settings (with the overrides), or one preset.

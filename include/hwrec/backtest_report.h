@@ -10,6 +10,10 @@
 
 namespace hwrec {
 
+// At most this many executions are drawn in a panel: every overrun and OOM,
+// and an even spread of the rest. Replay with it as points_per_series.
+inline constexpr std::size_t kReportPointsPerPanel = 2000;
+
 struct BacktestReportOptions {
   std::string title = "hwrec backtest";
   std::string store;        // the store's path or URI without its password, shown in the header

@@ -98,6 +98,31 @@ struct Tally {
 struct SeriesTally {
   Tally tally;
   std::vector<BacktestPoint> points;
+  // Points that neither overran nor were OOMs: how many were seen, how many
+  // are kept, and the stride of those kept (every stride-th one seen).
+  std::size_t plain_seen = 0;
+  std::size_t plain_kept = 0;
+  std::size_t stride = 1;
+
+  // Keeps every overrun and OOM and every stride-th other point; past
+  // 2 × `limit` others kept, drops every second of them and doubles the
+  // stride, so that at most 2 × `limit` stay, evenly spread over the series.
+  void Keep(BacktestPoint point, std::size_t limit) {
+    if (point.overrun || point.oom) {
+      points.push_back(std::move(point));
+      return;
+    }
+    if (plain_seen++ % stride != 0) return;
+    points.push_back(std::move(point));
+    if (limit == 0 || ++plain_kept <= 2 * limit) return;
+    std::size_t plain = 0;
+    const auto dropped = std::remove_if(points.begin(), points.end(), [&](const BacktestPoint& p) {
+      return !p.overrun && !p.oom && plain++ % 2 == 1;
+    });
+    points.erase(dropped, points.end());
+    plain_kept = (plain_kept + 1) / 2;
+    stride *= 2;
+  }
 };
 
 // Whether an execution with `observed` (and its status) overran `recommended`.
@@ -183,7 +208,7 @@ std::vector<Event> ReplayOrder(const std::vector<Execution>& executions) {
 // Replays one workload's executions in `events` order with `settings`.
 void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<Event>& events,
                     const RecommenderSettings& settings, const std::vector<FigureKind>& figures,
-                    bool keep_points, WorkloadTallies* tallies) {
+                    bool keep_points, std::size_t points_per_series, WorkloadTallies* tallies) {
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> aggregates;
   const auto scope_key = [](const AggregateInput& in, Scope scope) {
     AggregateKey key;
@@ -266,7 +291,7 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
         point.recommended = figure.value;
         point.lower = figure.lower;
         point.upper = figure.upper;
-        series.points.push_back(std::move(point));
+        series.Keep(std::move(point), points_per_series);
       }
     }
   }
@@ -366,7 +391,7 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
         WorkloadTallies tallies;
         // Points of the first run only: the one a report draws.
         ReplayWorkload(executions, events, (*runs)[r].settings, figures,
-                       options.keep_points && r == 0, &tallies);
+                       options.keep_points && r == 0, options.points_per_series, &tallies);
         for (std::size_t k : order) {
           for (FigureKind kind : figures) {
             auto found = tallies.find({k, kind});

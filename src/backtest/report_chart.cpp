@@ -242,9 +242,9 @@ std::string PanelSummary(const BacktestSeries& series, std::size_t drawn) {
     text +=
         fmt::format(" ({:.1f} %) · mean slack {:.1f} %", t.overrun_share * 100, t.mean_slack * 100);
   }
-  if (drawn < series.points.size()) {
-    text += fmt::format(" · {} of {} executions drawn (every overrun and OOM)", drawn,
-                        series.points.size());
+  const auto executions = static_cast<std::size_t>(t.scored + t.cold);
+  if (drawn < executions) {
+    text += fmt::format(" · {} of {} executions drawn (every overrun and OOM)", drawn, executions);
   }
   return text;
 }
@@ -328,7 +328,9 @@ void AppendPanel(const BacktestSeries& series, const TimeAxis& time, double top,
                  std::string* out) {
   const FigureDisplay& display = DisplayOf(series.figure);
   const std::vector<const BacktestPoint*> drawn = DrawnPoints(series.points);
-  if (drawn.size() < series.points.size()) *thinned = true;
+  if (drawn.size() < static_cast<std::size_t>(series.totals.scored + series.totals.cold)) {
+    *thinned = true;
+  }
   Append(out,
          "<g class=\"panel\"><text x=\"{}\" y=\"{:.1f}\" font-size=\"13\"><tspan "
          "font-weight=\"bold\">{} ({})</tspan> <tspan fill=\"#555555\">{} · {}</tspan></text>",

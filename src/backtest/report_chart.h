@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "hwrec/backtest.h"
+#include "hwrec/backtest_report.h"
 
 namespace hwrec::internal {
 
 // At most this many executions are drawn per panel; overruns and OOMs always are.
-inline constexpr std::size_t kMaxPointsPerPanel = 2000;
+inline constexpr std::size_t kMaxPointsPerPanel = kReportPointsPerPanel;
 
 // How one figure is shown: values times `scale`, in `unit`.
 struct FigureDisplay {

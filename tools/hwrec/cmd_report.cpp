@@ -73,6 +73,7 @@ int RunReport(const std::vector<std::string>& args) {
   if (!store) return kExitError;
   BacktestOptions options = ReadBacktestOptions(vm);
   options.keep_points = true;
+  options.points_per_series = kReportPointsPerPanel;
   auto result = Backtest(*store, options);
   if (!result.ok()) return Fail(result.status());
   BacktestReportOptions report;
