@@ -235,7 +235,8 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
                     const std::optional<std::string>& record) {
   const std::optional<PlacementPolicy> policy = ParsePlacementPolicy(policy_name);
   if (!policy)
-    BadArgument("policy: '" + policy_name + "' is not a policy: use best_fit or first_fit");
+    BadArgument("policy: '" + policy_name +
+                "' is not a policy: use best_fit, first_fit or fragmentation");
   const ExecutionToPlace to_place = ReadExecution(execution);
   const std::vector<PlacementCandidate> pools = ReadCandidates(candidates);
   const std::optional<double> when = EpochSeconds(as_of, "as_of");
