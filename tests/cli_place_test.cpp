@@ -120,7 +120,7 @@ TEST_CASE("cli: place --record writes the chosen request; no fit exits 5 with re
   const auto usage = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
                             " --policy worst_fit");
   CHECK(usage.exit_code == 2);
-  CHECK_THAT(usage.err, Catch::Contains("use best_fit or first_fit"));
+  CHECK_THAT(usage.err, Catch::Contains("use best_fit, first_fit or fragmentation"));
 }
 
 TEST_CASE("cli: place errors still exit 1, apart from no fit", "[cli][placement]") {

@@ -1059,4 +1059,127 @@ TEST_CASE("placement: the result's shape carries the notes on where the shape ca
   CHECK_FALSE(declared.evaluations[0].notes.empty());
 }
 
+namespace {
+
+// Cards shared by share (free_gpu_shares): two T4 pools, an execution asking
+// for half a card, 1 core and 1 GiB.
+struct SharedCards : Fixture {
+  SharedCards() {
+    Register({Pool("a", "T4", "full", 4, 4, "n1-standard-32"),
+              Pool("b", "T4", "full", 4, 4, "n1-standard-32")});
+    half.workload = kImage;
+    half.declared.gpu_count = 1;
+    half.declared.gpu_compute_fraction = 0.5;
+    half.declared.cpu_millicores = 1000;
+    half.declared.memory_bytes = kGiB;
+  }
+  static PlacementCandidate Shares(const std::string& id, std::vector<double> shares) {
+    PlacementCandidate c{id, {}, {}, {}};
+    c.free_gpu_shares = std::move(shares);
+    return c;
+  }
+  ExecutionToPlace half;
+};
+
+}  // namespace
+
+TEST_CASE("placement: a share of one card goes on the tightest card with that much free",
+          "[placement]") {
+  SharedCards f;
+  const PlacementResult r = f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
+  const CandidateEvaluation& e = r.evaluations[0];
+  INFO(e.reason);
+  REQUIRE(e.feasible);
+  CHECK(e.gpu_cards == std::vector<std::size_t>{2});
+  CHECK(e.waste.card == 0.0);              // it is given its share of a card others share
+  CHECK(e.waste.gpu_left == Approx(2.2));  // 2.7 free, 0.5 taken
+}
+
+TEST_CASE("placement: cards shared by share refuse a share larger than any card's free share",
+          "[placement]") {
+  SharedCards f;
+  ExecutionToPlace two_whole = f.half;
+  two_whole.declared.gpu_compute_fraction.reset();
+  two_whole.declared.gpu_count = 2;
+  const PlacementResult r = f.Place(f.half, {SharedCards::Shares("a", {0.3, 0.4, 0, 0})});
+  CHECK_FALSE(r.chosen);
+  CHECK_THAT(
+      r.evaluations[0].reason,
+      Catch::Contains("needs 0.50 of a card; the most free on one card of this pool is 0.40"));
+  const PlacementResult whole = f.Place(two_whole, {SharedCards::Shares("a", {1, 0.9, 0, 0})});
+  CHECK_THAT(whole.evaluations[0].reason,
+             Catch::Contains("needs 2 whole GPUs; this pool has 1 whole GPU free"));
+  const PlacementResult fits = f.Place(two_whole, {SharedCards::Shares("a", {1, 0.9, 1, 0})});
+  REQUIRE(fits.chosen);
+  CHECK(fits.evaluations[0].gpu_cards == std::vector<std::size_t>{0, 2});
+}
+
+TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "[placement]") {
+  SharedCards f;
+  const PlacementResult r = f.Place(
+      f.half, {SharedCards::Shares("a", {1, 1, 1, 1}), SharedCards::Shares("b", {1, 1, 1, 0.5})});
+  REQUIRE(r.chosen);
+  CHECK(r.chosen_evaluation()->node_pool_id == "b");
+  CHECK(r.chosen_evaluation()->gpu_cards == std::vector<std::size_t>{3});
+}
+
+TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "[placement]") {
+  SharedCards f;
+  // Best fit leaves 0.1 of a card on "a", which no half-card request can use;
+  // on "b" the half goes on the whole card, leaving 0.5 and 0.7: both usable.
+  const std::vector<PlacementCandidate> candidates{SharedCards::Shares("a", {0.6, 0, 0, 0}),
+                                                   SharedCards::Shares("b", {1, 0.7, 0, 0})};
+  const PlacementResult best = f.Place(f.half, candidates);
+  CHECK(best.chosen_evaluation()->node_pool_id == "a");
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  REQUIRE((*evaluator)->SetDemandMix({{1, 0.5, 0, 1}}).ok());
+  const auto frag =
+      (*evaluator)->Evaluate(f.half, candidates, PlacementPolicy::kFragmentation, kNow);
+  REQUIRE(frag.ok());
+  const CandidateEvaluation* chosen = frag->chosen_evaluation();
+  REQUIRE(chosen != nullptr);
+  CHECK(chosen->node_pool_id == "b");
+  CHECK(chosen->gpu_cards == std::vector<std::size_t>{0});
+  CHECK(chosen->waste.fragmentation == 0.0);
+  CHECK(frag->evaluations[1].waste.fragmentation == Approx(0.1));  // "a": 0.1 left unusable
+  CHECK(ToString(PlacementPolicy::kFragmentation) == "fragmentation");
+  CHECK(ParsePlacementPolicy("fragmentation") == PlacementPolicy::kFragmentation);
+}
+
+TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[placement]") {
+  SharedCards f;
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  const Status share = (*evaluator)->SetDemandMix({{1, 0.5, 0, 1}, {1, 1.5, 0, 1}});
+  CHECK_THAT(share.ToString(), Catch::Contains("demand mix shape 2: gpu_share is 1.5"));
+  const Status weight = (*evaluator)->SetDemandMix({{1, 1, 0, 0}});
+  CHECK_THAT(weight.ToString(), Catch::Contains("weight is 0: give a weight above 0"));
+}
+
+TEST_CASE("placement: free_gpu_shares is read from the candidates file and checked",
+          "[placement]") {
+  const auto parsed = ParsePlacementCandidates(
+      R"([{"node_pool_id": "a", "free_gpu_shares": [1, 0.25]}, {"node_pool_id": "b"}])");
+  REQUIRE(parsed.ok());
+  CHECK((*parsed)[0].free_gpu_shares == std::vector<double>{1, 0.25});
+  CHECK((*parsed)[1].free_gpu_shares.empty());
+  const auto above =
+      ParsePlacementCandidates(R"([{"node_pool_id": "a", "free_gpu_shares": [1.5]}])");
+  CHECK_THAT(above.status().ToString(),
+             Catch::Contains("candidate 1: free_gpu_shares[0] is 1.5: each GPU's free share of "
+                             "itself is in [0, 1]"));
+  const auto text = ParsePlacementCandidates(R"([{"node_pool_id": "a", "free_gpu_shares": "1"}])");
+  CHECK_THAT(text.status().ToString(), Catch::Contains("free_gpu_shares must be an array"));
+}
+
+TEST_CASE("placement: the payload carries the cards chosen and reads them back", "[placement]") {
+  SharedCards f;
+  const PlacementResult r = f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
+  const auto back = ParsePlacementJson(PlacementToJson(r));
+  REQUIRE(back.ok());
+  CHECK(*back == r);
+  CHECK_THAT(PlacementToJson(r), Catch::Contains("\"gpu_cards\":[2]"));
+}
+
 }  // namespace hwrec

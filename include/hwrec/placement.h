@@ -43,6 +43,13 @@ class PlacementEvaluator {
                                    PlacementPolicy policy = PlacementPolicy::kBestFit,
                                    std::optional<double> as_of = std::nullopt);
 
+  // The request sizes the fragmentation policy expects of the work to come
+  // (docs/PLACEMENT.md "Fragmentation"); weights are normalised. Until set,
+  // or set empty, each execution's own request is the one expected. Returns
+  // kInvalidArgument naming the first shape with a negative count, a share
+  // outside (0, 1] (or below 1 on more than one card), or a weight not above 0.
+  Status SetDemandMix(std::vector<DemandShape> mix);
+
  private:
   struct Impl;
   explicit PlacementEvaluator(std::unique_ptr<Impl> impl);

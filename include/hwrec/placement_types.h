@@ -44,11 +44,28 @@ struct PlacementCandidate {
   std::optional<std::int64_t> free_partitions;
   std::optional<std::int64_t> free_cpu_millicores;
   std::optional<std::int64_t> free_memory_bytes;
+  // The free share of each GPU of the node (cards shared by share, e.g. 0.4
+  // when 60 % of a card is held by others), in [0, 1]; empty: not given.
+  // When given, a share of one card goes on one card with that much free and
+  // whole GPUs on cards with all of themselves free (docs/PLACEMENT.md).
+  std::vector<double> free_gpu_shares = {};
 };
 
-enum class PlacementPolicy { kBestFit, kFirstFit };
-std::string_view ToString(PlacementPolicy policy);  // "best_fit", "first_fit"
+enum class PlacementPolicy { kBestFit, kFirstFit, kFragmentation };
+// "best_fit", "first_fit", "fragmentation"
+std::string_view ToString(PlacementPolicy policy);
 std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text);
+
+// One request size expected of the work to come, for the fragmentation
+// policy: `gpu_count` cards (0: CPU-only) of `gpu_share` each (1: whole
+// cards), with `cpu_millicores`, weighed by `weight` (> 0; weights are
+// normalised to sum to 1).
+struct DemandShape {
+  std::int64_t gpu_count = 0;
+  double gpu_share = 1;
+  std::int64_t cpu_millicores = 0;
+  double weight = 1;
+};
 
 // Where a figure of the effective request comes from.
 enum class FigureSource {
@@ -115,6 +132,13 @@ struct PlacementWaste {
   double memory = 0;                        // share of the pool's free (or node) memory left idle
   // card + kShortfallWeight × compute_shortfall; absent when either is unknown.
   std::optional<double> score;
+  // Cards' worth of GPU left free on the node after the placement (from
+  // free_gpu_shares, or free_partitions of whole cards); absent: unknown.
+  std::optional<double> gpu_left;
+  // fragmentation policy: how many cards' worth of the node's free GPU the
+  // placement adds to what the demand mix cannot use; absent: other
+  // policies, or the node's free GPU unknown.
+  std::optional<double> fragmentation;
   bool operator==(const PlacementWaste& other) const;
 };
 
@@ -157,6 +181,9 @@ struct CandidateEvaluation {
   EffectiveRequest request;
   PlacementNeeds needs;
   PlacementWaste waste;
+  // With free_gpu_shares: the cards (positions in that list) the execution
+  // goes on; empty otherwise.
+  std::vector<std::size_t> gpu_cards;
   bool operator==(const CandidateEvaluation& other) const;
 };
 

@@ -172,6 +172,8 @@ class PlacementWaste:
     score: Optional[float]  # card + 2 x compute_shortfall; None when a term is unknown
     cpu: float
     memory: float
+    gpu_left: Optional[float]  # cards' worth of GPU free on the node after; None: unknown
+    fragmentation: Optional[float]  # fragmentation policy: unusable GPU added; else None
     def to_dict(self) -> dict[str, Any]: ...
 
 class ExecutionShape:
@@ -192,6 +194,7 @@ class CandidateEvaluation:
     request: EffectiveRequest
     needs: PlacementNeeds
     waste: PlacementWaste
+    gpu_cards: list[int]  # with free_gpu_shares: the cards (positions) it goes on
     def to_dict(self) -> dict[str, Any]: ...
 
 class Placement:
@@ -316,7 +319,7 @@ class Store:
                   instance_type: Optional[str] = None, cpu_only: bool = False,
                   as_of: Time = None, explain: bool = False) -> Recommendation: ...
     def place(self, execution: Dict[str, Any], candidates: Sequence[Candidate],
-              policy: Literal["best_fit", "first_fit"] = "best_fit", as_of: Time = None,
+              policy: Literal["best_fit", "first_fit", "fragmentation"] = "best_fit", as_of: Time = None,
               record: Optional[str] = None) -> Placement: ...
     def placements(self, execution_id: str) -> list[PlacementRecord]: ...
     def backtest(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,

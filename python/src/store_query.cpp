@@ -48,14 +48,36 @@ inline std::optional<std::int64_t> FreeCapacity(PyObject* value, std::size_t ind
   return OtherCapacity(value, index, field);
 }
 
-constexpr std::array<const char*, 4> kCandidateFields{"node_pool_id", "free_partitions",
-                                                      "free_cpu_millicores", "free_memory_bytes"};
+constexpr std::array<const char*, 5> kCandidateFields{"node_pool_id", "free_partitions",
+                                                      "free_cpu_millicores", "free_memory_bytes",
+                                                      "free_gpu_shares"};
+
+// free_gpu_shares: a list of numbers (each GPU's free share, checked in [0, 1]
+// with the other candidate rules); None: not given.
+std::vector<double> FreeGpuShares(PyObject* value, std::size_t index) {
+  if (value == Py_None) return {};
+  if (PyList_Check(value) || PyTuple_Check(value)) {
+    std::vector<double> out;
+    bool numbers = true;
+    for (const py::handle share : py::reinterpret_borrow<py::sequence>(value)) {
+      if (PyBool_Check(share.ptr()) || !(PyFloat_Check(share.ptr()) || PyLong_Check(share.ptr()))) {
+        numbers = false;
+        break;
+      }
+      out.push_back(PyFloat_AsDouble(share.ptr()));
+    }
+    if (numbers) return out;
+  }
+  BadArgument(CandidateName(index) +
+              ".free_gpu_shares: expected a list of each GPU's free share, in [0, 1], e.g. "
+              "[1, 0.4]");
+}
 
 // The key objects last seen for each candidate field. Keys written as literals
 // are interned and json.loads gives every record of a document the same key
 // objects, so after the first dict nearly every key matches by pointer.
 struct KeyCache {
-  std::array<PyObject*, 4> seen{};  // borrowed: the dicts hold them during the call
+  std::array<PyObject*, 5> seen{};  // borrowed: the dicts hold them during the call
 };
 
 // Which candidate field `key` is, or -1.
@@ -77,7 +99,7 @@ int FieldOf(PyObject* key, KeyCache& cache) {
   if (!PyUnicode_Check(key)) BadArgument(CandidateName(index) + ": keys must be strings");
   BadArgument(CandidateName(index) + ": '" + py::str(key).cast<std::string>() +
               "' is not a candidate field: use node_pool_id, free_partitions, "
-              "free_cpu_millicores, free_memory_bytes");
+              "free_cpu_millicores, free_memory_bytes, free_gpu_shares");
 }
 
 // A Python str as UTF-8; `name()` names it when it cannot be (a lone
@@ -118,6 +140,9 @@ PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache
         break;
       case 3:
         c.free_memory_bytes = FreeCapacity(value, index, kCandidateFields[3]);
+        break;
+      case 4:
+        c.free_gpu_shares = FreeGpuShares(value, index);
         break;
       default:
         UnknownCandidateKey(key, index);
@@ -235,7 +260,8 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
                     const std::optional<std::string>& record) {
   const std::optional<PlacementPolicy> policy = ParsePlacementPolicy(policy_name);
   if (!policy)
-    BadArgument("policy: '" + policy_name + "' is not a policy: use best_fit or first_fit");
+    BadArgument("policy: '" + policy_name +
+                "' is not a policy: use best_fit, first_fit or fragmentation");
   const ExecutionToPlace to_place = ReadExecution(execution);
   const std::vector<PlacementCandidate> pools = ReadCandidates(candidates);
   const std::optional<double> when = EpochSeconds(as_of, "as_of");

@@ -112,6 +112,8 @@ py::dict WasteDict(const PlacementWaste& w) {
   d["score"] = Opt(w.score);
   d["cpu"] = w.cpu;
   d["memory"] = w.memory;
+  d["gpu_left"] = Opt(w.gpu_left);
+  d["fragmentation"] = Opt(w.fragmentation);
   return d;
 }
 
@@ -136,6 +138,7 @@ py::dict CandidateDict(const CandidateEvaluation& c) {
   d["request"] = RequestDict(c.request);
   d["needs"] = NeedsDict(c.needs);
   d["waste"] = WasteDict(c.waste);
+  d["gpu_cards"] = py::cast(c.gpu_cards);
   return d;
 }
 
@@ -250,7 +253,9 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("compute_shortfall", &PlacementWaste::compute_shortfall)
       .def_readonly("score", &PlacementWaste::score)
       .def_readonly("cpu", &PlacementWaste::cpu)
-      .def_readonly("memory", &PlacementWaste::memory);
+      .def_readonly("memory", &PlacementWaste::memory)
+      .def_readonly("gpu_left", &PlacementWaste::gpu_left)
+      .def_readonly("fragmentation", &PlacementWaste::fragmentation);
   AddDictAndRepr(waste, "PlacementWaste", WasteDict);
 
   py::class_<ExecutionShape> shape(
@@ -277,7 +282,8 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("notes", &CandidateEvaluation::notes)
       .def_readonly("request", &CandidateEvaluation::request)
       .def_readonly("needs", &CandidateEvaluation::needs)
-      .def_readonly("waste", &CandidateEvaluation::waste);
+      .def_readonly("waste", &CandidateEvaluation::waste)
+      .def_readonly("gpu_cards", &CandidateEvaluation::gpu_cards);
   AddDictAndRepr(candidate, "CandidateEvaluation", CandidateDict);
 }
 

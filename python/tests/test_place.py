@@ -250,3 +250,19 @@ def test_a_datetime_without_a_timezone_is_refused_as_ambiguous(loaded):
 
     with pytest.raises(hwrec.InvalidArgumentError, match="without a timezone"):
         loaded.recommend(WHISPER, **L4, as_of=datetime.datetime(2026, 11, 29))
+
+
+def test_a_share_of_one_card_goes_on_the_tightest_card_with_room(loaded):
+    pools = [p for p in loaded.pools()
+             if p.hardware.get("gpu_mode") == "full" and (p.hardware.get("gpu_count") or 0) >= 2]
+    pool = pools[0].node_pool_id
+    cards = [1.0] * pools[0].hardware["gpu_count"]
+    cards[1] = 0.6
+    ex = {"image": WHISPER, "declared": {"gpu_count": 1, "gpu_compute_fraction": 0.5}}
+    placement = loaded.place(ex, [{"node_pool_id": pool, "free_gpu_shares": cards}])
+    chosen = placement.candidates[0]
+    assert chosen.feasible, chosen.reason
+    assert chosen.gpu_cards == [1]
+    assert chosen.waste.gpu_left == pytest.approx(sum(cards) - 0.5)
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"candidates\[0\]\.free_gpu_shares"):
+        loaded.place(ex, [{"node_pool_id": pool, "free_gpu_shares": "1"}])

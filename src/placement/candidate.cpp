@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/decimal.h"
+#include "placement/gpu_cards.h"
 
 namespace hwrec::internal {
 
@@ -176,10 +177,51 @@ void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const Placeme
     problems->Add(FMT_COMPILE("needs {} {}; a node of this pool has {} of {}"), n, GpuWord(n),
                   *pool.partitions_per_node, pool.pool.hardware.gpu_mode.value_or("unknown mode"));
   }
-  if (c.free_partitions && n > *c.free_partitions) {
+  if (c.free_partitions && c.free_gpu_shares.empty() && n > *c.free_partitions) {
     problems->Add(FMT_COMPILE("needs {} {}; this pool has {} free"), n, GpuWord(n),
                   *c.free_partitions);
   }
+}
+
+// What the execution takes of cards shared by share: a share of one card when
+// it asks for one GPU and a known share of it below a whole card; otherwise
+// whole cards.
+CardRequest RequestOnCards(const ExecutionFacts& e, const PlacementNeeds& needs) {
+  const auto& share = needs.gpu_compute_fraction;
+  if (e.shape.gpu_count == 1 && share && *share < 1 - kEpsilon) return {1, *share};
+  return {e.shape.gpu_count, 1};
+}
+
+bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
+  return e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() &&
+         pool.pool.hardware.gpu_count.value_or(0) > 0;
+}
+
+// With free_gpu_shares: the cards the request goes on (the tightest that
+// hold it), or the limit it breaks.
+void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+                 CandidateEvaluation* out, Problems* problems) {
+  if (!SharesCards(e, pool, c)) return;
+  const std::vector<double>& shares = c.free_gpu_shares;
+  if (pool.partitions_per_node &&
+      static_cast<std::int64_t>(shares.size()) > *pool.partitions_per_node) {
+    problems->Add(FMT_COMPILE("free_gpu_shares lists {} cards; a node of this pool has {}"),
+                  shares.size(), *pool.partitions_per_node);
+    return;
+  }
+  const CardRequest request = RequestOnCards(e, out->needs);
+  out->gpu_cards = TightestCards(shares, request);
+  if (!out->gpu_cards.empty()) return;
+  if (request.share < 1) {
+    problems->Add(FMT_COMPILE("needs {:.2f} of a card; the most free on one card of this pool "
+                              "is {:.2f}"),
+                  request.share, *std::max_element(shares.begin(), shares.end()));
+    return;
+  }
+  const auto whole =
+      std::count_if(shares.begin(), shares.end(), [](double s) { return s >= 1 - kEpsilon; });
+  problems->Add(FMT_COMPILE("needs {} whole {}; this pool has {} whole {} free"), request.count,
+                GpuWord(request.count), whole, GpuWord(whole));
 }
 
 // The tighter of the pool's node size and its free capacity, with words for it.
@@ -286,6 +328,13 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
                     CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores));
   w.memory = IdleShare(out->request.memory_bytes,
                        CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes));
+  if (SharesCards(e, pool, c) && RequestOnCards(e, out->needs).share < 1) {
+    // A share of a card others share: it is given its share, no more.
+    w.card = 0;
+    w.compute_shortfall = 0;
+    w.score = 0;
+    return;
+  }
   if (e.shape.gpu_count == 0) {
     w.card = 0;
     w.compute_shortfall = 0;
@@ -315,6 +364,46 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   if (w.card && w.compute_shortfall) {
     w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
   }
+}
+
+// The node's free GPU as cards' shares: free_gpu_shares, or free_partitions
+// of whole cards; nullopt when not known. A pool without GPUs has none.
+std::optional<FreeGpu> FreeGpuOf(const PoolFacts& pool, const PlacementCandidate& c) {
+  FreeGpu free;
+  free.cpu_millicores = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores).amount;
+  if (pool.pool.hardware.gpu_count.value_or(0) == 0) return free;
+  if (!c.free_gpu_shares.empty()) {
+    free.shares = c.free_gpu_shares;
+  } else if (c.free_partitions && pool.partition != nullptr &&
+             pool.partition->compute_fraction >= 1 - kEpsilon) {
+    free.shares.assign(static_cast<std::size_t>(*c.free_partitions), 1.0);
+  } else {
+    return std::nullopt;
+  }
+  return free;
+}
+
+// gpu_left, and with a demand mix the fragmentation term (choosing, on shared
+// cards, the card that fragments least).
+void ScoreCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+                const std::vector<DemandShape>* mix, CandidateEvaluation* out) {
+  const std::optional<FreeGpu> free = FreeGpuOf(pool, c);
+  if (!free) return;
+  CardRequest request{e.shape.gpu_count, 1};
+  if (free->shares.empty()) request.count = 0;
+  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, out->needs);
+  double total = 0;
+  for (const double s : free->shares) total += s;
+  out->waste.gpu_left = RoundToDecimals(
+      std::max(0.0, total - static_cast<double>(request.count) * request.share), kWastePlaces);
+  if (mix == nullptr) return;
+  std::vector<DemandShape> own;
+  if (mix->empty()) own.push_back({request.count, request.share, 0, 1});
+  const auto choice = LeastFragmentingCards(
+      *free, request, out->request.cpu_request_millicores.value_or(0), mix->empty() ? own : *mix);
+  if (!choice) return;
+  out->waste.fragmentation = RoundToDecimals(choice->increase, kWastePlaces);
+  if (!out->gpu_cards.empty()) out->gpu_cards = choice->cards;
 }
 
 }  // namespace
@@ -493,7 +582,8 @@ void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
 
 CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCandidate& c,
                                       std::size_t index, const PoolFacts* pool,
-                                      const Recommendation* recommendation) {
+                                      const Recommendation* recommendation,
+                                      const std::vector<DemandShape>* mix) {
   CandidateEvaluation out;
   out.candidate = index;
   out.node_pool_id = c.node_pool_id;
@@ -512,10 +602,12 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
   CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
   CheckGpuCount(e, *pool, c, &problems);
+  ChooseCards(e, *pool, c, &out, &problems);
   CheckHistoryArchitecture(e, pool->pool.hardware, &out, &problems);
   JudgeGpu(e, *pool, &out, &problems);
   CheckHost(out.request, *pool, c, &problems);
   ScoreWaste(e, *pool, c, &out);
+  if (problems.empty()) ScoreCards(e, *pool, c, mix, &out);
   out.feasible = problems.empty();
   out.reason = out.feasible ? "fits" : problems.Take();
   return out;

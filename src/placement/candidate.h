@@ -58,9 +58,12 @@ bool ShapeNeedsHistory(const ExecutionFacts& facts);
 void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts);
 
 // Judges one candidate. `pool` null: not registered. `recommendation` is that
-// pool's (null when the pool is not registered).
+// pool's (null when the pool is not registered). `mix` (fragmentation policy
+// only, else null): the demand mix the fragmentation term is scored for;
+// empty: the execution's own request.
 CandidateEvaluation EvaluateCandidate(const ExecutionFacts& execution,
                                       const PlacementCandidate& candidate, std::size_t index,
-                                      const PoolFacts* pool, const Recommendation* recommendation);
+                                      const PoolFacts* pool, const Recommendation* recommendation,
+                                      const std::vector<DemandShape>* mix);
 
 }  // namespace hwrec::internal

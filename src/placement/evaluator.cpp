@@ -41,12 +41,40 @@ double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
 // compute shortfall before an unknown one, the smaller; a known card waste
 // before an unknown one, the smaller; the less CPU and memory left idle;
 // candidate order. An unknown term never counts as zero.
+template <typename = void>
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const PlacementWaste& w = e.waste;
   return std::make_tuple(!gpu_work && gpu_pool, !w.score.has_value(), Rounded(w.score.value_or(0)),
                          !w.compute_shortfall.has_value(), Rounded(w.compute_shortfall.value_or(0)),
-                         !w.card.has_value(), Rounded(w.card.value_or(0)),
-                         Rounded(w.cpu + w.memory), e.candidate);
+                         !w.card.has_value(), Rounded(w.card.value_or(0)), !w.gpu_left.has_value(),
+                         Rounded(w.gpu_left.value_or(0)), Rounded(w.cpu + w.memory), e.candidate);
+}
+
+// fragmentation: a known increase before an unknown one, the smaller; then as best_fit.
+template <typename = void>
+auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
+  const std::optional<double>& f = e.waste.fragmentation;
+  return std::tuple_cat(std::make_tuple(!f.has_value(), Rounded(f.value_or(0))),
+                        BestFitKey<>(e, gpu_work, gpu_pool));
+}
+
+// Candidates in `key` order (computed once per candidate, then sorted: a
+// comparison costs no lookup), feasible ones only.
+template <typename KeyOf>
+void SortFeasible(const std::vector<CandidateEvaluation>& all, std::int64_t gpu_count,
+                  const std::vector<const PoolFacts*>& pools_given, KeyOf key_of,
+                  std::vector<std::size_t>* order) {
+  using Key = decltype(key_of(all.front(), false, false));
+  std::vector<std::pair<Key, std::size_t>> keyed;
+  keyed.reserve(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].feasible) continue;
+    const PoolFacts* pool = pools_given[all[i].candidate];
+    const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
+    keyed.emplace_back(key_of(all[i], gpu_count > 0, gpu_pool), i);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (const auto& entry : keyed) order->push_back(entry.second);
 }
 
 }  // namespace
@@ -61,6 +89,7 @@ struct PlacementEvaluator::Impl {
   std::vector<PoolFacts> pools;
   std::unordered_map<std::string, std::size_t> pool_by_id;
   std::vector<HardwareKey> keys;  // distinct hardware keys of the pools
+  std::vector<DemandShape> mix;   // normalised; empty: each execution's own request
 
   void AddPool(NodePool pool);
   // Each candidate's registered pool (null: not in the snapshot), checking the
@@ -147,18 +176,9 @@ void PlacementEvaluator::Impl::Rank(PlacementResult* result, PlacementPolicy pol
   std::vector<std::size_t> order;
   order.reserve(all.size());
   if (policy == PlacementPolicy::kBestFit) {
-    // Keys computed once per candidate, then sorted: a comparison costs no lookup.
-    using Key = decltype(BestFitKey(all.front(), false, false));
-    std::vector<std::pair<Key, std::size_t>> keyed;
-    keyed.reserve(all.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      if (!all[i].feasible) continue;
-      const PoolFacts* pool = pools_given[all[i].candidate];
-      const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
-      keyed.emplace_back(BestFitKey(all[i], gpu_count > 0, gpu_pool), i);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    for (const auto& entry : keyed) order.push_back(entry.second);
+    SortFeasible(all, gpu_count, pools_given, BestFitKey<>, &order);
+  } else if (policy == PlacementPolicy::kFragmentation) {
+    SortFeasible(all, gpu_count, pools_given, FragmentationKey<>, &order);
   } else {
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (all[i].feasible) order.push_back(i);
@@ -188,6 +208,35 @@ Result<std::unique_ptr<PlacementEvaluator>> PlacementEvaluator::Open(const Store
   impl->pools.reserve(pools->size());
   for (NodePool& pool : *pools) impl->AddPool(std::move(pool));
   return std::unique_ptr<PlacementEvaluator>(new PlacementEvaluator(std::move(impl)));
+}
+
+Status PlacementEvaluator::SetDemandMix(std::vector<DemandShape> mix) {
+  double total = 0;
+  for (std::size_t i = 0; i < mix.size(); ++i) {
+    const DemandShape& shape = mix[i];
+    const std::string where = fmt::format("demand mix shape {}", i + 1);
+    if (shape.gpu_count < 0 || shape.cpu_millicores < 0) {
+      return Status::InvalidArgument(
+          fmt::format("{}: gpu_count and cpu_millicores must be 0 or more", where));
+    }
+    if (!(shape.gpu_share > 0 && shape.gpu_share <= 1)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: gpu_share is {}: it is a share of one card, in (0, 1]", where, shape.gpu_share));
+    }
+    if (shape.gpu_share < 1 && shape.gpu_count > 1) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: a share below a whole card goes on one card: give gpu_count 1 or gpu_share 1",
+          where));
+    }
+    if (!(shape.weight > 0)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: weight is {}: give a weight above 0", where, shape.weight));
+    }
+    total += shape.weight;
+  }
+  for (DemandShape& shape : mix) shape.weight /= total;
+  impl_->mix = std::move(mix);
+  return Status::Ok();
 }
 
 Status PlacementEvaluator::Impl::LookUp(const std::vector<PlacementCandidate>& candidates,
@@ -236,9 +285,11 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   if (!recommendations.ok()) return recommendations.status();
   result.shape = facts->shape;
   result.evaluations.reserve(candidates.size());
+  const std::vector<DemandShape>* mix =
+      policy == PlacementPolicy::kFragmentation ? &impl_->mix : nullptr;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    result.evaluations.push_back(
-        internal::EvaluateCandidate(*facts, candidates[i], i, pools[i], (*recommendations)[i]));
+    result.evaluations.push_back(internal::EvaluateCandidate(*facts, candidates[i], i, pools[i],
+                                                             (*recommendations)[i], mix));
   }
   impl_->Rank(&result, policy, facts->shape.gpu_count, pools);
   return result;

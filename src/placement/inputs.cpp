@@ -67,18 +67,34 @@ std::variant<DeclaredResources, RecordError> ReadDeclared(const nlohmann::json& 
   return d;
 }
 
+std::optional<RecordError> ReadShares(const JsonFields& fields, std::vector<double>* out) {
+  const nlohmann::json* shares = fields.Get("free_gpu_shares");
+  if (shares == nullptr) return std::nullopt;
+  const RecordError bad{"free_gpu_shares",
+                        "must be an array of each GPU's free share of itself, in [0, 1], e.g. "
+                        "[1, 0.4]"};
+  if (!shares->is_array()) return bad;
+  for (const nlohmann::json& share : *shares) {
+    if (!share.is_number()) return bad;
+    out->push_back(share.get<double>());
+  }
+  return std::nullopt;
+}
+
 std::variant<PlacementCandidate, RecordError> ReadCandidate(const nlohmann::json& object) {
   if (!object.is_object()) return RecordError{"", "must be an object with node_pool_id"};
   JsonFields fields(object);
   PlacementCandidate c;
   std::optional<std::string> id;
-  std::optional<RecordError> error = fields.RejectUnknown(
-      {"node_pool_id", "free_partitions", "free_cpu_millicores", "free_memory_bytes"});
+  std::optional<RecordError> error =
+      fields.RejectUnknown({"node_pool_id", "free_partitions", "free_cpu_millicores",
+                            "free_memory_bytes", "free_gpu_shares"});
   if (!error) error = fields.Required("node_pool_id");
   if (!error) error = fields.String("node_pool_id", &id);
   if (!error) error = fields.Int64("free_partitions", &c.free_partitions);
   if (!error) error = fields.Int64("free_cpu_millicores", &c.free_cpu_millicores);
   if (!error) error = fields.Int64("free_memory_bytes", &c.free_memory_bytes);
+  if (!error) error = ReadShares(fields, &c.free_gpu_shares);
   if (error) return *error;
   c.node_pool_id = *id;
   return c;
@@ -129,6 +145,15 @@ Status internal::CheckCandidateFields(std::size_t i, const PlacementCandidate& c
       return Status::InvalidArgument(
           fmt::format("candidate {}: {} is {}: send 0 or more, or leave it out when unknown", i + 1,
                       name, **value));
+    }
+  }
+  for (std::size_t card = 0; card < c.free_gpu_shares.size(); ++card) {
+    const double share = c.free_gpu_shares[card];
+    if (!(share >= 0 && share <= 1)) {
+      return Status::InvalidArgument(
+          fmt::format("candidate {}: free_gpu_shares[{}] is {}: each GPU's free share of itself "
+                      "is in [0, 1]",
+                      i + 1, card, share));
     }
   }
   return Status::Ok();

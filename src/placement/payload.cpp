@@ -81,7 +81,32 @@ ExecutionShape ReadShape(const Json& j) {
   return shape;
 }
 
+Json EvaluationFieldsJson(const CandidateEvaluation& e);
+
+// The fields written only when they hold something (payloads without them read as before).
+void AddCardFields(const CandidateEvaluation& e, Json* out) {
+  Json& waste = (*out)["waste"];
+  if (e.waste.gpu_left) waste["gpu_left"] = *e.waste.gpu_left;
+  if (e.waste.fragmentation) waste["fragmentation"] = *e.waste.fragmentation;
+  if (!e.gpu_cards.empty()) (*out)["gpu_cards"] = e.gpu_cards;
+}
+
 Json EvaluationJson(const CandidateEvaluation& e) {
+  Json out = EvaluationFieldsJson(e);
+  AddCardFields(e, &out);
+  return out;
+}
+
+void ReadCardFields(const Json& j, CandidateEvaluation* e) {
+  const Json& waste = j.at("waste");
+  if (waste.contains("gpu_left")) e->waste.gpu_left = Optional<double>(waste, "gpu_left");
+  if (waste.contains("fragmentation")) {
+    e->waste.fragmentation = Optional<double>(waste, "fragmentation");
+  }
+  if (j.contains("gpu_cards")) e->gpu_cards = j.at("gpu_cards").get<std::vector<std::size_t>>();
+}
+
+Json EvaluationFieldsJson(const CandidateEvaluation& e) {
   return Json{{"candidate", e.candidate},
               {"node_pool_id", e.node_pool_id},
               {"feasible", e.feasible},
@@ -138,6 +163,7 @@ CandidateEvaluation ReadEvaluation(const Json& j) {
   if (waste.contains("score")) e.waste.score = Optional<double>(waste, "score");
   e.waste.cpu = waste.at("cpu").get<double>();
   e.waste.memory = waste.at("memory").get<double>();
+  ReadCardFields(j, &e);
   return e;
 }
 
@@ -145,7 +171,7 @@ PlacementResult ReadResult(const Json& j) {
   PlacementResult result;
   result.workload = j.at("workload").get<std::string>();
   const auto policy = ParsePlacementPolicy(j.at("policy").get<std::string>());
-  if (!policy) Refuse("policy must be best_fit or first_fit");
+  if (!policy) Refuse("policy must be best_fit, first_fit or fragmentation");
   result.policy = *policy;
   result.as_of = j.at("as_of").get<double>();
   // Absent in payloads written before the shape was reported.

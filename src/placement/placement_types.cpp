@@ -9,7 +9,9 @@ namespace hwrec {
 namespace {
 
 constexpr internal::EnumName<PlacementPolicy> kPolicyNames[] = {
-    {PlacementPolicy::kBestFit, "best_fit"}, {PlacementPolicy::kFirstFit, "first_fit"}};
+    {PlacementPolicy::kBestFit, "best_fit"},
+    {PlacementPolicy::kFirstFit, "first_fit"},
+    {PlacementPolicy::kFragmentation, "fragmentation"}};
 // Sources other than a recommendation, whose name is its provenance's.
 constexpr internal::EnumName<FigureSource> kSourceNames[] = {
     {FigureSource::kDeclared, "declared"},
@@ -86,8 +88,9 @@ bool PlacementNeeds::operator==(const PlacementNeeds& o) const {
 }
 
 bool PlacementWaste::operator==(const PlacementWaste& o) const {
-  return std::tie(card, compute_shortfall, cpu, memory, score) ==
-         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory, o.score);
+  return std::tie(card, compute_shortfall, cpu, memory, score, gpu_left, fragmentation) ==
+         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory, o.score, o.gpu_left,
+                  o.fragmentation);
 }
 
 bool ExecutionShape::operator==(const ExecutionShape& o) const {
@@ -98,9 +101,9 @@ bool ExecutionShape::operator==(const ExecutionShape& o) const {
 }
 
 bool CandidateEvaluation::operator==(const CandidateEvaluation& o) const {
-  return std::tie(candidate, node_pool_id, feasible, reason, notes, request, needs, waste) ==
-         std::tie(o.candidate, o.node_pool_id, o.feasible, o.reason, o.notes, o.request, o.needs,
-                  o.waste);
+  return std::tie(candidate, node_pool_id, feasible, reason, notes, request, needs, waste,
+                  gpu_cards) == std::tie(o.candidate, o.node_pool_id, o.feasible, o.reason, o.notes,
+                                         o.request, o.needs, o.waste, o.gpu_cards);
 }
 
 bool PlacementResult::operator==(const PlacementResult& o) const {

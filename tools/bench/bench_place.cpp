@@ -25,25 +25,75 @@ constexpr double kTargetP99Ms = 1.0;
 
 const char* const kUsage =
     "hwrec-bench place [--iterations N] [--seed S] [--format table|json]\n"
-    "hwrec-bench place --openb DIR [--pods N] [--emit DIR] [--store PATH] [--format F]\n\n"
+    "hwrec-bench place --openb DIR [--pods N] [--emit DIR] [--store PATH] [--format F]\n"
+    "hwrec-bench place --openb-allocation [--trace default|gpushare100|multigpu50]\n"
+    "    [--seeds 42-51] [--policies best_fit,fragmentation] [--data DIR] [--pods N]\n"
+    "    [--format table|json|markdown]\n\n"
     "Without --openb: ingests 20,000 generated observations, registers 1,000 pools\n"
     "shaped like the generator's, and times PlacementEvaluator::Evaluate of one GPU\n"
     "execution over 10, 100 and 1,000 of them (p50/p99; target: 1,000 in p99 <= 1 ms).\n"
     "With --openb: imports DIR/openb_node_list_all_node.csv as pools and places the pods\n"
     "of DIR/openb_pod_list_default.csv in creation order (best_fit, free capacity\n"
     "tracked, finished pods released); --emit writes pools.jsonl, candidates.json and\n"
-    "declared.jsonl for `hwrec pools import` and `hwrec place`.";
+    "declared.jsonl for `hwrec pools import` and `hwrec place`.\n"
+    "With --openb-allocation: replays DIR/alibaba-gpu-v2023's trace as the ATC'23 simulator\n"
+    "does (pods shuffled and drawn by each seed up to 130 % of the cluster's GPU, each\n"
+    "placed once through PlacementEvaluator with every node a candidate) and prints the GPU\n"
+    "allocation at 100-130 % demand per policy beside the paper's, read from\n"
+    "DIR/fgd-atc23-results/analysis_allo_discrete.csv; markdown: the table row of\n"
+    "docs/PLACEMENT.md (the paper's six policies, then hwrec's, at 130 %).";
 
 struct PlaceBenchOptions : TimedBenchOptions {
+  bool allocation = false;
+  OpenbAllocationOptions openb_allocation;
   std::string openb_dir;
   std::optional<std::size_t> pods;
   std::string emit_dir;
   std::string store_path;
 };
 
+// --trace, --seeds S or S-T, --policies a,b for --openb-allocation.
+void ParseAllocation(const std::string& seeds, const std::string& policies,
+                     OpenbAllocationOptions* out) {
+  if (out->trace != "default" && out->trace != "gpushare100" && out->trace != "multigpu50") {
+    throw UsageError(
+        fmt::format("--trace is '{}': use default, gpushare100 or multigpu50", out->trace));
+  }
+  const std::size_t dash = seeds.find('-');
+  try {
+    std::size_t used = 0;
+    out->first_seed = std::stoi(seeds.substr(0, dash), &used);
+    if (used != std::min(dash, seeds.size())) throw std::invalid_argument(seeds);
+    out->last_seed =
+        dash == std::string::npos ? out->first_seed : std::stoi(seeds.substr(dash + 1), &used);
+    if (dash != std::string::npos && used != seeds.size() - dash - 1) {
+      throw std::invalid_argument(seeds);
+    }
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--seeds is '{}': give a seed (42) or a range (42-51)", seeds));
+  }
+  if (out->last_seed < out->first_seed) {
+    throw UsageError(fmt::format("--seeds is '{}': the range ends before it starts", seeds));
+  }
+  for (std::size_t start = 0; start <= policies.size();) {
+    const std::size_t comma = std::min(policies.find(',', start), policies.size());
+    const std::string name = policies.substr(start, comma - start);
+    const auto policy = ParsePlacementPolicy(name);
+    if (!policy) {
+      throw UsageError(
+          fmt::format("--policies names '{}': use best_fit, first_fit or fragmentation", name));
+    }
+    out->policies.push_back(*policy);
+    start = comma + 1;
+  }
+}
+
 std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& args) {
   PlaceBenchOptions options;
+  OpenbAllocationOptions& allocation = options.openb_allocation;
   std::string format;
+  std::string seeds;
+  std::string policies;
   long long pods = 0;
   po::options_description described("Options");
   described.add_options()("iterations,n", po::value(&options.iterations)->default_value(200),
@@ -53,8 +103,17 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
       "pods", po::value(&pods), "with --openb: place only the first N pods")(
       "emit", po::value(&options.emit_dir), "with --openb: write the converted inputs into DIR")(
       "store", po::value(&options.store_path), "keep the store at PATH (default: scratch)")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "format", po::value(&format)->default_value("table"),
+      "output format: table or json (markdown with --openb-allocation)")(
+      "openb-allocation", po::bool_switch(&options.allocation),
+      "replay an openb trace as the ATC'23 simulator does")(
+      "trace", po::value(&allocation.trace)->default_value("default"),
+      "with --openb-allocation: default, gpushare100 or multigpu50")(
+      "seeds", po::value(&seeds)->default_value("42-51"), "with --openb-allocation: S or S-T")(
+      "policies", po::value(&policies)->default_value("best_fit,fragmentation"),
+      "with --openb-allocation: hwrec policies, comma-separated")(
+      "data", po::value(&allocation.data_dir)->default_value("../shared/data"),
+      "with --openb-allocation: the folder of the real traces")("help,h", "show this help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
   if (options.iterations < 1) throw UsageError("--iterations must be at least 1");
@@ -62,7 +121,14 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
     if (pods < 1) throw UsageError("--pods must be at least 1");
     options.pods = static_cast<std::size_t>(pods);
   }
+  if (options.allocation) {
+    ParseAllocation(seeds, policies, &allocation);
+    allocation.pods = options.pods;
+    allocation.format = format;
+    if (format == "markdown") return options;
+  }
   options.json = IsJsonFormat(format);
+  allocation.format = format;
   return options;
 }
 
@@ -145,6 +211,7 @@ int RunSynthetic(const PlaceBenchOptions& options) {
 int RunPlaceBench(const std::vector<std::string>& args) {
   const auto options = ParseOptions(args);
   if (!options) return kExitOk;
+  if (options->allocation) return RunOpenbAllocation(options->openb_allocation);
   if (!options->openb_dir.empty()) {
     return RunOpenbReplay(options->openb_dir, options->pods, options->emit_dir, options->store_path,
                           options->json);

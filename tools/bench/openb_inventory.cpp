@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "hwrec/pool_import.h"
 
 namespace hwrec::bench {
 
@@ -34,8 +37,10 @@ std::int64_t ToInt(const std::string& text, const std::string& where) {
   throw std::runtime_error(fmt::format("{}: '{}' is not a whole number", where, text));
 }
 
+// Rows of `columns` fields, or of `short_columns` (a file without the later columns).
 std::vector<std::vector<std::string>> ReadCsv(const std::string& path, std::size_t columns,
-                                              const std::string& header_start) {
+                                              const std::string& header_start,
+                                              std::size_t short_columns = 0) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", path));
   std::string line;
@@ -47,7 +52,7 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& path, std::size
   for (std::int64_t number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     auto fields = SplitCsvLine(line);
-    if (fields.size() != columns) {
+    if (fields.size() != columns && (short_columns == 0 || fields.size() != short_columns)) {
       throw std::runtime_error(
           fmt::format("{} line {}: {} fields, expected {}", path, number, fields.size(), columns));
     }
@@ -94,7 +99,11 @@ std::vector<OpenbNode> ReadOpenbNodes(const std::string& path) {
 
 std::vector<OpenbPod> ReadOpenbPods(const std::string& path) {
   std::vector<OpenbPod> pods;
-  for (const auto& f : ReadCsv(path, 11, "name,cpu_milli,memory_mib,num_gpu,gpu_milli")) {
+  // openb_pod_list_multigpu50.csv has the first five columns only: no GPU
+  // type constraint, created and deleted at 0.
+  for (auto f : ReadCsv(path, 11, "name,cpu_milli,memory_mib,num_gpu,gpu_milli", 5)) {
+    f.resize(11);
+    if (f[8].empty()) f[8] = f[9] = "0";
     OpenbPod pod;
     const std::string where = path + " pod " + f[0];
     pod.name = f[0];
@@ -149,6 +158,18 @@ std::string DeclaredJson(const DeclaredResources& d) {
     out += fmt::format(R"(, "gpu_compute_fraction": {})", *d.gpu_compute_fraction);
   if (d.gpu_model) out += fmt::format(R"(, "gpu_model": "{}")", *d.gpu_model);
   return out + "}";
+}
+
+void ImportOpenbNodes(Store& store, const std::vector<OpenbNode>& nodes) {
+  std::string jsonl;
+  for (const OpenbNode& node : nodes) jsonl += NodePoolJsonLine(node.pool) + "\n";
+  std::istringstream in(jsonl);
+  auto imported = ImportNodePools(store, in);
+  if (!imported.ok()) throw std::runtime_error(imported.status().ToString());
+  if (!imported->errors.empty()) {
+    throw std::runtime_error(fmt::format("pool {}: {} {}", imported->errors[0].node_pool_id,
+                                         imported->errors[0].field, imported->errors[0].reason));
+  }
 }
 
 }  // namespace hwrec::bench

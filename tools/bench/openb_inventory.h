@@ -12,6 +12,7 @@
 
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_types.h"
+#include "hwrec/store.h"
 
 namespace hwrec::bench {
 
@@ -46,6 +47,24 @@ std::string NodePoolJsonLine(const NodePool& pool);
 DeclaredResources DeclaredOf(const OpenbPod& pod);
 // The same as the JSON `hwrec place --declared` takes.
 std::string DeclaredJson(const DeclaredResources& declared);
+
+// Registers the nodes as node pools; throws std::runtime_error naming a pool refused.
+void ImportOpenbNodes(Store& store, const std::vector<OpenbNode>& nodes);
+
+// What `hwrec-bench place --openb-allocation` was asked for.
+struct OpenbAllocationOptions {
+  std::string data_dir;  // holds alibaba-gpu-v2023/ and fgd-atc23-results/
+  std::string trace;     // default, gpushare100 or multigpu50
+  int first_seed = 42;
+  int last_seed = 51;
+  std::vector<PlacementPolicy> policies;
+  std::optional<std::size_t> pods;  // replay only the first N pods of each seed's order
+  std::string format;               // table, json or markdown
+};
+// Replays the trace the way the ATC'23 simulator does (docs/PLACEMENT.md
+// "Allocation on the openb traces") and prints the allocation at 100-130 %
+// demand beside the paper's; returns the exit code.
+int RunOpenbAllocation(const OpenbAllocationOptions& options);
 
 // Imports DIR/openb_node_list_all_node.csv as pools into a store (scratch, or
 // `store_path`) and places the first `pods` pods of DIR/openb_pod_list_default.csv

@@ -172,22 +172,14 @@ int RunOpenbReplay(const std::string& dir, std::optional<std::size_t> pods,
   auto store = Store::Open(store_path.empty() ? scratch.File("openb.hwrec") : store_path,
                            BenchStoreOptions());
   if (!store.ok()) throw std::runtime_error(store.status().ToString());
-  std::string jsonl;
   ReplayFigures figures;
   for (const OpenbNode& node : nodes) {
-    jsonl += NodePoolJsonLine(node.pool) + "\n";
     const auto& model = node.pool.hardware.gpu_model;
     ++figures.pools_by_model[node.trace_model.empty() ? "CPU only"
                              : model                  ? *model
                                                       : "unknown (" + node.trace_model + ")"];
   }
-  std::istringstream in(jsonl);
-  auto imported = ImportNodePools(**store, in);
-  if (!imported.ok()) throw std::runtime_error(imported.status().ToString());
-  if (!imported->errors.empty()) {
-    throw std::runtime_error(fmt::format("pool {}: {} {}", imported->errors[0].node_pool_id,
-                                         imported->errors[0].field, imported->errors[0].reason));
-  }
+  ImportOpenbNodes(**store, nodes);
   auto evaluator = PlacementEvaluator::Open(**store);
   if (!evaluator.ok()) throw std::runtime_error(evaluator.status().ToString());
   PlaceAll(**evaluator, nodes, all_pods, &figures);

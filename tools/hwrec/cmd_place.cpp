@@ -18,7 +18,8 @@ namespace {
 
 std::string Usage() {
   return "hwrec place STORE --image IMG --candidates FILE [--declared JSON] [--retry-floor JSON]\n"
-         "                  [--policy best_fit|first_fit] [--as-of TIME] [--explain]\n"
+         "                  [--policy best_fit|first_fit|fragmentation] [--as-of TIME] "
+         "[--explain]\n"
          "                  [--record EXECUTION_ID] [--format table|json]\n\n"
          "FILE (or - for stdin) is a JSON array of {\"node_pool_id\": \"...\", "
          "\"free_partitions\": n,\n"
@@ -169,8 +170,8 @@ int RunPlace(const std::vector<std::string>& args) {
           "JSON array of candidate pools, - = stdin")("declared", po::value<std::string>(),
                                                       "JSON: the resources the author declared")(
           "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
-          "policy", po::value(&policy_text)->default_value("best_fit"), "best_fit or first_fit")(
-          "as-of", po::value<std::string>(), kAsOfHelp)(
+          "policy", po::value(&policy_text)->default_value("best_fit"),
+          "best_fit, first_fit or fragmentation")("as-of", po::value<std::string>(), kAsOfHelp)(
           "explain", po::bool_switch(), "print each candidate's score terms (table output)")(
           "record", po::value<std::string>(), "record the choice for this execution id");
   bool strict_read_only = false;
@@ -180,7 +181,8 @@ int RunPlace(const std::vector<std::string>& args) {
   const Format format = ParseFormat(format_text);
   const auto policy = ParsePlacementPolicy(policy_text);
   if (!policy)
-    throw UsageError(fmt::format("--policy is '{}': use best_fit or first_fit", policy_text));
+    throw UsageError(
+        fmt::format("--policy is '{}': use best_fit, first_fit or fragmentation", policy_text));
   const std::optional<double> as_of = ReadAsOf(vm);
   auto execution = ReadExecution(vm);
   if (!execution.ok()) return Fail(execution.status());
