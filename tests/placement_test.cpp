@@ -1147,6 +1147,41 @@ TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "
   CHECK(ParsePlacementPolicy("fragmentation") == PlacementPolicy::kFragmentation);
 }
 
+TEST_CASE(
+    "placement: fragmentation takes increases within a step as equal and the candidate order "
+    "among them",
+    "[placement]") {
+  SharedCards f;
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  REQUIRE((*evaluator)->SetDemandMix({{1, 0.5, 0, 1}}).ok());
+  auto chosen = [&](const std::vector<PlacementCandidate>& candidates) {
+    const auto r =
+        (*evaluator)->Evaluate(f.half, candidates, PlacementPolicy::kFragmentation, kNow);
+    REQUIRE(r.ok());
+    REQUIRE(r->chosen_evaluation() != nullptr);
+    return *r->chosen_evaluation();
+  };
+  // On "a" the half leaves 0.03 no half can use (0.3 already could not); on
+  // "b" 0.01. Both add less than one step: equal, and "a" comes first. Exact
+  // ranking and best_fit's gpu_left (0.33 against 0.01) would take "b".
+  const std::vector<PlacementCandidate> one_step{SharedCards::Shares("a", {0.53, 0, 0, 0.3}),
+                                                 SharedCards::Shares("b", {0.51, 0, 0, 0})};
+  const CandidateEvaluation first = chosen(one_step);
+  CHECK(first.node_pool_id == "a");
+  CHECK(first.waste.fragmentation == Approx(0.03));
+  CHECK(f.Place(f.half, one_step).chosen_evaluation()->node_pool_id == "b");
+  // Adding nothing ("b" fills its card) ranks before adding anything, however little.
+  const CandidateEvaluation none = chosen(
+      {SharedCards::Shares("a", {0.52, 0, 0, 0.3}), SharedCards::Shares("b", {0.5, 0, 0, 0})});
+  CHECK(none.node_pool_id == "b");
+  CHECK(none.waste.fragmentation == 0.0);
+  // Steps apart (0.1 against 0): the smaller increase wins over candidate order.
+  CHECK(chosen({SharedCards::Shares("a", {0.6, 0, 0, 0}), SharedCards::Shares("b", {1, 0, 0, 0})})
+            .node_pool_id == "b");
+  CHECK(kFragmentationStep == 0.04);
+}
+
 TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[placement]") {
   SharedCards f;
   auto evaluator = PlacementEvaluator::Open(*f.store);

@@ -118,6 +118,11 @@ struct PlacementNeeds {
 // What best_fit weighs a card's worth of compute shortfall at, against a
 // card's worth of card waste (docs/PLACEMENT.md "Score").
 inline constexpr double kShortfallWeight = 2;
+// The fragmentation policy compares what a placement adds to the unusable
+// free GPU in whole steps of this many cards, rounded up: increases in the
+// same step are equal (the caller's candidate order decides among them), and
+// a placement that adds nothing ranks before one that adds anything.
+inline constexpr double kFragmentationStep = 0.04;
 
 // How much a placement leaves unused or short; lower is better. Compute
 // shortfall is soft: it raises the score and is reported, never makes a pool

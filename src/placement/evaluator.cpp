@@ -36,26 +36,38 @@ std::optional<std::int64_t> PartitionsPerNode(const HardwareProfile& h) {
 // Score ties closer than this are ties: the next term decides.
 double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
 
+// The score terms best_fit and fragmentation share: a known score before an
+// unknown one, the lower; a known compute shortfall before an unknown one,
+// the smaller; a known card waste before an unknown one, the smaller.
+template <typename = void>
+auto ScoreTerms(const PlacementWaste& w) {
+  return std::make_tuple(!w.score.has_value(), Rounded(w.score.value_or(0)),
+                         !w.compute_shortfall.has_value(), Rounded(w.compute_shortfall.value_or(0)),
+                         !w.card.has_value(), Rounded(w.card.value_or(0)));
+}
+
 // best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
-// first; a known score before an unknown one; the lower score; a known
-// compute shortfall before an unknown one, the smaller; a known card waste
-// before an unknown one, the smaller; the less CPU and memory left idle;
-// candidate order. An unknown term never counts as zero.
+// first; the score terms; a known gpu_left before an unknown one, the
+// smaller; the less CPU and memory left idle; candidate order. An unknown
+// term never counts as zero.
 template <typename = void>
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const PlacementWaste& w = e.waste;
-  return std::make_tuple(!gpu_work && gpu_pool, !w.score.has_value(), Rounded(w.score.value_or(0)),
-                         !w.compute_shortfall.has_value(), Rounded(w.compute_shortfall.value_or(0)),
-                         !w.card.has_value(), Rounded(w.card.value_or(0)), !w.gpu_left.has_value(),
-                         Rounded(w.gpu_left.value_or(0)), Rounded(w.cpu + w.memory), e.candidate);
+  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool), ScoreTerms<>(w),
+                        std::make_tuple(!w.gpu_left.has_value(), Rounded(w.gpu_left.value_or(0)),
+                                        Rounded(w.cpu + w.memory), e.candidate));
 }
 
-// fragmentation: a known increase before an unknown one, the smaller; then as best_fit.
+// fragmentation (docs/PLACEMENT.md "Fragmentation"): for CPU-only work
+// CPU-only pools first; a known increase before an unknown one; the smaller
+// increase in whole steps of kFragmentationStep, rounded up (nothing added
+// ranks before anything added); the score terms; candidate order.
 template <typename = void>
 auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const std::optional<double>& f = e.waste.fragmentation;
-  return std::tuple_cat(std::make_tuple(!f.has_value(), Rounded(f.value_or(0))),
-                        BestFitKey<>(e, gpu_work, gpu_pool));
+  const double steps = f ? std::ceil(*f / kFragmentationStep - 1e-9) : 0;
+  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, !f.has_value(), steps),
+                        ScoreTerms<>(e.waste), std::make_tuple(e.candidate));
 }
 
 // Candidates in `key` order (computed once per candidate, then sorted: a
