@@ -1123,6 +1123,19 @@ TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "
   CHECK(r.chosen_evaluation()->gpu_cards == std::vector<std::size_t>{3});
 }
 
+TEST_CASE("placement: a pool's free_partitions counts as at most a node's cards of free GPU",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  // Free partitions are the pool's; one node holds 8 cards, whatever the pool has free.
+  for (const std::int64_t free : {std::int64_t{20}, std::int64_t{1} << 62}) {
+    INFO("free_partitions " << free);
+    const PlacementResult r =
+        f.Place(Execution(OneGpu()), {PlacementCandidate{"a100", free, {}, {}}});
+    CHECK(r.evaluations[0].waste.gpu_left == 7.0);
+  }
+}
+
 TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "[placement]") {
   SharedCards f;
   // Best fit leaves 0.1 of a card on "a", which no half-card request can use;

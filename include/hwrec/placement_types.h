@@ -133,7 +133,8 @@ struct PlacementWaste {
   // card + kShortfallWeight × compute_shortfall; absent when either is unknown.
   std::optional<double> score;
   // Cards' worth of GPU left free on the node after the placement (from
-  // free_gpu_shares, or free_partitions of whole cards); absent: unknown.
+  // free_gpu_shares, or free_partitions of whole cards, at most a node's
+  // gpu_count of them); absent: unknown.
   std::optional<double> gpu_left;
   // fragmentation policy: how many cards' worth of the node's free GPU the
   // placement adds to what the demand mix cannot use; absent: other

@@ -367,16 +367,18 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
 }
 
 // The node's free GPU as cards' shares: free_gpu_shares, or free_partitions
-// of whole cards; nullopt when not known. A pool without GPUs has none.
+// of whole cards (the pool's count: at most one node's cards); nullopt when
+// not known. A pool without GPUs has none.
 std::optional<FreeGpu> FreeGpuOf(const PoolFacts& pool, const PlacementCandidate& c) {
   FreeGpu free;
   free.cpu_millicores = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores).amount;
-  if (pool.pool.hardware.gpu_count.value_or(0) == 0) return free;
+  const std::int64_t node_cards = pool.pool.hardware.gpu_count.value_or(0);
+  if (node_cards == 0) return free;
   if (!c.free_gpu_shares.empty()) {
     free.shares = c.free_gpu_shares;
   } else if (c.free_partitions && pool.partition != nullptr &&
              pool.partition->compute_fraction >= 1 - kEpsilon) {
-    free.shares.assign(static_cast<std::size_t>(*c.free_partitions), 1.0);
+    free.shares.assign(static_cast<std::size_t>(std::min(*c.free_partitions, node_cards)), 1.0);
   } else {
     return std::nullopt;
   }
