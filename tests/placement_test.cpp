@@ -1078,6 +1078,14 @@ struct SharedCards : Fixture {
     c.free_gpu_shares = std::move(shares);
     return c;
   }
+  // `execution` placed on pool "a" with `shares` free: its evaluation, which fits.
+  CandidateEvaluation FitOnA(const ExecutionToPlace& execution, std::vector<double> shares) {
+    const PlacementResult r = Place(execution, {Shares("a", std::move(shares))});
+    const CandidateEvaluation& e = r.evaluations[0];
+    INFO(e.reason);
+    REQUIRE(e.feasible);
+    return e;
+  }
   ExecutionToPlace half;
 };
 
@@ -1086,13 +1094,20 @@ struct SharedCards : Fixture {
 TEST_CASE("placement: a share of one card goes on the tightest card with that much free",
           "[placement]") {
   SharedCards f;
-  const PlacementResult r = f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
-  const CandidateEvaluation& e = r.evaluations[0];
-  INFO(e.reason);
-  REQUIRE(e.feasible);
+  const CandidateEvaluation e = f.FitOnA(f.half, {1, 0.3, 0.6, 0.8});
   CHECK(e.gpu_cards == std::vector<std::size_t>{2});
   CHECK(e.waste.card == 0.0);              // it is given its share of a card others share
   CHECK(e.waste.gpu_left == Approx(2.2));  // 2.7 free, 0.5 taken
+}
+
+TEST_CASE("placement: a share of a shared card is asked for as that share and its waste is known",
+          "[placement]") {
+  SharedCards f;
+  const CandidateEvaluation e = f.FitOnA(f.half, {1, 0.3, 0.6, 0.8});
+  CHECK(e.request.gpu_compute_fraction == 0.5);
+  CHECK(e.request.gpu_memory_gb == 8.0);  // half of a T4's 16 GB
+  CHECK(e.waste.score == 0.0);
+  CHECK(e.notes == std::vector<std::string>{});  // nothing about the whole card's waste
 }
 
 TEST_CASE("placement: cards shared by share refuse a share larger than any card's free share",

@@ -89,9 +89,10 @@ struct FigureOrigin {
 };
 
 // What the execution should ask for on one pool. GPU memory and compute share
-// are those of the partition the pool offers (rounded up to it); on a pool of
-// unknown GPU model they are the needs themselves. Origins are indexed by
-// FigureKind.
+// are those of the partition the pool offers (rounded up to it); for a share
+// of a card others share (free_gpu_shares) that share of the card's compute
+// and memory; on a pool of unknown GPU model they are the needs themselves.
+// Origins are indexed by FigureKind.
 struct EffectiveRequest {
   std::optional<std::int64_t> cpu_request_millicores;
   std::optional<std::int64_t> cpu_limit_millicores;

@@ -197,6 +197,16 @@ bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const Placement
          pool.pool.hardware.gpu_count.value_or(0) > 0;
 }
 
+// The share of one card the execution is given when it goes on a card others
+// share; nullopt when it asks for whole cards or the cards are not shared.
+std::optional<double> ShareOfSharedCard(const ExecutionFacts& e, const PoolFacts& pool,
+                                        const PlacementCandidate& c, const PlacementNeeds& needs) {
+  if (!SharesCards(e, pool, c)) return std::nullopt;
+  const CardRequest request = RequestOnCards(e, needs);
+  if (request.share >= 1) return std::nullopt;
+  return request.share;
+}
+
 // With free_gpu_shares: the cards the request goes on (the tightest that
 // hold it), or the limit it breaks.
 void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
@@ -263,9 +273,10 @@ bool ShareFillsPartition(const std::optional<double>& share, const GpuModel& car
 }
 
 // GPU memory is hard; compute share is soft (noted, scored). Fills the GPU part
-// of the request: the partition's figures, or the needs on an unknown-size pool.
-void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
-              Problems* problems) {
+// of the request: the partition's figures, its share of a card others share,
+// or the needs on an unknown-size pool.
+void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+              CandidateEvaluation* out, Problems* problems) {
   if (e.shape.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
   EffectiveRequest& r = out->request;
   const PlacementNeeds& needs = out->needs;
@@ -290,6 +301,12 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
     problems->Add(FMT_COMPILE("needs {:.1f} GB GPU memory{}; this pool offers {}"),
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
+  }
+  if (const auto share = ShareOfSharedCard(e, pool, c, needs); share && pool.card != nullptr) {
+    // Given its share of the card and no more (ScoreWaste): nothing to note.
+    r.gpu_compute_fraction = RoundToDecimals(*share, kWastePlaces);
+    r.gpu_memory_gb = RoundToDecimals(*share * pool.card->memory_gb, kWastePlaces);
+    return;
   }
   if (!needs.gpu_memory_gb &&
       (pool.card == nullptr || !ShareFillsPartition(needs.gpu_compute_fraction, *pool.card, *p))) {
@@ -328,7 +345,7 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
                     CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores));
   w.memory = IdleShare(out->request.memory_bytes,
                        CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes));
-  if (SharesCards(e, pool, c) && RequestOnCards(e, out->needs).share < 1) {
+  if (ShareOfSharedCard(e, pool, c, out->needs)) {
     // A share of a card others share: it is given its share, no more.
     w.card = 0;
     w.compute_shortfall = 0;
@@ -606,7 +623,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   CheckGpuCount(e, *pool, c, &problems);
   ChooseCards(e, *pool, c, &out, &problems);
   CheckHistoryArchitecture(e, pool->pool.hardware, &out, &problems);
-  JudgeGpu(e, *pool, &out, &problems);
+  JudgeGpu(e, *pool, c, &out, &problems);
   CheckHost(out.request, *pool, c, &problems);
   ScoreWaste(e, *pool, c, &out);
   if (problems.empty()) ScoreCards(e, *pool, c, mix, &out);
