@@ -1110,6 +1110,19 @@ TEST_CASE("placement: a share of a shared card is asked for as that share and it
   CHECK(e.notes == std::vector<std::string>{});  // nothing about the whole card's waste
 }
 
+TEST_CASE("placement: the share of a card taken is the larger of its compute and memory shares",
+          "[placement]") {
+  SharedCards f;
+  ExecutionToPlace memory_bound = f.half;
+  memory_bound.declared.gpu_compute_fraction = 0.25;
+  memory_bound.declared.gpu_memory_gb = 12;  // 0.75 of a T4's 16 GB
+  const CandidateEvaluation e = f.FitOnA(memory_bound, {1, 0.5, 0.8, 0.3});
+  CHECK(e.gpu_cards == std::vector<std::size_t>{2});  // 0.3 holds the compute, not the memory
+  CHECK(e.waste.gpu_left == Approx(1.85));            // 2.6 free, 0.75 taken
+  CHECK(e.request.gpu_compute_fraction == 0.75);
+  CHECK(e.request.gpu_memory_gb == 12.0);
+}
+
 TEST_CASE("placement: cards shared by share refuse a share larger than any card's free share",
           "[placement]") {
   SharedCards f;

@@ -184,12 +184,20 @@ void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const Placeme
 }
 
 // What the execution takes of cards shared by share: a share of one card when
-// it asks for one GPU and a known share of it below a whole card; otherwise
-// whole cards.
-CardRequest RequestOnCards(const ExecutionFacts& e, const PlacementNeeds& needs) {
-  const auto& share = needs.gpu_compute_fraction;
-  if (e.shape.gpu_count == 1 && share && *share < 1 - kEpsilon) return {1, *share};
-  return {e.shape.gpu_count, 1};
+// it asks for one GPU and a known compute share below a whole card (the larger
+// of that and its GPU memory's share of the card, when the card is known);
+// otherwise whole cards.
+CardRequest RequestOnCards(const ExecutionFacts& e, const PoolFacts& pool,
+                           const PlacementNeeds& needs) {
+  const auto& compute = needs.gpu_compute_fraction;
+  if (e.shape.gpu_count != 1 || !compute || *compute >= 1 - kEpsilon) {
+    return {e.shape.gpu_count, 1};
+  }
+  double share = *compute;
+  if (pool.card != nullptr && pool.card->memory_gb > 0 && needs.gpu_memory_gb) {
+    share = std::max(share, *needs.gpu_memory_gb / pool.card->memory_gb);
+  }
+  return {1, share < 1 - kEpsilon ? share : 1};
 }
 
 bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
@@ -202,7 +210,7 @@ bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const Placement
 std::optional<double> ShareOfSharedCard(const ExecutionFacts& e, const PoolFacts& pool,
                                         const PlacementCandidate& c, const PlacementNeeds& needs) {
   if (!SharesCards(e, pool, c)) return std::nullopt;
-  const CardRequest request = RequestOnCards(e, needs);
+  const CardRequest request = RequestOnCards(e, pool, needs);
   if (request.share >= 1) return std::nullopt;
   return request.share;
 }
@@ -219,7 +227,7 @@ void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const Placement
                   shares.size(), *pool.partitions_per_node);
     return;
   }
-  const CardRequest request = RequestOnCards(e, out->needs);
+  const CardRequest request = RequestOnCards(e, pool, out->needs);
   out->gpu_cards = TightestCards(shares, request);
   if (!out->gpu_cards.empty()) return;
   if (request.share < 1) {
@@ -410,7 +418,7 @@ void ScoreCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   if (!free) return;
   CardRequest request{e.shape.gpu_count, 1};
   if (free->shares.empty()) request.count = 0;
-  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, out->needs);
+  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, pool, out->needs);
   double total = 0;
   for (const double s : free->shares) total += s;
   out->waste.gpu_left = RoundToDecimals(
