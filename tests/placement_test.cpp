@@ -1142,6 +1142,21 @@ TEST_CASE("placement: cards shared by share refuse a share larger than any card'
   CHECK(fits.evaluations[0].gpu_cards == std::vector<std::size_t>{0, 2});
 }
 
+TEST_CASE("placement: free_gpu_shares must list exactly one share per GPU of a node",
+          "[placement]") {
+  SharedCards f;  // "a": 4 T4 cards
+  f.Register({Pool("a100-1g", "A100 80GB", "mig-1g.10gb", 8, 56, "a2-ultragpu-8g")});
+  const PlacementResult r =
+      f.Place(f.half, {SharedCards::Shares("a", {1, 1}),
+                       SharedCards::Shares("a100-1g", std::vector<double>(10, 1.0))});
+  CHECK_FALSE(r.chosen);
+  const auto by_pool = ByPool(r);
+  CHECK_THAT(by_pool.at("a").reason,
+             Catch::Contains("free_gpu_shares lists 2 GPUs; a node of this pool has 4 GPUs"));
+  CHECK_THAT(by_pool.at("a100-1g").reason,
+             Catch::Contains("free_gpu_shares lists 10 GPUs; a node of this pool has 8 GPUs"));
+}
+
 TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "[placement]") {
   SharedCards f;
   const PlacementResult r = f.Place(

@@ -45,7 +45,8 @@ struct PlacementCandidate {
   std::optional<std::int64_t> free_cpu_millicores;
   std::optional<std::int64_t> free_memory_bytes;
   // The free share of each GPU of the node (cards shared by share, e.g. 0.4
-  // when 60 % of a card is held by others), in [0, 1]; empty: not given.
+  // when 60 % of a card is held by others), in [0, 1], one per GPU of a node
+  // (the pool's gpu_count); empty: not given.
   // When given, a share of one card goes on one card with that much free and
   // whole GPUs on cards with all of themselves free (docs/PLACEMENT.md).
   std::vector<double> free_gpu_shares = {};

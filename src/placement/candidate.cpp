@@ -215,18 +215,23 @@ std::optional<double> ShareOfSharedCard(const ExecutionFacts& e, const PoolFacts
   return request.share;
 }
 
+// free_gpu_shares, when given, lists every GPU of a node: the pool's gpu_count.
+bool CheckShareCount(const PoolFacts& pool, const PlacementCandidate& c, Problems* problems) {
+  const auto listed = static_cast<std::int64_t>(c.free_gpu_shares.size());
+  const std::int64_t gpus = pool.pool.hardware.gpu_count.value_or(0);
+  if (listed == 0 || listed == gpus) return true;
+  problems->Add(FMT_COMPILE("free_gpu_shares lists {} {}; a node of this pool has {} {}: give "
+                            "one free share per GPU"),
+                listed, GpuWord(listed), gpus, GpuWord(gpus));
+  return false;
+}
+
 // With free_gpu_shares: the cards the request goes on (the tightest that
 // hold it), or the limit it breaks.
 void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                  CandidateEvaluation* out, Problems* problems) {
   if (!SharesCards(e, pool, c)) return;
   const std::vector<double>& shares = c.free_gpu_shares;
-  if (pool.partitions_per_node &&
-      static_cast<std::int64_t>(shares.size()) > *pool.partitions_per_node) {
-    problems->Add(FMT_COMPILE("free_gpu_shares lists {} cards; a node of this pool has {}"),
-                  shares.size(), *pool.partitions_per_node);
-    return;
-  }
   const CardRequest request = RequestOnCards(e, pool, out->needs);
   out->gpu_cards = TightestCards(shares, request);
   if (!out->gpu_cards.empty()) return;
@@ -629,7 +634,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
   CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
   CheckGpuCount(e, *pool, c, &problems);
-  ChooseCards(e, *pool, c, &out, &problems);
+  if (CheckShareCount(*pool, c, &problems)) ChooseCards(e, *pool, c, &out, &problems);
   CheckHistoryArchitecture(e, pool->pool.hardware, &out, &problems);
   JudgeGpu(e, *pool, c, &out, &problems);
   CheckHost(out.request, *pool, c, &problems);
