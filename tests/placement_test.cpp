@@ -1157,6 +1157,16 @@ TEST_CASE("placement: free_gpu_shares must list exactly one share per GPU of a n
              Catch::Contains("free_gpu_shares lists 10 GPUs; a node of this pool has 8 GPUs"));
 }
 
+TEST_CASE("placement: a pool the execution does not fit names no card", "[placement]") {
+  SharedCards f;
+  ExecutionToPlace too_many_cores = f.half;
+  too_many_cores.declared.cpu_millicores = 100000;  // a node has 64 cores; the cards have room
+  const PlacementResult r = f.Place(too_many_cores, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
+  const CandidateEvaluation& e = r.evaluations[0];
+  CHECK_THAT(e.reason, Catch::Contains("needs 100000 CPU millicores"));
+  CHECK(e.gpu_cards.empty());
+}
+
 TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "[placement]") {
   SharedCards f;
   const PlacementResult r = f.Place(

@@ -185,7 +185,7 @@ struct CandidateEvaluation {
   PlacementNeeds needs;
   PlacementWaste waste;
   // With free_gpu_shares: the cards (positions in that list) the execution
-  // goes on; empty otherwise.
+  // goes on; empty otherwise, and whenever the candidate is not feasible.
   std::vector<std::size_t> gpu_cards;
   bool operator==(const CandidateEvaluation& other) const;
 };

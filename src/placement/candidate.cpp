@@ -642,6 +642,7 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   if (problems.empty()) ScoreCards(e, *pool, c, mix, &out);
   out.feasible = problems.empty();
   out.reason = out.feasible ? "fits" : problems.Take();
+  if (!out.feasible) out.gpu_cards.clear();  // the caller takes no card of a pool it cannot use
   return out;
 }
 
