@@ -1248,4 +1248,33 @@ TEST_CASE("placement: the payload carries the cards chosen and reads them back",
   CHECK_THAT(PlacementToJson(r), Catch::Contains("\"gpu_cards\":[2]"));
 }
 
+TEST_CASE("placement: a payload's candidate and gpu_cards must be whole numbers of 0 or more",
+          "[placement]") {
+  SharedCards f;
+  const std::string json =
+      PlacementToJson(f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})}));
+  // The payload with `from` written as `to`.
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string out = json;
+    const std::size_t at = out.find(from);
+    REQUIRE(at != std::string::npos);
+    return out.replace(at, from.size(), to);
+  };
+  const std::string candidate = R"("candidate":0)";
+  const std::string cards = R"("gpu_cards":[2])";
+  const std::pair<std::string, std::string> refused[] = {
+      {with(candidate, R"("candidate":1.5)"), "candidate is 1.5"},
+      {with(candidate, R"("candidate":-1)"), "candidate is -1"},
+      {with(candidate, R"("candidate":-1.5)"), "candidate is -1.5"},
+      {with(cards, R"("gpu_cards":[-1])"), "gpu_cards[0] is -1"},
+      {with(cards, R"("gpu_cards":[2.5])"), "gpu_cards[0] is 2.5"},
+      {with(cards, R"("gpu_cards":[0,1e300])"), "gpu_cards[1] is 1e+300"}};
+  for (const auto& [payload, says] : refused) {
+    INFO(payload);
+    CHECK_THAT(ParsePlacementJson(payload).status().ToString(),
+               Catch::Contains(says + ": it must be a whole number, 0 or more"));
+  }
+  CHECK(ParsePlacementJson(with(cards, R"("gpu_cards":[2.0])")).ok());
+}
+
 }  // namespace hwrec
