@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -1086,6 +1087,19 @@ struct SharedCards : Fixture {
     REQUIRE(e.feasible);
     return e;
   }
+  // `execution` placed on `candidates` by the fragmentation policy for `mix`.
+  PlacementResult PlaceByFragmentation(const std::vector<DemandShape>& mix,
+                                       const ExecutionToPlace& execution,
+                                       const std::vector<PlacementCandidate>& candidates) {
+    auto evaluator = PlacementEvaluator::Open(*store);
+    REQUIRE(evaluator.ok());
+    REQUIRE((*evaluator)->SetDemandMix(mix).ok());
+    auto result =
+        (*evaluator)->Evaluate(execution, candidates, PlacementPolicy::kFragmentation, kNow);
+    INFO(result.status().ToString());
+    REQUIRE(result.ok());
+    return std::move(*result);
+  }
   ExecutionToPlace half;
 };
 
@@ -1197,18 +1211,13 @@ TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "
                                                    SharedCards::Shares("b", {1, 0.7, 0, 0})};
   const PlacementResult best = f.Place(f.half, candidates);
   CHECK(best.chosen_evaluation()->node_pool_id == "a");
-  auto evaluator = PlacementEvaluator::Open(*f.store);
-  REQUIRE(evaluator.ok());
-  REQUIRE((*evaluator)->SetDemandMix({{1, 0.5, 0, 1}}).ok());
-  const auto frag =
-      (*evaluator)->Evaluate(f.half, candidates, PlacementPolicy::kFragmentation, kNow);
-  REQUIRE(frag.ok());
-  const CandidateEvaluation* chosen = frag->chosen_evaluation();
+  const PlacementResult frag = f.PlaceByFragmentation({{1, 0.5, 0, 1}}, f.half, candidates);
+  const CandidateEvaluation* chosen = frag.chosen_evaluation();
   REQUIRE(chosen != nullptr);
   CHECK(chosen->node_pool_id == "b");
   CHECK(chosen->gpu_cards == std::vector<std::size_t>{0});
   CHECK(chosen->waste.fragmentation == 0.0);
-  CHECK(frag->evaluations[1].waste.fragmentation == Approx(0.1));  // "a": 0.1 left unusable
+  CHECK(frag.evaluations[1].waste.fragmentation == Approx(0.1));  // "a": 0.1 left unusable
   CHECK(ToString(PlacementPolicy::kFragmentation) == "fragmentation");
   CHECK(ParsePlacementPolicy("fragmentation") == PlacementPolicy::kFragmentation);
 }
@@ -1220,7 +1229,24 @@ TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[pl
   const Status share = (*evaluator)->SetDemandMix({{1, 0.5, 0, 1}, {1, 1.5, 0, 1}});
   CHECK_THAT(share.ToString(), Catch::Contains("demand mix shape 2: gpu_share is 1.5"));
   const Status weight = (*evaluator)->SetDemandMix({{1, 1, 0, 0}});
-  CHECK_THAT(weight.ToString(), Catch::Contains("weight is 0: give a weight above 0"));
+  CHECK_THAT(weight.ToString(), Catch::Contains("weight is 0: give a finite weight above 0"));
+  const Status infinite =
+      (*evaluator)
+          ->SetDemandMix({{1, 1, 0, 1}, {1, 0.5, 0, std::numeric_limits<double>::infinity()}});
+  CHECK_THAT(infinite.ToString(),
+             Catch::Contains("demand mix shape 2: weight is inf: give a finite weight above 0"));
+}
+
+TEST_CASE("placement: a demand mix weighs its shapes alike however large the weights",
+          "[placement]") {
+  SharedCards f;
+  const std::vector<PlacementCandidate> candidates{SharedCards::Shares("a", {0.6, 0, 0, 0})};
+  for (const double weight : {1.0, 1e308}) {
+    INFO("weight " << weight);
+    const PlacementResult r =
+        f.PlaceByFragmentation({{1, 0.5, 0, weight}, {1, 0.5, 0, weight}}, f.half, candidates);
+    CHECK(r.evaluations[0].waste.fragmentation == Approx(0.1));  // 0.1 left unusable
+  }
 }
 
 TEST_CASE("placement: free_gpu_shares is read from the candidates file and checked",
