@@ -148,6 +148,13 @@ DeclaredResources OneGpu() {
   return d;
 }
 
+// One GPU with `gpu_memory_gb` of memory on it.
+DeclaredResources OneGpuWithMemory(double gpu_memory_gb) {
+  DeclaredResources d = OneGpu();
+  d.gpu_memory_gb = gpu_memory_gb;
+  return d;
+}
+
 std::map<std::string, CandidateEvaluation> ByPool(const PlacementResult& result) {
   std::map<std::string, CandidateEvaluation> out;
   for (const CandidateEvaluation& e : result.evaluations) out[e.node_pool_id] = e;
@@ -317,8 +324,7 @@ TEST_CASE("placement: a short compute share ranks lower but never makes a pool i
   Fixture f;
   f.Register({Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("a100-40-4g", "A100 40GB", "mig-4g.20gb", 8, 8, "p4d.24xlarge")});
-  DeclaredResources declared = OneGpu();
-  declared.gpu_memory_gb = 12;
+  DeclaredResources declared = OneGpuWithMemory(12);
   declared.gpu_compute_fraction = 0.5;
   const auto result =
       f.Place(Execution(declared), std::vector<std::string>{"a100-40-3g", "a100-40-4g"});
@@ -1201,6 +1207,22 @@ TEST_CASE("placement: a pool's free_partitions counts as at most a node's cards 
         f.Place(Execution(OneGpu()), {PlacementCandidate{"a100", free, {}, {}}});
     CHECK(r.evaluations[0].waste.gpu_left == 7.0);
   }
+}
+
+TEST_CASE("placement: of two equal fits best_fit chooses the pool left with fewer free partitions",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("roomy", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("busy", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  // No free_gpu_shares: free_partitions of whole cards alone give gpu_left
+  // (docs/PLACEMENT.md "Score", rule 6).
+  const PlacementResult r =
+      f.Place(Execution(OneGpuWithMemory(40)),
+              {PlacementCandidate{"roomy", 6, {}, {}}, PlacementCandidate{"busy", 3, {}, {}}});
+  CHECK(Order(r) == std::vector<std::string>{"busy", "roomy"});
+  CHECK(r.evaluations[0].waste.score == r.evaluations[1].waste.score);
+  CHECK(r.evaluations[0].waste.gpu_left == 2.0);
+  CHECK(r.evaluations[1].waste.gpu_left == 5.0);
 }
 
 TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "[placement]") {
