@@ -24,6 +24,9 @@ nlohmann::json Replay(const std::string& seeds) {
   return nlohmann::json::parse(run.out);
 }
 
+// Half a card, a whole card and a CPU-only pod.
+const char* const kSomePods = "half,1000,1024,1,500\nwhole,2000,2048,1,1000\ncpu,1000,1024,0,0\n";
+
 // A data folder of a few lines: one node of 2 T4 cards and the default trace
 // holding `pods` (lines of name,cpu_milli,memory_mib,num_gpu,gpu_milli).
 class SmallTrace {
@@ -62,6 +65,23 @@ TEST_CASE("openb allocation: a trace with no pod or no GPU asked for is refused,
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.err, Catch::Contains(says));
   }
+}
+
+TEST_CASE("openb allocation: a policy named twice in --policies runs once", "[openb]") {
+  const SmallTrace trace(kSomePods);
+  const CommandResult twice = trace.Replay("--seeds 42 --policies best_fit,best_fit");
+  INFO(twice.err);
+  REQUIRE(twice.exit_code == 0);
+  const nlohmann::json runs = nlohmann::json::parse(twice.out)["runs"];
+  CHECK(runs.size() == 1);
+  CHECK(runs["best_fit"].size() == 1);
+}
+
+TEST_CASE("openb allocation: a last seed of INT_MAX is refused", "[openb]") {
+  const CommandResult last = SmallTrace(kSomePods).Replay("--seeds 2147483640-2147483647");
+  CHECK(last.exit_code == 2);
+  CHECK_THAT(last.err, Catch::Contains("--seeds is '2147483640-2147483647': the last seed must be "
+                                       "below 2147483647"));
 }
 
 TEST_CASE(
