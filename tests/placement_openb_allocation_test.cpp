@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -23,7 +24,65 @@ nlohmann::json Replay(const std::string& seeds) {
   return nlohmann::json::parse(run.out);
 }
 
+// Half a card, a whole card and a CPU-only pod.
+const char* const kSomePods = "half,1000,1024,1,500\nwhole,2000,2048,1,1000\ncpu,1000,1024,0,0\n";
+
+// A data folder of a few lines: one node of 2 T4 cards and the default trace
+// holding `pods` (lines of name,cpu_milli,memory_mib,num_gpu,gpu_milli).
+class SmallTrace {
+ public:
+  explicit SmallTrace(const std::string& pods) {
+    const std::filesystem::path traces = dir_.path() / "alibaba-gpu-v2023";
+    std::filesystem::create_directories(traces);
+    std::ofstream(traces / "openb_node_list_all_node.csv")
+        << "sn,cpu_milli,memory_mib,gpu,model\nnode-1,32000,131072,2,T4\n";
+    std::ofstream(traces / "openb_pod_list_default.csv")
+        << "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        << pods;
+  }
+  // The replay with `args`, stopped after a minute should it not end.
+  CommandResult Replay(const std::string& args) const {
+    return RunShell("timeout 60 " + ShellQuote(HWREC_BENCH_PATH) +
+                    " place --openb-allocation --trace default --format json --data " +
+                    ShellQuote(dir_.path().string()) + " " + args);
+  }
+
+ private:
+  TempDir dir_;
+};
+
 }  // namespace
+
+TEST_CASE("openb allocation: a trace with no pod or no GPU asked for is refused, naming the file",
+          "[openb]") {
+  const std::pair<std::string, std::string> traces[] = {
+      {"", "openb_pod_list_default.csv: holds no pod"},
+      {"cpu-1,1000,1024,0,0\ncpu-2,2000,2048,0,0\n",
+       "openb_pod_list_default.csv: no pod asks for a GPU"}};
+  for (const auto& [pods, says] : traces) {
+    INFO(says);
+    const CommandResult run = SmallTrace(pods).Replay("--seeds 42");
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.err, Catch::Contains(says));
+  }
+}
+
+TEST_CASE("openb allocation: a policy named twice in --policies runs once", "[openb]") {
+  const SmallTrace trace(kSomePods);
+  const CommandResult twice = trace.Replay("--seeds 42 --policies best_fit,best_fit");
+  INFO(twice.err);
+  REQUIRE(twice.exit_code == 0);
+  const nlohmann::json runs = nlohmann::json::parse(twice.out)["runs"];
+  CHECK(runs.size() == 1);
+  CHECK(runs["best_fit"].size() == 1);
+}
+
+TEST_CASE("openb allocation: a last seed of INT_MAX is refused", "[openb]") {
+  const CommandResult last = SmallTrace(kSomePods).Replay("--seeds 2147483640-2147483647");
+  CHECK(last.exit_code == 2);
+  CHECK_THAT(last.err, Catch::Contains("--seeds is '2147483640-2147483647': the last seed must be "
+                                       "below 2147483647"));
+}
 
 TEST_CASE(
     "openb allocation: 300 pods of the default trace all fit an empty cluster, the same "

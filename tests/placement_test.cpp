@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -144,6 +145,13 @@ ExecutionToPlace RetriedWithGpuMemoryFloor(DeclaredResources declared, double gp
 DeclaredResources OneGpu() {
   DeclaredResources d;
   d.gpu_count = 1;
+  return d;
+}
+
+// One GPU with `gpu_memory_gb` of memory on it.
+DeclaredResources OneGpuWithMemory(double gpu_memory_gb) {
+  DeclaredResources d = OneGpu();
+  d.gpu_memory_gb = gpu_memory_gb;
   return d;
 }
 
@@ -316,8 +324,7 @@ TEST_CASE("placement: a short compute share ranks lower but never makes a pool i
   Fixture f;
   f.Register({Pool("a100-40-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
               Pool("a100-40-4g", "A100 40GB", "mig-4g.20gb", 8, 8, "p4d.24xlarge")});
-  DeclaredResources declared = OneGpu();
-  declared.gpu_memory_gb = 12;
+  DeclaredResources declared = OneGpuWithMemory(12);
   declared.gpu_compute_fraction = 0.5;
   const auto result =
       f.Place(Execution(declared), std::vector<std::string>{"a100-40-3g", "a100-40-4g"});
@@ -1078,6 +1085,27 @@ struct SharedCards : Fixture {
     c.free_gpu_shares = std::move(shares);
     return c;
   }
+  // `execution` placed on pool "a" with `shares` free: its evaluation, which fits.
+  CandidateEvaluation FitOnA(const ExecutionToPlace& execution, std::vector<double> shares) {
+    const PlacementResult r = Place(execution, {Shares("a", std::move(shares))});
+    const CandidateEvaluation& e = r.evaluations[0];
+    INFO(e.reason);
+    REQUIRE(e.feasible);
+    return e;
+  }
+  // `execution` placed on `candidates` by the fragmentation policy for `mix`.
+  PlacementResult PlaceByFragmentation(const std::vector<DemandShape>& mix,
+                                       const ExecutionToPlace& execution,
+                                       const std::vector<PlacementCandidate>& candidates) {
+    auto evaluator = PlacementEvaluator::Open(*store);
+    REQUIRE(evaluator.ok());
+    REQUIRE((*evaluator)->SetDemandMix(mix).ok());
+    auto result =
+        (*evaluator)->Evaluate(execution, candidates, PlacementPolicy::kFragmentation, kNow);
+    INFO(result.status().ToString());
+    REQUIRE(result.ok());
+    return std::move(*result);
+  }
   ExecutionToPlace half;
 };
 
@@ -1086,13 +1114,33 @@ struct SharedCards : Fixture {
 TEST_CASE("placement: a share of one card goes on the tightest card with that much free",
           "[placement]") {
   SharedCards f;
-  const PlacementResult r = f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
-  const CandidateEvaluation& e = r.evaluations[0];
-  INFO(e.reason);
-  REQUIRE(e.feasible);
+  const CandidateEvaluation e = f.FitOnA(f.half, {1, 0.3, 0.6, 0.8});
   CHECK(e.gpu_cards == std::vector<std::size_t>{2});
   CHECK(e.waste.card == 0.0);              // it is given its share of a card others share
   CHECK(e.waste.gpu_left == Approx(2.2));  // 2.7 free, 0.5 taken
+}
+
+TEST_CASE("placement: a share of a shared card is asked for as that share and its waste is known",
+          "[placement]") {
+  SharedCards f;
+  const CandidateEvaluation e = f.FitOnA(f.half, {1, 0.3, 0.6, 0.8});
+  CHECK(e.request.gpu_compute_fraction == 0.5);
+  CHECK(e.request.gpu_memory_gb == 8.0);  // half of a T4's 16 GB
+  CHECK(e.waste.score == 0.0);
+  CHECK(e.notes == std::vector<std::string>{});  // nothing about the whole card's waste
+}
+
+TEST_CASE("placement: the share of a card taken is the larger of its compute and memory shares",
+          "[placement]") {
+  SharedCards f;
+  ExecutionToPlace memory_bound = f.half;
+  memory_bound.declared.gpu_compute_fraction = 0.25;
+  memory_bound.declared.gpu_memory_gb = 12;  // 0.75 of a T4's 16 GB
+  const CandidateEvaluation e = f.FitOnA(memory_bound, {1, 0.5, 0.8, 0.3});
+  CHECK(e.gpu_cards == std::vector<std::size_t>{2});  // 0.3 holds the compute, not the memory
+  CHECK(e.waste.gpu_left == Approx(1.85));            // 2.6 free, 0.75 taken
+  CHECK(e.request.gpu_compute_fraction == 0.75);
+  CHECK(e.request.gpu_memory_gb == 12.0);
 }
 
 TEST_CASE("placement: cards shared by share refuse a share larger than any card's free share",
@@ -1114,6 +1162,31 @@ TEST_CASE("placement: cards shared by share refuse a share larger than any card'
   CHECK(fits.evaluations[0].gpu_cards == std::vector<std::size_t>{0, 2});
 }
 
+TEST_CASE("placement: free_gpu_shares must list exactly one share per GPU of a node",
+          "[placement]") {
+  SharedCards f;  // "a": 4 T4 cards
+  f.Register({Pool("a100-1g", "A100 80GB", "mig-1g.10gb", 8, 56, "a2-ultragpu-8g")});
+  const PlacementResult r =
+      f.Place(f.half, {SharedCards::Shares("a", {1, 1}),
+                       SharedCards::Shares("a100-1g", std::vector<double>(10, 1.0))});
+  CHECK_FALSE(r.chosen);
+  const auto by_pool = ByPool(r);
+  CHECK_THAT(by_pool.at("a").reason,
+             Catch::Contains("free_gpu_shares lists 2 GPUs; a node of this pool has 4 GPUs"));
+  CHECK_THAT(by_pool.at("a100-1g").reason,
+             Catch::Contains("free_gpu_shares lists 10 GPUs; a node of this pool has 8 GPUs"));
+}
+
+TEST_CASE("placement: a pool the execution does not fit names no card", "[placement]") {
+  SharedCards f;
+  ExecutionToPlace too_many_cores = f.half;
+  too_many_cores.declared.cpu_millicores = 100000;  // a node has 64 cores; the cards have room
+  const PlacementResult r = f.Place(too_many_cores, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})});
+  const CandidateEvaluation& e = r.evaluations[0];
+  CHECK_THAT(e.reason, Catch::Contains("needs 100000 CPU millicores"));
+  CHECK(e.gpu_cards.empty());
+}
+
 TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "[placement]") {
   SharedCards f;
   const PlacementResult r = f.Place(
@@ -1121,6 +1194,35 @@ TEST_CASE("placement: best_fit chooses the node left with the least free GPU", "
   REQUIRE(r.chosen);
   CHECK(r.chosen_evaluation()->node_pool_id == "b");
   CHECK(r.chosen_evaluation()->gpu_cards == std::vector<std::size_t>{3});
+}
+
+TEST_CASE("placement: a pool's free_partitions counts as at most a node's cards of free GPU",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  // Free partitions are the pool's; one node holds 8 cards, whatever the pool has free.
+  for (const std::int64_t free : {std::int64_t{20}, std::int64_t{1} << 62}) {
+    INFO("free_partitions " << free);
+    const PlacementResult r =
+        f.Place(Execution(OneGpu()), {PlacementCandidate{"a100", free, {}, {}}});
+    CHECK(r.evaluations[0].waste.gpu_left == 7.0);
+  }
+}
+
+TEST_CASE("placement: of two equal fits best_fit chooses the pool left with fewer free partitions",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("roomy", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("busy", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  // No free_gpu_shares: free_partitions of whole cards alone give gpu_left
+  // (docs/PLACEMENT.md "Score", rule 6).
+  const PlacementResult r =
+      f.Place(Execution(OneGpuWithMemory(40)),
+              {PlacementCandidate{"roomy", 6, {}, {}}, PlacementCandidate{"busy", 3, {}, {}}});
+  CHECK(Order(r) == std::vector<std::string>{"busy", "roomy"});
+  CHECK(r.evaluations[0].waste.score == r.evaluations[1].waste.score);
+  CHECK(r.evaluations[0].waste.gpu_left == 2.0);
+  CHECK(r.evaluations[1].waste.gpu_left == 5.0);
 }
 
 TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "[placement]") {
@@ -1131,18 +1233,13 @@ TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "
                                                    SharedCards::Shares("b", {1, 0.7, 0, 0})};
   const PlacementResult best = f.Place(f.half, candidates);
   CHECK(best.chosen_evaluation()->node_pool_id == "a");
-  auto evaluator = PlacementEvaluator::Open(*f.store);
-  REQUIRE(evaluator.ok());
-  REQUIRE((*evaluator)->SetDemandMix({{1, 0.5, 0, 1}}).ok());
-  const auto frag =
-      (*evaluator)->Evaluate(f.half, candidates, PlacementPolicy::kFragmentation, kNow);
-  REQUIRE(frag.ok());
-  const CandidateEvaluation* chosen = frag->chosen_evaluation();
+  const PlacementResult frag = f.PlaceByFragmentation({{1, 0.5, 0, 1}}, f.half, candidates);
+  const CandidateEvaluation* chosen = frag.chosen_evaluation();
   REQUIRE(chosen != nullptr);
   CHECK(chosen->node_pool_id == "b");
   CHECK(chosen->gpu_cards == std::vector<std::size_t>{0});
   CHECK(chosen->waste.fragmentation == 0.0);
-  CHECK(frag->evaluations[1].waste.fragmentation == Approx(0.1));  // "a": 0.1 left unusable
+  CHECK(frag.evaluations[1].waste.fragmentation == Approx(0.1));  // "a": 0.1 left unusable
   CHECK(ToString(PlacementPolicy::kFragmentation) == "fragmentation");
   CHECK(ParsePlacementPolicy("fragmentation") == PlacementPolicy::kFragmentation);
 }
@@ -1189,7 +1286,24 @@ TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[pl
   const Status share = (*evaluator)->SetDemandMix({{1, 0.5, 0, 1}, {1, 1.5, 0, 1}});
   CHECK_THAT(share.ToString(), Catch::Contains("demand mix shape 2: gpu_share is 1.5"));
   const Status weight = (*evaluator)->SetDemandMix({{1, 1, 0, 0}});
-  CHECK_THAT(weight.ToString(), Catch::Contains("weight is 0: give a weight above 0"));
+  CHECK_THAT(weight.ToString(), Catch::Contains("weight is 0: give a finite weight above 0"));
+  const Status infinite =
+      (*evaluator)
+          ->SetDemandMix({{1, 1, 0, 1}, {1, 0.5, 0, std::numeric_limits<double>::infinity()}});
+  CHECK_THAT(infinite.ToString(),
+             Catch::Contains("demand mix shape 2: weight is inf: give a finite weight above 0"));
+}
+
+TEST_CASE("placement: a demand mix weighs its shapes alike however large the weights",
+          "[placement]") {
+  SharedCards f;
+  const std::vector<PlacementCandidate> candidates{SharedCards::Shares("a", {0.6, 0, 0, 0})};
+  for (const double weight : {1.0, 1e308}) {
+    INFO("weight " << weight);
+    const PlacementResult r =
+        f.PlaceByFragmentation({{1, 0.5, 0, weight}, {1, 0.5, 0, weight}}, f.half, candidates);
+    CHECK(r.evaluations[0].waste.fragmentation == Approx(0.1));  // 0.1 left unusable
+  }
 }
 
 TEST_CASE("placement: free_gpu_shares is read from the candidates file and checked",
@@ -1215,6 +1329,35 @@ TEST_CASE("placement: the payload carries the cards chosen and reads them back",
   REQUIRE(back.ok());
   CHECK(*back == r);
   CHECK_THAT(PlacementToJson(r), Catch::Contains("\"gpu_cards\":[2]"));
+}
+
+TEST_CASE("placement: a payload's candidate and gpu_cards must be whole numbers of 0 or more",
+          "[placement]") {
+  SharedCards f;
+  const std::string json =
+      PlacementToJson(f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})}));
+  // The payload with `from` written as `to`.
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string out = json;
+    const std::size_t at = out.find(from);
+    REQUIRE(at != std::string::npos);
+    return out.replace(at, from.size(), to);
+  };
+  const std::string candidate = R"("candidate":0)";
+  const std::string cards = R"("gpu_cards":[2])";
+  const std::pair<std::string, std::string> refused[] = {
+      {with(candidate, R"("candidate":1.5)"), "candidate is 1.5"},
+      {with(candidate, R"("candidate":-1)"), "candidate is -1"},
+      {with(candidate, R"("candidate":-1.5)"), "candidate is -1.5"},
+      {with(cards, R"("gpu_cards":[-1])"), "gpu_cards[0] is -1"},
+      {with(cards, R"("gpu_cards":[2.5])"), "gpu_cards[0] is 2.5"},
+      {with(cards, R"("gpu_cards":[0,1e300])"), "gpu_cards[1] is 1e+300"}};
+  for (const auto& [payload, says] : refused) {
+    INFO(payload);
+    CHECK_THAT(ParsePlacementJson(payload).status().ToString(),
+               Catch::Contains(says + ": it must be a whole number, 0 or more"));
+  }
+  CHECK(ParsePlacementJson(with(cards, R"("gpu_cards":[2.0])")).ok());
 }
 
 }  // namespace hwrec

@@ -47,7 +47,8 @@ class PlacementEvaluator {
   // (docs/PLACEMENT.md "Fragmentation"); weights are normalised. Until set,
   // or set empty, each execution's own request is the one expected. Returns
   // kInvalidArgument naming the first shape with a negative count, a share
-  // outside (0, 1] (or below 1 on more than one card), or a weight not above 0.
+  // outside (0, 1] (or below 1 on more than one card), or a weight that is not
+  // a finite number above 0.
   Status SetDemandMix(std::vector<DemandShape> mix);
 
  private:

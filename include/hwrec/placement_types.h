@@ -45,7 +45,8 @@ struct PlacementCandidate {
   std::optional<std::int64_t> free_cpu_millicores;
   std::optional<std::int64_t> free_memory_bytes;
   // The free share of each GPU of the node (cards shared by share, e.g. 0.4
-  // when 60 % of a card is held by others), in [0, 1]; empty: not given.
+  // when 60 % of a card is held by others), in [0, 1], one per GPU of a node
+  // (the pool's gpu_count); empty: not given.
   // When given, a share of one card goes on one card with that much free and
   // whole GPUs on cards with all of themselves free (docs/PLACEMENT.md).
   std::vector<double> free_gpu_shares = {};
@@ -89,9 +90,10 @@ struct FigureOrigin {
 };
 
 // What the execution should ask for on one pool. GPU memory and compute share
-// are those of the partition the pool offers (rounded up to it); on a pool of
-// unknown GPU model they are the needs themselves. Origins are indexed by
-// FigureKind.
+// are those of the partition the pool offers (rounded up to it); for a share
+// of a card others share (free_gpu_shares) that share of the card's compute
+// and memory; on a pool of unknown GPU model they are the needs themselves.
+// Origins are indexed by FigureKind.
 struct EffectiveRequest {
   std::optional<std::int64_t> cpu_request_millicores;
   std::optional<std::int64_t> cpu_limit_millicores;
@@ -138,7 +140,8 @@ struct PlacementWaste {
   // card + kShortfallWeight × compute_shortfall; absent when either is unknown.
   std::optional<double> score;
   // Cards' worth of GPU left free on the node after the placement (from
-  // free_gpu_shares, or free_partitions of whole cards); absent: unknown.
+  // free_gpu_shares, or free_partitions of whole cards, at most a node's
+  // gpu_count of them); absent: unknown.
   std::optional<double> gpu_left;
   // fragmentation policy: how many cards' worth of the node's free GPU the
   // placement adds to what the demand mix cannot use; absent: other
@@ -187,7 +190,7 @@ struct CandidateEvaluation {
   PlacementNeeds needs;
   PlacementWaste waste;
   // With free_gpu_shares: the cards (positions in that list) the execution
-  // goes on; empty otherwise.
+  // goes on; empty otherwise, and whenever the candidate is not feasible.
   std::vector<std::size_t> gpu_cards;
   bool operator==(const CandidateEvaluation& other) const;
 };

@@ -194,7 +194,7 @@ class CandidateEvaluation:
     request: EffectiveRequest
     needs: PlacementNeeds
     waste: PlacementWaste
-    gpu_cards: list[int]  # with free_gpu_shares: the cards (positions) it goes on
+    gpu_cards: list[int]  # with free_gpu_shares, when feasible: the cards (positions) it goes on
     def to_dict(self) -> dict[str, Any]: ...
 
 class Placement:

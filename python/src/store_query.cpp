@@ -64,7 +64,13 @@ std::vector<double> FreeGpuShares(PyObject* value, std::size_t index) {
         numbers = false;
         break;
       }
-      out.push_back(PyFloat_AsDouble(share.ptr()));
+      const double free = PyFloat_AsDouble(share.ptr());
+      if (free == -1.0 && PyErr_Occurred() != nullptr) {  // an int too large for a double
+        PyErr_Clear();
+        BadArgument(CandidateName(index) + ".free_gpu_shares[" + std::to_string(out.size()) +
+                    "]: the number is out of range: each GPU's free share is in [0, 1]");
+      }
+      out.push_back(free);
     }
     if (numbers) return out;
   }

@@ -266,3 +266,10 @@ def test_a_share_of_one_card_goes_on_the_tightest_card_with_room(loaded):
     assert chosen.waste.gpu_left == pytest.approx(sum(cards) - 0.5)
     with pytest.raises(hwrec.InvalidArgumentError, match=r"candidates\[0\]\.free_gpu_shares"):
         loaded.place(ex, [{"node_pool_id": pool, "free_gpu_shares": "1"}])
+
+
+def test_a_free_share_too_large_for_a_float_is_refused_naming_the_field(loaded):
+    pool = loaded.pools()[0].node_pool_id
+    with pytest.raises(hwrec.InvalidArgumentError,
+                       match=r"candidates\[0\]\.free_gpu_shares\[1\]: the number is out of range"):
+        loaded.place({"image": WHISPER}, [{"node_pool_id": pool, "free_gpu_shares": [1, 10**400]}])

@@ -184,17 +184,46 @@ void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const Placeme
 }
 
 // What the execution takes of cards shared by share: a share of one card when
-// it asks for one GPU and a known share of it below a whole card; otherwise
-// whole cards.
-CardRequest RequestOnCards(const ExecutionFacts& e, const PlacementNeeds& needs) {
-  const auto& share = needs.gpu_compute_fraction;
-  if (e.shape.gpu_count == 1 && share && *share < 1 - kEpsilon) return {1, *share};
-  return {e.shape.gpu_count, 1};
+// it asks for one GPU and a known compute share below a whole card (the larger
+// of that and its GPU memory's share of the card, when the card is known);
+// otherwise whole cards.
+CardRequest RequestOnCards(const ExecutionFacts& e, const PoolFacts& pool,
+                           const PlacementNeeds& needs) {
+  const auto& compute = needs.gpu_compute_fraction;
+  if (e.shape.gpu_count != 1 || !compute || *compute >= 1 - kEpsilon) {
+    return {e.shape.gpu_count, 1};
+  }
+  double share = *compute;
+  if (pool.card != nullptr && pool.card->memory_gb > 0 && needs.gpu_memory_gb) {
+    share = std::max(share, *needs.gpu_memory_gb / pool.card->memory_gb);
+  }
+  return {1, share < 1 - kEpsilon ? share : 1};
 }
 
 bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
   return e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() &&
          pool.pool.hardware.gpu_count.value_or(0) > 0;
+}
+
+// The share of one card the execution is given when it goes on a card others
+// share; nullopt when it asks for whole cards or the cards are not shared.
+std::optional<double> ShareOfSharedCard(const ExecutionFacts& e, const PoolFacts& pool,
+                                        const PlacementCandidate& c, const PlacementNeeds& needs) {
+  if (!SharesCards(e, pool, c)) return std::nullopt;
+  const CardRequest request = RequestOnCards(e, pool, needs);
+  if (request.share >= 1) return std::nullopt;
+  return request.share;
+}
+
+// free_gpu_shares, when given, lists every GPU of a node: the pool's gpu_count.
+bool CheckShareCount(const PoolFacts& pool, const PlacementCandidate& c, Problems* problems) {
+  const auto listed = static_cast<std::int64_t>(c.free_gpu_shares.size());
+  const std::int64_t gpus = pool.pool.hardware.gpu_count.value_or(0);
+  if (listed == 0 || listed == gpus) return true;
+  problems->Add(FMT_COMPILE("free_gpu_shares lists {} {}; a node of this pool has {} {}: give "
+                            "one free share per GPU"),
+                listed, GpuWord(listed), gpus, GpuWord(gpus));
+  return false;
 }
 
 // With free_gpu_shares: the cards the request goes on (the tightest that
@@ -203,13 +232,7 @@ void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const Placement
                  CandidateEvaluation* out, Problems* problems) {
   if (!SharesCards(e, pool, c)) return;
   const std::vector<double>& shares = c.free_gpu_shares;
-  if (pool.partitions_per_node &&
-      static_cast<std::int64_t>(shares.size()) > *pool.partitions_per_node) {
-    problems->Add(FMT_COMPILE("free_gpu_shares lists {} cards; a node of this pool has {}"),
-                  shares.size(), *pool.partitions_per_node);
-    return;
-  }
-  const CardRequest request = RequestOnCards(e, out->needs);
+  const CardRequest request = RequestOnCards(e, pool, out->needs);
   out->gpu_cards = TightestCards(shares, request);
   if (!out->gpu_cards.empty()) return;
   if (request.share < 1) {
@@ -263,9 +286,10 @@ bool ShareFillsPartition(const std::optional<double>& share, const GpuModel& car
 }
 
 // GPU memory is hard; compute share is soft (noted, scored). Fills the GPU part
-// of the request: the partition's figures, or the needs on an unknown-size pool.
-void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluation* out,
-              Problems* problems) {
+// of the request: the partition's figures, its share of a card others share,
+// or the needs on an unknown-size pool.
+void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
+              CandidateEvaluation* out, Problems* problems) {
   if (e.shape.gpu_count == 0 || pool.pool.hardware.gpu_count.value_or(0) == 0) return;
   EffectiveRequest& r = out->request;
   const PlacementNeeds& needs = out->needs;
@@ -290,6 +314,12 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, CandidateEvaluatio
     problems->Add(FMT_COMPILE("needs {:.1f} GB GPU memory{}; this pool offers {}"),
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
+  }
+  if (const auto share = ShareOfSharedCard(e, pool, c, needs); share && pool.card != nullptr) {
+    // Given its share of the card and no more (ScoreWaste): nothing to note.
+    r.gpu_compute_fraction = RoundToDecimals(*share, kWastePlaces);
+    r.gpu_memory_gb = RoundToDecimals(*share * pool.card->memory_gb, kWastePlaces);
+    return;
   }
   if (!needs.gpu_memory_gb &&
       (pool.card == nullptr || !ShareFillsPartition(needs.gpu_compute_fraction, *pool.card, *p))) {
@@ -328,7 +358,7 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
                     CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores));
   w.memory = IdleShare(out->request.memory_bytes,
                        CapacityOf(pool.pool.hardware.memory_bytes, c.free_memory_bytes));
-  if (SharesCards(e, pool, c) && RequestOnCards(e, out->needs).share < 1) {
+  if (ShareOfSharedCard(e, pool, c, out->needs)) {
     // A share of a card others share: it is given its share, no more.
     w.card = 0;
     w.compute_shortfall = 0;
@@ -367,16 +397,18 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
 }
 
 // The node's free GPU as cards' shares: free_gpu_shares, or free_partitions
-// of whole cards; nullopt when not known. A pool without GPUs has none.
+// of whole cards (the pool's count: at most one node's cards); nullopt when
+// not known. A pool without GPUs has none.
 std::optional<FreeGpu> FreeGpuOf(const PoolFacts& pool, const PlacementCandidate& c) {
   FreeGpu free;
   free.cpu_millicores = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores).amount;
-  if (pool.pool.hardware.gpu_count.value_or(0) == 0) return free;
+  const std::int64_t node_cards = pool.pool.hardware.gpu_count.value_or(0);
+  if (node_cards == 0) return free;
   if (!c.free_gpu_shares.empty()) {
     free.shares = c.free_gpu_shares;
   } else if (c.free_partitions && pool.partition != nullptr &&
              pool.partition->compute_fraction >= 1 - kEpsilon) {
-    free.shares.assign(static_cast<std::size_t>(*c.free_partitions), 1.0);
+    free.shares.assign(static_cast<std::size_t>(std::min(*c.free_partitions, node_cards)), 1.0);
   } else {
     return std::nullopt;
   }
@@ -391,7 +423,7 @@ void ScoreCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   if (!free) return;
   CardRequest request{e.shape.gpu_count, 1};
   if (free->shares.empty()) request.count = 0;
-  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, out->needs);
+  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, pool, out->needs);
   double total = 0;
   for (const double s : free->shares) total += s;
   out->waste.gpu_left = RoundToDecimals(
@@ -602,14 +634,15 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   const bool has_gpus = pool->pool.hardware.gpu_count.value_or(0) > 0;
   CheckDeclaredHardware(e.execution->declared, pool->pool.hardware, has_gpus, &problems);
   CheckGpuCount(e, *pool, c, &problems);
-  ChooseCards(e, *pool, c, &out, &problems);
+  if (CheckShareCount(*pool, c, &problems)) ChooseCards(e, *pool, c, &out, &problems);
   CheckHistoryArchitecture(e, pool->pool.hardware, &out, &problems);
-  JudgeGpu(e, *pool, &out, &problems);
+  JudgeGpu(e, *pool, c, &out, &problems);
   CheckHost(out.request, *pool, c, &problems);
   ScoreWaste(e, *pool, c, &out);
   if (problems.empty()) ScoreCards(e, *pool, c, mix, &out);
   out.feasible = problems.empty();
   out.reason = out.feasible ? "fits" : problems.Take();
+  if (!out.feasible) out.gpu_cards.clear();  // the caller takes no card of a pool it cannot use
   return out;
 }
 

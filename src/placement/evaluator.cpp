@@ -223,7 +223,7 @@ Result<std::unique_ptr<PlacementEvaluator>> PlacementEvaluator::Open(const Store
 }
 
 Status PlacementEvaluator::SetDemandMix(std::vector<DemandShape> mix) {
-  double total = 0;
+  double largest = 0;
   for (std::size_t i = 0; i < mix.size(); ++i) {
     const DemandShape& shape = mix[i];
     const std::string where = fmt::format("demand mix shape {}", i + 1);
@@ -240,10 +240,16 @@ Status PlacementEvaluator::SetDemandMix(std::vector<DemandShape> mix) {
           "{}: a share below a whole card goes on one card: give gpu_count 1 or gpu_share 1",
           where));
     }
-    if (!(shape.weight > 0)) {
+    if (!(shape.weight > 0 && std::isfinite(shape.weight))) {
       return Status::InvalidArgument(
-          fmt::format("{}: weight is {}: give a weight above 0", where, shape.weight));
+          fmt::format("{}: weight is {}: give a finite weight above 0", where, shape.weight));
     }
+    largest = std::max(largest, shape.weight);
+  }
+  // Scaled to the largest first: finite weights never add up to infinity.
+  double total = 0;
+  for (DemandShape& shape : mix) {
+    shape.weight /= largest;
     total += shape.weight;
   }
   for (DemandShape& shape : mix) shape.weight /= total;

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "base/status_error.h"
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
@@ -23,6 +25,21 @@ constexpr const char* kSchema = "hwrec.placement/v1";
 template <typename T>
 Json OrNull(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
+}
+
+// A position: a whole number, 0 or more (a fraction, a negative or a huge
+// number cast to one would be nonsense, or undefined).
+std::size_t ReadPosition(const Json& value, const std::string& field) {
+  constexpr double kExactDoubles = 9007199254740992.0;  // 2^53
+  if (value.is_number_unsigned()) return value.get<std::size_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0) {
+    return static_cast<std::size_t>(value.get<std::int64_t>());
+  }
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (d >= 0 && d < kExactDoubles && d == std::floor(d)) return static_cast<std::size_t>(d);
+  }
+  Refuse(fmt::format("{} is {}: it must be a whole number, 0 or more", field, value.dump()));
 }
 
 template <typename T>
@@ -103,7 +120,12 @@ void ReadCardFields(const Json& j, CandidateEvaluation* e) {
   if (waste.contains("fragmentation")) {
     e->waste.fragmentation = Optional<double>(waste, "fragmentation");
   }
-  if (j.contains("gpu_cards")) e->gpu_cards = j.at("gpu_cards").get<std::vector<std::size_t>>();
+  if (!j.contains("gpu_cards")) return;
+  const Json& cards = j.at("gpu_cards");
+  if (!cards.is_array()) Refuse("gpu_cards must be an array of card positions");
+  for (std::size_t i = 0; i < cards.size(); ++i) {
+    e->gpu_cards.push_back(ReadPosition(cards[i], fmt::format("gpu_cards[{}]", i)));
+  }
 }
 
 Json EvaluationFieldsJson(const CandidateEvaluation& e) {
@@ -147,7 +169,7 @@ EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
 
 CandidateEvaluation ReadEvaluation(const Json& j) {
   CandidateEvaluation e;
-  e.candidate = j.at("candidate").get<std::size_t>();
+  e.candidate = ReadPosition(j.at("candidate"), "candidate");
   e.node_pool_id = j.at("node_pool_id").get<std::string>();
   e.feasible = j.at("feasible").get<bool>();
   e.reason = j.at("reason").get<std::string>();

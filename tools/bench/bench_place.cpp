@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <queue>
 
@@ -75,6 +77,10 @@ void ParseAllocation(const std::string& seeds, const std::string& policies,
   if (out->last_seed < out->first_seed) {
     throw UsageError(fmt::format("--seeds is '{}': the range ends before it starts", seeds));
   }
+  if (out->last_seed == std::numeric_limits<int>::max()) {  // the seed loop counts past it
+    throw UsageError(fmt::format("--seeds is '{}': the last seed must be below {}", seeds,
+                                 std::numeric_limits<int>::max()));
+  }
   for (std::size_t start = 0; start <= policies.size();) {
     const std::size_t comma = std::min(policies.find(',', start), policies.size());
     const std::string name = policies.substr(start, comma - start);
@@ -83,7 +89,10 @@ void ParseAllocation(const std::string& seeds, const std::string& policies,
       throw UsageError(
           fmt::format("--policies names '{}': use best_fit, first_fit or fragmentation", name));
     }
-    out->policies.push_back(*policy);
+    std::vector<PlacementPolicy>& chosen = out->policies;
+    if (std::find(chosen.begin(), chosen.end(), *policy) == chosen.end()) {
+      chosen.push_back(*policy);  // a policy named twice runs once
+    }
     start = comma + 1;
   }
 }

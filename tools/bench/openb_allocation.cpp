@@ -384,7 +384,17 @@ int RunOpenbAllocation(const OpenbAllocationOptions& options) {
         options.data_dir));
   }
   const auto nodes = ReadOpenbNodes(trace_dir + "/openb_node_list_all_node.csv");
-  auto pods = ReadOpenbPods(trace_dir + "/openb_pod_list_" + options.trace + ".csv");
+  const std::string pod_list = trace_dir + "/openb_pod_list_" + options.trace + ".csv";
+  auto pods = ReadOpenbPods(pod_list);
+  // PodOrder draws pods until they ask for 130 % of the cluster's GPU.
+  if (pods.empty()) {
+    throw std::runtime_error(pod_list + ": holds no pod: give a trace with pods to replay");
+  }
+  if (std::none_of(pods.begin(), pods.end(), [](const OpenbPod& p) { return GpuMilli(p) > 0; })) {
+    throw std::runtime_error(pod_list +
+                             ": no pod asks for a GPU: the replay draws pods until they ask for "
+                             "130 % of the cluster's GPU, which these never do");
+  }
   std::sort(pods.begin(), pods.end(),
             [](const OpenbPod& a, const OpenbPod& b) { return a.name < b.name; });
   ScratchDir scratch;
