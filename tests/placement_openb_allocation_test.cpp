@@ -27,15 +27,17 @@ nlohmann::json Replay(const std::string& seeds) {
 // Half a card, a whole card and a CPU-only pod.
 const char* const kSomePods = "half,1000,1024,1,500\nwhole,2000,2048,1,1000\ncpu,1000,1024,0,0\n";
 
-// A data folder of a few lines: one node of 2 T4 cards and the default trace
-// holding `pods` (lines of name,cpu_milli,memory_mib,num_gpu,gpu_milli).
+// A data folder of a few lines: `nodes` (lines of sn,cpu_milli,memory_mib,gpu,model;
+// by default one node of 2 T4 cards) and the default trace holding `pods`
+// (lines of name,cpu_milli,memory_mib,num_gpu,gpu_milli).
 class SmallTrace {
  public:
-  explicit SmallTrace(const std::string& pods) {
+  explicit SmallTrace(const std::string& pods,
+                      const std::string& nodes = "node-1,32000,131072,2,T4\n") {
     const std::filesystem::path traces = dir_.path() / "alibaba-gpu-v2023";
     std::filesystem::create_directories(traces);
-    std::ofstream(traces / "openb_node_list_all_node.csv")
-        << "sn,cpu_milli,memory_mib,gpu,model\nnode-1,32000,131072,2,T4\n";
+    std::ofstream(traces / "openb_node_list_all_node.csv") << "sn,cpu_milli,memory_mib,gpu,model\n"
+                                                           << nodes;
     std::ofstream(traces / "openb_pod_list_default.csv")
         << "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
         << pods;
@@ -65,6 +67,13 @@ TEST_CASE("openb allocation: a trace with no pod or no GPU asked for is refused,
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.err, Catch::Contains(says));
   }
+}
+
+TEST_CASE("openb allocation: a node list without a GPU is refused, naming the file", "[openb]") {
+  const CommandResult run =
+      SmallTrace(kSomePods, "cpu-node,32000,131072,0,\n").Replay("--seeds 42");
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, Catch::Contains("openb_node_list_all_node.csv: no node has a GPU"));
 }
 
 TEST_CASE("openb allocation: a policy named twice in --policies runs once", "[openb]") {

@@ -383,7 +383,15 @@ int RunOpenbAllocation(const OpenbAllocationOptions& options) {
         "the folder that holds the openb traces",
         options.data_dir));
   }
-  const auto nodes = ReadOpenbNodes(trace_dir + "/openb_node_list_all_node.csv");
+  const std::string node_list = trace_dir + "/openb_node_list_all_node.csv";
+  const auto nodes = ReadOpenbNodes(node_list);
+  // Allocation is a share of the cluster's GPU: none, and there is no share.
+  if (std::none_of(nodes.begin(), nodes.end(),
+                   [](const OpenbNode& n) { return n.pool.hardware.gpu_count.value_or(0) > 0; })) {
+    throw std::runtime_error(node_list +
+                             ": no node has a GPU: the allocation is a share of the cluster's "
+                             "GPU; give a node list with GPUs");
+  }
   const std::string pod_list = trace_dir + "/openb_pod_list_" + options.trace + ".csv";
   auto pods = ReadOpenbPods(pod_list);
   // PodOrder draws pods until they ask for 130 % of the cluster's GPU.
