@@ -1360,4 +1360,46 @@ TEST_CASE("placement: a payload's candidate and gpu_cards must be whole numbers 
   CHECK(ParsePlacementJson(with(cards, R"("gpu_cards":[2.0])")).ok());
 }
 
+TEST_CASE("placement: a payload's counts and amounts must be whole numbers within 64 bits",
+          "[placement]") {
+  SharedCards f;
+  const std::string json =
+      PlacementToJson(f.Place(f.half, {SharedCards::Shares("a", {1, 0.3, 0.6, 0.8})}));
+  // The payload with the first number after `key` (within `after`) written as `to`.
+  auto with = [&](const std::string& after, const std::string& key, const std::string& to) {
+    std::string out = json;
+    const std::size_t from = out.find(after);
+    REQUIRE(from != std::string::npos);
+    const std::size_t at = out.find("\"" + key + "\":", from);
+    REQUIRE(at != std::string::npos);
+    const std::size_t value = at + key.size() + 3;
+    const std::size_t end = out.find_first_of(",}", value);
+    return out.replace(value, end - value, to);
+  };
+  const std::string shape = R"("shape":)";
+  const std::string request = R"("request":)";
+  const std::string cpu = R"("provenance":{"cpu_request_millicores":)";
+  struct Case {
+    std::string payload, says;
+  };
+  const Case refused[] = {
+      {with(shape, "gpu_count", "1e300"), "shape.gpu_count is 1e+300"},
+      {with(shape, "history_executions", "-1e19"), "shape.history_executions is -1e+19"},
+      {with(shape, "gpu_executions", "0.5"), "shape.gpu_executions is 0.5"},
+      {with(request, "gpu_count", "9.3e18"), "request.gpu_count is 9.3e+18"},
+      {with(request, "cpu_request_millicores", "1e300"),
+       "request.cpu_request_millicores is 1e+300"},
+      {with(request, "memory_bytes", "18446744073709551615"),
+       "request.memory_bytes is 18446744073709551615"},
+      {with(cpu, "samples", "2.5"), "provenance.samples is 2.5"}};
+  for (const Case& c : refused) {
+    INFO(c.payload);
+    CHECK_THAT(ParsePlacementJson(c.payload).status().ToString(),
+               Catch::Contains(c.says + ": it must be a whole number within 64 bits"));
+  }
+  const auto whole = ParsePlacementJson(with(request, "gpu_count", "1.0"));
+  REQUIRE(whole.ok());
+  CHECK(whole->evaluations.front().request.gpu_count == 1);
+}
+
 }  // namespace hwrec

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 
 #include "base/status_error.h"
 #include "hwrec/placement.h"
@@ -40,6 +41,34 @@ std::size_t ReadPosition(const Json& value, const std::string& field) {
     if (d >= 0 && d < kExactDoubles && d == std::floor(d)) return static_cast<std::size_t>(d);
   }
   Refuse(fmt::format("{} is {}: it must be a whole number, 0 or more", field, value.dump()));
+}
+
+// A count or an amount: a whole number within 64 bits (a fraction or a float
+// beyond them cast to one would be nonsense, or undefined).
+std::int64_t ReadInteger(const Json& value, const std::string& field) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (value.is_number_unsigned()) {
+    if (value.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
+      return value.get<std::int64_t>();
+    }
+  } else if (value.is_number_integer()) {
+    return value.get<std::int64_t>();
+  } else if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (d >= -kTwoTo63 && d < kTwoTo63 && d == std::floor(d)) return static_cast<std::int64_t>(d);
+  }
+  Refuse(fmt::format("{} is {}: it must be a whole number within 64 bits", field, value.dump()));
+}
+
+std::int64_t ReadInteger(const Json& object, const char* key, const char* within) {
+  return ReadInteger(object.at(key), fmt::format("{}.{}", within, key));
+}
+
+std::optional<std::int64_t> OptionalInteger(const Json& object, const char* key,
+                                            const char* within) {
+  const Json& value = object.at(key);
+  if (value.is_null()) return std::nullopt;
+  return ReadInteger(value, fmt::format("{}.{}", within, key));
 }
 
 template <typename T>
@@ -87,12 +116,12 @@ ShapeSource ReadShapeSource(const Json& shape, const char* key) {
 
 ExecutionShape ReadShape(const Json& j) {
   ExecutionShape shape;
-  shape.gpu_count = j.at("gpu_count").get<std::int64_t>();
+  shape.gpu_count = ReadInteger(j, "gpu_count", "shape");
   shape.gpu_count_source = ReadShapeSource(j, "gpu_count_source");
   shape.architectures = j.at("architectures").get<std::vector<std::string>>();
   shape.architecture_source = ReadShapeSource(j, "architecture_source");
-  shape.history_executions = j.at("history_executions").get<std::int64_t>();
-  shape.gpu_executions = j.at("gpu_executions").get<std::int64_t>();
+  shape.history_executions = ReadInteger(j, "history_executions", "shape");
+  shape.gpu_executions = ReadInteger(j, "gpu_executions", "shape");
   // Absent in payloads written before the shape's notes were reported.
   if (j.contains("notes")) shape.notes = j.at("notes").get<std::vector<std::string>>();
   return shape;
@@ -150,17 +179,17 @@ Json EvaluationFieldsJson(const CandidateEvaluation& e) {
 
 EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
   EffectiveRequest r;
-  r.gpu_count = request.at("gpu_count").get<std::int64_t>();
+  r.gpu_count = ReadInteger(request, "gpu_count", "request");
   r.gpu_config_id = Optional<std::string>(request, "gpu_config_id");
   r.gpu_memory_gb = Optional<double>(request, "gpu_memory_gb");
   r.gpu_compute_fraction = Optional<double>(request, "gpu_compute_fraction");
-  r.cpu_request_millicores = Optional<std::int64_t>(request, "cpu_request_millicores");
-  r.cpu_limit_millicores = Optional<std::int64_t>(request, "cpu_limit_millicores");
-  r.memory_bytes = Optional<std::int64_t>(request, "memory_bytes");
+  r.cpu_request_millicores = OptionalInteger(request, "cpu_request_millicores", "request");
+  r.cpu_limit_millicores = OptionalInteger(request, "cpu_limit_millicores", "request");
+  r.memory_bytes = OptionalInteger(request, "memory_bytes", "request");
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const Json& origin = provenance.at(std::string(ToString(static_cast<FigureKind>(f))));
     const auto name = origin.at("source").get<std::string>();
-    auto parsed = FigureOrigin::FromName(name, origin.at("samples").get<std::int64_t>());
+    auto parsed = FigureOrigin::FromName(name, ReadInteger(origin, "samples", "provenance"));
     if (!parsed) Refuse("provenance source '" + name + "' is not known");
     r.origins[f] = *parsed;
   }
