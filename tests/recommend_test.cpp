@@ -14,6 +14,7 @@
 #include <map>
 
 #include "base/time.h"
+#include "hwrec/check.h"
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
@@ -269,6 +270,76 @@ TEST_CASE("recommend: an OOM raises memory, capped by the hardware, and never co
       *f.RecommendForPool("oom:5b", "cpu-a").figure(FigureKind::kMemoryBytes).value;
   CHECK(capped <= 128 * kGiB * 1.15 + 1);
   CHECK(capped >= 120 * kGiB * 1.15);
+}
+
+TEST_CASE("recommend: a new oom_bump_factor re-bumps the OOMs already stored",
+          "[recommend][engine]") {
+  Fixture f;
+  auto oom = Exec("oom-1", "oom:6", "cpu-a", kNow - 60);
+  oom.status = hwrec::ExecutionStatus::kOom;
+  oom.requested.memory_bytes = static_cast<std::int64_t>(12 * kGiB);
+  oom.memory_peak_bytes = static_cast<std::int64_t>(12 * kGiB);
+  f.Ingest({oom});
+  const auto memory = [&] {
+    return *f.RecommendForPool("oom:6", "cpu-a").figure(FigureKind::kMemoryBytes).value;
+  };
+  CHECK(memory() == Approx(12 * kGiB * 1.2 * 1.15).epsilon(0.06));
+  REQUIRE(hwrec::SetConfig(*f.store, "oom_bump_factor", "1.5").ok());
+  CHECK(memory() == Approx(12 * kGiB * 1.5 * 1.15).epsilon(0.06));
+  // The stored aggregates are what the observations give under the new factor.
+  const auto report = hwrec::CheckStore(f.location);
+  REQUIRE(report.ok());
+  for (const auto& check : report->checks) {
+    INFO(check.name << ": " << (check.problems.empty() ? "" : check.problems.front()));
+    CHECK(check.state != hwrec::CheckState::kProblem);
+  }
+  CHECK(report->sound());
+}
+
+TEST_CASE("recommend: a refresh keeps a GPU of unrecorded brand and model a GPU key",
+          "[recommend][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::RegisterNodePool(*f.store, Pool("gpu-anon", "on-prem-anon", std::nullopt, "full"))
+              .ok());
+  auto o = Exec("anon-1", "anon:1", "gpu-anon", kNow - 60);
+  o.gpu_memory_peak_gb = 10;
+  f.Ingest({o});
+  // Every materialised row of the key: cpu_only, and whether it has a GPU memory figure.
+  const auto rows = [&] {
+    std::vector<std::pair<int, bool>> out;
+    auto q = f.db().Prepare(
+        "SELECT r.cpu_only, r.gpu_memory_gb IS NOT NULL FROM recommendations r "
+        "JOIN workloads w ON w.id = r.workload_id "
+        "WHERE w.image = 'anon:1' AND r.instance_type = 'on-prem-anon' ORDER BY r.cpu_only");
+    while (q->Step()) out.emplace_back(q->Int(0), q->Int(1) != 0);
+    return out;
+  };
+  const std::vector<std::pair<int, bool>> ingested = {{0, true}};
+  CHECK(rows() == ingested);
+  REQUIRE(hwrec::RefreshRecommendations(*f.store).ok());
+  CHECK(rows() == ingested);
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.margin", "0.2").ok());
+  CHECK(rows() == ingested);
+}
+
+TEST_CASE("recommend: a whole-number setting is read as it was validated (1e1, 0x3)",
+          "[recommend][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int i = 0; i < 10; ++i) {
+    auto o = Exec("w" + std::to_string(i), "whole:1", "cpu-a", kNow - 3600 + i * 60);
+    o.cpu_millicores_max = 1000.0 * (10 - i);  // the oldest is the largest
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const auto limit = [&] {
+    return *f.RecommendForPool("whole:1", "cpu-a").figure(FigureKind::kCpuLimitMillicores).value;
+  };
+  REQUIRE(hwrec::SetConfig(*f.store, "cpu_limit.margin", "0").ok());
+  REQUIRE(hwrec::SetConfig(*f.store, "max_range_samples", "1e1").ok());  // all ten
+  CHECK(limit() == Approx(10000));
+  REQUIRE(hwrec::SetConfig(*f.store, "max_range_samples", "0x3").ok());  // the last three
+  CHECK(limit() == Approx(3000));
 }
 
 TEST_CASE("recommend: an unknown-model pool reads the unknown population, never a guess",

@@ -245,10 +245,9 @@ void ForEachInput(store::Connection& db, const RecommenderSettings& settings, co
                   const std::function<void(const AggregateInput&, const InputExtras&)>& fn) {
   std::string sql =
       "SELECT o.workload_id, o.finished_at, o.status, coalesce(o.gpu_brand, ''), "
-      "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), "
-      "CASE WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
-      "AND (o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)) THEN 1 "
-      "ELSE 0 END, "
+      "coalesce(o.gpu_model, ''), coalesce(o.instance_type, ''), " +
+      std::string(kObservationUsedGpuSql) +
+      ", "
       "o.memory_bytes, m.memory_gb, "
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "

@@ -161,6 +161,12 @@ struct InputScan {
   bool by_workload = false;          // ordered by workload, then oldest first; else oldest first
 };
 
+// SQL over an observations row `o`: 1 when the execution used a GPU (UsedGpu).
+inline constexpr const char* kObservationUsedGpuSql =
+    "CASE WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
+    "AND (o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)) THEN 1 "
+    "ELSE 0 END";
+
 // The observations ForEachRebuildInput reads (the same rows and values), with
 // their ids, workload and duration. Only reads the store.
 void ForEachInput(store::Connection& db, const RecommenderSettings& settings, const InputScan& scan,

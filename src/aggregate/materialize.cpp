@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "aggregate/aggregator.h"
 #include "aggregate/recommendation_reader.h"
 #include "base/time.h"
 #include "hwrec/figure.h"
@@ -79,12 +80,14 @@ void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKe
 
 std::int64_t RefreshAllRecommendations(store::Connection& db) {
   std::set<MaterialKey> keys;
-  // Keys with history (a key naming no GPU is CPU-only), keys already
+  // Keys with history, CPU-only as ingest files them (an execution that used
+  // no GPU; a GPU of unrecorded brand and model is still a GPU), keys already
   // materialised, and every registered pool's key for every workload.
   const auto seen = db.Prepare(
-      "SELECT workload_id, gpu_brand, gpu_model, instance_type, "
-      "CASE WHEN gpu_brand = '' AND gpu_model = '' THEN 1 ELSE 0 END FROM aggregates WHERE scope = "
-      "'exact' "
+      "SELECT DISTINCT o.workload_id, coalesce(o.gpu_brand, ''), coalesce(o.gpu_model, ''), "
+      "coalesce(o.instance_type, ''), 1 - " +
+      std::string(kObservationUsedGpuSql) +
+      " FROM observations o "
       "UNION SELECT workload_id, gpu_brand, gpu_model, instance_type, cpu_only "
       "FROM recommendations "
       "UNION SELECT w.id, coalesce(p.gpu_brand, ''), "

@@ -85,8 +85,7 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this", false},
       {"total_compute_slices", "7",
        "compute slices assumed for a MIG mode whose card model is unknown", false},
-      {"oom_bump_factor", "1.2", "an OOM adds a peak of max(requested, observed) times this",
-       false},
+      {"oom_bump_factor", "1.2", "an OOM adds a peak of max(requested, observed) times this", true},
       {"ingest.max_clock_skew_hours", "24",
        "how many hours after the store's clock a finished_at may be; later records are "
        "rejected and left out of rebuilt aggregates",
@@ -149,9 +148,10 @@ RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values
   for (const ConfigKey& k : ConfigKeys()) values.emplace(k.key, k.default_value);
   RecommenderSettings s;
   s.half_life_hours = std::stod(values["half_life_hours"]);
-  s.max_range_samples = static_cast<std::size_t>(std::stoul(values["max_range_samples"]));
+  // Whole numbers are read as validated (strtod: "1e2" is 100, "0x10" is 16).
+  s.max_range_samples = static_cast<std::size_t>(std::stod(values["max_range_samples"]));
   s.compute_ladder_step = std::stod(values["compute_ladder_step"]);
-  s.total_compute_slices = std::stoi(values["total_compute_slices"]);
+  s.total_compute_slices = static_cast<int>(std::stod(values["total_compute_slices"]));
   s.oom_bump_factor = std::stod(values["oom_bump_factor"]);
   s.max_clock_skew_hours = std::stod(values["ingest.max_clock_skew_hours"]);
   s.cpu_memory_any_hardware = values["fallback.cpu_memory_any_hardware"] == "true";
