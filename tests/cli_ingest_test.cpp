@@ -128,6 +128,10 @@ TEST_CASE("ingest cli: --format jsonl prints a line per committed batch, then th
 
   CHECK(RunCli("ingest " + store + " - --batch-size 0", "").exit_code == 2);
   CHECK(RunCli("ingest " + store + " - --format yaml", "").exit_code == 2);
+  // A negative line limit is refused, not read as a huge one (no limit).
+  const auto negative = RunCli("ingest " + store + " - --max-line-bytes -1", "");
+  CHECK(negative.exit_code == 2);
+  CHECK_THAT(negative.err, Catch::Contains("--max-line-bytes is -1: give the longest line"));
 }
 
 TEST_CASE("ingest cli: a progress bar is drawn on stderr only when it is a terminal",

@@ -180,7 +180,10 @@ TEST_CASE("cli: place --as-of stamps the answer; --explain prints each candidate
   CHECK_THAT(epoch.out, Catch::Contains("as of:    2026-11-29T12:00:00Z"));
   const auto bad = RunCli(base + " --as-of yesterday");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("--as-of must be an RFC 3339 time or epoch seconds"));
+  CHECK_THAT(bad.err, Catch::Contains("--as-of is 'yesterday': give an RFC 3339 time"));
+  const auto empty = RunCli(base + " --as-of ''");  // not 1970
+  CHECK(empty.exit_code == 2);
+  CHECK_THAT(empty.err, Catch::Contains("--as-of is '': give an RFC 3339 time"));
 
   const auto explained = RunCli(base + " --as-of 2026-11-29T12:00:00Z --explain");
   INFO(explained.out);

@@ -201,8 +201,9 @@ std::optional<double> ReadAsOf(const po::variables_map& vm) {
   if (auto rfc = internal::ParseRfc3339(text)) return rfc;
   char* end = nullptr;
   const double epoch = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
-  throw UsageError("--as-of must be an RFC 3339 time or epoch seconds");
+  if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;
+  throw UsageError(fmt::format(
+      "--as-of is '{}': give an RFC 3339 time (2026-11-29T12:00:00Z) or epoch seconds", text));
 }
 
 }  // namespace hwrec::cli

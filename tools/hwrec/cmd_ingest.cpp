@@ -199,6 +199,8 @@ int RunIngest(const std::vector<std::string>& args) {
   std::string from_text;
   IngestOptions ingest;
   std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
+  // Read signed: a negative count must be refused, not wrapped to a huge one.
+  std::int64_t max_line_bytes = static_cast<std::int64_t>(ingest.max_line_bytes);
   CommandLine line(kUsage);
   line.Add()("store", po::value(&store_path)->required(), tools::kStoreArgumentHelp)(
       "input", po::value(&ingest.source)->required(),
@@ -209,7 +211,7 @@ int RunIngest(const std::vector<std::string>& args) {
       "records per transaction (at least 1)")(
       "strict", po::bool_switch(&ingest.strict),
       "reject records with unknown fields instead of warning")(
-      "max-line-bytes", po::value(&ingest.max_line_bytes)->default_value(1048576),
+      "max-line-bytes", po::value(&max_line_bytes)->default_value(max_line_bytes),
       "reject lines longer than this many bytes")(
       "commit-after-idle", po::value(&ingest.commit_after_idle_ms)->default_value(200),
       "from stdin, commit what has arrived once input pauses this many milliseconds");
@@ -222,9 +224,11 @@ int RunIngest(const std::vector<std::string>& args) {
   if (batch_size < 1)
     throw UsageError(fmt::format("--batch-size must be at least 1, not {}", batch_size));
   ingest.batch_size = static_cast<std::size_t>(batch_size);
-  if (ingest.max_line_bytes == 0) {
-    throw UsageError("--max-line-bytes is 0: give the longest line to accept, e.g. 1048576");
+  if (max_line_bytes < 1) {
+    throw UsageError(fmt::format(
+        "--max-line-bytes is {}: give the longest line to accept, e.g. 1048576", max_line_bytes));
   }
+  ingest.max_line_bytes = static_cast<std::size_t>(max_line_bytes);
   if (ingest.commit_after_idle_ms < 0) {
     throw UsageError(fmt::format("--commit-after-idle must be 0 or more milliseconds, not {}",
                                  ingest.commit_after_idle_ms));
