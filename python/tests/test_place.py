@@ -77,6 +77,21 @@ def test_recommend_on_a_pool_uses_its_hardware_key(loaded):
         loaded.recommend(WHISPER, as_of="yesterday")
 
 
+def test_recommend_resolves_the_gpu_model_as_the_cli_does(loaded):
+    # The model looked up in the catalog, its brand filled in: the same key
+    # and figures as the full spelling.
+    full = loaded.recommend(WHISPER, **L4)
+    loose = loaded.recommend(WHISPER, gpu_model="L4", instance_type="g2-standard-8")
+    assert loose.hardware == full.hardware
+    assert {k: f.to_dict() for k, f in loose.figures.items()} == {
+        k: f.to_dict() for k, f in full.figures.items()}
+    assert full.figures["gpu_memory_gb"].provenance == "exact"
+    with pytest.raises(hwrec.InvalidArgumentError, match="gpu_model"):
+        loaded.recommend(WHISPER, gpu_model="no-such-card", instance_type="g2-standard-8")
+    unknown = loaded.recommend(WHISPER, gpu_model="unknown", instance_type="g2-standard-8")
+    assert unknown.hardware.get("gpu_model") is None
+
+
 def test_place_chooses_a_pool_and_explains_every_candidate(loaded):
     pools = [p.node_pool_id for p in loaded.pools()]
     candidates = [{"node_pool_id": p, "free_partitions": 4, "free_cpu_millicores": 64000,
