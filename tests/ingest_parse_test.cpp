@@ -190,6 +190,26 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "ingest: a duration_s beyond a year is refused, naming the field and the unit; the good "
+    "records beside it are kept",
+    "[ingest][parse][engine]") {
+  Fixture f;
+  const IngestSummary summary =
+      f.Ingest(Line("a-year", R"("duration_s":31622400)") + "\n" +
+               Line("millis", R"("duration_s":31622401)") + "\n" +
+               Line("huge", R"("duration_s":1e300)") + "\n" + Line("plain", R"("duration_s":60)"));
+  CHECK(summary.accepted == 2);
+  REQUIRE(summary.rejects.size() == 2);
+  for (const auto& reject : summary.rejects) {
+    INFO(reject.execution_id);
+    CHECK((reject.execution_id == "millis" || reject.execution_id == "huge"));
+    CHECK(reject.field == "duration_s");
+    CHECK_THAT(reject.reason, Catch::Contains("more than a year (31622400 s)"));
+    CHECK_THAT(reject.reason, Catch::Contains("send the wall time in seconds"));
+  }
+}
+
+TEST_CASE(
     "ingest cli: warnings and each reject's errors are shown; --strict and "
     "--max-line-bytes apply",
     "[ingest][parse][cli]") {

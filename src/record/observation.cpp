@@ -37,6 +37,11 @@ constexpr internal::EnumName<FractionSource> kFractionSourceNames[] = {
     {FractionSource::kAssumed, "assumed"},
 };
 
+// The longest wall time a record may carry: a year (366 days). Longer is a unit
+// mistake (milliseconds sent as seconds) or a broken clock, and it would put the
+// execution's start before any calendar the backtest can draw.
+constexpr double kMaxDurationSeconds = 366 * 86400.0;
+
 // "success, oom, gpu_oom, failed or cancelled"
 std::string ValidStatuses() { return internal::JoinOr(internal::NamesOf(kStatusNames)); }
 
@@ -133,6 +138,12 @@ void CheckIdentity(const Observation& o, Checker& check) {
   check.Text("site_id", o.site_id);
   check.Text("node_pool_id", o.node_pool_id);
   check.NonNegative("duration_s", o.duration_s);
+  if (o.duration_s && std::isfinite(*o.duration_s) && *o.duration_s > kMaxDurationSeconds) {
+    check.Fail("duration_s",
+               fmt::format("is {} s, more than a year ({:.0f} s): send the wall time in seconds "
+                           "(a value in milliseconds is 1000 times too large)",
+                           *o.duration_s, kMaxDurationSeconds));
+  }
   if (ToString(o.status).empty()) {
     check.Fail("status", fmt::format("is not a status: use {}", ValidStatuses()));
   }
