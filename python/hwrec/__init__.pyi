@@ -324,7 +324,7 @@ class Store:
     def placements(self, execution_id: str) -> list[PlacementRecord]: ...
     def backtest(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,
                  instance_type: Optional[str] = None, figure: Optional[str] = None,
-                 settings: Optional[Dict[str, str]] = None,
+                 settings: Optional[Dict[str, Union[str, float, bool]]] = None,
                  presets: Sequence[str] = ()) -> Dict[str, Any]: ...
     def route(self, intent: str, width: int, length: Union[str, float],
               simulate: Optional[Dict[str, Any]] = None, as_of: Time = None,

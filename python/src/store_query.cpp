@@ -314,12 +314,43 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
   return view;
 }
 
+// Backtest settings: config keys to values, each as the text `hwrec config set`
+// takes; a number or a bool is written as that text (0.2 -> "0.2", True -> "true").
+std::vector<std::pair<std::string, std::string>> SettingsOf(const py::dict& settings) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, value] : settings) {
+    if (!py::isinstance<py::str>(key)) {
+      BadArgument("settings: the key " + py::repr(key).cast<std::string>() +
+                  " is not text: use config keys such as 'memory.margin'");
+    }
+    std::string name = key.cast<std::string>();
+    PyObject* v = value.ptr();
+    std::string text;
+    if (PyBool_Check(v)) {
+      text = v == Py_True ? "true" : "false";
+    } else if (PyUnicode_Check(v)) {
+      text = value.cast<std::string>();
+    } else if (PyFloat_Check(v)) {
+      text = py::str(value).cast<std::string>();
+    } else if (PyIndex_Check(v)) {
+      const auto whole = py::reinterpret_steal<py::object>(PyNumber_Index(v));
+      if (!whole) throw py::error_already_set();
+      text = py::str(whole).cast<std::string>();
+    } else {
+      BadArgument("settings['" + name + "'] is a " + Py_TYPE(v)->tp_name +
+                  ": give a number, True or False, or the text `hwrec config set` takes");
+    }
+    out.emplace_back(std::move(name), std::move(text));
+  }
+  return out;
+}
+
 // Store.backtest: the replay, as the dict `hwrec backtest --format json` prints.
 py::object Backtest(PyStore& s, const std::optional<std::string>& image,
                     const std::optional<std::string>& gpu_model,
                     const std::optional<std::string>& instance_type,
                     const std::optional<std::string>& figure,
-                    const std::optional<std::map<std::string, std::string>>& settings,
+                    const std::optional<py::dict>& settings,
                     const std::vector<std::string>& presets) {
   BacktestOptions options;
   options.image = image;
@@ -333,7 +364,7 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
                   "memory_bytes, gpu_memory_gb or gpu_compute_fraction");
     }
   }
-  if (settings) options.overrides.assign(settings->begin(), settings->end());
+  if (settings) options.overrides = SettingsOf(*settings);
   options.presets = presets;
   Claim claim(s);
   std::string json;
@@ -367,7 +398,8 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            py::arg("figure") = py::none(), py::arg("settings") = py::none(),
            py::arg("presets") = std::vector<std::string>(),
            "Replays the store's history (hwrec backtest): each execution sized as of its start "
-           "by the figure the store would have given then, with `settings` (config keys) over "
+           "by the figure the store would have given then, with `settings` (config keys to "
+           "values: text, numbers or bools) over "
            "the store's, beside each preset (intelliscale, vpa, autopilot). Returns the dict "
            "`hwrec backtest --format json` prints; writes nothing.")
       .def(

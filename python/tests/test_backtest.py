@@ -37,3 +37,20 @@ def test_backtest_refuses_what_it_cannot_replay(loaded):
         loaded.backtest(figure="gpu")
     with pytest.raises(hwrec.InvalidArgumentError, match="did you mean A100 80GB"):
         loaded.backtest(gpu_model="A100-80GB")
+
+
+def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
+    as_text = loaded.backtest(figure="memory_bytes", settings={"memory.margin": "0.2"})
+    as_number = loaded.backtest(figure="memory_bytes", settings={"memory.margin": 0.2})
+    assert as_number == as_text
+    (run,) = as_number["runs"]
+    assert run["settings"]["memory.margin"] == "0.2"
+    whole = loaded.backtest(settings={"max_range_samples": 5, "fallback.cpu_memory_any_hardware": False})
+    assert whole["runs"][0]["settings"]["max_range_samples"] == "5"
+    assert whole["runs"][0]["settings"]["fallback.cpu_memory_any_hardware"] == "false"
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"settings\['memory.margin'\] is a list"):
+        loaded.backtest(settings={"memory.margin": [0.2]})
+    with pytest.raises(hwrec.InvalidArgumentError, match="memory.margin must be a number"):
+        loaded.backtest(settings={"memory.margin": float("nan")})
+    with pytest.raises(hwrec.InvalidArgumentError, match="is not text"):
+        loaded.backtest(settings={1: "0.2"})
