@@ -176,6 +176,45 @@ TEST_CASE("catalog: a misspelt model gets the closest catalog spellings", "[cata
         std::set<std::string>{"A100 40GB", "A100 80GB"});
 }
 
+TEST_CASE(
+    "catalog: a named hardware key is read in catalog spellings, unknown as the unknown "
+    "population",
+    "[catalog][engine]") {
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "keys.db"));
+  auto resolve = [&](HardwareKey key) { return ResolveHardwareKey(*store, std::move(key)); };
+
+  const auto l4 = resolve({std::nullopt, std::string("L4"), std::string("g2-standard-8"), false});
+  REQUIRE(l4.ok());
+  CHECK(l4->gpu_brand == std::optional<std::string>("NVIDIA"));
+  CHECK(l4->gpu_model == std::optional<std::string>("L4"));
+  CHECK(l4->instance_type == std::optional<std::string>("g2-standard-8"));
+
+  const auto unknown =
+      resolve({std::string("NVIDIA"), std::string("unknown"), std::nullopt, false});
+  REQUIRE(unknown.ok());
+  CHECK(*unknown == HardwareKey{std::string("NVIDIA"), std::nullopt, std::nullopt, false});
+
+  const auto cpu = resolve({std::nullopt, std::nullopt, std::string("n2-standard-8"), true});
+  REQUIRE(cpu.ok());
+  CHECK(cpu->cpu_only);
+
+  const auto misspelt = ResolveHardwareKey(
+      *store, {std::nullopt, std::string("A100-80GB"), std::nullopt, false}, "--gpu-model");
+  CHECK(misspelt.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(misspelt.status().message(),
+             Catch::StartsWith("--gpu-model: GPU model 'A100-80GB' is not in the catalog") &&
+                 Catch::Contains("did you mean A100 80GB"));
+
+  const auto other_brand = resolve({std::string("AMD"), std::string("L4"), std::nullopt, false});
+  CHECK_THAT(other_brand.status().message(),
+             Catch::StartsWith("gpu_model: ") && Catch::Contains("under AMD"));
+
+  const auto both = resolve({std::nullopt, std::string("L4"), std::nullopt, true});
+  CHECK(both.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(both.status().message(), Catch::Contains("a CPU-only key names no GPU"));
+}
+
 TEST_CASE("catalog import: a new card is added with its full partition", "[catalog][engine]") {
   test::TempDir dir;
   auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));

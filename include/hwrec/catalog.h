@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/hardware_key.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/record_error.h"
 #include "hwrec/status.h"
@@ -74,6 +75,15 @@ class GpuCatalog {
  private:
   std::vector<GpuModel> models_;
 };
+
+// The hardware key a caller named, read as `hwrec recommend` and
+// Store.recommend read it: the GPU model in the catalog's spelling with its
+// brand filled in; no model, or `unknown`, is the shared unknown-model
+// population. kInvalidArgument, the message starting "<model_field>: ", when
+// the catalog has no such model (it names the closest spellings), and when a
+// CPU-only key names a GPU.
+Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
+                                       std::string_view model_field = "gpu_model");
 
 // A rejected CSV row: its line, the column, and what is wrong.
 using CatalogImportError = RecordError;

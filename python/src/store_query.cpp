@@ -224,25 +224,11 @@ HardwareKey KeyOf(PyStore& s, const std::optional<std::string>& pool,
                   const std::optional<std::string>& gpu_model,
                   const std::optional<std::string>& instance_type, bool cpu_only) {
   if (!pool) {
-    HardwareKey key{gpu_brand, gpu_model, instance_type, cpu_only};
-    // As `hwrec recommend`: the model spelt as the catalog has it, its brand
-    // filled in; "unknown" is the shared unknown-model population.
-    if (!gpu_model || *gpu_model == "unknown") {
-      if (gpu_model) key.gpu_model.reset();
-      return key;
-    }
-    Result<GpuModel> found = [&]() -> Result<GpuModel> {
+    Result<HardwareKey> key = [&] {
       py::gil_scoped_release release;
-      auto catalog = GpuCatalog::Load(*s.store);
-      if (!catalog.ok()) return catalog.status();
-      auto model = catalog->ResolveModel(gpu_brand, *gpu_model);
-      if (!model.ok()) return Status::InvalidArgument("gpu_model: " + model.status().message());
-      return model;
+      return ResolveHardwareKey(*s.store, {gpu_brand, gpu_model, instance_type, cpu_only});
     }();
-    if (!found.ok()) ThrowStatus(found.status());
-    key.gpu_brand = found->brand;
-    key.gpu_model = found->model;
-    return key;
+    return Unwrap(std::move(key));
   }
   if (gpu_brand || gpu_model || instance_type || cpu_only) {
     BadArgument(

@@ -90,6 +90,8 @@ def test_recommend_resolves_the_gpu_model_as_the_cli_does(loaded):
         loaded.recommend(WHISPER, gpu_model="no-such-card", instance_type="g2-standard-8")
     unknown = loaded.recommend(WHISPER, gpu_model="unknown", instance_type="g2-standard-8")
     assert unknown.hardware.get("gpu_model") is None
+    with pytest.raises(hwrec.InvalidArgumentError, match="a CPU-only key names no GPU"):
+        loaded.recommend(WHISPER, gpu_model="L4", cpu_only=True)
 
 
 def test_place_chooses_a_pool_and_explains_every_candidate(loaded):

@@ -191,6 +191,25 @@ Result<GpuModel> GpuCatalog::ResolveModel(const std::optional<std::string>& bran
       hint.empty() ? "" : fmt::format("did you mean {}? ", hint)));
 }
 
+Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
+                                       std::string_view model_field) {
+  if (named.cpu_only && (named.gpu_brand || named.gpu_model)) {
+    return Status::InvalidArgument(
+        "a CPU-only key names no GPU: leave out the GPU brand and model, or ask for a GPU key");
+  }
+  if (named.gpu_model && *named.gpu_model == "unknown") named.gpu_model.reset();
+  if (!named.gpu_model) return named;
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  auto model = catalog->ResolveModel(named.gpu_brand, *named.gpu_model);
+  if (!model.ok()) {
+    return Status::InvalidArgument(fmt::format("{}: {}", model_field, model.status().message()));
+  }
+  named.gpu_brand = model->brand;
+  named.gpu_model = model->model;
+  return named;
+}
+
 std::vector<std::string> GpuCatalog::ClosestModels(std::string_view model,
                                                    std::size_t limit) const {
   // Score = 2 × edit distance, less a bonus when one normalized spelling holds

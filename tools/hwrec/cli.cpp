@@ -140,15 +140,6 @@ std::unique_ptr<Store> OpenStore(const std::string& path, const StoreOptions& op
   return std::move(store).value();
 }
 
-Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
-                                  const std::string& model) {
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
-  auto found = catalog->ResolveModel(brand, model);
-  if (!found.ok()) return Status::InvalidArgument("--gpu-model: " + found.status().message());
-  return found;
-}
-
 std::unique_ptr<Store> OpenScratchStore() {
   auto store = Store::Open(":memory:", tools::CreatingStoreOptions());
   if (!store.ok()) {

@@ -154,12 +154,6 @@ int ImportExitCode(const Result<Summary>& summary, Format format,
   return summary->errors.empty() ? kExitOk : kExitPartial;
 }
 
-// The catalog's entry for the --gpu-model `model` (of `brand` when given, of
-// any brand otherwise). Returns kInvalidArgument naming the closest catalog
-// spellings (and `unknown`) when there is none, GpuCatalog::Load's errors.
-Result<GpuModel> FindCatalogModel(const Store& store, const std::optional<std::string>& brand,
-                                  const std::string& model);
-
 // Reads a whole file, or stdin for "-". Throws std::runtime_error naming the file.
 std::string ReadInput(const std::string& path);
 

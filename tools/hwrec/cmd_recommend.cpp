@@ -42,14 +42,9 @@ Result<HardwareKey> ResolveKey(const Store& store, const po::variables_map& vm) 
     if (!key.cpu_only) key.gpu_brand = vm["gpu-brand"].as<std::string>();
     return key;
   }
-  const std::string model = vm["gpu-model"].as<std::string>();
+  key.gpu_model = vm["gpu-model"].as<std::string>();
   if (vm.count("gpu-brand") != 0) key.gpu_brand = vm["gpu-brand"].as<std::string>();
-  if (model == "unknown") return key;  // the shared unknown-model population
-  auto found = FindCatalogModel(store, key.gpu_brand, model);
-  if (!found.ok()) return found.status();
-  key.gpu_brand = found->brand;
-  key.gpu_model = found->model;
-  return key;
+  return ResolveHardwareKey(store, std::move(key), "--gpu-model");
 }
 
 nlohmann::ordered_json OrNull(const std::optional<double>& v) {
