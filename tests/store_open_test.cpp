@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "hwrec/store_location.h"
+#include "store/database.h"
 #include "store/store_file.h"
 #include "test_support.h"
 
@@ -159,6 +160,22 @@ TEST_CASE("store open: a sound store's status names how it was opened and no sch
   CHECK(status->opened == "read-only");
   CHECK_FALSE(status->immutable);
   CHECK(status->schema_problem.empty());
+}
+
+TEST_CASE("store open: the page cache is cache_mib MiB, read-write or read-only; 0 keeps SQLite's",
+          "[store][open]") {
+  TempDir dir;
+  const std::string path = dir.File("cache.db");
+  auto cache_size = [](const Store& store) {
+    return hwrec::store::ConnectionOf(store).QueryInt64("PRAGMA cache_size").value_or(0);
+  };
+  CHECK(cache_size(*hwrec::test::OpenStoreOrFail(path, Creating())) == -64 * 1024);
+  StoreOptions small = ReadOnly();
+  small.cache_mib = 8;
+  CHECK(cache_size(*hwrec::test::OpenStoreOrFail(path, small)) == -8 * 1024);
+  StoreOptions sqlite_default;
+  sqlite_default.cache_mib = 0;
+  CHECK(cache_size(*hwrec::test::OpenStoreOrFail(path, sqlite_default)) == -2000);
 }
 
 TEST_CASE("store open: SQLite's open failures become what is wrong and what to do",

@@ -166,6 +166,10 @@ Status ApplyConnectionSettings(SQLite::Database& db, const std::string& path,
                                const StoreOptions& options) {
   KeepWalOnClose(db);
   db.exec("PRAGMA foreign_keys = ON");
+  if (options.cache_mib > 0) {
+    // PRAGMA takes no bound parameters; the size is an int (negative: KiB).
+    db.exec(fmt::format("PRAGMA cache_size = {:d}", -std::int64_t{options.cache_mib} * 1024));
+  }
   if (options.read_only) return Status::Ok();
   const std::string mode = SwitchToWal(db, options.busy_timeout_ms);
   const bool in_memory = path == ":memory:" && mode == "memory";  // tests and previews

@@ -154,6 +154,8 @@ void OpenLikeHwrec(SQLite::Database& db) {
   }
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  db.exec(
+      fmt::format("PRAGMA cache_size = {:d}", -std::int64_t{BenchStoreOptions().cache_mib} * 1024));
 }
 
 void InsertWorkloads(SQLite::Database& db, const fixtures::ObservationGenerator& generator,
