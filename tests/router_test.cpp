@@ -376,6 +376,40 @@ TEST_CASE("router: durations are read with their unit", "[router]") {
   CHECK_FALSE(hwrec::internal::ParseDurationHours("0h").ok());
 }
 
+TEST_CASE("router: a length in hexadecimal or beyond any number is not understood", "[router]") {
+  for (const char* text : {"0x10h", "1h0X2m", "1e308h1e308h", "1e307w"}) {
+    INFO(text);
+    const auto hours = hwrec::internal::ParseDurationHours(text);
+    CHECK(hours.status().code() == hwrec::StatusCode::kInvalidArgument);
+    CHECK_THAT(hours.status().message(), Catch::Contains("is not understood"));
+  }
+}
+
+TEST_CASE("router: a day is a calendar day from 1970 on, never rolled over", "[router]") {
+  CHECK(hwrec::internal::UtcNoonOfDay("2026-07-08") == std::optional<double>(1783512000));
+  CHECK(hwrec::internal::UtcNoonOfDay("2028-02-29").has_value());
+  CHECK(hwrec::internal::UtcNoonOfDay("1970-01-01") == std::optional<double>(43200));
+  for (const char* day : {"2026-02-30", "2026-13-45", "2026-00-00", "2026-+1-01", "2026- 1- 1",
+                          "1969-12-31", "2027-02-29", "20260708", "2026-07-08T"}) {
+    INFO(day);
+    CHECK_FALSE(hwrec::internal::UtcNoonOfDay(day).has_value());
+  }
+}
+
+TEST_CASE("router config: a whole number beyond int is refused, not wrapped", "[router][engine]") {
+  Fixture f;
+  const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
+  const auto s = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "big",
+      "workload_image": "ghcr.io/acme/big:1.0", "legacy_machine": "a2-ultragpu-1g",
+      "min_width": 4294967298}]})");
+  CHECK(s.code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("min_width is 4294967298: it must be a whole number"));
+  const auto quota = hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
+      {"gpu_model": "A100 80GB", "class": "preemptible", "gpus": 4294967295}]})");
+  CHECK_THAT(quota.message(), Catch::Contains("gpus is 4294967295"));
+  CHECK(hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store)) == before);
+}
+
 TEST_CASE("router: two replicas walking at once count every walk once and lose no quota block",
           "[router][engine]") {
   Fixture f;

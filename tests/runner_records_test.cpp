@@ -610,7 +610,10 @@ TEST_CASE("simulated capacity: a bad file is InvalidArgument naming the file and
        "cap.json: failures 'gcp/*' must be capacity_miss, quota_exceeded, config_error, "
        "permission_error or workload_failure (a launch is listed under available; not_tried is "
        "for a recorded walk)"},
-      {R"({"day": "July 8"})", "cap.json: day 'July 8' is not a UTC date: use YYYY-MM-DD"},
+      {R"({"day": "July 8"})",
+       "cap.json: day 'July 8' is not a UTC calendar date: use YYYY-MM-DD, from 1970 on"},
+      {R"({"day": "2026-02-30"})",
+       "cap.json: day '2026-02-30' is not a UTC calendar date: use YYYY-MM-DD, from 1970 on"},
       {R"({"capacity": []})",
        "cap.json: 'capacity' is not understood: use available (array), failures (object) or day "
        "(YYYY-MM-DD)"},

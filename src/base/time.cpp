@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -89,6 +90,12 @@ Status CheckEpochSeconds(std::optional<double> seconds, std::string_view what) {
                   what, *seconds, kLastSecondOf9999));
 }
 
+// GCC 12 warns, through inlining, that date::parse's seconds field may be read
+// uninitialised; date.h sets it before every read (a false positive).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 std::optional<double> ParseRfc3339(std::string_view text) {
   const auto normalised = NormaliseRfc3339(text);
   if (!normalised) return std::nullopt;
@@ -98,6 +105,9 @@ std::optional<double> ParseRfc3339(std::string_view text) {
   if (in.fail() || in.peek() != std::char_traits<char>::eof()) return std::nullopt;
   return static_cast<double>(time.time_since_epoch().count()) / 1e6;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 std::string FormatRfc3339(double epoch_seconds) {
   // Beyond ±10^12 s (±31,000 years) there is no calendar date worth printing.
@@ -119,16 +129,18 @@ std::string UtcDay(double epoch_seconds) {
 }
 
 std::optional<double> UtcNoonOfDay(const std::string& day) {
-  int year = 0;
-  int month = 0;
-  int mday = 0;
-  if (day.size() != 10 || std::sscanf(day.c_str(), "%4d-%2d-%2d", &year, &month, &mday) != 3) {
-    return std::nullopt;
+  if (day.size() != 10 || day[4] != '-' || day[7] != '-') return std::nullopt;
+  for (const std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
+    if (!std::isdigit(static_cast<unsigned char>(day[i]))) return std::nullopt;
   }
-  // Months, then days, roll over as timegm rolls them.
-  const date::year_month first = date::year{year} / date::January + date::months{month - 1};
-  const date::sys_days midnight = date::sys_days{first / 1} + date::days{mday - 1};
-  const date::sys_seconds noon = midnight + std::chrono::hours{12};
+  const auto number = [&](std::size_t at, std::size_t digits) {
+    return std::stoi(day.substr(at, digits));
+  };
+  const date::year_month_day ymd{date::year{number(0, 4)},
+                                 date::month{static_cast<unsigned>(number(5, 2))},
+                                 date::day{static_cast<unsigned>(number(8, 2))}};
+  if (!ymd.ok() || ymd.year() < date::year{1970}) return std::nullopt;
+  const date::sys_seconds noon = date::sys_days{ymd} + std::chrono::hours{12};
   return static_cast<double>(noon.time_since_epoch().count());
 }
 
@@ -156,9 +168,15 @@ Result<double> ParseDurationHours(std::string_view text) {
     if (end == start || *end == '\0') return bad();
     const auto unit = UnitHours(*end);
     if (!unit || !std::isfinite(value)) return bad();
+    // strtod also reads hexadecimal (0x10): a duration is written in decimal.
+    if (std::string_view(start, static_cast<std::size_t>(end - start)).find_first_of("xX") !=
+        std::string_view::npos) {
+      return bad();
+    }
     hours += value * *unit;
     i = static_cast<std::size_t>(end - owned.c_str()) + 1;
   }
+  if (!std::isfinite(hours)) return bad();  // each part finite, the sum beyond any length
   if (!(hours > 0)) {
     return Status::InvalidArgument(
         fmt::format("duration '{}' must be longer than zero: e.g. 6h", text));

@@ -28,9 +28,9 @@ std::string FormatRfc3339(double epoch_seconds);
 
 // The UTC day of `epoch_seconds`, "YYYY-MM-DD".
 std::string UtcDay(double epoch_seconds);
-// Noon UTC of a "YYYY-MM-DD" day (out-of-range months and days roll over, as
-// timegm does), so that the day is the same in every reading of it; nullopt
-// when `day` is not of that shape.
+// Noon UTC of a "YYYY-MM-DD" day, so that the day is the same in every reading
+// of it; nullopt when `day` is not of that shape, not a calendar date
+// (2026-02-30) or before 1970.
 std::optional<double> UtcNoonOfDay(const std::string& day);
 // `epoch_seconds` as "YYYYMMDDThhmmssZ", for file names.
 std::string CompactUtcStamp(double epoch_seconds);

@@ -2,6 +2,8 @@
 // key into the stored configuration and validates the result as a whole.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "base/json_fields.h"
@@ -92,6 +94,16 @@ class Entry {
     const nlohmann::json& v = Field(key);
     if (!v.is_number_integer()) {
       Refuse(fmt::format("{}: {} must be a whole number", where_, key));
+    }
+    // Read whole before narrowing: 4294967298 must not become 2.
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<std::uint64_t>() <= std::numeric_limits<int>::max()
+                          : v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits) {
+      Refuse(fmt::format("{}: {} is {}: it must be a whole number between {} and {}", where_, key,
+                         v.dump(), std::numeric_limits<int>::min(),
+                         std::numeric_limits<int>::max()));
     }
     return v.get<int>();
   }

@@ -55,7 +55,8 @@ std::optional<std::string> ReadMember(const std::string& key, const Json& value,
   } else if (key == "day" && value.is_string()) {
     const std::string& day = value.get_ref<const std::string&>();
     capacity->now = internal::UtcNoonOfDay(day);
-    if (!capacity->now) return fmt::format("day '{}' is not a UTC date: use YYYY-MM-DD", day);
+    if (!capacity->now)
+      return fmt::format("day '{}' is not a UTC calendar date: use YYYY-MM-DD, from 1970 on", day);
   } else {
     return fmt::format(
         "'{}' is not understood: use available (array), failures (object) or day (YYYY-MM-DD)",

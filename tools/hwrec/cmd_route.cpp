@@ -62,7 +62,8 @@ RecordedOutcomes ReadOutcomes(const std::string& path) {
 std::optional<double> DayOption(const std::string& day) {
   if (day.empty()) return std::nullopt;
   auto noon = internal::UtcNoonOfDay(day);
-  if (!noon) throw UsageError("--day must be a UTC day YYYY-MM-DD, not '" + day + "'");
+  if (!noon)
+    throw UsageError("--day must be a UTC calendar day YYYY-MM-DD from 1970 on, not '" + day + "'");
   return noon;
 }
 
