@@ -18,6 +18,7 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
+#include "store/database.h"
 #include "test_support.h"
 
 namespace hwrec::test {
@@ -134,6 +135,25 @@ TEST_CASE("backtest: each execution is sized as of its start from what had finis
   CHECK(s.totals.with_duration == 1);
   CHECK(s.totals.over_provisioned == Approx(0));
   CHECK(result.runs[0].total.scored == 3);
+}
+
+TEST_CASE("backtest: a duration stored beyond a year places the execution at its finish",
+          "[backtest][engine]") {
+  Fixture f;
+  f.Ingest(
+      {Run("a", "train:1", "h100", kT0, 600, 10), Run("b", "train:1", "h100", kT0 + 600, 60, 12)});
+  // A store written before ingest bounded duration_s may hold any number.
+  hwrec::store::ConnectionOf(*f.store).Execute(
+      "UPDATE observations SET duration_s = 1e18 WHERE execution_id = 'b'");
+  BacktestOptions options;
+  options.figure = FigureKind::kGpuMemoryGb;
+  options.keep_points = true;
+  const BacktestResult result = f.Run(options);
+  const BacktestSeries& s = OnlySeries(result.runs[0]);
+  REQUIRE(s.points.size() == 2);
+  CHECK(s.points[1].execution_id == "b");
+  CHECK(s.points[1].started_at == kT0 + 600);
+  CHECK(s.totals.with_duration == 0);
 }
 
 TEST_CASE("backtest: slack, over-provisioning and an OOM of its request", "[backtest][engine]") {

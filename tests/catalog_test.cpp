@@ -213,6 +213,9 @@ TEST_CASE(
   const auto both = resolve({std::nullopt, std::string("L4"), std::nullopt, true});
   CHECK(both.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(both.status().message(), Catch::Contains("a CPU-only key names no GPU"));
+  const auto cpu_unknown = resolve({std::nullopt, std::string("unknown"), std::nullopt, true});
+  REQUIRE(cpu_unknown.ok());
+  CHECK(*cpu_unknown == HardwareKey{std::nullopt, std::nullopt, std::nullopt, true});
 }
 
 TEST_CASE("catalog import: a new card is added with its full partition", "[catalog][engine]") {

@@ -188,6 +188,14 @@ void CopyLegacyRows(const std::string& from, const std::string& path, const std:
   db.exec("DETACH other");
 }
 
+// A legacy store at `name` in `dir` with one A100 pool, dc-a100.
+std::string LegacyWithA100Pool(const TempDir& dir, const std::string& name) {
+  const std::string path = dir.File(name);
+  MakeLegacy(path);
+  AddLegacyPool(path, {"dc-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -492,9 +500,7 @@ TEST_CASE("legacy migration: two pools colliding on hp:v1 with different cards b
 
 TEST_CASE("legacy migration: the row's hp:v1 id is kept beside its new hp:v2 id", "[legacy]") {
   TempDir dir;
-  const std::string path = dir.File("ids.db");
-  MakeLegacy(path);
-  AddLegacyPool(path, {"dc-a100", "site-a", "dgx-node", "full", 1, "A100 80GB"});
+  const std::string path = LegacyWithA100Pool(dir, "ids.db");
   LegacyRowSpec row = hwrec::test::Row("with-id");
   row.node_pool_id = "dc-a100";
   row.hardware_profile_id = "hp:v1:0123456789abcdef";
@@ -510,6 +516,31 @@ TEST_CASE("legacy migration: the row's hp:v1 id is kept beside its new hp:v2 id"
   CHECK_THAT(q.getColumn(2).getString(), Catch::StartsWith("hp:v2:"));
   CHECK(q.getColumn(3).getString() == "A100 80GB");
   CHECK(q.getColumn(4).getInt() == 1);  // the sent id differs from the recomputed one
+}
+
+TEST_CASE("legacy migration: a row whose duration_s is beyond a year moves, without it",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = LegacyWithA100Pool(dir, "long.db");
+  for (const char* id : {"long", "plain"}) {
+    LegacyRowSpec row = hwrec::test::Row(id);
+    row.node_pool_id = "dc-a100";
+    AddLegacyRow(path, row);
+  }
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE site_observations SET duration_s = 40000000 WHERE execution_id = 'long'");
+    db.exec("UPDATE site_observations SET duration_s = 60 WHERE execution_id = 'plain'");
+  }
+  const auto report = MigrateOrFail(path);
+  CHECK(report.migrated == 2);
+  CHECK(report.quarantined == 0);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT count(*) FROM observations WHERE execution_id = 'long' AND "
+                      "duration_s IS NULL AND gpu_memory_peak_gb = 10")
+            .getInt() == 1);
+  CHECK(db.execAndGet("SELECT duration_s FROM observations WHERE execution_id = 'plain'")
+            .getDouble() == 60);
 }
 
 TEST_CASE("legacy migration: a rerun after success is a no-op that says so", "[legacy]") {

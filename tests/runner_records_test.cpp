@@ -336,6 +336,11 @@ TEST_CASE("runner execution: a start after the end, or an unreadable start, name
   CHECK_THAT(error.reason, Catch::Contains("after ended_at"));
   record["started_at"] = "yesterday";
   CHECK(FirstError(record).field == "started_at");
+  record["started_at"] = 0;  // an unset timestamp
+  error = FirstError(record);
+  CHECK(error.field == "started_at");
+  CHECK_THAT(error.reason, Catch::Contains("s before ended_at, more than a year") &&
+                               Catch::Contains("an unset timestamp reads as 1970"));
 }
 
 TEST_CASE("runner execution: gpu_compute_fraction from metadata, refused when it disagrees") {

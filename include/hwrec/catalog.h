@@ -79,9 +79,9 @@ class GpuCatalog {
 // The hardware key a caller named, read as `hwrec recommend` and
 // Store.recommend read it: the GPU model in the catalog's spelling with its
 // brand filled in; no model, or `unknown`, is the shared unknown-model
-// population. kInvalidArgument, the message starting "<model_field>: ", when
-// the catalog has no such model (it names the closest spellings), and when a
-// CPU-only key names a GPU.
+// population. kInvalidArgument when the catalog has no such model (the message
+// starts "<model_field>: " and names the closest spellings), and when a
+// CPU-only key names a GPU brand or model.
 Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
                                        std::string_view model_field = "gpu_model");
 

@@ -39,6 +39,11 @@ struct RequestedResources {
   bool operator==(const RequestedResources& other) const;
 };
 
+// The longest wall time an observation may carry: a year (366 days). Longer is
+// a unit mistake (milliseconds sent as seconds) or an unset start time, and it
+// would put the execution's start before any calendar the backtest can draw.
+inline constexpr double kMaxDurationSeconds = 366 * 86400.0;
+
 struct Observation {
   std::string execution_id;  // required, unique
   std::string action_image;  // required: the workload

@@ -302,9 +302,16 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
 
 // Backtest settings: config keys to values, each as the text `hwrec config set`
 // takes; a number or a bool is written as that text (0.2 -> "0.2", True -> "true").
-std::vector<std::pair<std::string, std::string>> SettingsOf(const py::dict& settings) {
+std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& settings) {
+  if (!py::isinstance(settings, py::module_::import("collections.abc").attr("Mapping"))) {
+    BadArgument(std::string("settings is a ") + Py_TYPE(settings.ptr())->tp_name +
+                ": give a dict of config keys to values, e.g. {'memory.margin': 0.2}");
+  }
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [key, value] : settings) {
+  for (const py::handle item : settings.attr("items")()) {
+    const auto pair = py::reinterpret_borrow<py::tuple>(item);
+    const py::object key = pair[0];
+    const py::object value = pair[1];
     if (!py::isinstance<py::str>(key)) {
       BadArgument("settings: the key " + py::repr(key).cast<std::string>() +
                   " is not text: use config keys such as 'memory.margin'");
@@ -335,8 +342,7 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::dict& sett
 py::object Backtest(PyStore& s, const std::optional<std::string>& image,
                     const std::optional<std::string>& gpu_model,
                     const std::optional<std::string>& instance_type,
-                    const std::optional<std::string>& figure,
-                    const std::optional<py::dict>& settings,
+                    const std::optional<std::string>& figure, const py::object& settings,
                     const std::vector<std::string>& presets) {
   BacktestOptions options;
   options.image = image;
@@ -350,7 +356,7 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
                   "memory_bytes, gpu_memory_gb or gpu_compute_fraction");
     }
   }
-  if (settings) options.overrides = SettingsOf(*settings);
+  if (!settings.is_none()) options.overrides = SettingsOf(settings);
   options.presets = presets;
   Claim claim(s);
   std::string json;

@@ -1,5 +1,7 @@
 """Store.backtest: the replay of the store's own history, as the CLI's JSON."""
 
+import types
+
 import pytest
 
 import hwrec
@@ -54,3 +56,8 @@ def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
         loaded.backtest(settings={"memory.margin": float("nan")})
     with pytest.raises(hwrec.InvalidArgumentError, match="is not text"):
         loaded.backtest(settings={1: "0.2"})
+    proxy = loaded.backtest(figure="memory_bytes",
+                            settings=types.MappingProxyType({"memory.margin": 0.2}))
+    assert proxy == as_text
+    with pytest.raises(hwrec.InvalidArgumentError, match="settings is a list"):
+        loaded.backtest(settings=[("memory.margin", 0.2)])

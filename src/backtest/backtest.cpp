@@ -19,6 +19,7 @@
 #include "aggregate/recommendation_reader.h"
 #include "aggregate/settings.h"
 #include "hwrec/catalog.h"
+#include "hwrec/observation.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -430,11 +431,13 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
           Execution e;
           e.input = in;
           e.execution_id = extras.execution_id;
-          e.duration_s = extras.duration_s;
-          const double duration =
-              extras.duration_s && std::isfinite(*extras.duration_s) && *extras.duration_s > 0
-                  ? *extras.duration_s
-                  : 0;
+          // A duration stored before ingest bounded it (or beyond any
+          // calendar) says nothing: the execution is placed at its finish.
+          if (extras.duration_s && std::isfinite(*extras.duration_s) && *extras.duration_s >= 0 &&
+              *extras.duration_s <= kMaxDurationSeconds) {
+            e.duration_s = extras.duration_s;
+          }
+          const double duration = e.duration_s.value_or(0);
           e.started_at = in.finished_at - duration;
           e.scored = MatchesFilter(in, options);
           if (e.scored) {

@@ -193,11 +193,11 @@ Result<GpuModel> GpuCatalog::ResolveModel(const std::optional<std::string>& bran
 
 Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
                                        std::string_view model_field) {
+  if (named.gpu_model && *named.gpu_model == "unknown") named.gpu_model.reset();
   if (named.cpu_only && (named.gpu_brand || named.gpu_model)) {
     return Status::InvalidArgument(
         "a CPU-only key names no GPU: leave out the GPU brand and model, or ask for a GPU key");
   }
-  if (named.gpu_model && *named.gpu_model == "unknown") named.gpu_model.reset();
   if (!named.gpu_model) return named;
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();

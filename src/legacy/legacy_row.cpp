@@ -141,7 +141,9 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* 
   o.site_id = row.site_id;
   o.node_pool_id = row.node_pool_id;
   o.status = *status;
-  o.duration_s = row.duration_s;
+  // Stored history keeps its row: a wall time beyond a year (a unit mistake
+  // or an unset start) is dropped rather than quarantining what was measured.
+  if (!row.duration_s || !(*row.duration_s > kMaxDurationSeconds)) o.duration_s = row.duration_s;
   o.hardware = row.hardware;
   o.hardware_profile_id = row.hardware_profile_id;
   o.gpu_compute_fraction = row.gpu_compute_fraction;

@@ -37,11 +37,6 @@ constexpr internal::EnumName<FractionSource> kFractionSourceNames[] = {
     {FractionSource::kAssumed, "assumed"},
 };
 
-// The longest wall time a record may carry: a year (366 days). Longer is a unit
-// mistake (milliseconds sent as seconds) or a broken clock, and it would put the
-// execution's start before any calendar the backtest can draw.
-constexpr double kMaxDurationSeconds = 366 * 86400.0;
-
 // "success, oom, gpu_oom, failed or cancelled"
 std::string ValidStatuses() { return internal::JoinOr(internal::NamesOf(kStatusNames)); }
 

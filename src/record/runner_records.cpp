@@ -137,6 +137,13 @@ void TranslateDuration(const Json& object, RunnerTranslation* t) {
         "started_at",
         fmt::format("is {} s after ended_at: send when the execution started", *started - *ended)});
   }
+  if (*ended - *started > kMaxDurationSeconds) {
+    return t->errors.push_back(RecordError{
+        "started_at", fmt::format("is {:.0f} s before ended_at, more than a year: send when the "
+                                  "execution started (an unset timestamp reads as 1970), or "
+                                  "duration_in_sec",
+                                  *ended - *started)});
+  }
   Put(t, "duration_s", *ended - *started);
 }
 

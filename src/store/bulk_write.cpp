@@ -13,7 +13,8 @@ namespace hwrec::store {
 BulkWriteMode::BulkWriteMode(Connection& db) : db_(db) {
   cache_size_ = db.QueryInt64("PRAGMA cache_size").value_or(0);
   secure_delete_ = db.QueryInt64("PRAGMA secure_delete").value_or(0);
-  db.Execute("PRAGMA cache_size = -65536");  // 64 MiB
+  // At least 64 MiB: a store opened with a larger cache keeps it.
+  if (cache_size_ > -65536) db.Execute("PRAGMA cache_size = -65536");
   db.Execute("PRAGMA secure_delete = FAST");
   if (db.QueryText("PRAGMA journal_mode").value_or("") != "wal") return;
   // Leaving WAL needs the only connection; another one is not waited for.
