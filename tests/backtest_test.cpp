@@ -282,7 +282,8 @@ TEST_CASE("backtest: presets and overrides are estimator settings; bad ones are 
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(refused.status().message(),
-             Catch::Contains("'H100-80' is not in the catalog") && Catch::Contains("H100 80GB"));
+             Catch::StartsWith("gpu_model: GPU model 'H100-80' is not in the catalog") &&
+                 Catch::Contains("H100 80GB"));
   misspelt.gpu_model = "qqqqqqqqqqqq";
   refused = Backtest(*f.store, misspelt);
   REQUIRE_FALSE(refused.ok());
@@ -420,8 +421,9 @@ TEST_CASE("hwrec backtest: table and JSON totals, presets side by side", "[backt
   const CommandResult no_model =
       RunCli("backtest " + ShellQuote(store) + " --gpu-model zzzzzzzzzz");
   CHECK(no_model.exit_code == 1);
-  CHECK_THAT(no_model.err, Catch::Contains("'zzzzzzzzzz' is not in the catalog") &&
-                               !Catch::Contains("did you mean"));
+  CHECK_THAT(no_model.err,
+             Catch::Contains("--gpu-model: GPU model 'zzzzzzzzzz' is not in the catalog") &&
+                 !Catch::Contains("did you mean"));
   const CommandResult no_image =
       RunCli("backtest " + ShellQuote(store) + " --image ghcr.io/acme/nosuch:1");
   CHECK(no_image.exit_code == 0);

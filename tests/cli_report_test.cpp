@@ -60,7 +60,8 @@ TEST_CASE("cli: report refuses bad options with the fix, before replaying anythi
   CHECK_THAT(no_html.err, Contains("--html FILE is required"));
   const auto model = RunCli(line + "--gpu-model A100");
   CHECK(model.exit_code == 1);
-  CHECK_THAT(model.err, Contains("did you mean A100 40GB, A100 80GB"));
+  CHECK_THAT(model.err,
+             Contains("--gpu-model: GPU model") && Contains("did you mean A100 40GB, A100 80GB"));
   CHECK_FALSE(std::filesystem::exists(s.html));
 }
 

@@ -37,7 +37,7 @@ def test_backtest_refuses_what_it_cannot_replay(loaded):
         loaded.backtest(settings={"gpu_memory.statistic": "p50"})
     with pytest.raises(hwrec.InvalidArgumentError, match="figure"):
         loaded.backtest(figure="gpu")
-    with pytest.raises(hwrec.InvalidArgumentError, match="did you mean A100 80GB"):
+    with pytest.raises(hwrec.InvalidArgumentError, match="^gpu_model: .*did you mean A100 80GB"):
         loaded.backtest(gpu_model="A100-80GB")
 
 

@@ -354,11 +354,10 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
   return internal::Guarded(store.path(), [&]() -> Result<BacktestResult> {
     BacktestOptions options = asked;
     if (options.gpu_model && *options.gpu_model != "unknown") {
-      auto catalog = GpuCatalog::Load(store);
-      if (!catalog.ok()) return catalog.status();
-      auto model = catalog->ResolveModel(std::nullopt, *options.gpu_model);
-      if (!model.ok()) return model.status();
-      options.gpu_model = model->model;
+      auto key = ResolveHardwareKey(store, {std::nullopt, options.gpu_model, std::nullopt, false},
+                                    "gpu_model");
+      if (!key.ok()) return key.status();
+      options.gpu_model = key->gpu_model;
     }
     const int version = store.schema_version();
     if (version < Store::LatestSchemaVersion()) {

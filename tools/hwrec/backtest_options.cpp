@@ -7,6 +7,7 @@
 
 #include "aggregate/settings.h"
 #include "base/text.h"
+#include "hwrec/catalog.h"
 
 namespace hwrec::cli {
 
@@ -124,9 +125,18 @@ BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault p
     }
     options.presets.push_back(name);
   }
-  // hwrec::Backtest checks the model against the store's catalog.
+  // ResolveBacktestModel checks the model against the store's catalog.
   if (vm.count("gpu-model") != 0) options.gpu_model = vm["gpu-model"].as<std::string>();
   return options;
+}
+
+Status ResolveBacktestModel(const Store& store, BacktestOptions* options) {
+  if (!options->gpu_model || *options->gpu_model == "unknown") return Status::Ok();
+  auto key = ResolveHardwareKey(store, {std::nullopt, options->gpu_model, std::nullopt, false},
+                                "--gpu-model");
+  if (!key.ok()) return key.status();
+  options->gpu_model = key->gpu_model;
+  return Status::Ok();
 }
 
 }  // namespace hwrec::cli

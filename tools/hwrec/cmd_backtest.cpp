@@ -83,7 +83,9 @@ int RunBacktest(const std::vector<std::string>& args) {
   const Format format = ParseFormat(format_text);
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  const BacktestOptions options = ReadBacktestOptions(vm, PresetDefault::kNone);
+  BacktestOptions options = ReadBacktestOptions(vm, PresetDefault::kNone);
+  const Status model = ResolveBacktestModel(*store, &options);
+  if (!model.ok()) return Fail(model);
   auto result = Backtest(*store, options);
   if (!result.ok()) return Fail(result.status());
   if (format == Format::kJson) {
