@@ -336,3 +336,19 @@ TEST_CASE("cli route: a degraded launch's backend-selected event carries the rea
   CHECK(downsized["degraded"] == true);
   CHECK(downsized["sharded"] == false);
 }
+
+TEST_CASE("cli route: a length just past a bound is printed as given, not rounded onto the bound",
+          "[router][cli]") {
+  RouteStore s;
+  // 168.0000001 h is past FLEX_START's 168 h: the table must not read "168 h" there.
+  const auto just_past = s.Route("--intent capture-7b --width 1 --length 168.0000001h --explain");
+  INFO(just_past.err);
+  REQUIRE(just_past.exit_code == 0);
+  CHECK_THAT(just_past.out,
+             Catch::Contains("length 168.0000001 h (very_long)") &&
+                 Catch::Contains("FLEX_START runs at most 168 h; this job is expected to run "
+                                 "168.0000001 h"));
+  const auto on_bound = s.Route("--intent capture-7b --width 1 --length 168h");
+  REQUIRE(on_bound.exit_code == 0);
+  CHECK_THAT(on_bound.out, Catch::Contains("length 168 h (long)"));
+}

@@ -345,6 +345,44 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
   CHECK(odd->planned_width == 2);
 }
 
+TEST_CASE(
+    "router: a minimum width between machine widths asks for the next machine width; one "
+    "above every machine is refused at import",
+    "[router][engine]") {
+  Fixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
+      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
+      "min_width": 3}]})")
+              .ok());
+  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  REQUIRE(snapshot.ok());
+  // Machine widths are 1, 2, 4 and 8: the narrowest the intent runs on is 4, not 3.
+  auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 2, 48, true});
+  REQUIRE_FALSE(narrow.ok());
+  CHECK_THAT(narrow.status().message(),
+             Catch::Contains("below intent lora-70b's minimum width 3: ask for 4 or more"));
+  auto three = hwrec::BuildLadder(*snapshot, {"lora-70b", 3, 48, true});
+  REQUIRE_FALSE(three.ok());
+  CHECK_THAT(three.status().message(), Catch::Contains("maps down to machine width 2") &&
+                                           Catch::Contains("ask for a machine width of 4 or more"));
+  auto four = hwrec::BuildLadder(*snapshot, {"lora-70b", 4, 48, true});
+  REQUIRE(four.ok());
+  for (const Rung& r : four->ladder) {
+    CHECK(r.width >= 3);  // SLURM lanes run at min_width itself
+    if (r.id.rfind("gcp/", 0) == 0) CHECK(r.width >= 4);
+  }
+
+  const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
+  const hwrec::Status wide = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent":
+      "lora-405b", "workload_image": "ghcr.io/acme/lora-405b:1.0",
+      "legacy_machine": "a2-ultragpu-1g", "min_width": 16}]})");
+  CHECK(wide.code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK_THAT(wide.message(),
+             Catch::Contains("intents 'lora-405b': min_width is 16, wider than any machine type") &&
+                 Catch::Contains("the widest has 8 GPUs"));
+  CHECK(hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store)) == before);
+}
+
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
           "[router][engine]") {
   Fixture f;

@@ -1,6 +1,7 @@
 // Validation and writing of the router configuration, and its settings.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -106,8 +107,10 @@ Status CheckQuotasAndLanes(const RouterConfig& config, const CardSet& cards) {
 Status CheckIntents(const RouterConfig& config) {
   std::set<std::string> names;
   std::vector<std::string> single_gpu;
+  int widest = 1;  // a width-1 rung is always there (the legacy chain)
   for (const GcpMachineType& m : config.machines) {
     if (m.gpu_count == 1) single_gpu.push_back(m.machine_type);
+    widest = std::max(widest, m.gpu_count);
   }
   for (const Intent& i : config.intents) {
     const std::string where = fmt::format("intents '{}'", i.intent);
@@ -128,6 +131,12 @@ Status CheckIntents(const RouterConfig& config) {
                       i.legacy_machine, JoinOr(single_gpu)));
     }
     if (i.min_width < 1) return Status::InvalidArgument(where + ": min_width must be at least 1");
+    if (i.min_width > widest) {
+      return Status::InvalidArgument(
+          fmt::format("{}: min_width is {}, wider than any machine type in gcp_machines (the "
+                      "widest has {} GPUs): use {} or less, or add a wider machine type",
+                      where, i.min_width, widest, widest));
+    }
   }
   return Status::Ok();
 }
@@ -172,8 +181,8 @@ const std::vector<SettingInfo>& SettingInfos() {
 }
 
 std::string SettingValue(const RouterSettings& settings, std::string_view key) {
-  if (key == "short_job_max_hours") return fmt::format("{:g}", settings.short_job_max_hours);
-  if (key == "flex_start_max_hours") return fmt::format("{:g}", settings.flex_start_max_hours);
+  if (key == "short_job_max_hours") return fmt::format("{}", settings.short_job_max_hours);
+  if (key == "flex_start_max_hours") return fmt::format("{}", settings.flex_start_max_hours);
   if (key == "gcp_daily_attempt_cap") return std::to_string(settings.gcp_daily_attempt_cap);
   return "";
 }

@@ -290,7 +290,7 @@ std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) 
   if (!m.Allows(p))
     return fmt::format("{} is offered with {} only", m.machine_type, AllowedList(m));
   if (p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong) {
-    return fmt::format("FLEX_START runs at most {:g} h; this job is expected to run {:g} h",
+    return fmt::format("FLEX_START runs at most {} h; this job is expected to run {} h",
                        s_.config.settings.flex_start_max_hours, plan_.length_hours);
   }
   return {};
@@ -581,22 +581,27 @@ int MachineWidthAtMost(const std::set<int>& widths, int width) {
   return *std::prev(it);
 }
 
-Status CheckRequest(const Intent& intent, const RouteRequest& r, int planned) {
+Status CheckRequest(const Intent& intent, const RouteRequest& r, const std::set<int>& widths,
+                    int planned) {
   if (r.width < 1) {
     return Status::InvalidArgument(
         fmt::format("width {} is not a number of GPUs: ask for 1 or more", r.width));
   }
+  // The narrowest machine width the intent runs on (the config check keeps
+  // min_width within the widest machine).
+  const auto least = widths.lower_bound(intent.min_width);
+  const int least_width = least == widths.end() ? intent.min_width : *least;
   if (r.width < intent.min_width) {
     return Status::InvalidArgument(
         fmt::format("width {} is below intent {}'s minimum width {}: "
                     "ask for {} or more",
-                    r.width, intent.intent, intent.min_width, intent.min_width));
+                    r.width, intent.intent, intent.min_width, least_width));
   }
   if (planned < intent.min_width) {
     return Status::InvalidArgument(fmt::format(
         "width {} maps down to machine width {}, below intent {}'s minimum width {}: ask for a "
         "machine width of {} or more",
-        r.width, planned, intent.intent, intent.min_width, intent.min_width));
+        r.width, planned, intent.intent, intent.min_width, least_width));
   }
   if (!(r.length_hours > 0) || !std::isfinite(r.length_hours)) {
     return Status::InvalidArgument("the expected length must be a positive duration, e.g. 6h");
@@ -629,7 +634,7 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   }
   const std::set<int> widths = MachineWidthsOf(config);
   const int planned = MachineWidthAtMost(widths, std::max(1, request.width));
-  if (Status s = CheckRequest(*intent, request, planned); !s.ok()) return s;
+  if (Status s = CheckRequest(*intent, request, widths, planned); !s.ok()) return s;
   if (!request.sharded && intent->min_width > 1) {
     return Status::InvalidArgument(fmt::format(
         "intent {} runs on at least {} GPUs, so its launch command must shard the work: "

@@ -166,8 +166,8 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
   const std::string planned = plan.planned_width == plan.requested_width
                                   ? ""
                                   : fmt::format(" (planned width {})", plan.planned_width);
-  std::cout << TerminalFormat("intent {}, requested width {}{}, length {:g} h ({})\n\n",
-                              plan.intent, plan.requested_width, planned, plan.length_hours,
+  std::cout << TerminalFormat("intent {}, requested width {}{}, length {} h ({})\n\n", plan.intent,
+                              plan.requested_width, planned, plan.length_hours,
                               ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
@@ -189,7 +189,7 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
   }
   if (explain) {
     std::cout << TerminalFormat(
-        "\nshort jobs are under {:g} h (SPOT leads); FLEX_START runs at most {:g} h; "
+        "\nshort jobs are under {} h (SPOT leads); FLEX_START runs at most {} h; "
         "GCP attempt cap {} per UTC day\n",
         settings.short_job_max_hours, settings.flex_start_max_hours,
         settings.gcp_daily_attempt_cap);
@@ -281,7 +281,7 @@ void PrintConfigTables(const RouterConfig& c, const RouterDayState& day) {
   std::cout << "\n";
   intents.Print(std::cout);
   std::cout << TerminalFormat(
-      "\nshort_job_max_hours {:g}, flex_start_max_hours {:g}, gcp_daily_attempt_cap {}\n",
+      "\nshort_job_max_hours {}, flex_start_max_hours {}, gcp_daily_attempt_cap {}\n",
       c.settings.short_job_max_hours, c.settings.flex_start_max_hours,
       c.settings.gcp_daily_attempt_cap);
   PrintDay(day);
