@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "aggregate/settings.h"
 #include "binding.h"
 #include "hwrec/backtest.h"
 #include "hwrec/catalog.h"
@@ -332,6 +333,13 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& se
     } else {
       BadArgument("settings['" + name + "'] is a " + Py_TYPE(v)->tp_name +
                   ": give a number, True or False, or the text `hwrec config set` takes");
+    }
+    // Checked here so that the error names the key as the caller wrote it.
+    if (const Status valid = internal::ValidateConfigValue(name, text); !valid.ok()) {
+      const std::string& why = valid.message();
+      const std::string field = "settings['" + name + "']";
+      BadArgument(why.rfind(name + " ", 0) == 0 ? field + why.substr(name.size())
+                                                : field + ": " + why);
     }
     out.emplace_back(std::move(name), std::move(text));
   }

@@ -33,8 +33,13 @@ def test_backtest_filters_and_overrides(loaded):
 def test_backtest_refuses_what_it_cannot_replay(loaded):
     with pytest.raises(hwrec.InvalidArgumentError, match="karpenter"):
         loaded.backtest(presets=["karpenter"])
-    with pytest.raises(hwrec.InvalidArgumentError, match="gpu_memory.statistic"):
+    with pytest.raises(hwrec.InvalidArgumentError,
+                       match=r"^settings\['gpu_memory.statistic'\] must be one of"):
         loaded.backtest(settings={"gpu_memory.statistic": "p50"})
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"^settings\['memory.margin'\] must be .*got 'abc'"):
+        loaded.backtest(settings={"memory.margin": "abc"})
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"^settings\['memory.bogus'\]: unknown config key"):
+        loaded.backtest(settings={"memory.bogus": 1})
     with pytest.raises(hwrec.InvalidArgumentError, match="figure"):
         loaded.backtest(figure="gpu")
     with pytest.raises(hwrec.InvalidArgumentError, match="^gpu_model: .*did you mean A100 80GB"):
@@ -52,7 +57,7 @@ def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
     assert whole["runs"][0]["settings"]["fallback.cpu_memory_any_hardware"] == "false"
     with pytest.raises(hwrec.InvalidArgumentError, match=r"settings\['memory.margin'\] is a list"):
         loaded.backtest(settings={"memory.margin": [0.2]})
-    with pytest.raises(hwrec.InvalidArgumentError, match="memory.margin must be a number"):
+    with pytest.raises(hwrec.InvalidArgumentError, match=r"^settings\['memory.margin'\] must be a number"):
         loaded.backtest(settings={"memory.margin": float("nan")})
     with pytest.raises(hwrec.InvalidArgumentError, match="is not text"):
         loaded.backtest(settings={1: "0.2"})
