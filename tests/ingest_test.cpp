@@ -504,3 +504,45 @@ TEST_CASE("ingest: a long rejected or conflicting record is kept once, on either
   CHECK(db.QueryInt64("SELECT count(*) FROM ingest_conflicts") == 1);
   CHECK(db.QueryInt64("SELECT count(*) FROM observations") == 1);
 }
+
+TEST_CASE("ingest: a line of invalid UTF-8 is one reject, its text kept readable, on either engine",
+          "[ingest][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "utf8.db");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  auto good = [](int n) {
+    return fmt::format(
+               R"({{"execution_id":"good-{}","action_image":"registry.example/utf8:1","finished_at":1795968157,"cpu_millicores_avg":900,"memory_peak_bytes":1073741824}})",
+               n) +
+           "\n";
+  };
+  // A byte that is no UTF-8, and a line cut at its 1024th byte inside a
+  // two-byte character (1023 ASCII bytes, then é repeated past the limit).
+  const std::string bad_byte = R"({"execution_id":"bad)" + std::string("\xff") + "\"}\n";
+  std::string split = R"({"execution_id":"long","note":")";
+  split += std::string(1023 - split.size(), 'a');
+  while (split.size() < 4096) split += "\xc3\xa9";
+  split += "\"}\n";
+  IngestOptions options;
+  options.max_line_bytes = 2048;
+  auto ingestor = Ingestor::Open(*store, options);
+  REQUIRE(ingestor.ok());
+  std::istringstream in(good(1) + good(2) + bad_byte + good(3) + split + good(4));
+  auto summary = (*ingestor)->IngestJsonLines(in);
+  INFO(summary.status().ToString());
+  REQUIRE(summary.ok());
+  CHECK(summary->accepted == 4);
+  CHECK(summary->rejected == 2);
+  hwrec::store::Connection& db = hwrec::store::ConnectionOf(*store);
+  CHECK(db.QueryInt64("SELECT count(*) FROM observations") == 4);
+  CHECK(db.QueryInt64("SELECT count(*) FROM ingest_rejects") == 2);
+  auto records = db.Prepare("SELECT record FROM ingest_rejects ORDER BY line");
+  std::vector<std::string> kept;
+  while (records->Step()) kept.push_back(records->String(0));
+  REQUIRE(kept.size() == 2);
+  // The bad byte reads as U+FFFD; the long line is cut before the character it would split.
+  CHECK(kept[0] == R"({"execution_id":"bad)"
+                   "\xef\xbf\xbd"
+                   "\"}");
+  CHECK(kept[1].rfind(split.substr(0, 1023) + "... [line 5: ", 0) == 0);
+}

@@ -94,6 +94,33 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
+std::string ReplaceInvalidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = Utf8SequenceAt(text, i);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
+std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = 0;
+  while (end < max_bytes) {
+    const std::size_t length = std::max<std::size_t>(Utf8SequenceAt(text, end), 1);
+    if (end + length > max_bytes) break;
+    end += length;
+  }
+  return text.substr(0, end);
+}
+
 std::optional<std::string> TextProblem(std::string_view text) {
   if (!IsValidUtf8(text)) return "is not valid UTF-8: send UTF-8 text";
   for (char c : text) {

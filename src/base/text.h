@@ -23,6 +23,12 @@ bool IsValidUtf8(std::string_view text);
 // The length in bytes of the well-formed UTF-8 sequence that starts at byte
 // `at` (< text.size()) of `text`, or 0 when none does.
 std::size_t Utf8SequenceAt(std::string_view text, std::size_t at);
+// `text` with each byte that starts no well-formed UTF-8 sequence replaced by
+// U+FFFD: text that every engine stores (PostgreSQL refuses invalid UTF-8).
+std::string ReplaceInvalidUtf8(std::string_view text);
+// The longest prefix of `text` of at most `max_bytes` that does not end
+// inside a well-formed UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes);
 // Why `text` cannot be stored as an id, image or other text field: invalid
 // UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.
 std::optional<std::string> TextProblem(std::string_view text);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aggregate/materialize.h"
+#include "base/text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "ingest/observation_encoding.h"
@@ -184,10 +185,11 @@ void IngestRun::AddLine(const PendingLine& pending) {
   if (pending.truncated) {
     // Only the first bytes are kept as the rejected record, with its line and
     // length, so that two long lines alike in their first bytes stay two rejects.
-    constexpr std::size_t kKeptBytes = 1024;
+    // Cut where no UTF-8 character is split.
+    const std::string_view kept = internal::Utf8Prefix(text, 1024);
     Reject(line, "", LineTooLong(pending.length, max_line_bytes_),
-           fmt::format("{}... [line {}: {} bytes, only the first {} kept]",
-                       text.substr(0, kKeptBytes), line, pending.length, kKeptBytes));
+           fmt::format("{}... [line {}: {} bytes, only the first {} kept]", kept, line,
+                       pending.length, kept.size()));
     return;
   }
   RecordForm read_as = RecordForm::kHwrec;

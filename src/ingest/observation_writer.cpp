@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.h"
+
 namespace hwrec::internal {
 
 namespace {
@@ -211,16 +213,18 @@ void ObservationWriter::RecordReject(std::int64_t line, const std::string& execu
                                      const FieldError& error, const std::string& record) {
   store::Statement& s = *insert_reject_;
   s.Reset();
+  // A reject's text is what was sent, which need not be UTF-8: stored with
+  // invalid bytes as U+FFFD, so that the reject is kept on either engine.
   BindText(s, 1, source_);
   s.Bind(2, line);
   if (execution_id.empty()) {
     s.BindNull(3);
   } else {
-    BindText(s, 3, execution_id);
+    s.BindText(3, internal::ReplaceInvalidUtf8(execution_id));
   }
-  BindText(s, 4, error.field);
-  BindText(s, 5, error.reason);
-  BindText(s, 6, record);
+  s.BindText(4, internal::ReplaceInvalidUtf8(error.field));
+  s.BindText(5, internal::ReplaceInvalidUtf8(error.reason));
+  s.BindText(6, internal::ReplaceInvalidUtf8(record));
   s.Bind(7, now_);
   s.Run();
 }
