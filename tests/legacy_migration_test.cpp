@@ -8,6 +8,7 @@
 
 #include "aggregate/aggregator.h"
 #include "aggregate/settings.h"
+#include "hwrec/check.h"
 #include "hwrec/ingest.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/legacy_quarantine.h"
@@ -541,6 +542,43 @@ TEST_CASE("legacy migration: a row whose duration_s is beyond a year moves, with
             .getInt() == 1);
   CHECK(db.execAndGet("SELECT duration_s FROM observations WHERE execution_id = 'plain'")
             .getDouble() == 60);
+}
+
+TEST_CASE(
+    "legacy migration: a row ingest would refuse (a future finish, a peak above its "
+    "card) is quarantined naming the field, and the store checks sound",
+    "[legacy]") {
+  TempDir dir;
+  const std::string path = LegacyWithA100Pool(dir, "bounds.db");
+  for (const char* id : {"future", "too-big", "plain"}) {
+    LegacyRowSpec row = hwrec::test::Row(id);
+    row.node_pool_id = "dc-a100";
+    if (std::string(id) == "future") row.finished_at = 1788220800.0 * 1000;  // milliseconds
+    if (std::string(id) == "too-big") row.gpu_memory_peak_gb = 500;          // the card has 80 GB
+    AddLegacyRow(path, row);
+  }
+  const auto report = MigrateOrFail(path);
+  CHECK(report.migrated == 1);
+  CHECK(report.quarantined == 2);
+  CHECK(ReasonOf(path, "plain").empty());
+  CHECK(ReasonOf(path, "future") == "invalid_field");
+  CHECK(ReasonOf(path, "too-big") == "invalid_field");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    SQLite::Statement q(db, "SELECT reason FROM legacy_quarantine ORDER BY execution_id");
+    REQUIRE(q.executeStep());
+    CHECK_THAT(q.getColumn(0).getString(), Catch::StartsWith("finished_at: "));
+    REQUIRE(q.executeStep());
+    CHECK_THAT(q.getColumn(0).getString(), Catch::StartsWith("gpu_memory_peak_gb: "));
+  }
+  auto checked = hwrec::CheckStore(path);
+  REQUIRE(checked.ok());
+  std::string problems;
+  for (const hwrec::CheckResult& c : checked->checks) {
+    for (const std::string& problem : c.problems) problems += problem + "\n";
+  }
+  INFO(problems);
+  CHECK(checked->sound());
 }
 
 TEST_CASE("legacy migration: a rerun after success is a no-op that says so", "[legacy]") {

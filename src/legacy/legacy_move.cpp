@@ -58,6 +58,7 @@ class LegacyMove {
   LegacyMove(store::Connection& db, const std::string& store_path, LegacyResolver& resolver,
              double now, const RecommenderSettings& settings)
       : resolver_(resolver),
+        bounds_{now, settings.max_clock_skew_hours},
         aggregates_(db, settings, StoredAggregates::kMergeOnFlush),
         writer_(db, now, store_path),
         rows_(db.Prepare(
@@ -117,7 +118,7 @@ class LegacyMove {
   void Prepare(MoveBatch* batch) {
     for (std::size_t i = 0; i < batch->size; ++i) {
       const LegacyRow& row = batch->rows[i];
-      PrepareLegacyRow(row, resolver_.Resolve(row), &batch->prepared[i], &scratch_);
+      PrepareLegacyRow(row, resolver_.Resolve(row), bounds_, &batch->prepared[i], &scratch_);
     }
   }
 
@@ -136,6 +137,7 @@ class LegacyMove {
   }
 
   LegacyResolver& resolver_;  // worker's while the move runs
+  const LegacyRowBounds bounds_;
   AggregateWriter aggregates_;
   LegacyBatchWriter writer_;
   std::unique_ptr<store::Statement> rows_;

@@ -8,6 +8,7 @@
 
 #include "base/status_error.h"
 #include "ingest/observation_encoding.h"
+#include "ingest/record_bounds.h"
 
 namespace hwrec::internal {
 
@@ -42,7 +43,7 @@ std::vector<std::string> ColumnNames(const std::string& list) {
 }  // namespace
 
 void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
-                      PreparedLegacyRow* out, std::string* scratch) {
+                      const LegacyRowBounds& bounds, PreparedLegacyRow* out, std::string* scratch) {
   out->stored = false;
   out->storable = false;
   out->resolution = std::move(resolution);
@@ -54,7 +55,13 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   }
   FieldError error;
   std::optional<Observation> o = ToValidObservation(row, &error);
-  if (!o) {
+  // Ingest's own checks: a row it would reject is not stored (nor aggregated,
+  // which a rebuild would then disagree with).
+  std::optional<FieldError> implausible;
+  if (o) implausible = CheckFinishedAt(o->finished_at, bounds.now, bounds.max_clock_skew_hours);
+  if (o && !implausible) implausible = CheckWithinHardware(*o, r.resolved);
+  if (!o || implausible) {
+    if (implausible) error = *implausible;
     out->code = kInvalidField;
     out->reason = fmt::format("{}: {}", error.field, error.reason);
     return;
@@ -73,14 +80,15 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   out->storable = true;
 }
 
-LegacyMover::LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates)
-    : aggregates_(aggregates), writer_(db, "legacy-migration") {
-  writer_.set_now(now);
+LegacyMover::LegacyMover(store::Connection& db, const LegacyRowBounds& bounds,
+                         AggregateWriter* aggregates)
+    : aggregates_(aggregates), bounds_(bounds), writer_(db, "legacy-migration") {
+  writer_.set_now(bounds.now);
 }
 
 bool LegacyMover::TryStore(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
                            std::string* code, std::string* reason) {
-  PrepareLegacyRow(row, std::move(resolution), &prepared_, &scratch_);
+  PrepareLegacyRow(row, std::move(resolution), bounds_, &prepared_, &scratch_);
   const bool stored = prepared_.storable && Store(&prepared_);
   if (!stored) {
     *code = prepared_.code;

@@ -39,15 +39,24 @@ struct PreparedLegacyRow {
   bool stored = false;
 };
 
-// Fills `*out` for `row`. Reads no database; `scratch` is the caller's
-// reusable buffer. Thread-compatible: one thread per `out` and `scratch`.
+// What a legacy row may claim, as ingest checks a record (DESIGN §5): a
+// finished_at no later than `now` plus `max_clock_skew_hours`, and peaks
+// within the hardware it resolved to.
+struct LegacyRowBounds {
+  double now = 0;
+  double max_clock_skew_hours = 24;
+};
+
+// Fills `*out` for `row`: quarantined (invalid_field) when it fails
+// ValidateObservation or `bounds`. Reads no database; `scratch` is the
+// caller's reusable buffer. Thread-compatible: one thread per `out` and `scratch`.
 void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
-                      PreparedLegacyRow* out, std::string* scratch);
+                      const LegacyRowBounds& bounds, PreparedLegacyRow* out, std::string* scratch);
 
 class LegacyMover {
  public:
   // `aggregates` may be null: the caller rebuilds them afterwards.
-  LegacyMover(store::Connection& db, double now, AggregateWriter* aggregates);
+  LegacyMover(store::Connection& db, const LegacyRowBounds& bounds, AggregateWriter* aggregates);
   LegacyMover(const LegacyMover&) = delete;
   LegacyMover& operator=(const LegacyMover&) = delete;
 
@@ -63,6 +72,7 @@ class LegacyMover {
   bool Store(PreparedLegacyRow* row);
 
   AggregateWriter* aggregates_;
+  LegacyRowBounds bounds_;
   ObservationWriter writer_;
   std::string scratch_;
   PreparedLegacyRow prepared_;  // TryStore's, reused

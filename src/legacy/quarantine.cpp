@@ -120,7 +120,8 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     store::WriteTransaction tx(db);
     internal::AggregateWriter aggregates(db, settings);
     {
-      internal::LegacyMover mover(db, internal::NowEpochSeconds(), &aggregates);
+      internal::LegacyMover mover(db, {internal::NowEpochSeconds(), settings.max_clock_skew_hours},
+                                  &aggregates);
       std::vector<LegacyRow> rows;
       ForEachMatch(db, filter, [&](const LegacyRow& row, const std::string&, const std::string&) {
         rows.push_back(row);
