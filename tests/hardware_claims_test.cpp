@@ -198,6 +198,31 @@ TEST_CASE("config: ingest.max_clock_skew_hours is listed, validated and bounds i
 }
 
 TEST_CASE(
+    "ingest: a record wrong in its time and in several figures names every bad field, in one "
+    "reject",
+    "[ingest][hardware-claims][engine]") {
+  ClaimsFixture f;
+  // finished_at in milliseconds, CPU and memory above the node: three fields.
+  const std::string line =
+      Line("many", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
+                               R"("memory_peak_bytes": {})",
+                               kNow * 1000, 1000 * kGiB));
+  const IngestSummary summary = f.Ingest(GoodLines() + line);
+  CHECK(summary.accepted == 10);
+  REQUIRE(summary.rejected == 1);
+  const hwrec::IngestReject& reject = summary.rejects.front();
+  std::vector<std::string> fields;
+  for (const auto& e : reject.errors) fields.push_back(e.field);
+  CHECK(fields ==
+        std::vector<std::string>{"finished_at", "cpu_millicores_avg", "memory_peak_bytes"});
+  CHECK(reject.field == "finished_at");
+  // The stored reject names them all too.
+  CHECK(f.db().QueryText("SELECT reason FROM ingest_rejects").value_or("") ==
+        fmt::format("finished_at: {}; cpu_millicores_avg: {}; memory_peak_bytes: {}",
+                    reject.errors[0].reason, reject.errors[1].reason, reject.errors[2].reason));
+}
+
+TEST_CASE(
     "refresh: a rebuild leaves out a stored observation that finished beyond the allowed clock "
     "skew, so it no longer sets a figure",
     "[refresh][hardware-claims][engine]") {

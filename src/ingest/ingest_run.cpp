@@ -105,13 +105,18 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   auto record_text = [&] { return raw != nullptr ? *raw : internal::ObservationToJson(o); };
   FieldError error;
   const ResolvedHardware* resolved = resolver_.Resolve(o, &error);
-  std::optional<FieldError> implausible;
-  if (resolved != nullptr) {
-    implausible = internal::CheckFinishedAt(o.finished_at, now_, settings_.max_clock_skew_hours);
-    if (!implausible) implausible = internal::CheckWithinHardware(o, *resolved);
+  // Every bad field is named: the hardware, the time, each figure above its bound.
+  std::vector<FieldError> errors;
+  if (resolved == nullptr) errors.push_back(std::move(error));
+  if (auto late = internal::CheckFinishedAt(o.finished_at, now_, settings_.max_clock_skew_hours)) {
+    errors.push_back(std::move(*late));
   }
-  if (resolved == nullptr || implausible) {
-    Reject(line, o.execution_id, implausible.value_or(error), record_text());
+  if (resolved != nullptr) {
+    for (FieldError& e : internal::CheckWithinHardware(o, *resolved))
+      errors.push_back(std::move(e));
+  }
+  if (!errors.empty()) {
+    Reject(line, o.execution_id, errors, record_text());
     return;
   }
   const internal::Sha256Digest hash = internal::ContentHash(o, &content_key_);

@@ -67,8 +67,9 @@ std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double
                   FutureTimeCause(finished_at, latest))};
 }
 
-std::optional<FieldError> CheckWithinHardware(const Observation& o,
-                                              const ResolvedHardware& resolved) {
+std::vector<FieldError> CheckWithinHardware(const Observation& o,
+                                            const ResolvedHardware& resolved) {
+  std::vector<FieldError> errors;
   const HardwareProfile& h = resolved.hardware;
   const std::optional<double> gpu_bound =
       resolved.partition_memory_gb ? resolved.partition_memory_gb : resolved.card_memory_gb;
@@ -77,7 +78,7 @@ std::optional<FieldError> CheckWithinHardware(const Observation& o,
   if (o.gpu_memory_peak_gb) {
     if (auto e =
             AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GB", gpu_bound, partition)) {
-      return e;
+      errors.push_back(std::move(*e));
     }
   }
   const std::optional<double> cpu_bound = AsDouble(h.cpu_millicores);
@@ -86,13 +87,17 @@ std::optional<FieldError> CheckWithinHardware(const Observation& o,
   const char* cpu_fields[] = {"cpu_millicores_avg", "cpu_millicores_p95", "cpu_millicores_max"};
   for (int i = 0; i < 3; ++i) {
     if (!cpu[i]) continue;
-    if (auto e = AboveBound(cpu_fields[i], *cpu[i], "millicores", cpu_bound, "the node")) return e;
+    if (auto e = AboveBound(cpu_fields[i], *cpu[i], "millicores", cpu_bound, "the node")) {
+      errors.push_back(std::move(*e));
+    }
   }
   if (o.memory_peak_bytes) {
-    return AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
-                      AsDouble(h.memory_bytes), "the node");
+    if (auto e = AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
+                            AsDouble(h.memory_bytes), "the node")) {
+      errors.push_back(std::move(*e));
+    }
   }
-  return std::nullopt;
+  return errors;
 }
 
 }  // namespace hwrec::internal

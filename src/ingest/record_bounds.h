@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "hwrec/observation.h"
 #include "ingest/hardware_resolver.h"
@@ -18,11 +19,11 @@ inline constexpr double kHardwareBoundTolerance = 0.05;
 // skew of `max_skew_hours`), saying when it looks like milliseconds.
 std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double max_skew_hours);
 
-// A reject naming the first observed figure above what `resolved` holds: GPU
-// memory above the partition (or card), CPU above the node's millicores,
-// memory above the node's bytes. Bounds the hardware does not record are not
-// checked.
-std::optional<FieldError> CheckWithinHardware(const Observation& observation,
-                                              const ResolvedHardware& resolved);
+// A reject for each observed figure above what `resolved` holds, in field
+// order: GPU memory above the partition (or card), CPU above the node's
+// millicores, memory above the node's bytes. Bounds the hardware does not
+// record are not checked. Empty when every figure is within its bound.
+std::vector<FieldError> CheckWithinHardware(const Observation& observation,
+                                            const ResolvedHardware& resolved);
 
 }  // namespace hwrec::internal

@@ -57,13 +57,21 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   std::optional<Observation> o = ToValidObservation(row, &error);
   // Ingest's own checks: a row it would reject is not stored (nor aggregated,
   // which a rebuild would then disagree with).
-  std::optional<FieldError> implausible;
-  if (o) implausible = CheckFinishedAt(o->finished_at, bounds.now, bounds.max_clock_skew_hours);
-  if (o && !implausible) implausible = CheckWithinHardware(*o, r.resolved);
-  if (!o || implausible) {
-    if (implausible) error = *implausible;
+  std::vector<FieldError> errors;
+  if (!o) {
+    errors.push_back(std::move(error));
+  } else {
+    if (auto late = CheckFinishedAt(o->finished_at, bounds.now, bounds.max_clock_skew_hours)) {
+      errors.push_back(std::move(*late));
+    }
+    for (FieldError& e : CheckWithinHardware(*o, r.resolved)) errors.push_back(std::move(e));
+  }
+  if (!errors.empty()) {
     out->code = kInvalidField;
-    out->reason = fmt::format("{}: {}", error.field, error.reason);
+    out->reason.clear();
+    for (const FieldError& e : errors) {
+      out->reason += fmt::format("{}{}: {}", out->reason.empty() ? "" : "; ", e.field, e.reason);
+    }
     return;
   }
   out->observation = std::move(*o);
