@@ -557,6 +557,15 @@ TEST_CASE(
     if (std::string(id) == "too-big") row.gpu_memory_peak_gb = 500;          // the card has 80 GB
     AddLegacyRow(path, row);
   }
+  {
+    // The dry run's plan says the same as the move.
+    auto plan_store = hwrec::test::OpenStoreOrFail(path);
+    auto plan = hwrec::PlanLegacyMigration(*plan_store);
+    REQUIRE(plan.ok());
+    CHECK(plan->migrated == 1);
+    CHECK(plan->quarantined == 2);
+    CHECK(plan->reason_text.count("invalid_field") == 1);
+  }
   const auto report = MigrateOrFail(path);
   CHECK(report.migrated == 1);
   CHECK(report.quarantined == 2);

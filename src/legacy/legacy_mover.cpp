@@ -42,17 +42,10 @@ std::vector<std::string> ColumnNames(const std::string& list) {
 
 }  // namespace
 
-void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
-                      const LegacyRowBounds& bounds, PreparedLegacyRow* out, std::string* scratch) {
-  out->stored = false;
-  out->storable = false;
-  out->resolution = std::move(resolution);
-  const LegacyResolution& r = *out->resolution;
-  if (r.route == LegacyRoute::kQuarantine) {
-    out->code = r.reason_code;
-    out->reason = r.reason;
-    return;
-  }
+std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
+                                                    const ResolvedHardware& resolved,
+                                                    const LegacyRowBounds& bounds,
+                                                    std::string* reason) {
   FieldError error;
   std::optional<Observation> o = ToValidObservation(row, &error);
   // Ingest's own checks: a row it would reject is not stored (nor aggregated,
@@ -64,14 +57,30 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
     if (auto late = CheckFinishedAt(o->finished_at, bounds.now, bounds.max_clock_skew_hours)) {
       errors.push_back(std::move(*late));
     }
-    for (FieldError& e : CheckWithinHardware(*o, r.resolved)) errors.push_back(std::move(e));
+    for (FieldError& e : CheckWithinHardware(*o, resolved)) errors.push_back(std::move(e));
   }
-  if (!errors.empty()) {
+  if (errors.empty()) return o;
+  reason->clear();
+  for (const FieldError& e : errors) {
+    *reason += fmt::format("{}{}: {}", reason->empty() ? "" : "; ", e.field, e.reason);
+  }
+  return std::nullopt;
+}
+
+void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
+                      const LegacyRowBounds& bounds, PreparedLegacyRow* out, std::string* scratch) {
+  out->stored = false;
+  out->storable = false;
+  out->resolution = std::move(resolution);
+  const LegacyResolution& r = *out->resolution;
+  if (r.route == LegacyRoute::kQuarantine) {
+    out->code = r.reason_code;
+    out->reason = r.reason;
+    return;
+  }
+  std::optional<Observation> o = CheckedLegacyObservation(row, r.resolved, bounds, &out->reason);
+  if (!o) {
     out->code = kInvalidField;
-    out->reason.clear();
-    for (const FieldError& e : errors) {
-      out->reason += fmt::format("{}{}: {}", out->reason.empty() ? "" : "; ", e.field, e.reason);
-    }
     return;
   }
   out->observation = std::move(*o);

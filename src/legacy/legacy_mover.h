@@ -47,8 +47,16 @@ struct LegacyRowBounds {
   double max_clock_skew_hours = 24;
 };
 
-// Fills `*out` for `row`: quarantined (invalid_field) when it fails
-// ValidateObservation or `bounds`. Reads no database; `scratch` is the
+// The observation `row` becomes on `resolved` hardware, or nullopt with
+// `*reason` naming each bad field ("field: why; field: why") when it fails
+// ValidateObservation or `bounds`: the check of the move and of its plan.
+std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
+                                                    const ResolvedHardware& resolved,
+                                                    const LegacyRowBounds& bounds,
+                                                    std::string* reason);
+
+// Fills `*out` for `row`: quarantined (invalid_field) when
+// CheckedLegacyObservation refuses it. Reads no database; `scratch` is the
 // caller's reusable buffer. Thread-compatible: one thread per `out` and `scratch`.
 void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResolution> resolution,
                       const LegacyRowBounds& bounds, PreparedLegacyRow* out, std::string* scratch);

@@ -6,10 +6,13 @@
 #include <memory>
 #include <utility>
 
+#include "aggregate/settings.h"
+#include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_move.h"
+#include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
@@ -48,15 +51,14 @@ LegacyPlanGroup& GroupOf(std::map<std::pair<std::string, std::string>, LegacyPla
 }
 
 // Where the plan says one row goes: the route, or a quarantine reason.
-void PlanRow(const LegacyRow& row, const LegacyResolution& r, store::Statement* stored,
-             LegacyPlan* plan, LegacyPlanGroup* group) {
+void PlanRow(const LegacyRow& row, const LegacyResolution& r,
+             const internal::LegacyRowBounds& bounds, store::Statement* stored, LegacyPlan* plan,
+             LegacyPlanGroup* group) {
   std::string code = r.reason_code;
   std::string reason = r.reason;
   if (r.route != LegacyRoute::kQuarantine) {
-    FieldError invalid;
-    if (!internal::ToValidObservation(row, &invalid)) {
+    if (!internal::CheckedLegacyObservation(row, r.resolved, bounds, &reason)) {
       code = internal::kInvalidField;
-      reason = fmt::format("{}: {}", invalid.field, invalid.reason);
     } else if (stored != nullptr) {
       stored->Reset();
       stored->Bind(1, row.execution_id);
@@ -110,10 +112,16 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
     std::map<std::pair<std::string, std::string>, LegacyPlanGroup> groups;
     const auto rows = db.Prepare(
         fmt::format("SELECT {} FROM site_observations ORDER BY id", internal::kLegacyColumns));
+    // The bounds the move will check rows against (the defaults before the
+    // store has a config table).
+    const internal::RecommenderSettings settings =
+        db.HasTable("config") ? internal::LoadSettings(db) : internal::RecommenderSettings{};
+    const internal::LegacyRowBounds bounds{internal::NowEpochSeconds(),
+                                           settings.max_clock_skew_hours};
     LegacyRow row;
     while (rows->Step()) {
       internal::ReadLegacyRow(*rows, 0, &row);
-      PlanRow(row, *(*resolver)->Resolve(row), stored.get(), &plan, &GroupOf(&groups, row));
+      PlanRow(row, *(*resolver)->Resolve(row), bounds, stored.get(), &plan, &GroupOf(&groups, row));
     }
     for (auto& [key, group] : groups) plan.groups.push_back(std::move(group));
     return plan;
