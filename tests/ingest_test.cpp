@@ -545,4 +545,25 @@ TEST_CASE("ingest: a line of invalid UTF-8 is one reject, its text kept readable
                    "\xef\xbf\xbd"
                    "\"}");
   CHECK(kept[1].rfind(split.substr(0, 1023) + "... [line 5: ", 0) == 0);
+
+  // A limit below 1 KiB cuts the line as it is read (inside é here); and a
+  // source named in bytes that are no UTF-8.
+  options.max_line_bytes = 200;
+  options.source = "feed-\xff.jsonl";
+  auto small = Ingestor::Open(*store, options);
+  REQUIRE(small.ok());
+  std::string cut = R"({"execution_id":"cut","note":")";
+  cut += std::string(199 - cut.size(), 'b');
+  cut += "\xc3\xa9\xc3\xa9\"}\n";
+  std::istringstream cut_in(good(5) + cut);
+  summary = (*small)->IngestJsonLines(cut_in);
+  INFO(summary.status().ToString());
+  REQUIRE(summary.ok());
+  CHECK(summary->accepted == 1);
+  CHECK(summary->rejected == 1);
+  auto last =
+      db.Prepare("SELECT source, record FROM ingest_rejects WHERE line = 2 AND source <> 'api'");
+  REQUIRE(last->Step());
+  CHECK(last->String(0) == "feed-\xef\xbf\xbd.jsonl");
+  CHECK(last->String(1).rfind(cut.substr(0, 199) + "... [line 2: ", 0) == 0);
 }

@@ -111,14 +111,16 @@ std::string ReplaceInvalidUtf8(std::string_view text) {
 }
 
 std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  std::size_t end = 0;
-  while (end < max_bytes) {
-    const std::size_t length = std::max<std::size_t>(Utf8SequenceAt(text, end), 1);
-    if (end + length > max_bytes) break;
-    end += length;
+  const std::string_view prefix = text.substr(0, max_bytes);
+  // The last lead byte among the final four, and whether its sequence is cut short.
+  for (std::size_t back = 1; back <= 4 && back <= prefix.size(); ++back) {
+    const std::size_t at = prefix.size() - back;
+    const auto byte = static_cast<unsigned char>(prefix[at]);
+    if ((byte & 0xC0u) == 0x80u) continue;  // a continuation byte: look further back
+    const std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    return length > back ? prefix.substr(0, at) : prefix;
   }
-  return text.substr(0, end);
+  return prefix;
 }
 
 std::optional<std::string> TextProblem(std::string_view text) {

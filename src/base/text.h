@@ -26,8 +26,9 @@ std::size_t Utf8SequenceAt(std::string_view text, std::size_t at);
 // `text` with each byte that starts no well-formed UTF-8 sequence replaced by
 // U+FFFD: text that every engine stores (PostgreSQL refuses invalid UTF-8).
 std::string ReplaceInvalidUtf8(std::string_view text);
-// The longest prefix of `text` of at most `max_bytes` that does not end
-// inside a well-formed UTF-8 sequence.
+// The first `max_bytes` of `text` (all of it when shorter) without a UTF-8
+// character cut short at the end: for keeping the start of a text that may
+// itself have been cut.
 std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes);
 // Why `text` cannot be stored as an id, image or other text field: invalid
 // UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.

@@ -110,7 +110,7 @@ const char* RecordKey(const store::Connection& db) {
 
 ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
-      source_(std::move(source)),
+      source_(internal::ReplaceInvalidUtf8(source)),  // a file name need not be UTF-8
       insert_observation_(db.Prepare(InsertObservationSql())),
       stored_hash_(db.Prepare("SELECT content_hash FROM observations WHERE execution_id = ?")),
       insert_workload_(
