@@ -337,18 +337,26 @@ TEST_CASE("cli route: a degraded launch's backend-selected event carries the rea
   CHECK(downsized["sharded"] == false);
 }
 
-TEST_CASE("cli route: a length just past a bound is printed as given, not rounded onto the bound",
-          "[router][cli]") {
+TEST_CASE(
+    "cli route: a length is read to the whole second and printed so; one second past a "
+    "bound reads as past it",
+    "[router][cli]") {
   RouteStore s;
-  // 168.0000001 h is past FLEX_START's 168 h: the table must not read "168 h" there.
-  const auto just_past = s.Route("--intent capture-7b --width 1 --length 168.0000001h --explain");
+  const auto just_past = s.Route("--intent capture-7b --width 1 --length 168h1s --explain");
   INFO(just_past.err);
   REQUIRE(just_past.exit_code == 0);
   CHECK_THAT(just_past.out,
-             Catch::Contains("length 168.0000001 h (very_long)") &&
+             Catch::Contains("length 168.0003 h (very_long)") &&
                  Catch::Contains("FLEX_START runs at most 168 h; this job is expected to run "
-                                 "168.0000001 h"));
-  const auto on_bound = s.Route("--intent capture-7b --width 1 --length 168h");
+                                 "168.0003 h"));
+  // A fraction of a second past 168 h is 168 h: long, not very long.
+  const auto on_bound = s.Route("--intent capture-7b --width 1 --length 168.0000001h");
   REQUIRE(on_bound.exit_code == 0);
   CHECK_THAT(on_bound.out, Catch::Contains("length 168 h (long)"));
+  const auto minutes = s.Route("--intent capture-7b --width 1 --length 10m");
+  REQUIRE(minutes.exit_code == 0);
+  CHECK_THAT(minutes.out, Catch::Contains("length 0.1667 h (short)"));
+  const auto json = s.Route("--intent capture-7b --width 1 --length 168.0000001h --format json");
+  REQUIRE(json.exit_code == 0);
+  CHECK(Json::parse(json.out)["length_hours"] == 168.0);
 }

@@ -51,7 +51,7 @@ struct RoutePlan {
   int requested_width = 1;  // as asked
   int planned_width = 1;    // the widest machine width not above it: where the ladder starts
   bool sharded = false;     // as requested: whether the launch command shards
-  double length_hours = 0;
+  double length_hours = 0;  // as requested, to the whole second (at least one)
   LengthClass length_class = LengthClass::kShort;
   std::vector<Rung> ladder;        // walk in this order
   std::vector<PrunedRung> pruned;  // rungs left out at plan time, and why

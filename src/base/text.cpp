@@ -1,7 +1,10 @@
 #include "base/text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -121,6 +124,14 @@ std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes) {
     return length > back ? prefix.substr(0, at) : prefix;
   }
   return prefix;
+}
+
+std::string HoursText(double hours) {
+  if (!(std::fabs(hours) < 1e9)) return fmt::format("{}", hours);
+  std::string text = fmt::format("{:.4f}", hours);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
 }
 
 std::optional<std::string> TextProblem(std::string_view text) {

@@ -30,6 +30,9 @@ std::string ReplaceInvalidUtf8(std::string_view text);
 // character cut short at the end: for keeping the start of a text that may
 // itself have been cut.
 std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes);
+// A number of hours for people: to 4 decimals (a second is 0.0003 h), without
+// trailing zeros ("24", "0.1667", "168.0003"); past a billion hours as "{}" does.
+std::string HoursText(double hours);
 // Why `text` cannot be stored as an id, image or other text field: invalid
 // UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.
 std::optional<std::string> TextProblem(std::string_view text);

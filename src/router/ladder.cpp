@@ -291,7 +291,8 @@ std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) 
     return fmt::format("{} is offered with {} only", m.machine_type, AllowedList(m));
   if (p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong) {
     return fmt::format("FLEX_START runs at most {} h; this job is expected to run {} h",
-                       s_.config.settings.flex_start_max_hours, plan_.length_hours);
+                       s_.config.settings.flex_start_max_hours,
+                       internal::HoursText(plan_.length_hours));
   }
   return {};
 }
@@ -646,8 +647,13 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   plan.requested_width = request.width;
   plan.planned_width = planned;
   plan.sharded = request.sharded;
-  plan.length_hours = request.length_hours;
-  plan.length_class = ClassOf(config.settings, request.length_hours);
+  // To the whole second (at least one): finer says nothing about a job, and a
+  // length a fraction of a second past a bound would be classed past it yet
+  // read as on it.
+  const double seconds = request.length_hours * 3600.0;
+  plan.length_hours =
+      std::isfinite(seconds) ? std::max(1.0, std::round(seconds)) / 3600.0 : request.length_hours;
+  plan.length_class = ClassOf(config.settings, plan.length_hours);
   if (planned != request.width) {
     plan.notes.push_back(fmt::format(
         "width {} is no machine width: planned at {}, the widest machine width not above it",

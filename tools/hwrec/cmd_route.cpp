@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "base/text.h"
 #include "base/time.h"
 #include "cli.h"
 #include "commands.h"
@@ -167,7 +168,7 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
                                   ? ""
                                   : fmt::format(" (planned width {})", plan.planned_width);
   std::cout << TerminalFormat("intent {}, requested width {}{}, length {} h ({})\n\n", plan.intent,
-                              plan.requested_width, planned, plan.length_hours,
+                              plan.requested_width, planned, internal::HoursText(plan.length_hours),
                               ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
