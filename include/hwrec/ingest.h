@@ -46,8 +46,11 @@ struct IngestOptions {
 // 1-based line of JSON lines or the position in the batch; `field` e.g.
 // "gpu_compute_fraction", "json" for a malformed line).
 struct IngestReject : RecordError {
-  std::string execution_id;         // empty when the record had none readable
-  std::vector<RecordError> errors;  // every problem of the record, the first included
+  std::string execution_id;  // empty when the record had none readable
+  // Every problem found, the first included: those of the record's own checks
+  // (types, required fields, ranges), or, for a record that passes them, of
+  // its hardware, its finished_at against the clock and its peaks.
+  std::vector<RecordError> errors;
 };
 
 // A record kept with a remark, e.g. an unknown field (ignored) and the closest
