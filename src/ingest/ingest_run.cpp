@@ -24,11 +24,7 @@ namespace {
 // lists each problem ("field: reason; field: reason") when there are several.
 FieldError Combined(const std::vector<FieldError>& errors) {
   if (errors.size() == 1) return errors.front();
-  std::string reason;
-  for (const FieldError& e : errors) {
-    reason += (reason.empty() ? "" : "; ") + e.field + ": " + e.reason;
-  }
-  return FieldError{errors.front().field, std::move(reason)};
+  return FieldError{errors.front().field, internal::JoinedReasons(errors)};
 }
 
 // How far a line is over the limit, and how to raise the limit.
@@ -106,15 +102,9 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   FieldError error;
   const ResolvedHardware* resolved = resolver_.Resolve(o, &error);
   // Every bad field is named: the hardware, the time, each figure above its bound.
-  std::vector<FieldError> errors;
-  if (resolved == nullptr) errors.push_back(std::move(error));
-  if (auto late = internal::CheckFinishedAt(o.finished_at, now_, settings_.max_clock_skew_hours)) {
-    errors.push_back(std::move(*late));
-  }
-  if (resolved != nullptr) {
-    for (FieldError& e : internal::CheckWithinHardware(o, *resolved))
-      errors.push_back(std::move(e));
-  }
+  std::vector<FieldError> errors =
+      internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours);
+  if (resolved == nullptr) errors.insert(errors.begin(), std::move(error));
   if (!errors.empty()) {
     Reject(line, o.execution_id, errors, record_text());
     return;

@@ -38,14 +38,15 @@ std::string Number(double value) {
   return fmt::format("{}", value);
 }
 
-std::optional<FieldError> AboveBound(const char* field, double value, const char* unit,
-                                     std::optional<double> bound, const std::string& what) {
-  if (!bound || *bound <= 0 || value <= *bound * (1 + kHardwareBoundTolerance)) {
-    return std::nullopt;
-  }
+bool Exceeds(double value, std::optional<double> bound) {
+  return bound && *bound > 0 && value > *bound * (1 + kHardwareBoundTolerance);
+}
+
+FieldError AboveBound(const char* field, double value, const char* unit, double bound,
+                      const std::string& what) {
   return FieldError{field, fmt::format("{} {} is more than {} holds ({} {}, +{:.0f} % tolerance): "
                                        "check the unit and the hardware the record names",
-                                       Number(value), unit, what, Number(*bound), unit,
+                                       Number(value), unit, what, Number(bound), unit,
                                        kHardwareBoundTolerance * 100)};
 }
 
@@ -73,31 +74,46 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
   const HardwareProfile& h = resolved.hardware;
   const std::optional<double> gpu_bound =
       resolved.partition_memory_gb ? resolved.partition_memory_gb : resolved.card_memory_gb;
-  const std::string partition =
-      fmt::format("a {} {} partition", h.gpu_model.value_or("GPU"), h.gpu_mode.value_or("full"));
-  if (o.gpu_memory_peak_gb) {
-    if (auto e =
-            AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GB", gpu_bound, partition)) {
-      errors.push_back(std::move(*e));
-    }
+  if (o.gpu_memory_peak_gb && Exceeds(*o.gpu_memory_peak_gb, gpu_bound)) {
+    errors.push_back(AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GB", *gpu_bound,
+                                fmt::format("a {} {} partition", h.gpu_model.value_or("GPU"),
+                                            h.gpu_mode.value_or("full"))));
   }
   const std::optional<double> cpu_bound = AsDouble(h.cpu_millicores);
   const std::optional<double> cpu[] = {o.cpu_millicores_avg, o.cpu_millicores_p95,
                                        o.cpu_millicores_max};
   const char* cpu_fields[] = {"cpu_millicores_avg", "cpu_millicores_p95", "cpu_millicores_max"};
   for (int i = 0; i < 3; ++i) {
-    if (!cpu[i]) continue;
-    if (auto e = AboveBound(cpu_fields[i], *cpu[i], "millicores", cpu_bound, "the node")) {
-      errors.push_back(std::move(*e));
+    if (cpu[i] && Exceeds(*cpu[i], cpu_bound)) {
+      errors.push_back(AboveBound(cpu_fields[i], *cpu[i], "millicores", *cpu_bound, "the node"));
     }
   }
-  if (o.memory_peak_bytes) {
-    if (auto e = AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
-                            AsDouble(h.memory_bytes), "the node")) {
-      errors.push_back(std::move(*e));
-    }
+  const std::optional<double> memory_bound = AsDouble(h.memory_bytes);
+  if (o.memory_peak_bytes && Exceeds(static_cast<double>(*o.memory_peak_bytes), memory_bound)) {
+    errors.push_back(AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes),
+                                "bytes", *memory_bound, "the node"));
   }
   return errors;
+}
+
+std::vector<FieldError> BoundsErrors(const Observation& o, const ResolvedHardware* resolved,
+                                     double now, double max_skew_hours) {
+  std::vector<FieldError> errors;
+  if (auto late = CheckFinishedAt(o.finished_at, now, max_skew_hours)) {
+    errors.push_back(std::move(*late));
+  }
+  if (resolved != nullptr) {
+    for (FieldError& e : CheckWithinHardware(o, *resolved)) errors.push_back(std::move(e));
+  }
+  return errors;
+}
+
+std::string JoinedReasons(const std::vector<FieldError>& errors) {
+  std::string joined;
+  for (const FieldError& e : errors) {
+    joined += fmt::format("{}{}: {}", joined.empty() ? "" : "; ", e.field, e.reason);
+  }
+  return joined;
 }
 
 }  // namespace hwrec::internal

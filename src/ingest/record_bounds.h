@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "hwrec/observation.h"
@@ -25,5 +26,15 @@ std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double
 // record are not checked. Empty when every figure is within its bound.
 std::vector<FieldError> CheckWithinHardware(const Observation& observation,
                                             const ResolvedHardware& resolved);
+
+// Every bound a parsed record breaks, in field order: finished_at against the
+// clock, then (when its hardware resolved) each figure above that hardware.
+// Ingest and the legacy migration both refuse a record by this one list.
+std::vector<FieldError> BoundsErrors(const Observation& observation,
+                                     const ResolvedHardware* resolved, double now,
+                                     double max_skew_hours);
+
+// The errors as one reason: "field: reason; field: reason".
+std::string JoinedReasons(const std::vector<FieldError>& errors);
 
 }  // namespace hwrec::internal

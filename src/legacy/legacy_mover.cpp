@@ -50,20 +50,11 @@ std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
   std::optional<Observation> o = ToValidObservation(row, &error);
   // Ingest's own checks: a row it would reject is not stored (nor aggregated,
   // which a rebuild would then disagree with).
-  std::vector<FieldError> errors;
-  if (!o) {
-    errors.push_back(std::move(error));
-  } else {
-    if (auto late = CheckFinishedAt(o->finished_at, bounds.now, bounds.max_clock_skew_hours)) {
-      errors.push_back(std::move(*late));
-    }
-    for (FieldError& e : CheckWithinHardware(*o, resolved)) errors.push_back(std::move(e));
-  }
+  const std::vector<FieldError> errors =
+      o ? BoundsErrors(*o, &resolved, bounds.now, bounds.max_clock_skew_hours)
+        : std::vector<FieldError>{std::move(error)};
   if (errors.empty()) return o;
-  reason->clear();
-  for (const FieldError& e : errors) {
-    *reason += fmt::format("{}{}: {}", reason->empty() ? "" : "; ", e.field, e.reason);
-  }
+  *reason = JoinedReasons(errors);
   return std::nullopt;
 }
 
