@@ -52,6 +52,9 @@ struct BacktestOptions {
   // A model of the store's catalog, in its spelling; "unknown": executions
   // whose model is not recorded.
   std::optional<std::string> gpu_model;
+  // The name an error gives gpu_model; a command line passes its flag
+  // ("--gpu-model") so that the message names what its user typed.
+  std::string gpu_model_field = "gpu_model";
   std::optional<std::string> instance_type;  // "": executions whose instance type is unknown
   std::optional<FigureKind> figure;          // leave out for every figure
   // Config keys set for the store's own run, over the store's settings.

@@ -310,7 +310,7 @@ Result<std::vector<Run>> RunsOf(const std::map<std::string, std::string>& stored
   Run own{"store", stored, {}};
   for (const auto& [key, value] : options.overrides) {
     if (Status valid = internal::ValidateConfigValue(key, value); !valid.ok()) {
-      return Status::InvalidArgument(fmt::format("setting {}={}: {}", key, value, valid.message()));
+      return Status::InvalidArgument(fmt::format("overrides['{}']: {}", key, valid.message()));
     }
     own.values[key] = value;
   }
@@ -355,7 +355,7 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
     BacktestOptions options = asked;
     if (options.gpu_model && *options.gpu_model != "unknown") {
       auto key = ResolveHardwareKey(store, {std::nullopt, options.gpu_model, std::nullopt, false},
-                                    "gpu_model");
+                                    options.gpu_model_field);
       if (!key.ok()) return key.status();
       options.gpu_model = key->gpu_model;
     }

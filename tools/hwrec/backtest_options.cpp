@@ -125,18 +125,10 @@ BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault p
     }
     options.presets.push_back(name);
   }
-  // ResolveBacktestModel checks the model against the store's catalog.
+  // Backtest checks the model against the store's catalog, naming the flag.
   if (vm.count("gpu-model") != 0) options.gpu_model = vm["gpu-model"].as<std::string>();
+  options.gpu_model_field = "--gpu-model";
   return options;
-}
-
-Status ResolveBacktestModel(const Store& store, BacktestOptions* options) {
-  if (!options->gpu_model || *options->gpu_model == "unknown") return Status::Ok();
-  auto key = ResolveHardwareKey(store, {std::nullopt, options->gpu_model, std::nullopt, false},
-                                "--gpu-model");
-  if (!key.ok()) return key.status();
-  options->gpu_model = key->gpu_model;
-  return Status::Ok();
 }
 
 }  // namespace hwrec::cli

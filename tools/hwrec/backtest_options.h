@@ -20,16 +20,12 @@ std::string BacktestPresetsHelp();
 // Adds the options above to `line`, in the order --help lists them.
 void AddBacktestOptions(CommandLine& line, PresetDefault presets = PresetDefault::kEvery);
 
-// The options given (ResolveBacktestModel checks --gpu-model against the
-// store's catalog). Without --preset, the `presets` default; `--preset none` for the
+// The options given (Backtest checks --gpu-model against the store's
+// catalog, and names the flag). Without --preset, the `presets` default; `--preset none` for the
 // store's run alone. Throws UsageError for an unknown --figure or --preset
 // (listing the names), a --set that is not KEY=VALUE or whose key or value
 // the config refuses.
 BacktestOptions ReadBacktestOptions(const po::variables_map& vm,
                                     PresetDefault presets = PresetDefault::kEvery);
-
-// --gpu-model in the catalog's spelling ("unknown" kept); an error naming
-// --gpu-model when the catalog has no such model.
-Status ResolveBacktestModel(const Store& store, BacktestOptions* options);
 
 }  // namespace hwrec::cli

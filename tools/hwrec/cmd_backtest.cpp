@@ -84,8 +84,6 @@ int RunBacktest(const std::vector<std::string>& args) {
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   BacktestOptions options = ReadBacktestOptions(vm, PresetDefault::kNone);
-  const Status model = ResolveBacktestModel(*store, &options);
-  if (!model.ok()) return Fail(model);
   auto result = Backtest(*store, options);
   if (!result.ok()) return Fail(result.status());
   if (format == Format::kJson) {

@@ -72,8 +72,6 @@ int RunReport(const std::vector<std::string>& args) {
   auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
   BacktestOptions options = ReadBacktestOptions(vm);
-  const Status model = ResolveBacktestModel(*store, &options);
-  if (!model.ok()) return Fail(model);
   options.keep_points = true;
   options.points_per_series = kReportPointsPerPanel;
   auto result = Backtest(*store, options);
