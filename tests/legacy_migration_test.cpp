@@ -590,6 +590,105 @@ TEST_CASE(
   CHECK(checked->sound());
 }
 
+TEST_CASE(
+    "legacy migration: a value SQLite kept as another type is quarantined naming its column, "
+    "kept as it was, and moves once it is mended",
+    "[legacy]") {
+  TempDir dir;
+  const std::string path = LegacyWithA100Pool(dir, "types.db");
+  for (const char* id : {"text-time", "fraction-bytes", "blob-cpu", "plain"}) {
+    LegacyRowSpec row = hwrec::test::Row(id);
+    row.node_pool_id = "dc-a100";
+    AddLegacyRow(path, row);
+  }
+  {
+    // Read as their columns' types, these would be a 1970 time (2026.0), a
+    // peak cut to 1500 bytes and a CPU figure of 0.
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec(
+        "UPDATE site_observations SET finished_at = '2026-01-01T00:00:00Z' "
+        "WHERE execution_id = 'text-time'");
+    db.exec(
+        "UPDATE site_observations SET memory_peak_bytes = 1500.7 "
+        "WHERE execution_id = 'fraction-bytes'");
+    db.exec(
+        "UPDATE site_observations SET cpu_millicores_avg = x'00ff', "
+        "finished_at = 'soon' WHERE execution_id = 'blob-cpu'");
+  }
+  {
+    auto plan_store = hwrec::test::OpenStoreOrFail(path);
+    auto plan = hwrec::PlanLegacyMigration(*plan_store);
+    REQUIRE(plan.ok());
+    CHECK(plan->migrated == 1);
+    CHECK(plan->quarantined == 3);
+  }
+  const auto report = MigrateOrFail(path);
+  CHECK(report.migrated == 1);
+  CHECK(report.quarantined == 3);
+  CHECK(ReasonOf(path, "plain").empty());
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    const auto reason = [&](const char* id) {
+      SQLite::Statement q(db,
+                          "SELECT reason_code || ' ' || reason FROM legacy_quarantine "
+                          "WHERE execution_id = ?");
+      q.bind(1, id);
+      REQUIRE(q.executeStep());
+      return q.getColumn(0).getString();
+    };
+    CHECK_THAT(reason("text-time"),
+               Catch::StartsWith("invalid_field finished_at: holds the text "
+                                 "'2026-01-01T00:00:00Z', not a number: write it in "
+                                 "site_observations before migrating, or in legacy_quarantine"));
+    CHECK_THAT(reason("fraction-bytes"),
+               Catch::StartsWith("invalid_field memory_peak_bytes: is 1500.7, not a whole number"));
+    // Every column of the wrong type is named, in column order.
+    CHECK_THAT(reason("blob-cpu"),
+               Catch::StartsWith("invalid_field finished_at: holds the text 'soon'") &&
+                   Catch::Contains("; cpu_millicores_avg: holds a blob of 2 bytes, not a number"));
+    // Kept as they were read, not as a conversion left them.
+    CHECK(db.execAndGet("SELECT typeof(finished_at) || ' ' || finished_at FROM legacy_quarantine "
+                        "WHERE execution_id = 'text-time'")
+              .getString() == "text 2026-01-01T00:00:00Z");
+    CHECK(db.execAndGet("SELECT typeof(memory_peak_bytes) || ' ' || memory_peak_bytes "
+                        "FROM legacy_quarantine WHERE execution_id = 'fraction-bytes'")
+              .getString() == "real 1500.7");
+    CHECK(db.execAndGet("SELECT typeof(cpu_millicores_avg) || ' ' || hex(cpu_millicores_avg) "
+                        "FROM legacy_quarantine WHERE execution_id = 'blob-cpu'")
+              .getString() == "blob 00FF");
+    CHECK(
+        db.execAndGet("SELECT count(*) FROM observations WHERE execution_id <> 'plain'").getInt() ==
+        0);
+  }
+  // Resolving without mending it keeps the row, and its value, as they were.
+  auto store = hwrec::test::OpenStoreOrFail(path);
+  hwrec::QuarantineFilter text_time;
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    text_time.ids = {db.execAndGet("SELECT id FROM legacy_quarantine WHERE execution_id = "
+                                   "'text-time'")
+                         .getInt64()};
+  }
+  auto kept = hwrec::ResolveQuarantine(*store, text_time, "A100 80GB", std::nullopt);
+  REQUIRE(kept.ok());
+  CHECK(kept->moved == 0);
+  REQUIRE(kept->kept.size() == 1);
+  CHECK_THAT(kept->kept[0].reason, Catch::StartsWith("finished_at: holds the text"));
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec(
+        "UPDATE legacy_quarantine SET finished_at = 1767225600 "
+        "WHERE execution_id = 'text-time'");
+  }
+  auto moved = hwrec::ResolveQuarantine(*store, text_time, "A100 80GB", std::nullopt);
+  REQUIRE(moved.ok());
+  CHECK(moved->moved == 1);
+  store.reset();
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT finished_at FROM observations WHERE execution_id = 'text-time'")
+            .getDouble() == 1767225600.0);
+}
+
 TEST_CASE("legacy migration: a rerun after success is a no-op that says so", "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("rerun.db");

@@ -46,13 +46,11 @@ std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
                                                     const ResolvedHardware& resolved,
                                                     const LegacyRowBounds& bounds,
                                                     std::string* reason) {
-  FieldError error;
-  std::optional<Observation> o = ToValidObservation(row, &error);
+  std::vector<FieldError> errors;
+  std::optional<Observation> o = ToValidObservation(row, &errors);
   // Ingest's own checks: a row it would reject is not stored (nor aggregated,
   // which a rebuild would then disagree with).
-  const std::vector<FieldError> errors =
-      o ? BoundsErrors(*o, &resolved, bounds.now, bounds.max_clock_skew_hours)
-        : std::vector<FieldError>{std::move(error)};
+  if (o) errors = BoundsErrors(*o, &resolved, bounds.now, bounds.max_clock_skew_hours);
   if (errors.empty()) return o;
   *reason = JoinedReasons(errors);
   return std::nullopt;
@@ -64,7 +62,9 @@ void PrepareLegacyRow(const LegacyRow& row, std::shared_ptr<const LegacyResoluti
   out->storable = false;
   out->resolution = std::move(resolution);
   const LegacyResolution& r = *out->resolution;
-  if (r.route == LegacyRoute::kQuarantine) {
+  // A value of the wrong type is named first: the route was found from its
+  // converted value.
+  if (r.route == LegacyRoute::kQuarantine && row.mistyped.empty()) {
     out->code = r.reason_code;
     out->reason = r.reason;
     return;

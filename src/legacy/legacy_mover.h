@@ -48,7 +48,8 @@ struct LegacyRowBounds {
 };
 
 // The observation `row` becomes on `resolved` hardware, or nullopt with
-// `*reason` naming each bad field ("field: why; field: why") when it fails
+// `*reason` naming each bad field ("field: why; field: why") when a value is
+// of the wrong type (then `resolved` is not read), or the row fails
 // ValidateObservation or `bounds`: the check of the move and of its plan.
 std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
                                                     const ResolvedHardware& resolved,

@@ -56,7 +56,7 @@ void PlanRow(const LegacyRow& row, const LegacyResolution& r,
              LegacyPlanGroup* group) {
   std::string code = r.reason_code;
   std::string reason = r.reason;
-  if (r.route != LegacyRoute::kQuarantine) {
+  if (r.route != LegacyRoute::kQuarantine || !row.mistyped.empty()) {  // as the move does
     if (!internal::CheckedLegacyObservation(row, r.resolved, bounds, &reason)) {
       code = internal::kInvalidField;
     } else if (stored != nullptr) {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "base/text.h"
+
 namespace hwrec::internal {
 
 const char* const kLegacyColumns =
@@ -16,20 +18,106 @@ const char* const kLegacyColumns =
 
 namespace {
 
+// The legacy column names, by index in kLegacyColumns.
+const std::vector<std::string>& ColumnNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    const std::string list = kLegacyColumns;
+    std::size_t start = 0;
+    while (start < list.size()) {
+      std::size_t end = list.find(',', start);
+      if (end == std::string::npos) end = list.size();
+      out.push_back(list.substr(start, end - start));
+      start = list.find_first_not_of(' ', end + 1);
+      if (start == std::string::npos) break;
+    }
+    return out;
+  }();
+  return names;
+}
+
+// How to mend a value of the wrong type, wherever the row is.
+constexpr const char* kMendTypedValue =
+    "write it in site_observations before migrating, or in legacy_quarantine (sqlite3) and "
+    "then `hwrec quarantine resolve`";
+
 // Reads the current row column by column, text into the row's own buffers:
-// the migration reads a million rows.
+// the migration reads a million rows. A number column is read by the type of
+// its value, so that a value SQLite kept as another type is refused (and
+// kept as read) rather than converted.
 class ColumnReader {
  public:
-  ColumnReader(const store::Statement& statement, int first) : s_(statement), i_(first) {}
+  ColumnReader(const store::Statement& statement, int first, LegacyRow* row)
+      : s_(statement), first_(first), i_(first), row_(row) {
+    row_->mistyped.clear();
+  }
   bool Null() const { return s_.IsNull(i_); }
   void Skip() { ++i_; }
-  std::int64_t Int() { return s_.Int64(i_++); }
-  double Real() { return s_.Double(i_++); }
   void Text(std::string* out) { s_.AssignText(i_++, out); }
 
+  std::optional<std::int64_t> OptionalInt() {
+    switch (s_.Kind(i_)) {
+      case store::ValueKind::kNull:
+        ++i_;
+        return std::nullopt;
+      case store::ValueKind::kInteger:
+        return s_.Int64(i_++);
+      case store::ValueKind::kReal:
+        KeepReal("is {}, not a whole number");
+        return 0;
+      default:
+        KeepBytes("not a whole number");
+        return 0;
+    }
+  }
+
+  std::optional<double> OptionalReal() {
+    switch (s_.Kind(i_)) {
+      case store::ValueKind::kNull:
+        ++i_;
+        return std::nullopt;
+      case store::ValueKind::kInteger:
+      case store::ValueKind::kReal:
+        return s_.Double(i_++);
+      default:
+        KeepBytes("not a number");
+        return 0;
+    }
+  }
+
+  std::int64_t Int() { return OptionalInt().value_or(0); }
+  double Real() { return OptionalReal().value_or(0); }
+
  private:
+  MistypedValue& Mistyped(store::ValueKind kind) {
+    MistypedValue& m = row_->mistyped.emplace_back();
+    m.column = i_ - first_;
+    m.kind = kind;
+    m.error.field = ColumnNames()[static_cast<std::size_t>(m.column)];
+    return m;
+  }
+  void KeepReal(const char* what) {
+    MistypedValue& m = Mistyped(store::ValueKind::kReal);
+    m.real = s_.Double(i_++);
+    m.error.reason =
+        fmt::format("{}: {}", fmt::format(fmt::runtime(what), m.real), kMendTypedValue);
+  }
+  void KeepBytes(const char* what) {
+    const store::ValueKind kind = s_.Kind(i_);
+    MistypedValue& m = Mistyped(kind);
+    m.bytes = kind == store::ValueKind::kBlob ? std::string(s_.Blob(i_)) : s_.String(i_);
+    ++i_;
+    m.error.reason =
+        kind == store::ValueKind::kBlob
+            ? fmt::format("holds a blob of {} bytes, {}: {}", m.bytes.size(), what, kMendTypedValue)
+            : fmt::format("holds the text '{}', {}: {}",
+                          ReplaceInvalidUtf8(Utf8Prefix(m.bytes, 80)), what, kMendTypedValue);
+  }
+
   const store::Statement& s_;
+  const int first_;
   int i_;
+  LegacyRow* row_;
 };
 
 void ReadText(ColumnReader& r, std::optional<std::string>* out) {
@@ -42,18 +130,6 @@ void ReadText(ColumnReader& r, std::optional<std::string>* out) {
   r.Text(&**out);
 }
 
-std::optional<std::int64_t> ReadOptionalInt(ColumnReader& r) {
-  if (!r.Null()) return r.Int();
-  r.Skip();
-  return std::nullopt;
-}
-
-std::optional<double> ReadOptionalReal(ColumnReader& r) {
-  if (!r.Null()) return r.Real();
-  r.Skip();
-  return std::nullopt;
-}
-
 void ReadLegacyFields(ColumnReader& r, LegacyRow* row) {
   row->id = r.Int();
   r.Text(&row->execution_id);
@@ -62,34 +138,34 @@ void ReadLegacyFields(ColumnReader& r, LegacyRow* row) {
   ReadText(r, &row->node_pool_id);
   row->finished_at = r.Real();
   r.Text(&row->status);
-  row->duration_s = ReadOptionalReal(r);
+  row->duration_s = r.OptionalReal();
   ReadText(r, &row->hardware_profile_id);
   HardwareProfile& h = row->hardware;
   ReadText(r, &h.instance_type);
   ReadText(r, &h.architecture);
-  h.cpu_millicores = ReadOptionalInt(r);
-  h.memory_bytes = ReadOptionalInt(r);
-  h.gpu_count = ReadOptionalInt(r);
+  h.cpu_millicores = r.OptionalInt();
+  h.memory_bytes = r.OptionalInt();
+  h.gpu_count = r.OptionalInt();
   ReadText(r, &h.gpu_mode);
-  h.gpu_total = ReadOptionalInt(r);
+  h.gpu_total = r.OptionalInt();
   ReadText(r, &row->node_pool_gpu);
-  row->gpu_compute_fraction = ReadOptionalReal(r);
-  row->gpu_utilization = ReadOptionalReal(r);
-  row->gpu_memory_peak_gb = ReadOptionalReal(r);
-  row->cpu_millicores_avg = ReadOptionalReal(r);
-  row->cpu_millicores_p95 = ReadOptionalReal(r);
-  row->cpu_millicores_max = ReadOptionalReal(r);
-  row->memory_peak_bytes = ReadOptionalInt(r);
-  row->requested.cpu_millicores = ReadOptionalInt(r);
-  row->requested.memory_bytes = ReadOptionalInt(r);
-  row->requested.gpu_memory_gb = ReadOptionalReal(r);
-  row->requested.gpu_compute_fraction = ReadOptionalReal(r);
+  row->gpu_compute_fraction = r.OptionalReal();
+  row->gpu_utilization = r.OptionalReal();
+  row->gpu_memory_peak_gb = r.OptionalReal();
+  row->cpu_millicores_avg = r.OptionalReal();
+  row->cpu_millicores_p95 = r.OptionalReal();
+  row->cpu_millicores_max = r.OptionalReal();
+  row->memory_peak_bytes = r.OptionalInt();
+  row->requested.cpu_millicores = r.OptionalInt();
+  row->requested.memory_bytes = r.OptionalInt();
+  row->requested.gpu_memory_gb = r.OptionalReal();
+  row->requested.gpu_compute_fraction = r.OptionalReal();
 }
 
 }  // namespace
 
 void ReadLegacyRow(const store::Statement& statement, int first, LegacyRow* row) {
-  ColumnReader reader(statement, first);
+  ColumnReader reader(statement, first, row);
   ReadLegacyFields(reader, row);
 }
 
@@ -124,14 +200,30 @@ void LegacyValues(const LegacyRow& row, SqlValue* values) {
   *v++ = SqlValue::Integer(row.requested.memory_bytes);
   *v++ = SqlValue::Real(row.requested.gpu_memory_gb);
   *v++ = SqlValue::Real(row.requested.gpu_compute_fraction);
+  for (const MistypedValue& m : row.mistyped) {  // as read, not as converted
+    SqlValue& value = values[m.column];
+    if (m.kind == store::ValueKind::kReal) {
+      value = SqlValue::Real(m.real);
+    } else if (m.kind == store::ValueKind::kBlob) {
+      value = SqlValue::Blob(m.bytes.data(), m.bytes.size());
+    } else {
+      value = SqlValue::Text(m.bytes);
+    }
+  }
 }
 
-std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* error) {
+std::optional<Observation> ToValidObservation(const LegacyRow& row,
+                                              std::vector<FieldError>* errors) {
+  if (!row.mistyped.empty()) {
+    for (const MistypedValue& m : row.mistyped) errors->push_back(m.error);
+    return std::nullopt;
+  }
   const std::optional<ExecutionStatus> status = ParseExecutionStatus(row.status);
   if (!status) {
-    *error = FieldError{"status", fmt::format("'{}' is not an execution status: hwrec knows "
-                                              "success, oom, gpu_oom, failed and cancelled",
-                                              row.status)};
+    errors->push_back(
+        FieldError{"status", fmt::format("'{}' is not an execution status: hwrec knows "
+                                         "success, oom, gpu_oom, failed and cancelled",
+                                         row.status)});
     return std::nullopt;
   }
   Observation o;
@@ -155,7 +247,7 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* 
   o.memory_peak_bytes = row.memory_peak_bytes;
   o.requested = row.requested;
   if (auto invalid = ValidateObservation(o)) {
-    *error = *invalid;
+    errors->push_back(*invalid);
     return std::nullopt;
   }
   return o;

@@ -6,12 +6,25 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hwrec/observation.h"
 #include "store/database.h"
 #include "store/row_source_table.h"
 
 namespace hwrec::internal {
+
+// A value SQLite kept in a column of another type, which reading it as the
+// column's type would change: text in a number column (`2026-01-01T…` reads
+// as 2026), a fraction in a whole-number one (1500.7 reads as 1500). The row
+// is refused naming the column, and a quarantined row keeps the value as read.
+struct MistypedValue {
+  int column = 0;                                   // in kLegacyColumns' order
+  store::ValueKind kind = store::ValueKind::kText;  // kText, kBlob or kReal
+  std::string bytes;                                // kText and kBlob
+  double real = 0;                                  // kReal
+  FieldError error;
+};
 
 struct LegacyRow {
   std::int64_t id = 0;
@@ -33,6 +46,8 @@ struct LegacyRow {
   std::optional<double> cpu_millicores_max;
   std::optional<std::int64_t> memory_peak_bytes;
   RequestedResources requested;
+  // Values of the wrong type, in column order; the fields above hold 0 there.
+  std::vector<MistypedValue> mistyped;
 };
 
 // The legacy columns in the order ReadLegacyRow and LegacyValues use, with
@@ -48,8 +63,10 @@ void ReadLegacyRow(const store::Statement& statement, int first, LegacyRow* row)
 void LegacyValues(const LegacyRow& row, SqlValue* values);
 
 // The observation the row records, as sent (hardware without brand or model).
-// Nullopt with `*error` when its status is not one hwrec knows or the
-// observation fails ValidateObservation.
-std::optional<Observation> ToValidObservation(const LegacyRow& row, FieldError* error);
+// Nullopt with `*errors` when a value is of the wrong type (one error per
+// column), its status is not one hwrec knows, or the observation fails
+// ValidateObservation.
+std::optional<Observation> ToValidObservation(const LegacyRow& row,
+                                              std::vector<FieldError>* errors);
 
 }  // namespace hwrec::internal
