@@ -260,6 +260,33 @@ TEST_CASE("copy: SQLite -> PostgreSQL -> SQLite gives back every row exactly", "
   RequireSameRows(full, DumpAt(postgresql));
 }
 
+TEST_CASE(
+    "copy: a value SQLite kept as another type than its column's is refused into PostgreSQL, "
+    "naming its table and row, and nothing is written",
+    "[copy][engine]") {
+  TempDir dir;
+  const std::string postgresql = PostgresqlLocation(dir, "copy_mistyped");
+  if (postgresql.empty()) return;
+  const std::string source = hwrec::test::ExampleStore(dir);
+  {
+    // A legacy migration keeps such a value in quarantine as it was read.
+    SQLite::Database db(source, SQLite::OPEN_READWRITE);
+    db.exec(
+        "INSERT INTO legacy_quarantine (id, legacy_id, execution_id, site_id, action_image, "
+        "finished_at, status, reason_code, reason, quarantined_at) VALUES (7, 1, 'e', 's', 'img', "
+        "'2026-01-01T00:00:00Z', 'success', 'invalid_field', 'finished_at: …', 1)");
+  }
+  FreshStore(postgresql).reset();
+  const auto fresh = DumpAt(postgresql);
+  const auto refused = RunCli("copy " + ShellQuote(source) + " " + ShellQuote(postgresql));
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("table legacy_quarantine, the row of id 7: ") &&
+                              Catch::Contains("finished_at") &&
+                              Catch::Contains("mend the value in the source") &&
+                              Catch::Contains("nothing was written"));
+  RequireSameRows(fresh, DumpAt(postgresql));
+}
+
 TEST_CASE("copy: a PostgreSQL store's password is never printed", "[copy][engine][cli]") {
   TempDir dir;
   const std::string postgresql = PostgresqlLocation(dir, "copy_password");

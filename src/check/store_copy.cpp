@@ -139,6 +139,14 @@ void BindValue(store::Statement& insert, int index, const store::Statement& row,
   }
 }
 
+// The current row by its id, or by its first column when it has none.
+std::string RowName(const store::Statement& row) {
+  for (int c = 0; c < row.ColumnCount(); ++c) {
+    if (row.ColumnName(c) == "id") return fmt::format("the row of id {}", row.Int64(c));
+  }
+  return fmt::format("the row of {} '{}'", row.ColumnName(0), row.String(0));
+}
+
 // Copies one table's rows; returns how many.
 std::int64_t CopyTable(store::Connection& from, store::Connection& to, const std::string& table) {
   const auto rows = from.Prepare("SELECT * FROM " + table);
@@ -157,7 +165,17 @@ std::int64_t CopyTable(store::Connection& from, store::Connection& to, const std
       insert = to.Prepare(fmt::format("INSERT INTO {} ({}) VALUES ({})", table, columns, marks));
     }
     for (int c = 0; c < rows->ColumnCount(); ++c) BindValue(*insert, c + 1, *rows, c);
-    insert->Run();
+    try {
+      insert->Run();
+    } catch (const store::EngineError& e) {
+      // SQLite keeps a value of another type than its column's (a legacy
+      // quarantine keeps such values as they were read); PostgreSQL refuses it.
+      if (e.sqlstate() != "42804" && e.sqlstate().rfind("22", 0) != 0) throw;
+      Refuse(Status::InvalidArgument(fmt::format(
+          "table {}, {}: {}: mend the value in the source (sqlite3; a legacy_quarantine row can "
+          "also be deleted), then copy again; nothing was written",
+          table, RowName(*rows), e.what())));
+    }
     ++copied;
   }
   if (has_id && to.engine() == store::Engine::kPostgresql) {
