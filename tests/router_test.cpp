@@ -52,6 +52,15 @@ struct Fixture {
     REQUIRE(result.ok());
     return *result;
   }
+  // Imports the intent lora-70b (on the 1-GPU legacy machine) with `min_width`.
+  void ImportLora(int min_width, const std::string& image = "ghcr.io/acme/lora-70b:1.0") {
+    const auto imported = hwrec::ImportRouterConfig(
+        *store, fmt::format(R"({{"intents": [{{"intent": "lora-70b", "workload_image": "{}",
+            "legacy_machine": "a2-ultragpu-1g", "min_width": {}}}]}})",
+                            image, min_width));
+    INFO(imported.message());
+    REQUIRE(imported.ok());
+  }
   // Ingests executions of `image` peaking at `peak_gb` per GPU on `gpus` cards of one model.
   void History(const std::string& image, const std::string& model, const std::string& machine,
                double peak_gb, int gpus = 1) {
@@ -329,10 +338,7 @@ TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs w
 TEST_CASE("router: an intent's minimum width bounds degradation and the request",
           "[router][engine]") {
   Fixture f;
-  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
-      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
-      "min_width": 2}]})")
-              .ok());
+  f.ImportLora(2);
   const auto plan = f.Plan("lora-70b", 8, 48);
   for (const Rung& r : plan.ladder) CHECK(r.width >= 2);
   CHECK(plan.ladder.back().id == "runpod/h100-80gb");
@@ -350,10 +356,7 @@ TEST_CASE(
     "above every machine is refused at import",
     "[router][engine]") {
   Fixture f;
-  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
-      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
-      "min_width": 3}]})")
-              .ok());
+  f.ImportLora(3);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   REQUIRE(snapshot.ok());
   // Machine widths are 1, 2, 4 and 8: the narrowest the intent runs on is 4, not 3.
@@ -520,10 +523,7 @@ TEST_CASE("router: without a sharded launch command a wide request keeps only wi
   CHECK(event["degraded"] == true);
   CHECK(event["sharded"] == false);
 
-  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
-      "workload_image": "ghcr.io/acme/lora-70b:1.0", "legacy_machine": "a2-ultragpu-1g",
-      "min_width": 2}]})")
-              .ok());
+  f.ImportLora(2);
   snapshot = hwrec::RouterSnapshot::Open(*f.store);
   auto refused = hwrec::BuildLadder(*snapshot, {"lora-70b", 4, 48});
   REQUIRE_FALSE(refused.ok());
@@ -969,10 +969,7 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   CHECK(cli.exit_code == 5);
   // RunPod grants 8: pruned on the 8-wide figure.
   const auto lora = [&] {
-    REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "lora-70b",
-        "workload_image": "ghcr.io/acme/eval-13b:1.0", "legacy_machine": "a2-ultragpu-1g",
-        "min_width": 8}]})")
-                .ok());
+    f.ImportLora(8, "ghcr.io/acme/eval-13b:1.0");
     auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
     REQUIRE(snapshot.ok());
     auto p = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
