@@ -285,6 +285,21 @@ TEST_CASE(
                               Catch::Contains("mend the value in the source") &&
                               Catch::Contains("nothing was written"));
   RequireSameRows(fresh, DumpAt(postgresql));
+
+  // PostgreSQL would round a fraction in a whole-number column without a word.
+  {
+    SQLite::Database db(source, SQLite::OPEN_READWRITE);
+    db.exec(
+        "UPDATE legacy_quarantine SET finished_at = 1767225600, memory_peak_bytes = 1500.7 "
+        "WHERE id = 7");
+  }
+  const auto rounded = RunCli("copy " + ShellQuote(source) + " " + ShellQuote(postgresql));
+  CHECK(rounded.exit_code == 1);
+  CHECK_THAT(rounded.err,
+             Catch::Contains("table legacy_quarantine, the row of id 7: column memory_peak_bytes "
+                             "holds 1500.7, which PostgreSQL keeps as whole numbers only") &&
+                 Catch::Contains("nothing was written"));
+  RequireSameRows(fresh, DumpAt(postgresql));
 }
 
 TEST_CASE("copy: a PostgreSQL store's password is never printed", "[copy][engine][cli]") {

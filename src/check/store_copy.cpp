@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <set>
 
@@ -147,23 +148,57 @@ std::string RowName(const store::Statement& row) {
   return fmt::format("the row of {} '{}'", row.ColumnName(0), row.String(0));
 }
 
+// The columns of `table` that hold whole numbers on PostgreSQL; none on SQLite,
+// whose columns keep any value as it is.
+std::set<std::string> WholeNumberColumns(store::Connection& to, const std::string& table) {
+  std::set<std::string> columns;
+  if (to.engine() != store::Engine::kPostgresql) return columns;
+  const auto query = to.Prepare(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+      "AND table_name = ? AND data_type IN ('smallint', 'integer', 'bigint')");
+  query->Bind(1, table);
+  while (query->Step()) columns.insert(query->String(0));
+  return columns;
+}
+
+// PostgreSQL rounds a fraction written to a whole-number column without a
+// word (1500.7 becomes 1501); SQLite keeps it (a legacy quarantine keeps such
+// a value as it was read). A whole number is bound as one; any other is refused.
+void RequireWholeNumbers(const store::Statement& row, const std::string& table,
+                         const std::vector<bool>& whole) {
+  for (int c = 0; c < row.ColumnCount(); ++c) {
+    if (!whole[static_cast<std::size_t>(c)] || row.Kind(c) != store::ValueKind::kReal) continue;
+    const double value = row.Double(c);
+    if (std::floor(value) == value && std::fabs(value) < 9.2e18) continue;
+    Refuse(Status::InvalidArgument(
+        fmt::format("table {}, {}: column {} holds {}, which PostgreSQL keeps as whole numbers "
+                    "only: mend the value in the source (sqlite3; a legacy_quarantine row can "
+                    "also be deleted), then copy again; nothing was written",
+                    table, RowName(row), row.ColumnName(c), value)));
+  }
+}
+
 // Copies one table's rows; returns how many.
 std::int64_t CopyTable(store::Connection& from, store::Connection& to, const std::string& table) {
   const auto rows = from.Prepare("SELECT * FROM " + table);
   std::unique_ptr<store::Statement> insert;
   std::int64_t copied = 0;
   bool has_id = false;
+  std::vector<bool> whole;  // per column: whole numbers only at the destination
   while (rows->Step()) {
     if (!insert) {
+      const std::set<std::string> whole_columns = WholeNumberColumns(to, table);
       std::string columns;
       std::string marks;
       for (int c = 0; c < rows->ColumnCount(); ++c) {
         columns += (c > 0 ? ", " : "") + rows->ColumnName(c);
         marks += c > 0 ? ", ?" : "?";
         has_id = has_id || rows->ColumnName(c) == "id";
+        whole.push_back(whole_columns.count(rows->ColumnName(c)) != 0);
       }
       insert = to.Prepare(fmt::format("INSERT INTO {} ({}) VALUES ({})", table, columns, marks));
     }
+    RequireWholeNumbers(*rows, table, whole);
     for (int c = 0; c < rows->ColumnCount(); ++c) BindValue(*insert, c + 1, *rows, c);
     try {
       insert->Run();
