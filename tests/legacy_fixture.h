@@ -48,6 +48,15 @@ inline LegacyRowSpec Row(const std::string& execution_id) {
   return row;
 }
 
+// A row of a node without GPUs, measuring no GPU.
+inline LegacyRowSpec CpuOnlyRow(const std::string& execution_id) {
+  LegacyRowSpec row = Row(execution_id);
+  row.gpu_count = 0;
+  row.gpu_mode = std::nullopt;
+  row.gpu_memory_peak_gb = std::nullopt;
+  return row;
+}
+
 inline void MakeLegacy(const std::string& path) {
   const Status created = fixtures::CreateLegacyStore(path);
   INFO(created.message());

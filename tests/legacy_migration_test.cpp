@@ -1,6 +1,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
@@ -72,11 +73,8 @@ void WriteEveryReason(const std::string& path) {
   LegacyRowSpec row_gpu = hwrec::test::Row("ok-row-gpu");
   row_gpu.node_pool_gpu = "H100 80GB";
   AddLegacyRow(path, row_gpu);
-  LegacyRowSpec cpu = hwrec::test::Row("ok-cpu");
+  LegacyRowSpec cpu = hwrec::test::CpuOnlyRow("ok-cpu");
   cpu.node_pool_id = "pool-cpu";
-  cpu.gpu_count = 0;
-  cpu.gpu_mode = std::nullopt;
-  cpu.gpu_memory_peak_gb = std::nullopt;
   AddLegacyRow(path, cpu);
   LegacyRowSpec neither = hwrec::test::Row("q-neither");
   AddLegacyRow(path, neither);
@@ -596,11 +594,14 @@ TEST_CASE(
     "[legacy]") {
   TempDir dir;
   const std::string path = LegacyWithA100Pool(dir, "types.db");
-  for (const char* id : {"text-time", "fraction-bytes", "blob-cpu", "plain"}) {
+  for (const char* id : {"text-time", "fraction-bytes", "blob-cpu", "huge-bytes", "plain"}) {
     LegacyRowSpec row = hwrec::test::Row(id);
     row.node_pool_id = "dc-a100";
     AddLegacyRow(path, row);
   }
+  LegacyRowSpec cpu_only = hwrec::test::CpuOnlyRow("cpu-only");
+  cpu_only.instance_type = "c6g.16xlarge";
+  AddLegacyRow(path, cpu_only);
   {
     // Read as their columns' types, these would be a 1970 time (2026.0), a
     // peak cut to 1500 bytes and a CPU figure of 0.
@@ -614,17 +615,23 @@ TEST_CASE(
     db.exec(
         "UPDATE site_observations SET cpu_millicores_avg = x'00ff', "
         "finished_at = 'soon' WHERE execution_id = 'blob-cpu'");
+    db.exec(
+        "UPDATE site_observations SET memory_peak_bytes = 1e20 "
+        "WHERE execution_id = 'huge-bytes'");
+    db.exec(
+        "UPDATE site_observations SET finished_at = 'yesterday' "
+        "WHERE execution_id = 'cpu-only'");
   }
   {
     auto plan_store = hwrec::test::OpenStoreOrFail(path);
     auto plan = hwrec::PlanLegacyMigration(*plan_store);
     REQUIRE(plan.ok());
     CHECK(plan->migrated == 1);
-    CHECK(plan->quarantined == 3);
+    CHECK(plan->quarantined == 5);
   }
   const auto report = MigrateOrFail(path);
   CHECK(report.migrated == 1);
-  CHECK(report.quarantined == 3);
+  CHECK(report.quarantined == 5);
   CHECK(ReasonOf(path, "plain").empty());
   {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
@@ -642,6 +649,9 @@ TEST_CASE(
                                  "site_observations before migrating, or in legacy_quarantine"));
     CHECK_THAT(reason("fraction-bytes"),
                Catch::StartsWith("invalid_field memory_peak_bytes: is 1500.7, not a whole number"));
+    CHECK_THAT(reason("huge-bytes"),
+               Catch::StartsWith("invalid_field memory_peak_bytes: is 1e+20, beyond the whole "
+                                 "numbers a store keeps"));
     // Every column of the wrong type is named, in column order.
     CHECK_THAT(reason("blob-cpu"),
                Catch::StartsWith("invalid_field finished_at: holds the text 'soon'") &&
@@ -659,6 +669,15 @@ TEST_CASE(
     CHECK(
         db.execAndGet("SELECT count(*) FROM observations WHERE execution_id <> 'plain'").getInt() ==
         0);
+  }
+  // The list shows no time for a row that holds none, rather than 1970.
+  const auto listed = RunCli("quarantine list " + ShellQuote(path) + " --format json");
+  REQUIRE(listed.exit_code == 0);
+  for (const auto& row : nlohmann::json::parse(listed.out)) {
+    INFO(row.dump());
+    const std::string id = row["execution_id"];
+    CHECK(row["finished_at"].is_null() ==
+          (id == "text-time" || id == "blob-cpu" || id == "cpu-only"));
   }
   // Resolving without mending it keeps the row, and its value, as they were.
   auto store = hwrec::test::OpenStoreOrFail(path);
@@ -683,10 +702,34 @@ TEST_CASE(
   auto moved = hwrec::ResolveQuarantine(*store, text_time, "A100 80GB", std::nullopt);
   REQUIRE(moved.ok());
   CHECK(moved->moved == 1);
+  CHECK(moved->moved_by_own_hardware == 1);  // its pool's A100 80GB, not the model given
   store.reset();
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   CHECK(db.execAndGet("SELECT finished_at FROM observations WHERE execution_id = 'text-time'")
             .getDouble() == 1767225600.0);
+
+  // A mended CPU-only row goes as CPU-only: without a model, or with one it
+  // does not take.
+  {
+    SQLite::Database rw(path, SQLite::OPEN_READWRITE);
+    rw.exec(
+        "UPDATE legacy_quarantine SET finished_at = 1767225600 "
+        "WHERE execution_id = 'cpu-only'");
+  }
+  const auto resolved =
+      RunCli("quarantine resolve " + ShellQuote(path) + " --all --gpu-model 'A100 80GB'");
+  INFO(resolved.out << resolved.err);
+  CHECK(resolved.exit_code == 3);  // the rows left unmended stay
+  CHECK_THAT(resolved.out, Catch::Contains("1 moved into observations (0 as A100 80GB, 1 by their "
+                                           "own hardware), 3 kept"));
+  CHECK(db.execAndGet("SELECT coalesce(gpu_model, '') || '|' || gpu_count FROM observations "
+                      "WHERE execution_id = 'cpu-only'")
+            .getString() == "|0");
+  CHECK(db.execAndGet("SELECT count(*) FROM legacy_quarantine").getInt() == 3);
+  const auto without_model = RunCli("quarantine resolve " + ShellQuote(path) + " --all");
+  CHECK(without_model.exit_code == 3);
+  CHECK_THAT(without_model.out,
+             Catch::Contains("0 moved into observations by their own hardware, 3 kept"));
 }
 
 TEST_CASE("legacy migration: a rerun after success is a no-op that says so", "[legacy]") {

@@ -23,7 +23,7 @@ struct QuarantinedRow {
   std::string site_id;
   std::string action_image;
   std::optional<std::string> node_pool_id;
-  double finished_at = 0;
+  std::optional<double> finished_at;  // nullopt when the row holds no number there
   std::optional<std::string> instance_type;
   std::optional<std::string> gpu_mode;
   std::optional<std::string> node_pool_gpu;  // the GPU name the row carried
@@ -51,8 +51,9 @@ Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
                                                    const QuarantineFilter& filter = {});
 
 struct QuarantineResolveSummary {
-  std::int64_t matched = 0;          // rows the filter selected
-  std::int64_t moved = 0;            // now observations
+  std::int64_t matched = 0;                // rows the filter selected
+  std::int64_t moved = 0;                  // now observations
+  std::int64_t moved_by_own_hardware = 0;  // of them, routed without the model (see below)
   std::vector<QuarantinedRow> kept;  // still quarantined; reason says why the model did not fit
   std::int64_t recommendations = 0;  // materialised rows refreshed
 };
@@ -60,12 +61,16 @@ struct QuarantineResolveSummary {
 // Attaches `gpu_model` (catalog spelling; `gpu_brand` optional) to the rows
 // `filter` selects and moves them into observations. A row whose gpu_mode is
 // not a partition of that model, or that is otherwise invalid, stays with its
-// new reason. An empty filter is refused: name the rows, or pass all = true.
+// new reason. A row goes by its own hardware, as the migration routes it,
+// when that resolves and the row is CPU-only (it never gets a GPU model) or
+// was quarantined for a value (invalid_field: mended since); without
+// `gpu_model`, every row goes so or stays. An empty filter is refused: name
+// the rows, or pass all = true.
 // Returns kInvalidArgument for an empty filter without `all` or a model not in
 // the catalog, kReadOnly for a read-only store, kSchemaMismatch when it has no
 // quarantine, kIoError when it cannot be written.
 Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
-                                                   const std::string& gpu_model,
+                                                   const std::optional<std::string>& gpu_model,
                                                    const std::optional<std::string>& gpu_brand,
                                                    bool all = false);
 

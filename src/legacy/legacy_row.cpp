@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 
 #include "base/text.h"
@@ -63,7 +64,7 @@ class ColumnReader {
       case store::ValueKind::kInteger:
         return s_.Int64(i_++);
       case store::ValueKind::kReal:
-        KeepReal("is {}, not a whole number");
+        KeepReal();
         return 0;
       default:
         KeepBytes("not a whole number");
@@ -96,11 +97,15 @@ class ColumnReader {
     m.error.field = ColumnNames()[static_cast<std::size_t>(m.column)];
     return m;
   }
-  void KeepReal(const char* what) {
+  // SQLite keeps a REAL in a whole-number column only when no integer holds it.
+  void KeepReal() {
     MistypedValue& m = Mistyped(store::ValueKind::kReal);
     m.real = s_.Double(i_++);
-    m.error.reason =
-        fmt::format("{}: {}", fmt::format(fmt::runtime(what), m.real), kMendTypedValue);
+    const bool whole = std::isfinite(m.real) && std::floor(m.real) == m.real;
+    m.error.reason = fmt::format(
+        "is {}, {}: {}", m.real,
+        whole ? "beyond the whole numbers a store keeps (±9.2e18)" : "not a whole number",
+        kMendTypedValue);
   }
   void KeepBytes(const char* what) {
     const store::ValueKind kind = s_.Kind(i_);

@@ -22,6 +22,14 @@ namespace {
 
 using internal::LegacyRow;
 
+// The row's finish time; nullopt when it holds no number there.
+std::optional<double> FinishedAtOf(const LegacyRow& row) {
+  for (const internal::MistypedValue& m : row.mistyped) {
+    if (m.error.field == "finished_at") return std::nullopt;
+  }
+  return row.finished_at;
+}
+
 QuarantinedRow ToQuarantinedRow(const LegacyRow& row, std::string code, std::string reason) {
   // In QuarantinedRow's field order.
   return QuarantinedRow{row.id,
@@ -29,7 +37,7 @@ QuarantinedRow ToQuarantinedRow(const LegacyRow& row, std::string code, std::str
                         row.site_id,
                         row.action_image,
                         row.node_pool_id,
-                        row.finished_at,
+                        FinishedAtOf(row),
                         row.hardware.instance_type,
                         row.hardware.gpu_mode,
                         row.node_pool_gpu,
@@ -81,6 +89,22 @@ Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& 
       closest.empty() ? std::string() : " (closest: " + internal::JoinOr(closest) + ")"));
 }
 
+// Where a quarantined row goes now. By its own hardware, as the migration
+// routes a row, when that resolves and either the row is CPU-only (a GPU
+// model is never attached to it) or it was quarantined for a value, not for
+// its hardware; or when no model is given. Else with the operator's model.
+std::shared_ptr<const internal::LegacyResolution> RouteNow(internal::LegacyResolver& resolver,
+                                                           const LegacyRow& row,
+                                                           const std::string& quarantined_as,
+                                                           const GpuModel* model, bool* own) {
+  std::shared_ptr<const internal::LegacyResolution> by_row = resolver.Resolve(row);
+  const internal::LegacyRoute route = by_row->route;
+  *own = model == nullptr || route == internal::LegacyRoute::kCpuOnly ||
+         (quarantined_as == internal::kInvalidField && route != internal::LegacyRoute::kQuarantine);
+  if (*own) return by_row;
+  return std::make_shared<const internal::LegacyResolution>(resolver.ResolveWithModel(row, *model));
+}
+
 }  // namespace
 
 Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
@@ -97,7 +121,7 @@ Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
 }
 
 Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
-                                                   const std::string& gpu_model,
+                                                   const std::optional<std::string>& gpu_model,
                                                    const std::optional<std::string>& gpu_brand,
                                                    bool all) {
   if (filter.empty() && !all) {
@@ -110,9 +134,12 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     store::Connection& db = store::ConnectionOf(store);
     auto catalog = GpuCatalog::Load(store);
     if (!catalog.ok()) return catalog.status();
-    auto model = FindModel(*catalog, gpu_model, gpu_brand);
-    if (!model.ok()) return model.status();
-    const GpuModel target = **model;
+    std::optional<GpuModel> target;
+    if (gpu_model) {
+      auto model = FindModel(*catalog, *gpu_model, gpu_brand);
+      if (!model.ok()) return model.status();
+      target = **model;
+    }
     auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), {});
     if (!resolver.ok()) return resolver.status();
     const internal::RecommenderSettings settings = internal::LoadSettings(db);
@@ -122,20 +149,22 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     {
       internal::LegacyMover mover(db, {internal::NowEpochSeconds(), settings.max_clock_skew_hours},
                                   &aggregates);
-      std::vector<LegacyRow> rows;
-      ForEachMatch(db, filter, [&](const LegacyRow& row, const std::string&, const std::string&) {
-        rows.push_back(row);
-      });
+      std::vector<std::pair<LegacyRow, std::string>> rows;  // with its reason code
+      ForEachMatch(db, filter,
+                   [&](const LegacyRow& row, const std::string& code, const std::string&) {
+                     rows.emplace_back(row, code);
+                   });
       const auto remove = db.Prepare("DELETE FROM legacy_quarantine WHERE id = ?");
       const auto keep =
           db.Prepare("UPDATE legacy_quarantine SET reason_code = ?, reason = ? WHERE id = ?");
       std::string code, reason;
-      for (const LegacyRow& row : rows) {
+      for (const auto& [row, quarantined_as] : rows) {
         ++summary.matched;
-        auto r = std::make_shared<const internal::LegacyResolution>(
-            (*resolver)->ResolveWithModel(row, target));
+        bool own = false;
+        auto r = RouteNow(**resolver, row, quarantined_as, target ? &*target : nullptr, &own);
         if (mover.TryStore(row, std::move(r), &code, &reason)) {
           ++summary.moved;
+          if (own) ++summary.moved_by_own_hardware;
           store::BindRow(*remove, row.id);
           remove->Run();
         } else {

@@ -19,12 +19,15 @@ namespace {
 
 const char* const kUsage =
     "hwrec quarantine list STORE [FILTER] [--format table|json]\n"
-    "       hwrec quarantine resolve STORE --gpu-model MODEL [--gpu-brand BRAND]\n"
+    "       hwrec quarantine resolve STORE [--gpu-model MODEL [--gpu-brand BRAND]]\n"
     "                                (FILTER | --all) [--format table|json]\n\n"
     "FILTER: any of --id N[,N...], --site S, --node-pool P, --gpu-name NAME\n"
     "(the GPU name the rows carry), --reason CODE. `resolve` attaches the catalog\n"
     "model to the selected rows, moves them into observations and refreshes the\n"
-    "recommendations; rows the model does not fit stay, with the new reason.";
+    "recommendations; rows the model does not fit stay, with the new reason.\n"
+    "A CPU-only row, or one quarantined for a value (invalid_field, mended since\n"
+    "in legacy_quarantine), goes by its own hardware as the migration routes it;\n"
+    "without --gpu-model, every selected row goes so or stays.";
 
 struct QuarantineArgs {
   std::string action;
@@ -93,9 +96,6 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
         "STORE --gpu-model MODEL ...`");
   }
   if (a.store.empty()) throw UsageError(kStoreRequired);
-  if (a.action == "resolve" && a.gpu_model.empty()) {
-    throw UsageError("resolve needs --gpu-model MODEL (the catalog spelling, e.g. 'A100 80GB')");
-  }
   a.filter.ids = ParseIds(ids);
   a.filter.site_id = Optional(vm, "site");
   a.filter.node_pool_id = Optional(vm, "node-pool");
@@ -115,7 +115,9 @@ nlohmann::ordered_json RowJson(const QuarantinedRow& r) {
           {"site_id", r.site_id},
           {"node_pool_id", text(r.node_pool_id)},
           {"action_image", r.action_image},
-          {"finished_at", internal::FormatRfc3339(r.finished_at)},
+          {"finished_at", r.finished_at
+                              ? nlohmann::ordered_json(internal::FormatRfc3339(*r.finished_at))
+                              : nlohmann::ordered_json()},
           {"instance_type", text(r.instance_type)},
           {"gpu_mode", text(r.gpu_mode)},
           {"node_pool_gpu", text(r.node_pool_gpu)},
@@ -158,21 +160,28 @@ int List(const QuarantineArgs& a) {
 int Resolve(const QuarantineArgs& a) {
   auto store = OpenWritableStore(a.store);
   if (!store) return kExitError;
-  auto summary = ResolveQuarantine(*store, a.filter, a.gpu_model, a.gpu_brand, a.all);
+  const std::optional<std::string> model =
+      a.gpu_model.empty() ? std::nullopt : std::optional<std::string>(a.gpu_model);
+  auto summary = ResolveQuarantine(*store, a.filter, model, a.gpu_brand, a.all);
   if (!summary.ok()) return Fail(summary.status());
   if (a.format == Format::kJson) {
     nlohmann::ordered_json out;
     out["matched"] = summary->matched;
     out["moved"] = summary->moved;
+    out["moved_by_own_hardware"] = summary->moved_by_own_hardware;
     out["kept"] = nlohmann::ordered_json::array();
     for (const QuarantinedRow& r : summary->kept) out["kept"].push_back(RowJson(r));
     out["recommendations"] = summary->recommendations;
     std::cout << DumpJson(out) << "\n";
   } else {
+    const std::string how = model ? fmt::format(" ({} as {}, {} by their own hardware)",
+                                                summary->moved - summary->moved_by_own_hardware,
+                                                *model, summary->moved_by_own_hardware)
+                                  : std::string(" by their own hardware");
     std::cout << TerminalFormat(
-        "{}: {} row(s) matched, {} moved into observations as {}, {} kept; recommendations "
+        "{}: {} row(s) matched, {} moved into observations{}, {} kept; recommendations "
         "refreshed: {}\n",
-        store->path(), summary->matched, summary->moved, a.gpu_model, summary->kept.size(),
+        store->path(), summary->matched, summary->moved, how, summary->kept.size(),
         summary->recommendations);
     for (const QuarantinedRow& r : summary->kept) {
       std::cout << TerminalFormat("  kept {} ({}): {}\n", r.id, r.execution_id, r.reason);
