@@ -599,9 +599,17 @@ TEST_CASE(
     row.node_pool_id = "dc-a100";
     AddLegacyRow(path, row);
   }
+  AddLegacyPool(path, {"dc-cpu", "site-a", "c6g.16xlarge", std::nullopt, 0, std::nullopt});
   LegacyRowSpec cpu_only = hwrec::test::CpuOnlyRow("cpu-only");
+  cpu_only.node_pool_id = "dc-cpu";
   cpu_only.instance_type = "c6g.16xlarge";
   AddLegacyRow(path, cpu_only);
+  // A peak above its pool's A100 40GB: the operator knows the card was an 80GB.
+  AddLegacyPool(path, {"dc-a100-40", "site-a", "dgx-node", "full", 1, "A100 40GB"});
+  LegacyRowSpec peak = hwrec::test::Row("peak-40");
+  peak.node_pool_id = "dc-a100-40";
+  peak.gpu_memory_peak_gb = 70;
+  AddLegacyRow(path, peak);
   {
     // Read as their columns' types, these would be a 1970 time (2026.0), a
     // peak cut to 1500 bytes and a CPU figure of 0.
@@ -627,11 +635,11 @@ TEST_CASE(
     auto plan = hwrec::PlanLegacyMigration(*plan_store);
     REQUIRE(plan.ok());
     CHECK(plan->migrated == 1);
-    CHECK(plan->quarantined == 5);
+    CHECK(plan->quarantined == 6);
   }
   const auto report = MigrateOrFail(path);
   CHECK(report.migrated == 1);
-  CHECK(report.quarantined == 5);
+  CHECK(report.quarantined == 6);
   CHECK(ReasonOf(path, "plain").empty());
   {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
@@ -708,23 +716,41 @@ TEST_CASE(
   CHECK(db.execAndGet("SELECT finished_at FROM observations WHERE execution_id = 'text-time'")
             .getDouble() == 1767225600.0);
 
-  // A mended CPU-only row goes as CPU-only: without a model, or with one it
-  // does not take.
+  // A row its own hardware refuses still takes the model given.
+  {
+    auto again = hwrec::test::OpenStoreOrFail(path);
+    hwrec::QuarantineFilter peak_40;
+    peak_40.ids = {db.execAndGet("SELECT id FROM legacy_quarantine WHERE execution_id = 'peak-40'")
+                       .getInt64()};
+    auto model = hwrec::ResolveQuarantine(*again, peak_40, "A100 80GB", std::nullopt);
+    REQUIRE(model.ok());
+    CHECK(model->moved == 1);
+    CHECK(model->moved_by_own_hardware == 0);
+  }
+  CHECK(db.execAndGet("SELECT gpu_model FROM observations WHERE execution_id = 'peak-40'")
+            .getString() == "A100 80GB");
+
+  // A mended CPU-only row goes as CPU-only, with a model given or without,
+  // whatever it was quarantined for (here: as if a duplicate, deleted since).
   {
     SQLite::Database rw(path, SQLite::OPEN_READWRITE);
     rw.exec(
-        "UPDATE legacy_quarantine SET finished_at = 1767225600 "
-        "WHERE execution_id = 'cpu-only'");
+        "UPDATE legacy_quarantine SET finished_at = 1767225600, "
+        "reason_code = 'execution_already_stored' WHERE execution_id = 'cpu-only'");
   }
+  const auto brand_alone =
+      RunCli("quarantine resolve " + ShellQuote(path) + " --all --gpu-brand NVIDIA");
+  CHECK(brand_alone.exit_code == 2);
+  CHECK_THAT(brand_alone.err, Catch::Contains("--gpu-brand needs --gpu-model"));
   const auto resolved =
       RunCli("quarantine resolve " + ShellQuote(path) + " --all --gpu-model 'A100 80GB'");
   INFO(resolved.out << resolved.err);
   CHECK(resolved.exit_code == 3);  // the rows left unmended stay
   CHECK_THAT(resolved.out, Catch::Contains("1 moved into observations (0 as A100 80GB, 1 by their "
                                            "own hardware), 3 kept"));
-  CHECK(db.execAndGet("SELECT coalesce(gpu_model, '') || '|' || gpu_count FROM observations "
-                      "WHERE execution_id = 'cpu-only'")
-            .getString() == "|0");
+  CHECK(db.execAndGet("SELECT coalesce(gpu_model, '') || '|' || gpu_count || '|' || "
+                      "node_pool_id FROM observations WHERE execution_id = 'cpu-only'")
+            .getString() == "|0|dc-cpu");
   CHECK(db.execAndGet("SELECT count(*) FROM legacy_quarantine").getInt() == 3);
   const auto without_model = RunCli("quarantine resolve " + ShellQuote(path) + " --all");
   CHECK(without_model.exit_code == 3);

@@ -54,21 +54,21 @@ struct QuarantineResolveSummary {
   std::int64_t matched = 0;                // rows the filter selected
   std::int64_t moved = 0;                  // now observations
   std::int64_t moved_by_own_hardware = 0;  // of them, routed without the model (see below)
-  std::vector<QuarantinedRow> kept;  // still quarantined; reason says why the model did not fit
-  std::int64_t recommendations = 0;  // materialised rows refreshed
+  std::vector<QuarantinedRow> kept;        // still quarantined, each with its new reason
+  std::int64_t recommendations = 0;        // materialised rows refreshed
 };
 
 // Attaches `gpu_model` (catalog spelling; `gpu_brand` optional) to the rows
 // `filter` selects and moves them into observations. A row whose gpu_mode is
 // not a partition of that model, or that is otherwise invalid, stays with its
-// new reason. A row goes by its own hardware, as the migration routes it,
-// when that resolves and the row is CPU-only (it never gets a GPU model) or
-// was quarantined for a value (invalid_field: mended since); without
-// `gpu_model`, every row goes so or stays. An empty filter is refused: name
-// the rows, or pass all = true.
-// Returns kInvalidArgument for an empty filter without `all` or a model not in
-// the catalog, kReadOnly for a read-only store, kSchemaMismatch when it has no
-// quarantine, kIoError when it cannot be written.
+// new reason. A row tries its own hardware first, as the migration routes
+// it, when that resolves and the row is CPU-only (it never gets a GPU model)
+// or was quarantined for a value (invalid_field: mended since), then the
+// model; without `gpu_model`, every row goes by its own hardware or stays.
+// An empty filter is refused: name the rows, or pass all = true.
+// Returns kInvalidArgument for an empty filter without `all`, a model not in
+// the catalog or a brand without a model, kReadOnly for a read-only store, kSchemaMismatch when it
+// has no quarantine, kIoError when it cannot be written.
 Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
                                                    const std::optional<std::string>& gpu_model,
                                                    const std::optional<std::string>& gpu_brand,

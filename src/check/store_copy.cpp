@@ -170,11 +170,13 @@ void RequireWholeNumbers(const store::Statement& row, const std::string& table,
     if (!whole[static_cast<std::size_t>(c)] || row.Kind(c) != store::ValueKind::kReal) continue;
     const double value = row.Double(c);
     if (std::floor(value) == value && std::fabs(value) < 9.2e18) continue;
-    Refuse(Status::InvalidArgument(
-        fmt::format("table {}, {}: column {} holds {}, which PostgreSQL keeps as whole numbers "
-                    "only: mend the value in the source (sqlite3; a legacy_quarantine row can "
-                    "also be deleted), then copy again; nothing was written",
-                    table, RowName(row), row.ColumnName(c), value)));
+    Refuse(Status::InvalidArgument(fmt::format(
+        "table {}, {}: column {} holds {}, {}: mend the value in the source "
+        "(sqlite3; a legacy_quarantine row can also be deleted), then copy again; "
+        "nothing was written",
+        table, RowName(row), row.ColumnName(c), value,
+        std::floor(value) == value ? "beyond the whole numbers a PostgreSQL column keeps (±9.2e18)"
+                                   : "which PostgreSQL keeps as whole numbers only")));
   }
 }
 

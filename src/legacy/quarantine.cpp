@@ -89,20 +89,9 @@ Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& 
       closest.empty() ? std::string() : " (closest: " + internal::JoinOr(closest) + ")"));
 }
 
-// Where a quarantined row goes now. By its own hardware, as the migration
-// routes a row, when that resolves and either the row is CPU-only (a GPU
-// model is never attached to it) or it was quarantined for a value, not for
-// its hardware; or when no model is given. Else with the operator's model.
-std::shared_ptr<const internal::LegacyResolution> RouteNow(internal::LegacyResolver& resolver,
-                                                           const LegacyRow& row,
-                                                           const std::string& quarantined_as,
-                                                           const GpuModel* model, bool* own) {
-  std::shared_ptr<const internal::LegacyResolution> by_row = resolver.Resolve(row);
-  const internal::LegacyRoute route = by_row->route;
-  *own = model == nullptr || route == internal::LegacyRoute::kCpuOnly ||
-         (quarantined_as == internal::kInvalidField && route != internal::LegacyRoute::kQuarantine);
-  if (*own) return by_row;
-  return std::make_shared<const internal::LegacyResolution>(resolver.ResolveWithModel(row, *model));
+// Whether the hardware a row resolved to has a GPU.
+bool HasGpu(const HardwareProfile& h) {
+  return h.gpu_count.value_or(0) > 0 || h.gpu_model.has_value() || h.gpu_mode.has_value();
 }
 
 }  // namespace
@@ -134,6 +123,10 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
     store::Connection& db = store::ConnectionOf(store);
     auto catalog = GpuCatalog::Load(store);
     if (!catalog.ok()) return catalog.status();
+    if (gpu_brand && !gpu_model) {
+      return Status::InvalidArgument(
+          "gpu_brand is given without gpu_model: name the model too, or leave both out");
+    }
     std::optional<GpuModel> target;
     if (gpu_model) {
       auto model = FindModel(*catalog, *gpu_model, gpu_brand);
@@ -160,9 +153,22 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
       std::string code, reason;
       for (const auto& [row, quarantined_as] : rows) {
         ++summary.matched;
-        bool own = false;
-        auto r = RouteNow(**resolver, row, quarantined_as, target ? &*target : nullptr, &own);
-        if (mover.TryStore(row, std::move(r), &code, &reason)) {
+        // By its own hardware first, as the migration routes a row: without a
+        // model, for a CPU-only row (it never gets a GPU model) and for a row
+        // quarantined for a value (mended since). Then with the model given.
+        auto by_row = (*resolver)->Resolve(row);
+        const bool resolves = by_row->route != internal::LegacyRoute::kQuarantine;
+        const bool cpu_only = resolves && !HasGpu(by_row->resolved.hardware);
+        bool own = !target || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
+        bool moved = own && mover.TryStore(row, by_row, &code, &reason);
+        if (!moved && target && !cpu_only) {
+          own = false;
+          moved = mover.TryStore(row,
+                                 std::make_shared<const internal::LegacyResolution>(
+                                     (*resolver)->ResolveWithModel(row, *target)),
+                                 &code, &reason);
+        }
+        if (moved) {
           ++summary.moved;
           if (own) ++summary.moved_by_own_hardware;
           store::BindRow(*remove, row.id);

@@ -93,9 +93,17 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
   if (a.action != "list" && a.action != "resolve") {
     throw UsageError(
         "say what to do: `hwrec quarantine list STORE` or `hwrec quarantine resolve "
-        "STORE --gpu-model MODEL ...`");
+        "STORE [--gpu-model MODEL] (FILTER | --all)`");
   }
   if (a.store.empty()) throw UsageError(kStoreRequired);
+  if (vm.count("gpu-model") != 0 && a.gpu_model.empty()) {
+    throw UsageError(
+        "--gpu-model is empty: give the catalog spelling (e.g. 'A100 80GB'), or leave it out "
+        "to resolve rows by their own hardware");
+  }
+  if (vm.count("gpu-brand") != 0 && a.gpu_model.empty()) {
+    throw UsageError("--gpu-brand needs --gpu-model: name the model too, or leave both out");
+  }
   a.filter.ids = ParseIds(ids);
   a.filter.site_id = Optional(vm, "site");
   a.filter.node_pool_id = Optional(vm, "node-pool");
