@@ -26,20 +26,6 @@ ObservationRow RowOf(const PreparedLegacyRow& p) {
                         p.fraction_source, p.profile_id_mismatch,  p.content_hash};
 }
 
-// Splits a column list ("a, b, c") into names.
-std::vector<std::string> ColumnNames(const std::string& list) {
-  std::vector<std::string> names;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    std::size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    std::size_t first = list.find_first_not_of(' ', start);
-    names.push_back(list.substr(first, end - first));
-    start = end + 1;
-  }
-  return names;
-}
-
 }  // namespace
 
 std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
@@ -173,7 +159,7 @@ constexpr const char* kObservationBatchTable = "hwrec_legacy_batch_observations"
 constexpr const char* kQuarantineBatchTable = "hwrec_legacy_batch_quarantine";
 
 std::vector<std::string> QuarantineColumns() {
-  std::vector<std::string> names = ColumnNames(fmt::format("legacy_{}", kLegacyColumns));
+  std::vector<std::string> names = ColumnListNames(fmt::format("legacy_{}", kLegacyColumns));
   for (const char* name : {"reason_code", "reason", "quarantined_at"}) names.emplace_back(name);
   return names;
 }
@@ -186,7 +172,7 @@ LegacyBatchWriter::LegacyBatchWriter(store::Connection& db, double now, std::str
       batch_(std::make_unique<Batch>(now)),
       writer_(db, "legacy-migration"),
       observation_table_(std::make_unique<RowSourceTable>(
-          db, kObservationBatchTable, ColumnNames(kObservationColumns), &batch_->observations)),
+          db, kObservationBatchTable, ColumnListNames(kObservationColumns), &batch_->observations)),
       quarantine_table_(std::make_unique<RowSourceTable>(db, kQuarantineBatchTable,
                                                          QuarantineColumns(), &batch_->quarantine)),
       // `WHERE true` lets SQLite tell the upsert clause from a join's ON.

@@ -17,23 +17,24 @@ const char* const kLegacyColumns =
     "memory_peak_bytes, requested_cpu_millicores, requested_memory_bytes, "
     "requested_gpu_memory_gb, requested_gpu_compute_fraction";
 
+std::vector<std::string> ColumnListNames(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::size_t first = list.find_first_not_of(' ', start);
+    names.push_back(list.substr(first, end - first));
+    start = end + 1;
+  }
+  return names;
+}
+
 namespace {
 
 // The legacy column names, by index in kLegacyColumns.
 const std::vector<std::string>& ColumnNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    const std::string list = kLegacyColumns;
-    std::size_t start = 0;
-    while (start < list.size()) {
-      std::size_t end = list.find(',', start);
-      if (end == std::string::npos) end = list.size();
-      out.push_back(list.substr(start, end - start));
-      start = list.find_first_not_of(' ', end + 1);
-      if (start == std::string::npos) break;
-    }
-    return out;
-  }();
+  static const std::vector<std::string> names = ColumnListNames(kLegacyColumns);
   return names;
 }
 

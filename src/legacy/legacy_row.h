@@ -56,6 +56,9 @@ struct LegacyRow {
 extern const char* const kLegacyColumns;
 inline constexpr int kLegacyColumnCount = 28;
 
+// Splits a column list ("a, b, c") into names.
+std::vector<std::string> ColumnListNames(const std::string& list);
+
 // Reads columns [first, first + kLegacyColumnCount) of the current row.
 void ReadLegacyRow(const store::Statement& statement, int first, LegacyRow* row);
 // Fills `values[0, kLegacyColumnCount)` with `row`, in kLegacyColumns' order.
