@@ -24,4 +24,14 @@ inline double RoundToDecimals(double value, int places) {
   return std::round(value * scale) / scale;
 }
 
+// Whether `value` is a whole number a 64-bit integer holds exactly: what a
+// store's whole-number columns keep.
+inline bool IsWholeInt64(double value) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  return value >= -kTwoTo63 && value < kTwoTo63 && value == std::floor(value);
+}
+
+// How messages name the range IsWholeInt64 accepts.
+inline constexpr const char* kWholeInt64Range = "±9.2e18";
+
 }  // namespace hwrec::internal

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <set>
 
+#include "base/decimal.h"
 #include "base/status_error.h"
 #include "check/findings.h"
 #include "check/table_rows.h"
@@ -169,14 +170,17 @@ void RequireWholeNumbers(const store::Statement& row, const std::string& table,
   for (int c = 0; c < row.ColumnCount(); ++c) {
     if (!whole[static_cast<std::size_t>(c)] || row.Kind(c) != store::ValueKind::kReal) continue;
     const double value = row.Double(c);
-    if (std::floor(value) == value && std::fabs(value) < 9.2e18) continue;
-    Refuse(Status::InvalidArgument(fmt::format(
-        "table {}, {}: column {} holds {}, {}: mend the value in the source "
-        "(sqlite3; a legacy_quarantine row can also be deleted), then copy again; "
-        "nothing was written",
-        table, RowName(row), row.ColumnName(c), value,
-        std::floor(value) == value ? "beyond the whole numbers a PostgreSQL column keeps (±9.2e18)"
-                                   : "which PostgreSQL keeps as whole numbers only")));
+    if (internal::IsWholeInt64(value)) continue;
+    const std::string what =
+        std::floor(value) == value
+            ? fmt::format("beyond the whole numbers a PostgreSQL column keeps ({})",
+                          internal::kWholeInt64Range)
+            : std::string("which PostgreSQL keeps as whole numbers only");
+    Refuse(Status::InvalidArgument(
+        fmt::format("table {}, {}: column {} holds {}, {}: mend the value in the source "
+                    "(sqlite3; a legacy_quarantine row can also be deleted), then copy again; "
+                    "nothing was written",
+                    table, RowName(row), row.ColumnName(c), value, what)));
   }
 }
 

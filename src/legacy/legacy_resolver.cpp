@@ -11,8 +11,6 @@ namespace hwrec::internal {
 
 namespace {
 
-bool HasGpu(const HardwareProfile& h) { return h.gpu_count.value_or(0) > 0 || h.gpu_mode; }
-
 template <typename T>
 void AppendKey(std::string* key, const std::optional<T>& value) {
   if (!value) {
@@ -49,6 +47,10 @@ const GpuModel* LegacyResolver::FindGpuName(const std::string& name) const {
   const auto space = trimmed.find(' ');
   if (space == std::string::npos) return nullptr;
   return catalog_.FindModel(trimmed.substr(0, space), Trim(trimmed.substr(space + 1)));
+}
+
+bool HasGpu(const HardwareProfile& h) {
+  return h.gpu_count.value_or(0) > 0 || h.gpu_model.has_value() || h.gpu_mode.has_value();
 }
 
 std::vector<SiteNodePool> ReadSiteNodePools(store::Connection& db) {

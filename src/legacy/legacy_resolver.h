@@ -37,6 +37,9 @@ struct SiteNodePool {
   std::optional<std::string> gpu_name;
 };
 
+// Whether hardware has a GPU: a GPU count above 0, a model or a GPU mode.
+bool HasGpu(const HardwareProfile& h);
+
 // Every row of site_node_pools, by node_pool_id; none when the table is absent.
 std::vector<SiteNodePool> ReadSiteNodePools(store::Connection& db);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/decimal.h"
 #include "base/text.h"
 
 namespace hwrec::internal {
@@ -103,10 +104,9 @@ class ColumnReader {
     MistypedValue& m = Mistyped(store::ValueKind::kReal);
     m.real = s_.Double(i_++);
     const bool whole = std::isfinite(m.real) && std::floor(m.real) == m.real;
-    m.error.reason = fmt::format(
-        "is {}, {}: {}", m.real,
-        whole ? "beyond the whole numbers a store keeps (±9.2e18)" : "not a whole number",
-        kMendTypedValue);
+    m.error.reason = whole ? fmt::format("is {}, beyond the whole numbers a store keeps ({}): {}",
+                                         m.real, kWholeInt64Range, kMendTypedValue)
+                           : fmt::format("is {}, not a whole number: {}", m.real, kMendTypedValue);
   }
   void KeepBytes(const char* what) {
     const store::ValueKind kind = s_.Kind(i_);

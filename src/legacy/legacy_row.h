@@ -55,6 +55,7 @@ struct LegacyRow {
 // numbers the quarantine and the legacy id is kept as `legacy_id`).
 extern const char* const kLegacyColumns;
 inline constexpr int kLegacyColumnCount = 28;
+inline constexpr int kFinishedAtColumn = 5;  // finished_at's place in kLegacyColumns
 
 // Splits a column list ("a, b, c") into names.
 std::vector<std::string> ColumnListNames(const std::string& list);

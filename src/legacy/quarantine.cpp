@@ -25,7 +25,7 @@ using internal::LegacyRow;
 // The row's finish time; nullopt when it holds no number there.
 std::optional<double> FinishedAtOf(const LegacyRow& row) {
   for (const internal::MistypedValue& m : row.mistyped) {
-    if (m.error.field == "finished_at") return std::nullopt;
+    if (m.column == internal::kFinishedAtColumn) return std::nullopt;
   }
   return row.finished_at;
 }
@@ -87,11 +87,6 @@ Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& 
       "list`) or add the card with `hwrec catalog import`",
       brand ? *brand + " " : std::string(), model,
       closest.empty() ? std::string() : " (closest: " + internal::JoinOr(closest) + ")"));
-}
-
-// Whether the hardware a row resolved to has a GPU.
-bool HasGpu(const HardwareProfile& h) {
-  return h.gpu_count.value_or(0) > 0 || h.gpu_model.has_value() || h.gpu_mode.has_value();
 }
 
 }  // namespace
@@ -158,7 +153,7 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
         // quarantined for a value (mended since). Then with the model given.
         auto by_row = (*resolver)->Resolve(row);
         const bool resolves = by_row->route != internal::LegacyRoute::kQuarantine;
-        const bool cpu_only = resolves && !HasGpu(by_row->resolved.hardware);
+        const bool cpu_only = resolves && !internal::HasGpu(by_row->resolved.hardware);
         bool own = !target || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
         bool moved = own && mover.TryStore(row, by_row, &code, &reason);
         if (!moved && target && !cpu_only) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/decimal.h"
 #include "base/status_error.h"
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
@@ -46,7 +47,6 @@ std::size_t ReadPosition(const Json& value, const std::string& field) {
 // A count or an amount: a whole number within 64 bits (a fraction or a float
 // beyond them cast to one would be nonsense, or undefined).
 std::int64_t ReadInteger(const Json& value, const std::string& field) {
-  constexpr double kTwoTo63 = 9223372036854775808.0;
   if (value.is_number_unsigned()) {
     if (value.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
       return value.get<std::int64_t>();
@@ -55,7 +55,7 @@ std::int64_t ReadInteger(const Json& value, const std::string& field) {
     return value.get<std::int64_t>();
   } else if (value.is_number_float()) {
     const double d = value.get<double>();
-    if (d >= -kTwoTo63 && d < kTwoTo63 && d == std::floor(d)) return static_cast<std::int64_t>(d);
+    if (internal::IsWholeInt64(d)) return static_cast<std::int64_t>(d);
   }
   Refuse(fmt::format("{} is {}: it must be a whole number within 64 bits", field, value.dump()));
 }
