@@ -20,6 +20,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/refresh.h"
 #include "ingest/observation_writer.h"
+#include "ingest/record_bounds.h"
 #include "store/database.h"
 #include "test_support.h"
 
@@ -220,6 +221,60 @@ TEST_CASE(
   CHECK(f.db().QueryText("SELECT reason FROM ingest_rejects").value_or("") ==
         fmt::format("finished_at: {}; cpu_millicores_avg: {}; memory_peak_bytes: {}",
                     reject.errors[0].reason, reject.errors[1].reason, reject.errors[2].reason));
+}
+
+TEST_CASE(
+    "ingest: a record refused for its own fields also names what its good fields break: the "
+    "clock and each figure above its hardware (JSON lines and records built in C++)",
+    "[ingest][hardware-claims][engine]") {
+  ClaimsFixture f;
+  auto fields_of = [](const hwrec::IngestReject& reject) {
+    std::vector<std::string> fields;
+    for (const auto& e : reject.errors) fields.push_back(e.field);
+    return fields;
+  };
+  const std::string late_and_busy =
+      fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, "memory_peak_bytes": {})",
+                  kNow * 1000, 1000 * kGiB);
+  // A bad status; a bad GPU count, so the hardware is not judged; memory
+  // that is not a number, so it is not judged either.
+  const std::string lines =
+      Line("bad-status", R"("status": "exploded", )" + late_and_busy) +
+      Line("bad-hardware", R"("hardware": {"gpu_count": -1}, )" + late_and_busy) +
+      Line("bad-memory", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
+                                     R"("memory_peak_bytes": "lots")",
+                                     kNow - 60));
+  const IngestSummary summary = f.Ingest(GoodLines() + lines);
+  CHECK(summary.accepted == 10);
+  REQUIRE(summary.rejected == 3);
+  auto rejects = RejectsById(summary);
+  CHECK(fields_of(rejects["bad-status"]) == std::vector<std::string>{"status", "finished_at",
+                                                                     "cpu_millicores_avg",
+                                                                     "memory_peak_bytes"});
+  CHECK(rejects["bad-status"].field == "status");
+  CHECK(fields_of(rejects["bad-hardware"]) ==
+        std::vector<std::string>{"hardware.gpu_count", "finished_at"});
+  CHECK(fields_of(rejects["bad-memory"]) ==
+        std::vector<std::string>{"memory_peak_bytes", "cpu_millicores_avg"});
+  // The stored reject lists them all.
+  CHECK(f.db()
+            .QueryText("SELECT reason FROM ingest_rejects WHERE execution_id = 'bad-status'")
+            .value_or("") == hwrec::internal::JoinedReasons(rejects["bad-status"].errors));
+
+  // The same for a record built in C++.
+  hwrec::Observation o;
+  o.execution_id = "built";
+  o.action_image = "train:1";
+  o.node_pool_id = "sitea-a30-mig";
+  o.finished_at = kNow * 1000;
+  o.gpu_utilization = -4;
+  o.gpu_memory_peak_gb = 500;
+  const auto ingestor = hwrec::Ingestor::Open(*f.store).value();
+  const auto built = ingestor->Ingest({o});
+  REQUIRE(built.ok());
+  REQUIRE(built->rejected == 1);
+  CHECK(fields_of(built->rejects.front()) ==
+        std::vector<std::string>{"gpu_utilization", "finished_at", "gpu_memory_peak_gb"});
 }
 
 TEST_CASE(

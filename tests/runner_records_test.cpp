@@ -530,6 +530,26 @@ TEST_CASE("runner ingest: the Ingestor honours form, keeping good records beside
   CHECK(summary->rejected == 3);
 }
 
+TEST_CASE(
+    "runner ingest: a record refused for one field also names each figure above its pool, by "
+    "the Runner's names",
+    "[engine]") {
+  TempDir dir;
+  auto store = StoreWithPool(dir);
+  Json record = RunnerExecution();
+  record["metrics"]["gpu_util"] = -4;
+  record["metrics"]["gpu_memory_max_mib"] = 81920;  // 80 GB on a 3g.40gb slice
+  record["metrics"]["cpu_avg"] = 500;               // cores, on a 64-core node
+  std::istringstream in(record.dump() + "\n");
+  auto summary = Ingestor::Open(*store, IngestOptions{}).value()->IngestJsonLines(in);
+  REQUIRE(summary.ok());
+  REQUIRE(summary->rejected == 1);
+  std::vector<std::string> fields;
+  for (const auto& e : summary->rejects[0].errors) fields.push_back(e.field);
+  CHECK(fields == std::vector<std::string>{"metrics.gpu_util", "metrics.gpu_memory_max_mib",
+                                           "metrics.cpu_avg"});
+}
+
 TEST_CASE("runner ingest: a record that disagrees with its pool is refused by the Runner's names",
           "[engine]") {
   TempDir dir;

@@ -147,10 +147,13 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
               (*run)->BeginChunk();
               for (std::size_t i = first; i < end; ++i) {
                 const auto line = static_cast<std::int64_t>(i + 1);
-                const std::vector<FieldError> problems = ObservationProblems(observations[i]);
+                std::vector<FieldError> problems = ObservationProblems(observations[i]);
                 if (!problems.empty()) {
-                  (*run)->Reject(line, observations[i].execution_id, problems,
-                                 internal::ObservationToJson(observations[i]));
+                  internal::PartialObservation partial{observations[i], {}};
+                  for (const FieldError& p : problems) partial.refused.push_back(p.field);
+                  (*run)->RejectRefused(line, observations[i].execution_id, std::move(problems),
+                                        &partial, false,
+                                        internal::ObservationToJson(observations[i]));
                 } else {
                   (*run)->Add(line, observations[i], nullptr);
                 }

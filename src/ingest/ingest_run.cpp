@@ -167,6 +167,27 @@ void IngestRun::Reject(std::int64_t line, const std::string& execution_id,
       IngestReject{{line, errors.front().field, errors.front().reason}, execution_id, errors});
 }
 
+void IngestRun::RejectRefused(std::int64_t line, const std::string& execution_id,
+                              std::vector<FieldError> errors, const PartialObservation* partial,
+                              bool runner_names, const std::string& record) {
+  if (partial != nullptr) {
+    const Observation& o = partial->observation;
+    FieldError unresolved;
+    const ResolvedHardware* resolved = nullptr;
+    const bool hardware_read = !partial->Refused("node_pool_id") && !partial->Refused("hardware");
+    if (hardware_read) resolved = resolver_.Resolve(o, &unresolved);
+    std::vector<FieldError> more =
+        internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours);
+    if (hardware_read && resolved == nullptr) more.insert(more.begin(), std::move(unresolved));
+    for (FieldError& e : more) {
+      if (partial->Refused(e.field)) continue;
+      errors.push_back(runner_names ? internal::RunnerObservationError(std::move(e))
+                                    : std::move(e));
+    }
+  }
+  Reject(line, execution_id, errors, record);
+}
+
 void IngestRun::Warn(std::int64_t line, const std::string& execution_id,
                      const std::vector<FieldError>& warnings) {
   for (const FieldError& w : warnings) {
@@ -188,9 +209,12 @@ void IngestRun::AddLine(const PendingLine& pending) {
     return;
   }
   RecordForm read_as = RecordForm::kHwrec;
-  ObservationParse parsed = internal::ParseObservationRecord(text, form_, strict_, &read_as);
+  std::optional<PartialObservation> partial;
+  ObservationParse parsed =
+      internal::ParseObservationRecord(text, form_, strict_, &read_as, &partial);
   if (!parsed.errors.empty()) {
-    Reject(line, parsed.execution_id, parsed.errors, text);
+    RejectRefused(line, parsed.execution_id, std::move(parsed.errors),
+                  partial ? &*partial : nullptr, read_as == RecordForm::kRunner, text);
     return;
   }
   // Warnings are for records kept: one that Add rejects has its reject instead.

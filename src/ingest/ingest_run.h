@@ -18,6 +18,7 @@
 #include "hwrec/store.h"
 #include "ingest/hardware_resolver.h"
 #include "ingest/observation_writer.h"
+#include "record/observation_json.h"
 #include "store/database.h"
 
 namespace hwrec::internal {
@@ -64,6 +65,13 @@ class IngestRun {
               const std::string& record);
   void Reject(std::int64_t line, const std::string& execution_id,
               const std::vector<FieldError>& errors, const std::string& record);
+  // Rejects a record refused for its own fields, naming also what its good
+  // fields break (BoundsErrors): finished_at against the clock, and, when its
+  // pool and hardware fields are good, its hardware and each figure above it.
+  // `runner_names`: `errors` name the Runner's fields, and so will the rest.
+  void RejectRefused(std::int64_t line, const std::string& execution_id,
+                     std::vector<FieldError> errors, const PartialObservation* partial,
+                     bool runner_names, const std::string& record);
   void Warn(std::int64_t line, const std::string& execution_id,
             const std::vector<FieldError>& warnings);
   // Parses one JSON line as read and adds or rejects it.

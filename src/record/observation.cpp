@@ -323,7 +323,19 @@ ObservationParse ParseObservationJson(std::string_view json, bool strict) {
   return internal::ParseObservationObject(std::get<nlohmann::json>(parsed), strict);
 }
 
-ObservationParse internal::ParseObservationObject(const nlohmann::json& object, bool strict) {
+bool internal::PartialObservation::Refused(std::string_view field) const {
+  // One name within the other's group: "hardware" and "hardware.gpu_count".
+  auto within = [](std::string_view inner, std::string_view group) {
+    return inner.size() > group.size() && inner.substr(0, group.size()) == group &&
+           inner[group.size()] == '.';
+  };
+  return std::any_of(refused.begin(), refused.end(), [&](const std::string& r) {
+    return r == field || within(r, field) || within(field, r);
+  });
+}
+
+ObservationParse internal::ParseObservationObject(const nlohmann::json& object, bool strict,
+                                                  std::optional<PartialObservation>* partial) {
   ObservationParse result;
   const JsonFields fields(object);
   Observation o;
@@ -345,7 +357,13 @@ ObservationParse internal::ParseObservationObject(const nlohmann::json& object, 
     if (strict) e.reason += " (strict mode refuses unknown fields)";
     unknown_goes_to.push_back(std::move(e));
   }
-  if (result.errors.empty()) result.observation = std::move(o);
+  if (result.errors.empty()) {
+    result.observation = std::move(o);
+  } else if (partial != nullptr) {
+    std::vector<std::string> refused;
+    for (const RecordError& e : result.errors) refused.push_back(e.field);
+    *partial = PartialObservation{std::move(o), std::move(refused)};
+  }
   return result;
 }
 

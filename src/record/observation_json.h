@@ -5,11 +5,28 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "hwrec/observation.h"
 
 namespace hwrec::internal {
 
-// What ParseObservationJson returns for the text of `object`.
-ObservationParse ParseObservationObject(const nlohmann::json& object, bool strict);
+// What was read of a refused record, and which of its fields were refused
+// (by hwrec's names): ingest checks the good fields against the clock and
+// the hardware too, so that one reject names every bad field.
+struct PartialObservation {
+  Observation observation;
+  std::vector<std::string> refused;
+  // Whether `field` was refused, or its group ("hardware") or a field in it.
+  bool Refused(std::string_view field) const;
+};
+
+// What ParseObservationJson returns for the text of `object`. When the record
+// is refused and `partial` is given, it is set to what was read.
+ObservationParse ParseObservationObject(const nlohmann::json& object, bool strict,
+                                        std::optional<PartialObservation>* partial = nullptr);
 
 }  // namespace hwrec::internal

@@ -283,14 +283,24 @@ RunnerTranslation TranslateRunnerObservation(const Json& object) {
   return t;
 }
 
+// The hwrec field a Runner field becomes (kObservationNames); the name itself
+// when it has none.
+std::string HwrecName(const std::string& runner_field) {
+  for (const auto& [hwrec_field, runner] : kObservationNames) {
+    if (runner == runner_field) return std::string(hwrec_field);
+  }
+  return runner_field;
+}
+
 void AddOnce(std::vector<RecordError>* errors, RecordError error) {
   const auto same = [&](const RecordError& e) { return e.field == error.field; };
   if (std::none_of(errors->begin(), errors->end(), same)) errors->push_back(std::move(error));
 }
 
-ObservationParse ParseRunnerObservation(const Json& object, bool strict) {
+ObservationParse ParseRunnerObservation(const Json& object, bool strict,
+                                        std::optional<internal::PartialObservation>* partial) {
   RunnerTranslation t = TranslateRunnerObservation(object);
-  ObservationParse parsed = internal::ParseObservationObject(t.hwrec, strict);
+  ObservationParse parsed = internal::ParseObservationObject(t.hwrec, strict, partial);
   ObservationParse result;
   result.execution_id = parsed.execution_id;
   result.errors = std::move(t.errors);
@@ -303,7 +313,16 @@ ObservationParse ParseRunnerObservation(const Json& object, bool strict) {
     e.reason += " (strict mode refuses unknown fields)";
     AddOnce(&result.errors, std::move(e));
   }
-  if (result.errors.empty()) result.observation = std::move(parsed.observation);
+  if (result.errors.empty()) {
+    result.observation = std::move(parsed.observation);
+  } else if (partial != nullptr) {
+    // Refused only by the translation, or for unknown fields.
+    if (parsed.observation) {
+      *partial = internal::PartialObservation{std::move(*parsed.observation), {}};
+    }
+    // A field the translation refused is missing from the hwrec form: refused too.
+    for (const RecordError& e : t.errors) (*partial)->refused.push_back(HwrecName(e.field));
+  }
   return result;
 }
 
@@ -358,9 +377,9 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
 namespace internal {
 
 ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict,
-                                        RecordForm* read_as) {
+                                        RecordForm* read_as,
+                                        std::optional<PartialObservation>* partial) {
   *read_as = RecordForm::kHwrec;
-  if (form == RecordForm::kHwrec) return ParseObservationJson(json, strict);
   auto parsed = ParseJsonRecord(json);
   if (auto* error = std::get_if<RecordError>(&parsed)) {
     ObservationParse result;
@@ -376,12 +395,11 @@ ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, 
       result.errors.push_back(std::move(*error));
       return result;
     }
-    if (std::get<RecordForm>(detected) == RecordForm::kHwrec) {
-      return ParseObservationObject(object, strict);
-    }
+    form = std::get<RecordForm>(detected);
   }
+  if (form == RecordForm::kHwrec) return ParseObservationObject(object, strict, partial);
   *read_as = RecordForm::kRunner;
-  return ParseRunnerObservation(object, strict);
+  return ParseRunnerObservation(object, strict, partial);
 }
 
 RecordError RunnerObservationError(RecordError error) {

@@ -11,6 +11,7 @@
 
 #include "hwrec/observation.h"
 #include "hwrec/runner.h"
+#include "record/observation_json.h"
 
 namespace hwrec::internal {
 
@@ -40,9 +41,12 @@ bool IsRunnerPool(const nlohmann::json& object);
 // `unknown` (warnings), not copied.
 RunnerTranslation TranslateRunnerPool(const nlohmann::json& object);
 
-// ParseObservationRecord, also saying which form the record was read in.
+// ParseObservationRecord, also saying which form the record was read in;
+// `partial` as ParseObservationObject's (not set when a Runner field could
+// not be translated, or the text is not a JSON object).
 ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict,
-                                        RecordForm* read_as);
+                                        RecordForm* read_as,
+                                        std::optional<PartialObservation>* partial = nullptr);
 // An error about a field of hwrec's observation form (found after parsing,
 // e.g. against the node pool) as the Runner names it: the field, and the
 // reason's opening when it repeats the field ("hardware.gpu_count is 1 ...").
