@@ -589,6 +589,52 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "legacy migration: a row refused for its values is quarantined naming each bad one and what "
+    "its good ones break (the clock, its card), in the plan and in the move",
+    "[legacy]") {
+  TempDir dir;
+  const std::string path = LegacyWithA100Pool(dir, "all_fields.db");
+  LegacyRowSpec row = hwrec::test::Row("many");
+  row.node_pool_id = "dc-a100";
+  row.status = "exploded";
+  row.finished_at = 1788220800.0 * 1000;  // milliseconds
+  row.gpu_memory_peak_gb = 500;           // the card has 80 GB
+  AddLegacyRow(path, row);
+  LegacyRowSpec negative = hwrec::test::Row("negative");
+  negative.node_pool_id = "dc-a100";
+  negative.status = "exploded";
+  negative.gpu_memory_peak_gb = -1;
+  AddLegacyRow(path, negative);
+  const auto fields_of = [](const std::string& reason) {
+    std::vector<std::string> fields;
+    for (std::size_t at = 0; at < reason.size();) {
+      fields.push_back(reason.substr(at, reason.find(':', at) - at));
+      const std::size_t next = reason.find("; ", at);
+      at = next == std::string::npos ? reason.size() : next + 2;
+    }
+    return fields;
+  };
+  {
+    auto plan_store = hwrec::test::OpenStoreOrFail(path);
+    auto plan = hwrec::PlanLegacyMigration(*plan_store);
+    REQUIRE(plan.ok());
+    CHECK(plan->quarantined == 2);
+  }
+  const auto report = MigrateOrFail(path);
+  CHECK(report.quarantined == 2);
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT reason_code, reason FROM legacy_quarantine ORDER BY execution_id");
+  REQUIRE(q.executeStep());  // many
+  CHECK(q.getColumn(0).getString() == "invalid_field");
+  CHECK(fields_of(q.getColumn(1).getString()) ==
+        std::vector<std::string>{"status", "finished_at", "gpu_memory_peak_gb"});
+  REQUIRE(q.executeStep());  // negative: its bad peak is named once, for its sign
+  CHECK(fields_of(q.getColumn(1).getString()) ==
+        std::vector<std::string>{"status", "gpu_memory_peak_gb"});
+}
+
+TEST_CASE(
     "legacy migration: a value SQLite kept as another type is quarantined naming its column, "
     "kept as it was, and moves once it is mended",
     "[legacy]") {

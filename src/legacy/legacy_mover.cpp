@@ -9,6 +9,7 @@
 #include "base/status_error.h"
 #include "ingest/observation_encoding.h"
 #include "ingest/record_bounds.h"
+#include "record/observation_json.h"
 
 namespace hwrec::internal {
 
@@ -33,10 +34,22 @@ std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
                                                     const LegacyRowBounds& bounds,
                                                     std::string* reason) {
   std::vector<FieldError> errors;
-  std::optional<Observation> o = ToValidObservation(row, &errors);
+  PartialObservation read;
+  std::optional<Observation> o = ToValidObservation(row, &errors, &read.observation);
   // Ingest's own checks: a row it would reject is not stored (nor aggregated,
   // which a rebuild would then disagree with).
-  if (o) errors = BoundsErrors(*o, &resolved, bounds.now, bounds.max_clock_skew_hours);
+  if (o) {
+    errors = BoundsErrors(*o, &resolved, bounds.now, bounds.max_clock_skew_hours);
+  } else if (row.mistyped.empty()) {
+    // Refused for its values: what its good values break is named too, as
+    // ingest does (the hardware only when its pool and hardware values are good).
+    for (const FieldError& e : errors) read.refused.push_back(e.field);
+    const bool hardware_read = !read.Refused("node_pool_id") && !read.Refused("hardware");
+    for (FieldError& e : BoundsErrors(read.observation, hardware_read ? &resolved : nullptr,
+                                      bounds.now, bounds.max_clock_skew_hours)) {
+      if (!read.Refused(e.field)) errors.push_back(std::move(e));
+    }
+  }
   if (errors.empty()) return o;
   *reason = JoinedReasons(errors);
   return std::nullopt;

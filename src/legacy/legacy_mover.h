@@ -50,7 +50,8 @@ struct LegacyRowBounds {
 // The observation `row` becomes on `resolved` hardware, or nullopt with
 // `*reason` naming each bad field ("field: why; field: why") when a value is
 // of the wrong type (then `resolved` is not read), or the row fails
-// ValidateObservation or `bounds`: the check of the move and of its plan.
+// ObservationProblems or `bounds` (a row refused for its values is also
+// judged by `bounds` on its good ones): the check of the move and of its plan.
 std::optional<Observation> CheckedLegacyObservation(const LegacyRow& row,
                                                     const ResolvedHardware& resolved,
                                                     const LegacyRowBounds& bounds,

@@ -218,19 +218,19 @@ void LegacyValues(const LegacyRow& row, SqlValue* values) {
   }
 }
 
-std::optional<Observation> ToValidObservation(const LegacyRow& row,
-                                              std::vector<FieldError>* errors) {
+std::optional<Observation> ToValidObservation(const LegacyRow& row, std::vector<FieldError>* errors,
+                                              Observation* read) {
   if (!row.mistyped.empty()) {
     for (const MistypedValue& m : row.mistyped) errors->push_back(m.error);
     return std::nullopt;
   }
+  const std::size_t errors_before = errors->size();
   const std::optional<ExecutionStatus> status = ParseExecutionStatus(row.status);
   if (!status) {
     errors->push_back(
         FieldError{"status", fmt::format("'{}' is not an execution status: hwrec knows "
                                          "success, oom, gpu_oom, failed and cancelled",
                                          row.status)});
-    return std::nullopt;
   }
   Observation o;
   o.execution_id = row.execution_id;
@@ -238,7 +238,7 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row,
   o.finished_at = row.finished_at;
   o.site_id = row.site_id;
   o.node_pool_id = row.node_pool_id;
-  o.status = *status;
+  if (status) o.status = *status;
   // Stored history keeps its row: a wall time beyond a year (a unit mistake
   // or an unset start) is dropped rather than quarantining what was measured.
   if (!row.duration_s || !(*row.duration_s > kMaxDurationSeconds)) o.duration_s = row.duration_s;
@@ -252,11 +252,10 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row,
   o.cpu_millicores_max = row.cpu_millicores_max;
   o.memory_peak_bytes = row.memory_peak_bytes;
   o.requested = row.requested;
-  if (auto invalid = ValidateObservation(o)) {
-    errors->push_back(*invalid);
-    return std::nullopt;
-  }
-  return o;
+  for (FieldError& problem : ObservationProblems(o)) errors->push_back(std::move(problem));
+  if (errors->size() == errors_before) return o;
+  if (read != nullptr) *read = std::move(o);
+  return std::nullopt;
 }
 
 }  // namespace hwrec::internal

@@ -68,9 +68,10 @@ void LegacyValues(const LegacyRow& row, SqlValue* values);
 
 // The observation the row records, as sent (hardware without brand or model).
 // Nullopt with `*errors` when a value is of the wrong type (one error per
-// column), its status is not one hwrec knows, or the observation fails
-// ValidateObservation.
-std::optional<Observation> ToValidObservation(const LegacyRow& row,
-                                              std::vector<FieldError>* errors);
+// column; nothing else is judged then), or else with every problem of its
+// values: a status hwrec does not know, each of ObservationProblems. `read`,
+// when given, receives what was read of a row refused for its values.
+std::optional<Observation> ToValidObservation(const LegacyRow& row, std::vector<FieldError>* errors,
+                                              Observation* read = nullptr);
 
 }  // namespace hwrec::internal
