@@ -548,6 +548,20 @@ TEST_CASE(
   for (const auto& e : summary->rejects[0].errors) fields.push_back(e.field);
   CHECK(fields == std::vector<std::string>{"metrics.gpu_util", "metrics.gpu_memory_max_mib",
                                            "metrics.cpu_avg"});
+
+  // A hardware field the translation refuses: the hardware is not judged, as
+  // in hwrec's form.
+  Json bad_hardware = RunnerExecution();
+  bad_hardware["execution_id"] = "ex-bad-hardware";
+  bad_hardware["node_pool_gpu"] = -1;
+  bad_hardware["metrics"]["cpu_avg"] = 500;
+  std::istringstream again(bad_hardware.dump() + "\n");
+  summary = Ingestor::Open(*store, IngestOptions{}).value()->IngestJsonLines(again);
+  REQUIRE(summary.ok());
+  REQUIRE(summary->rejected == 1);
+  fields.clear();
+  for (const auto& e : summary->rejects[0].errors) fields.push_back(e.field);
+  CHECK(fields == std::vector<std::string>{"node_pool_gpu"});
 }
 
 TEST_CASE("runner ingest: a record that disagrees with its pool is refused by the Runner's names",

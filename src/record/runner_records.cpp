@@ -303,7 +303,8 @@ ObservationParse ParseRunnerObservation(const Json& object, bool strict,
   ObservationParse parsed = internal::ParseObservationObject(t.hwrec, strict, partial);
   ObservationParse result;
   result.execution_id = parsed.execution_id;
-  result.errors = std::move(t.errors);
+  result.errors = std::move(t.errors);  // the translation's first
+  const std::size_t refused_by_translation = result.errors.size();
   for (RecordError& e : parsed.errors) AddOnce(&result.errors, t.names.Renamed(std::move(e)));
   for (RecordError& e : t.unknown) {
     if (!strict) {
@@ -321,7 +322,9 @@ ObservationParse ParseRunnerObservation(const Json& object, bool strict,
       *partial = internal::PartialObservation{std::move(*parsed.observation), {}};
     }
     // A field the translation refused is missing from the hwrec form: refused too.
-    for (const RecordError& e : t.errors) (*partial)->refused.push_back(HwrecName(e.field));
+    for (std::size_t i = 0; i < refused_by_translation; ++i) {
+      (*partial)->refused.push_back(HwrecName(result.errors[i].field));
+    }
   }
   return result;
 }

@@ -42,8 +42,9 @@ bool IsRunnerPool(const nlohmann::json& object);
 RunnerTranslation TranslateRunnerPool(const nlohmann::json& object);
 
 // ParseObservationRecord, also saying which form the record was read in;
-// `partial` as ParseObservationObject's (not set when a Runner field could
-// not be translated, or the text is not a JSON object).
+// `partial` as ParseObservationObject's, a Runner field the translation
+// refused counted as refused under its hwrec name (not set when the text is
+// not a JSON object, or mixes the two forms).
 ObservationParse ParseObservationRecord(std::string_view json, RecordForm form, bool strict,
                                         RecordForm* read_as,
                                         std::optional<PartialObservation>* partial = nullptr);
