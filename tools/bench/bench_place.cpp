@@ -39,8 +39,9 @@ const char* const kUsage =
     "tracked, finished pods released); --emit writes pools.jsonl, candidates.json and\n"
     "declared.jsonl for `hwrec pools import` and `hwrec place`.\n"
     "With --openb-allocation: replays DIR/alibaba-gpu-v2023's trace as the ATC'23 simulator\n"
-    "does (pods shuffled and drawn by each seed up to 130 % of the cluster's GPU, each\n"
-    "placed once through PlacementEvaluator with every node a candidate) and prints the GPU\n"
+    "does (pods shuffled and drawn by each seed up to 130 % of the cluster's GPU with Go's\n"
+    "math/rand, so a seed replays the paper's pods, each placed once through\n"
+    "PlacementEvaluator with every node a candidate) and prints the GPU\n"
     "allocation at 100-130 % demand per policy beside the paper's, read from\n"
     "DIR/fgd-atc23-results/analysis_allo_discrete.csv; markdown: the table row of\n"
     "docs/PLACEMENT.md (the paper's six policies, then hwrec's, at 130 %).";

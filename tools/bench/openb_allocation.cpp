@@ -1,14 +1,15 @@
 // hwrec-bench place --openb-allocation: GPU allocation on the openb traces,
 // replayed the way the ATC'23 "Beware of Fragmentation" simulator
 // (hkust-adsl/kubernetes-scheduler-simulator) does it: every node of
-// openb_node_list_all_node.csv, the trace's pods sorted by name and shuffled
-// by the seed, then pods drawn from the trace at random (by the same seed)
-// and appended while the GPU asked for stays within 130 % of the cluster's;
-// each pod placed once, no departures, a pod that fits nowhere skipped. After
-// each pod the allocation (GPU shares held / the cluster's cards) is filed
-// under the demand that has arrived so far (GPU asked for, placed or not, as
-// a whole percent of the cluster's cards); a percent's figure is the mean of
-// its pods (of the pods within one percent of it when none falls on it).
+// openb_node_list_all_node.csv, in an order drawn by the seed, and the trace's
+// pods sorted by name and shuffled by the seed, then pods drawn from the trace
+// at random and appended while the GPU asked for stays within 130 % of the
+// cluster's, all drawn with Go's math/rand as the simulator draws them, so a
+// seed replays the paper's pods; each pod placed once, no departures, a pod that fits nowhere
+// skipped. After each pod the allocation (GPU shares held / the cluster's cards) is filed under the
+// demand that has arrived so far (GPU asked for, placed or not, as a whole percent of the cluster's
+// cards); a percent's figure is the mean of its pods (of the pods within one percent of it when
+// none falls on it).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -20,11 +21,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <random>
 #include <sstream>
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
+#include "bench/go_random.h"
 #include "bench/openb_inventory.h"
 #include "hwrec/placement.h"
 
@@ -40,32 +41,50 @@ constexpr double kTypicalShare = 0.95;  // the simulator's pod popularity thresh
 
 std::int64_t GpuMilli(const OpenbPod& pod) { return pod.num_gpu * pod.gpu_milli; }
 
-// The seed's pod order: the trace sorted by name and shuffled, then tuned to
-// 130 % of the cluster's GPU (random draws appended, or random pods removed).
-std::vector<const OpenbPod*> PodOrder(const std::vector<OpenbPod>& by_name, std::int64_t gpu_milli,
-                                      int seed) {
-  std::mt19937_64 random(static_cast<std::uint64_t>(seed));
-  auto below = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
-  std::vector<const OpenbPod*> order;
+// The seed's draws, as the simulator makes them with Go's math/rand seeded by
+// the seed: the trace's pods sorted by name and shuffled, then tuned to 130 %
+// of the cluster's GPU (random pods removed, or random draws appended until
+// the next draw's GPU per card would pass the target), then the nodes' order.
+struct SeedDraws {
+  std::vector<const OpenbPod*> pods;
+  std::vector<std::size_t> nodes;  // node indexes, in the order the simulator sees them
+};
+
+SeedDraws DrawSeed(const std::vector<OpenbPod>& by_name, std::size_t node_count,
+                   std::int64_t gpu_milli, int seed) {
+  GoRandom random(seed);
+  random.Int();  // the simulator logs one draw after seeding
+  SeedDraws draws;
+  std::vector<const OpenbPod*>& order = draws.pods;
   std::int64_t asked = 0;
   for (const OpenbPod& pod : by_name) {
     order.push_back(&pod);
     asked += GpuMilli(pod);
   }
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[below(i)]);
+  random.Shuffle(order);
   const double target = kTuneRatio * static_cast<double>(gpu_milli);
-  while (static_cast<double>(asked) > target && !order.empty()) {
-    const std::size_t i = below(order.size());
-    asked -= GpuMilli(*order[i]);
-    order.erase(order.begin() + static_cast<std::ptrdiff_t>(i));
+  const int trace_size = static_cast<int>(by_name.size());
+  if (static_cast<double>(asked) > target) {
+    while (static_cast<double>(asked) > target && !order.empty()) {
+      const auto i = static_cast<std::size_t>(random.Intn(static_cast<int>(order.size())));
+      asked -= GpuMilli(*order[i]);
+      order.erase(order.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  } else if (static_cast<double>(asked) < target) {
+    for (;;) {
+      const OpenbPod& drawn = by_name[static_cast<std::size_t>(random.Intn(trace_size))];
+      // The simulator stops on the draw's share of one card, not its total.
+      if (static_cast<double>(asked + drawn.gpu_milli) > target) break;
+      asked += GpuMilli(drawn);
+      order.push_back(&drawn);
+    }
   }
-  for (;;) {
-    const OpenbPod& drawn = by_name[below(by_name.size())];
-    if (static_cast<double>(asked + GpuMilli(drawn)) > target) break;
-    asked += GpuMilli(drawn);
-    order.push_back(&drawn);
-  }
-  return order;
+  // The simulator prefixes each node's name (in name order) with its place in
+  // a random permutation, and breaks a tie between nodes by that name.
+  const std::vector<int> places = random.Perm(static_cast<int>(node_count));
+  draws.nodes.resize(node_count);
+  for (std::size_t i = 0; i < node_count; ++i) draws.nodes[static_cast<std::size_t>(places[i])] = i;
+  return draws;
 }
 
 // The trace's request sizes, most frequent first, down to the 95 % of pods
@@ -130,14 +149,14 @@ class AllocationReplay {
   }
   std::int64_t gpu_milli() const { return gpu_milli_; }
 
-  RunFigures Run(const std::vector<const OpenbPod*>& order, PlacementPolicy policy, int seed) {
+  RunFigures Run(const SeedDraws& draws, PlacementPolicy policy, int seed) {
     RunFigures run;
     run.seed = seed;
-    Reset();
+    Reset(draws.nodes);
     Stopwatch stopwatch;
     Stopwatch total;
     total.Start();
-    for (const OpenbPod* pod : order) {
+    for (const OpenbPod* pod : draws.pods) {
       ExecutionToPlace execution;
       execution.workload = "openb/" + pod->name;
       execution.declared = DeclaredOf(*pod);
@@ -151,25 +170,31 @@ class AllocationReplay {
         ++run.placed;
         run.allocated_milli += GpuMilli(*pod);
       }
-      const double capacity = static_cast<double>(gpu_milli_);
-      const double arrived = 100.0 * static_cast<double>(run.arrived_milli) / capacity;
-      const auto percent = static_cast<std::size_t>(std::lround(arrived));
+      // As the paper's analysis computes them: percents of the cards, the
+      // demand rounded to a whole percent (half to even), the allocation to
+      // two decimals before its mean is taken.
+      const double cards = static_cast<double>(gpu_milli_ / kMilli);
+      const double arrived = static_cast<double>(run.arrived_milli) / cards / 10;
+      const double percent = std::nearbyint(arrived);
       if (percent <= kMaxPercent) {
-        run.sum[percent] += 100.0 * static_cast<double>(run.allocated_milli) / capacity;
-        ++run.count[percent];
+        const double allocated = static_cast<double>(run.allocated_milli) / cards / 10;
+        run.sum[static_cast<std::size_t>(percent)] += std::round(allocated * 100) / 100;
+        ++run.count[static_cast<std::size_t>(percent)];
       }
     }
     run.runtime = total.Stop();
-    run.pods = order.size();
+    run.pods = draws.pods.size();
     run.seconds = stopwatch.laps();
     return run;
   }
 
  private:
-  void Reset() {
+  // Every node a candidate, in `node_order`, with all its capacity free.
+  void Reset(const std::vector<std::size_t>& node_order) {
     state_.clear();
     candidates_.clear();
-    for (const OpenbNode& n : nodes_) {
+    for (const std::size_t node : node_order) {
+      const OpenbNode& n = nodes_[node];
       const HardwareProfile& h = n.pool.hardware;
       NodeState s{
           std::vector<std::int64_t>(static_cast<std::size_t>(h.gpu_count.value_or(0)), kMilli),
@@ -309,11 +334,16 @@ void PrintJson(const Report& r) {
     nlohmann::json seeds = nlohmann::json::array();
     for (const RunFigures& run : per_seed) {
       runtime += run.runtime;
+      nlohmann::json allocation = nlohmann::json::object();
+      for (int percent = 0; percent <= kMaxPercent; ++percent) {
+        if (const auto at = run.At(percent)) allocation[std::to_string(percent)] = *at;
+      }
       seeds.push_back({{"seed", run.seed},
                        {"pods", run.pods},
                        {"placed", run.placed},
                        {"arrived_gpu_milli", run.arrived_milli},
-                       {"allocated_gpu_milli", run.allocated_milli}});
+                       {"allocated_gpu_milli", run.allocated_milli},
+                       {"allocation", allocation}});
     }
     latency[std::string(ToString(policy))] = {{"p50_ms", Percentile(all, 50) * 1000},
                                               {"p99_ms", Percentile(all, 99) * 1000},
@@ -394,7 +424,7 @@ int RunOpenbAllocation(const OpenbAllocationOptions& options) {
   }
   const std::string pod_list = trace_dir + "/openb_pod_list_" + options.trace + ".csv";
   auto pods = ReadOpenbPods(pod_list);
-  // PodOrder draws pods until they ask for 130 % of the cluster's GPU.
+  // DrawSeed draws pods until they ask for 130 % of the cluster's GPU.
   if (pods.empty()) {
     throw std::runtime_error(pod_list + ": holds no pod: give a trace with pods to replay");
   }
@@ -421,10 +451,10 @@ int RunOpenbAllocation(const OpenbAllocationOptions& options) {
   report.nodes = nodes.size();
   report.gpus = replay.gpu_milli() / kMilli;
   for (int seed = options.first_seed; seed <= options.last_seed; ++seed) {
-    auto order = PodOrder(pods, replay.gpu_milli(), seed);
-    if (options.pods && *options.pods < order.size()) order.resize(*options.pods);
+    SeedDraws draws = DrawSeed(pods, nodes.size(), replay.gpu_milli(), seed);
+    if (options.pods && *options.pods < draws.pods.size()) draws.pods.resize(*options.pods);
     for (const PlacementPolicy policy : options.policies) {
-      report.runs[policy].push_back(replay.Run(order, policy, seed));
+      report.runs[policy].push_back(replay.Run(draws, policy, seed));
     }
   }
   if (std::filesystem::exists(results)) {
