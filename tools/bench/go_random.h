@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -28,9 +29,11 @@ class GoRandom {
   std::int64_t Int() { return Int63(); }
   // rand.Intn for 0 < n < 2^31 (every size the replay draws from).
   int Intn(int n);
-  // rand.Shuffle: the same swaps in the same order.
+  // rand.Shuffle: the same swaps in the same order, for fewer than 2^31
+  // items (Go draws differently above).
   template <typename T>
   void Shuffle(std::vector<T>& items) {
+    if (items.size() > 0x7fffffff) throw std::length_error("GoRandom::Shuffle: 2^31 items or more");
     for (std::size_t i = items.size(); i > 1; --i) {
       const auto j = static_cast<std::size_t>(ShuffleIndex(static_cast<std::int32_t>(i)));
       std::swap(items[i - 1], items[j]);

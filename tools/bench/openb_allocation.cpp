@@ -1,7 +1,8 @@
 // hwrec-bench place --openb-allocation: GPU allocation on the openb traces,
 // replayed the way the ATC'23 "Beware of Fragmentation" simulator
 // (hkust-adsl/kubernetes-scheduler-simulator) does it: every node of
-// openb_node_list_all_node.csv, in an order drawn by the seed, and the trace's
+// openb_node_list_gpu_node.csv (the GPU nodes, the paper's cluster), in an
+// order drawn by the seed, and the trace's
 // pods sorted by name and shuffled by the seed, then pods drawn from the trace
 // at random and appended while the GPU asked for stays within 130 % of the
 // cluster's, all drawn with Go's math/rand as the simulator draws them, so a
@@ -40,6 +41,10 @@ constexpr std::array<int, 4> kReported{100, 110, 120, 130};
 constexpr double kTypicalShare = 0.95;  // the simulator's pod popularity threshold
 
 std::int64_t GpuMilli(const OpenbPod& pod) { return pod.num_gpu * pod.gpu_milli; }
+
+// Rounded to two decimals, half to even, as the paper's analysis (pandas)
+// rounds.
+double TwoDecimals(double value) { return std::nearbyint(value * 100) / 100; }
 
 // The seed's draws, as the simulator makes them with Go's math/rand seeded by
 // the seed: the trace's pods sorted by name and shuffled, then tuned to 130 %
@@ -126,10 +131,11 @@ struct RunFigures {
   std::vector<double> seconds;  // per evaluation
   double runtime = 0;
 
-  // The simulator's figure at `percent`: nullopt when no pod arrived near it.
+  // The simulator's figure at `percent`, rounded to two decimals as the
+  // paper's analysis rounds it: nullopt when no pod arrived near it.
   std::optional<double> At(int percent) const {
     const auto at = static_cast<std::size_t>(percent);
-    if (count[at] > 0) return sum[at] / count[at];
+    if (count[at] > 0) return TwoDecimals(sum[at] / count[at]);
     double s = 0;
     int n = 0;
     for (std::size_t p = at == 0 ? 0 : at - 1; p <= std::min<std::size_t>(kMaxPercent, at + 1);
@@ -137,7 +143,7 @@ struct RunFigures {
       s += sum[p];
       n += count[p];
     }
-    return n > 0 ? std::optional<double>(s / n) : std::nullopt;
+    return n > 0 ? std::optional<double>(TwoDecimals(s / n)) : std::nullopt;
   }
 };
 
@@ -178,7 +184,7 @@ class AllocationReplay {
       const double percent = std::nearbyint(arrived);
       if (percent <= kMaxPercent) {
         const double allocated = static_cast<double>(run.allocated_milli) / cards / 10;
-        run.sum[static_cast<std::size_t>(percent)] += std::round(allocated * 100) / 100;
+        run.sum[static_cast<std::size_t>(percent)] += TwoDecimals(allocated);
         ++run.count[static_cast<std::size_t>(percent)];
       }
     }
@@ -407,14 +413,20 @@ void PrintMarkdown(const Report& r) {
 int RunOpenbAllocation(const OpenbAllocationOptions& options) {
   const std::string trace_dir = options.data_dir + "/alibaba-gpu-v2023";
   const std::string results = options.data_dir + "/fgd-atc23-results/analysis_allo_discrete.csv";
-  if (!std::filesystem::exists(trace_dir + "/openb_node_list_all_node.csv")) {
+  // The paper's cluster: the simulator's input folders hold the GPU nodes
+  // only (its data/prepare_input.sh), not the CPU-only ones.
+  const std::string node_list = trace_dir + "/openb_node_list_gpu_node.csv";
+  if (!std::filesystem::exists(node_list)) {
     throw UsageError(fmt::format(
-        "--data {}: no alibaba-gpu-v2023/openb_node_list_all_node.csv there: point --data at "
+        "--data {}: no alibaba-gpu-v2023/openb_node_list_gpu_node.csv there: point --data at "
         "the folder that holds the openb traces",
         options.data_dir));
   }
-  const std::string node_list = trace_dir + "/openb_node_list_all_node.csv";
-  const auto nodes = ReadOpenbNodes(node_list);
+  auto nodes = ReadOpenbNodes(node_list);
+  // In name order, as the simulator sorts them before drawing their order.
+  std::stable_sort(nodes.begin(), nodes.end(), [](const OpenbNode& a, const OpenbNode& b) {
+    return a.pool.node_pool_id < b.pool.node_pool_id;
+  });
   // Allocation is a share of the cluster's GPU: none, and there is no share.
   if (std::none_of(nodes.begin(), nodes.end(),
                    [](const OpenbNode& n) { return n.pool.hardware.gpu_count.value_or(0) > 0; })) {
