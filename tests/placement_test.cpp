@@ -1244,39 +1244,75 @@ TEST_CASE("placement: fragmentation keeps free shares the demand mix can use", "
   CHECK(ParsePlacementPolicy("fragmentation") == PlacementPolicy::kFragmentation);
 }
 
+TEST_CASE("placement: fragmentation scores an increase as FGD does, 0 to 100", "[placement]") {
+  CHECK(FragmentationScore(0) == 50);  // adds nothing
+  CHECK(FragmentationScore(0.01) == 49);
+  CHECK(FragmentationScore(0.03) == 49);  // one point is about 0.04 of a card near zero
+  CHECK(FragmentationScore(0.1) == 47);
+  CHECK(FragmentationScore(-0.05) == 51);  // frees some
+  CHECK(FragmentationScore(2) == 11);      // the points widen as the increase grows
+  CHECK(FragmentationScore(3) == 4);
+  CHECK(FragmentationScore(1000) == 0);
+  CHECK(FragmentationScore(-1000) == 100);
+}
+
 TEST_CASE(
-    "placement: fragmentation takes increases within a step as equal and the candidate order "
+    "placement: fragmentation takes placements of one score as equal and the candidate order "
     "among them",
     "[placement]") {
   SharedCards f;
   auto evaluator = PlacementEvaluator::Open(*f.store);
   REQUIRE(evaluator.ok());
   REQUIRE((*evaluator)->SetDemandMix({{1, 0.5, 0, 1}}).ok());
-  auto chosen = [&](const std::vector<PlacementCandidate>& candidates) {
+  auto chosen = [&](const ExecutionToPlace& execution,
+                    const std::vector<PlacementCandidate>& candidates) {
     const auto r =
-        (*evaluator)->Evaluate(f.half, candidates, PlacementPolicy::kFragmentation, kNow);
+        (*evaluator)->Evaluate(execution, candidates, PlacementPolicy::kFragmentation, kNow);
     REQUIRE(r.ok());
     REQUIRE(r->chosen_evaluation() != nullptr);
     return *r->chosen_evaluation();
   };
   // On "a" the half leaves 0.03 no half can use (0.3 already could not); on
-  // "b" 0.01. Both add less than one step: equal, and "a" comes first. Exact
-  // ranking and best_fit's gpu_left (0.33 against 0.01) would take "b".
-  const std::vector<PlacementCandidate> one_step{SharedCards::Shares("a", {0.53, 0, 0, 0.3}),
-                                                 SharedCards::Shares("b", {0.51, 0, 0, 0})};
-  const CandidateEvaluation first = chosen(one_step);
+  // "b" 0.01. Both score 49: equal, and "a" comes first. Exact ranking and
+  // best_fit's gpu_left (0.33 against 0.01) would take "b".
+  const std::vector<PlacementCandidate> one_score{SharedCards::Shares("a", {0.53, 0, 0, 0.3}),
+                                                  SharedCards::Shares("b", {0.51, 0, 0, 0})};
+  const CandidateEvaluation first = chosen(f.half, one_score);
   CHECK(first.node_pool_id == "a");
   CHECK(first.waste.fragmentation == Approx(0.03));
-  CHECK(f.Place(f.half, one_step).chosen_evaluation()->node_pool_id == "b");
-  // Adding nothing ("b" fills its card) ranks before adding anything, however little.
-  const CandidateEvaluation none = chosen(
-      {SharedCards::Shares("a", {0.52, 0, 0, 0.3}), SharedCards::Shares("b", {0.5, 0, 0, 0})});
+  CHECK(f.Place(f.half, one_score).chosen_evaluation()->node_pool_id == "b");
+  // Adding nothing ("b" fills its card, 50) ranks before adding anything, however little (49).
+  const CandidateEvaluation none = chosen(f.half, {SharedCards::Shares("a", {0.52, 0, 0, 0.3}),
+                                                   SharedCards::Shares("b", {0.5, 0, 0, 0})});
   CHECK(none.node_pool_id == "b");
   CHECK(none.waste.fragmentation == 0.0);
-  // Steps apart (0.1 against 0): the smaller increase wins over candidate order.
-  CHECK(chosen({SharedCards::Shares("a", {0.6, 0, 0, 0}), SharedCards::Shares("b", {1, 0, 0, 0})})
+  // Scores apart (0.1 added, 47, against 0): the higher score wins over candidate order.
+  CHECK(chosen(f.half,
+               {SharedCards::Shares("a", {0.6, 0, 0, 0}), SharedCards::Shares("b", {1, 0, 0, 0})})
             .node_pool_id == "b");
-  CHECK(kFragmentationStep == 0.04);
+}
+
+TEST_CASE(
+    "placement: fragmentation puts CPU-only work of one score on the node with the least free "
+    "GPU",
+    "[placement]") {
+  SharedCards f;
+  ExecutionToPlace cpu_only;
+  cpu_only.workload = kImage;
+  cpu_only.declared.gpu_count = 0;
+  cpu_only.declared.cpu_millicores = 1000;
+  cpu_only.declared.memory_bytes = kGiB;
+  // The mix asks no CPU: on either node the CPU taken adds nothing (both 50).
+  // "b" has half a card free, "a" four cards: the CPU goes where it strands
+  // the least GPU, keeping "a"'s CPU for the GPU work to come.
+  const std::vector<PlacementCandidate> candidates{SharedCards::Shares("a", {1, 1, 1, 1}),
+                                                   SharedCards::Shares("b", {0.5, 0, 0, 0})};
+  const PlacementResult r = f.PlaceByFragmentation({{1, 0.5, 0, 1}}, cpu_only, candidates);
+  REQUIRE(r.chosen_evaluation() != nullptr);
+  CHECK(r.chosen_evaluation()->node_pool_id == "b");
+  CHECK(r.evaluations[0].waste.fragmentation == 0.0);
+  CHECK(r.evaluations[0].waste.gpu_left == Approx(0.5));
+  CHECK(r.evaluations[1].waste.gpu_left == Approx(4));
 }
 
 TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[placement]") {

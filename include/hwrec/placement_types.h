@@ -120,11 +120,13 @@ struct PlacementNeeds {
 // What best_fit weighs a card's worth of compute shortfall at, against a
 // card's worth of card waste (docs/PLACEMENT.md "Score").
 inline constexpr double kShortfallWeight = 2;
-// The fragmentation policy compares what a placement adds to the unusable
-// free GPU in whole steps of this many cards, rounded up: increases in the
-// same step are equal (the caller's candidate order decides among them), and
-// a placement that adds nothing ranks before one that adds anything.
-inline constexpr double kFragmentationStep = 0.04;
+// The fragmentation policy's score of a placement that adds `increase`
+// cards' worth to its node's unusable free GPU (negative: it frees some), as
+// FGD scores it: floor(100 * sigmoid(-increase)), from 0 to 100, higher
+// first. 50 is "adds nothing"; near zero one point is about 0.04 of a card,
+// and the points widen as the increase grows. Placements of one score are
+// equal (docs/PLACEMENT.md "Fragmentation" says what decides among them).
+int FragmentationScore(double increase);
 
 // How much a placement leaves unused or short; lower is better. Compute
 // shortfall is soft: it raises the score and is reported, never makes a pool

@@ -59,15 +59,20 @@ auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
 }
 
 // fragmentation (docs/PLACEMENT.md "Fragmentation"): for CPU-only work
-// CPU-only pools first; a known increase before an unknown one; the smaller
-// increase in whole steps of kFragmentationStep, rounded up (nothing added
-// ranks before anything added); the score terms; candidate order.
+// CPU-only pools first; a known increase before an unknown one; the higher
+// FragmentationScore; for CPU-only work the node with the least free GPU (a
+// known amount first); where the increase is unknown, the score terms; candidate
+// order.
 template <typename = void>
 auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
-  const std::optional<double>& f = e.waste.fragmentation;
-  const double steps = f ? std::ceil(*f / kFragmentationStep - 1e-9) : 0;
-  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, !f.has_value(), steps),
-                        ScoreTerms<>(e.waste), std::make_tuple(e.candidate));
+  static const PlacementWaste kKnown;  // the score terms' place when the increase is known
+  const PlacementWaste& w = e.waste;
+  const std::optional<double>& f = w.fragmentation;
+  const std::optional<double> left = gpu_work ? std::optional<double>(0) : w.gpu_left;
+  return std::tuple_cat(
+      std::make_tuple(!gpu_work && gpu_pool, !f.has_value(), f ? -FragmentationScore(*f) : 0,
+                      !left.has_value(), Rounded(left.value_or(0))),
+      ScoreTerms<>(f ? kKnown : w), std::make_tuple(e.candidate));
 }
 
 // Candidates in `key` order (computed once per candidate, then sorted: a
@@ -90,6 +95,10 @@ void SortFeasible(const std::vector<CandidateEvaluation>& all, std::int64_t gpu_
 }
 
 }  // namespace
+
+int FragmentationScore(double increase) {
+  return static_cast<int>(std::floor(100 / (1 + std::exp(increase))));
+}
 
 struct PlacementEvaluator::Impl {
   explicit Impl(const Store& s) : store(s) {}
