@@ -1254,6 +1254,7 @@ TEST_CASE("placement: fragmentation scores an increase as FGD does, 0 to 100", "
   CHECK(FragmentationScore(3) == 4);
   CHECK(FragmentationScore(1000) == 0);
   CHECK(FragmentationScore(-1000) == 100);
+  CHECK(FragmentationScore(std::numeric_limits<double>::quiet_NaN()) == 0);  // not a number: last
 }
 
 TEST_CASE(
@@ -1311,8 +1312,36 @@ TEST_CASE(
   REQUIRE(r.chosen_evaluation() != nullptr);
   CHECK(r.chosen_evaluation()->node_pool_id == "b");
   CHECK(r.evaluations[0].waste.fragmentation == 0.0);
+  CHECK(r.evaluations[1].waste.fragmentation == 0.0);
   CHECK(r.evaluations[0].waste.gpu_left == Approx(0.5));
   CHECK(r.evaluations[1].waste.gpu_left == Approx(4));
+}
+
+TEST_CASE("placement: fragmentation weighs card waste only where the increase is unknown",
+          "[placement]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("t4", "T4", "full", 4, 4, "n1-standard-32")});
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  REQUIRE((*evaluator)->SetDemandMix({{1, 1, 0, 1}}).ok());
+  auto chosen = [&](const std::vector<PlacementCandidate>& candidates) {
+    const auto r = (*evaluator)
+                       ->Evaluate(Execution(OneGpuWithMemory(8)), candidates,
+                                  PlacementPolicy::kFragmentation, kNow);
+    REQUIRE(r.ok());
+    REQUIRE(r->chosen_evaluation() != nullptr);
+    return r->chosen_evaluation()->node_pool_id;
+  };
+  // Free cards known: a whole card taken adds nothing on either node (both
+  // 50), so the candidate order decides, though the A100 wastes more of its card.
+  const PlacementCandidate a100 = SharedCards::Shares("a100", std::vector<double>(8, 1));
+  const PlacementCandidate t4 = SharedCards::Shares("t4", {1, 1, 1, 1});
+  CHECK(chosen({a100, t4}) == "a100");
+  CHECK(chosen({t4, a100}) == "t4");
+  // Free cards unknown: best_fit's score terms decide, the T4 wasting less
+  // (0.5 of a card against 0.9).
+  CHECK(chosen({{"a100", {}, {}, {}}, {"t4", {}, {}, {}}}) == "t4");
 }
 
 TEST_CASE("placement: a demand mix with a bad shape is refused, naming it", "[placement]") {

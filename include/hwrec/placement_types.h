@@ -126,6 +126,7 @@ inline constexpr double kShortfallWeight = 2;
 // first. 50 is "adds nothing"; near zero one point is about 0.04 of a card,
 // and the points widen as the increase grows. Placements of one score are
 // equal (docs/PLACEMENT.md "Fragmentation" says what decides among them).
+// Not a number scores 0.
 int FragmentationScore(double increase);
 
 // How much a placement leaves unused or short; lower is better. Compute

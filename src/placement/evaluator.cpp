@@ -65,14 +65,14 @@ auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
 // order.
 template <typename = void>
 auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
-  static const PlacementWaste kKnown;  // the score terms' place when the increase is known
+  static const PlacementWaste kNoTerms;  // in the score terms' place when the increase is known
   const PlacementWaste& w = e.waste;
   const std::optional<double>& f = w.fragmentation;
   const std::optional<double> left = gpu_work ? std::optional<double>(0) : w.gpu_left;
   return std::tuple_cat(
       std::make_tuple(!gpu_work && gpu_pool, !f.has_value(), f ? -FragmentationScore(*f) : 0,
                       !left.has_value(), Rounded(left.value_or(0))),
-      ScoreTerms<>(f ? kKnown : w), std::make_tuple(e.candidate));
+      ScoreTerms<>(f ? kNoTerms : w), std::make_tuple(e.candidate));
 }
 
 // Candidates in `key` order (computed once per candidate, then sorted: a
@@ -97,6 +97,7 @@ void SortFeasible(const std::vector<CandidateEvaluation>& all, std::int64_t gpu_
 }  // namespace
 
 int FragmentationScore(double increase) {
+  if (std::isnan(increase)) return 0;
   return static_cast<int>(std::floor(100 / (1 + std::exp(increase))));
 }
 

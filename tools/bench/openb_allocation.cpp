@@ -2,15 +2,16 @@
 // replayed the way the ATC'23 "Beware of Fragmentation" simulator
 // (hkust-adsl/kubernetes-scheduler-simulator) does it: every node of
 // openb_node_list_gpu_node.csv (the GPU nodes, the paper's cluster), in an
-// order drawn by the seed, and the trace's
-// pods sorted by name and shuffled by the seed, then pods drawn from the trace
-// at random and appended while the GPU asked for stays within 130 % of the
-// cluster's, all drawn with Go's math/rand as the simulator draws them, so a
-// seed replays the paper's pods; each pod placed once, no departures, a pod that fits nowhere
-// skipped. After each pod the allocation (GPU shares held / the cluster's cards) is filed under the
-// demand that has arrived so far (GPU asked for, placed or not, as a whole percent of the cluster's
-// cards); a percent's figure is the mean of its pods (of the pods within one percent of it when
-// none falls on it).
+// order drawn by the seed, and the trace's pods sorted by name and shuffled
+// by the seed, then pods drawn from the trace at random and appended while
+// the GPU asked for stays within 130 % of the cluster's, all drawn with Go's
+// math/rand as the simulator draws them, so a seed replays the paper's pods;
+// each pod placed once, no departures, a pod that fits nowhere skipped.
+// After each pod the allocation (GPU shares held / the cluster's cards) is
+// filed under the demand that has arrived so far (GPU asked for, placed or
+// not, as a whole percent of the cluster's cards); a percent's figure is the
+// mean of its pods (of the pods within one percent of it when none falls on
+// it).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -162,6 +163,7 @@ class AllocationReplay {
     Stopwatch stopwatch;
     Stopwatch total;
     total.Start();
+    const double cards = static_cast<double>(gpu_milli_ / kMilli);
     for (const OpenbPod* pod : draws.pods) {
       ExecutionToPlace execution;
       execution.workload = "openb/" + pod->name;
@@ -179,7 +181,6 @@ class AllocationReplay {
       // As the paper's analysis computes them: percents of the cards, the
       // demand rounded to a whole percent (half to even), the allocation to
       // two decimals before its mean is taken.
-      const double cards = static_cast<double>(gpu_milli_ / kMilli);
       const double arrived = static_cast<double>(run.arrived_milli) / cards / 10;
       const double percent = std::nearbyint(arrived);
       if (percent <= kMaxPercent) {
