@@ -1,6 +1,7 @@
 #include "base/json_entry.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 // store/guarded.h returns unchanged at the public boundary.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <initializer_list>

@@ -244,6 +244,10 @@ RecordError Diagnose(std::string_view text) {
 
 }  // namespace
 
+bool IsMarker(const nlohmann::json& value, std::string_view marker) {
+  return value.is_string() && value.get_ref<const std::string&>() == marker;
+}
+
 std::string Describe(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::string:

@@ -3,7 +3,7 @@
 // in messages ("a string", "an array").
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <string_view>
@@ -19,8 +19,7 @@ inline constexpr std::string_view kInfToken = R"("\u0001hwrec-inf\u0001")";
 // "a string", "a boolean", "an object", "an array", "a fractional number", "a number".
 std::string Describe(const nlohmann::json& value);
 
-inline bool IsMarker(const nlohmann::json& value, std::string_view marker) {
-  return value.is_string() && value.get_ref<const std::string&>() == marker;
-}
+// Whether `value` is the string `marker`.
+bool IsMarker(const nlohmann::json& value, std::string_view marker);
 
 }  // namespace hwrec::internal

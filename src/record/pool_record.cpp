@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <variant>
 
 #include "base/json_fields.h"
 #include "hardware/node_pool_rules.h"
+#include "record/runner_translation.h"
 
 namespace hwrec {
 

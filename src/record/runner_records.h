@@ -3,7 +3,7 @@
 // their errors are then mapped back to the Runner's (docs/RUNNER.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <utility>
@@ -28,12 +28,7 @@ class RunnerFieldNames {
   std::vector<std::pair<std::string, std::string>> names_;
 };
 
-struct RunnerTranslation {
-  nlohmann::json hwrec = nlohmann::json::object();  // the record in hwrec's form
-  std::vector<RecordError> errors;                  // named by the Runner's fields
-  std::vector<RecordError> unknown;                 // unknown Runner fields, closest known name
-  RunnerFieldNames names;
-};
+struct RunnerTranslation;  // record/runner_translation.h
 
 // A pool object is the Runner's when it has `id` and no `node_pool_id`.
 bool IsRunnerPool(const nlohmann::json& object);

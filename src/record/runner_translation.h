@@ -10,11 +10,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hwrec/record_error.h"
 #include "record/runner_records.h"
 
 namespace hwrec::internal {
+
+// One Runner record in translation: hwrec's form as it is built, the errors
+// so far, and where each field came from.
+struct RunnerTranslation {
+  nlohmann::json hwrec = nlohmann::json::object();  // the record in hwrec's form
+  std::vector<RecordError> errors;                  // named by the Runner's fields
+  std::vector<RecordError> unknown;                 // unknown Runner fields, closest known name
+  RunnerFieldNames names;
+};
 
 // Whole numbers beyond this are not sizes or counts a machine has.
 inline constexpr double kMaxWhole = 9.0e18;

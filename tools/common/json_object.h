@@ -1,10 +1,12 @@
-// JSON objects for command output, written as one list of keys and values:
+// JSON for command output: objects written as one list of keys and values,
 // JsonObject("added", 3, "unchanged", 1) is {"added": 3, "unchanged": 1},
-// keys kept in the order given (what the output promises).
+// keys kept in the order given (what the output promises); and their text,
+// which never fails on text that is not valid UTF-8.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <utility>
 
 namespace hwrec::tools {
@@ -27,6 +29,13 @@ nlohmann::ordered_json JsonObject(KeysAndValues&&... keys_and_values) {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
   detail::AddFields(object, std::forward<KeysAndValues>(keys_and_values)...);
   return object;
+}
+
+// JSON text for output: invalid UTF-8 in stored or given text is replaced
+// (U+FFFD) instead of failing the command. `indent` < 0 prints one line.
+template <typename Json>
+std::string DumpJson(const Json& json, int indent = 2) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace hwrec::tools

@@ -1,5 +1,7 @@
 #include "common/store_argument.h"
 
+#include <boost/program_options.hpp>
+
 namespace hwrec::tools {
 
 namespace po = boost::program_options;

@@ -3,11 +3,10 @@
 // postgresql:// URI) and the rules for opening what it names.
 #pragma once
 
-#include <boost/program_options.hpp>
-
 #include <memory>
 #include <string>
 
+#include "common/program_options_fwd.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
 

@@ -1,13 +1,12 @@
 // What hwrec's tools show on a terminal: text from a store, an input file or
 // the command line passes through TerminalSafe so that no control character,
-// escape sequence or invalid UTF-8 byte reaches the terminal raw, and JSON
-// output never fails on text that is not valid UTF-8.
+// escape sequence or invalid UTF-8 byte reaches the terminal raw (JSON
+// output: DumpJson, common/json_object.h).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -47,13 +46,6 @@ std::string TerminalFormat(fmt::format_string<detail::TerminalArg<std::decay_t<A
                            const Args&... args) {
   return fmt::vformat(fmt::string_view(format),
                       fmt::make_format_args(detail::ForTerminal(args)...));
-}
-
-// JSON text for output: invalid UTF-8 in stored or given text is replaced
-// (U+FFFD) instead of failing the command. `indent` < 0 prints one line.
-template <typename Json>
-std::string DumpJson(const Json& json, int indent = 2) {
-  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace hwrec::tools

@@ -1,6 +1,7 @@
 #include "backtest_options.h"
 
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <string>
 #include <vector>

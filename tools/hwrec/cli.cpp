@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -70,28 +71,37 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
   return true;
 }
 
+CommandLine::CommandLine(std::string usage)
+    : usage_(std::move(usage)),
+      options_(std::make_unique<po::options_description>("Options")),
+      positional_(std::make_unique<po::positional_options_description>()) {}
+
+CommandLine::~CommandLine() = default;
+
+po::options_description_easy_init CommandLine::Add() { return options_->add_options(); }
+
 CommandLine& CommandLine::Store(std::string* path, const char* help) {
-  tools::AddStoreArgument(options_, positional_, path, help);
+  tools::AddStoreArgument(*options_, *positional_, path, help);
   return *this;
 }
 
 CommandLine& CommandLine::Positional(const char* name) {
-  positional_.add(name, 1);
+  positional_->add(name, 1);
   return *this;
 }
 
 CommandLine& CommandLine::Format(std::string* text) {
-  AddFormatOption(options_, text);
+  AddFormatOption(*options_, text);
   return *this;
 }
 
 CommandLine& CommandLine::ReadOnly(bool* strict) {
-  AddReadOnlyOption(options_, strict);
+  AddReadOnlyOption(*options_, strict);
   return *this;
 }
 
 CommandLine& CommandLine::From(std::string* text) {
-  AddFromOption(options_, text);
+  AddFromOption(*options_, text);
   return *this;
 }
 
@@ -101,7 +111,7 @@ CommandLine& CommandLine::Epilog(std::string text) {
 }
 
 bool CommandLine::Parse(const std::vector<std::string>& args, po::variables_map* vm) const {
-  if (ParseArgs(args, usage_, options_, positional_, vm)) return true;
+  if (ParseArgs(args, usage_, *options_, *positional_, vm)) return true;
   std::cout << epilog_;  // after the help ParseArgs printed
   return false;
 }

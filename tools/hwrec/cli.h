@@ -3,8 +3,6 @@
 // dispatch, tables and sizes come from tools/common/).
 #pragma once
 
-#include <boost/program_options.hpp>
-
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -15,6 +13,7 @@
 #include "common/dispatch.h"
 #include "common/exit_codes.h"
 #include "common/human_bytes.h"
+#include "common/program_options_fwd.h"
 #include "common/store_argument.h"
 #include "common/terminal_text.h"
 #include "common/text_table.h"
@@ -28,7 +27,6 @@ namespace hwrec::cli {
 namespace po = boost::program_options;
 
 // The tools' shared pieces, under the names the commands use.
-using tools::DumpJson;
 using tools::ExitCode;
 using tools::HumanBytes;
 using tools::kExitDamaged;
@@ -73,9 +71,12 @@ bool ParseArgs(const std::vector<std::string>& args, const std::string& usage,
 // them, its positional arguments (STORE first when it has one), the parse.
 class CommandLine {
  public:
-  explicit CommandLine(std::string usage) : usage_(std::move(usage)) {}
+  explicit CommandLine(std::string usage);
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
   // Adds options of the command's own, in place.
-  po::options_description_easy_init Add() { return options_.add_options(); }
+  po::options_description_easy_init Add();
   // --store, the first positional argument (tools/common/store_argument.h).
   CommandLine& Store(std::string* path = nullptr, const char* help = tools::kStoreArgumentHelp);
   // Makes the option `name` (added already) the next positional argument.
@@ -90,8 +91,8 @@ class CommandLine {
  private:
   std::string usage_;
   std::string epilog_;
-  po::options_description options_{"Options"};
-  po::positional_options_description positional_;
+  std::unique_ptr<po::options_description> options_;
+  std::unique_ptr<po::positional_options_description> positional_;
 };
 
 // The help of a STORE (a file path or a PostgreSQL URI), and the store it

@@ -1,5 +1,6 @@
 // hwrec backtest: how the figures would have done on the store's own history.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <cmath>
 #include <iostream>

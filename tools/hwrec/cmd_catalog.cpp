@@ -1,5 +1,6 @@
 // `hwrec catalog list|import`: show, search and extend the GPU catalog.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ void PrintPartitionsJson(const std::vector<GpuPartition>& partitions) {
                                       "compute_slices", p.compute_slices, "compute_fraction",
                                       p.compute_fraction));
   }
-  std::cout << DumpJson(array) << "\n";
+  std::cout << tools::DumpJson(array) << "\n";
 }
 
 void PrintPartitionsTable(const std::vector<GpuPartition>& partitions) {
@@ -80,7 +81,7 @@ void PrintImportSummary(const CatalogImportSummary& summary, Format format) {
     for (const CatalogImportError& e : summary.errors) {
       out["errors"].push_back({{"line", e.line}, {"field", e.field}, {"reason", e.reason}});
     }
-    std::cout << DumpJson(out) << "\n";
+    std::cout << tools::DumpJson(out) << "\n";
     return;
   }
   std::cout << TerminalFormat("added {}, unchanged {}, rejected {}\n", summary.added,

@@ -1,6 +1,7 @@
 // hwrec config list|get|set and hwrec refresh: estimator settings and the
 // materialised recommendations.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -25,7 +26,7 @@ void PrintConfig(const std::vector<ConfigEntry>& entries, Format format) {
       out.push_back(tools::JsonObject("key", e.key, "value", e.value, "default", e.default_value,
                                       "description", e.description));
     }
-    std::cout << DumpJson(out) << "\n";
+    std::cout << tools::DumpJson(out) << "\n";
     return;
   }
   Table table({"key", "value", "default", "description"});

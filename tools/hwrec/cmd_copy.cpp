@@ -1,6 +1,7 @@
 // hwrec copy SRC DST: a whole store into an empty one, between engines (a
 // SQLite file and PostgreSQL) or between files, all or nothing.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <filesystem>
 #include <iostream>
@@ -46,9 +47,9 @@ void PrintSummary(const CopySummary& s, Format format) {
   if (format == Format::kJson) {
     nlohmann::ordered_json tables = nlohmann::ordered_json::object();
     for (const TableCount& t : s.tables) tables[t.table] = t.rows;
-    std::cout << DumpJson(tools::JsonObject("source", s.source, "destination", s.destination,
-                                            "rows", s.rows, "aggregates_checked",
-                                            s.aggregates_checked, "tables", tables))
+    std::cout << tools::DumpJson(tools::JsonObject("source", s.source, "destination", s.destination,
+                                                   "rows", s.rows, "aggregates_checked",
+                                                   s.aggregates_checked, "tables", tables))
               << "\n";
     return;
   }

@@ -1,12 +1,14 @@
 // hwrec hardware-id: the hp:v1 and hp:v2 ids of a hardware profile, with a
 // missing GPU brand filled from the catalog exactly as ingest fills it.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/hardware_profile.h"
@@ -63,7 +65,7 @@ int RunHardwareId(const std::vector<std::string>& args) {
       out["canonical_v1"] = *CanonicalProfile(*profile, ProfileIdVersion::kV1);
       out["canonical_v2"] = *CanonicalProfile(*profile, ProfileIdVersion::kV2);
     }
-    std::cout << DumpJson(out, -1) << "\n";
+    std::cout << tools::DumpJson(out, -1) << "\n";
     return kExitOk;
   }
   std::cout << "hp_v1  " << *v1 << "\n"

@@ -2,6 +2,7 @@
 // what was stored, recognised as re-sent, in conflict, or rejected (and why).
 #include <fmt/format.h>
 #include <unistd.h>
+#include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -19,7 +20,7 @@ namespace hwrec::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kIngestUsage =
     "hwrec ingest STORE FILE|- [--format table|json|jsonl] [--batch-size N] [--strict]\n"
     "             [--max-line-bytes N] [--commit-after-idle MS] [--from auto|hwrec|runner]\n\n"
     "Ingests execution observations, one JSON object per line, from FILE or stdin (-).\n"
@@ -74,7 +75,9 @@ nlohmann::ordered_json SummaryJson(const IngestSummary& summary) {
   return out;
 }
 
-std::string Dump(const nlohmann::ordered_json& json, int indent) { return DumpJson(json, indent); }
+std::string Dump(const nlohmann::ordered_json& json, int indent) {
+  return tools::DumpJson(json, indent);
+}
 
 // One line per committed batch, flushed so that a caller reading the pipe
 // knows what is stored even if hwrec is stopped right after.
@@ -201,7 +204,7 @@ int RunIngest(const std::vector<std::string>& args) {
   std::int64_t batch_size = static_cast<std::int64_t>(ingest.batch_size);
   // Read signed: a negative count must be refused, not wrapped to a huge one.
   std::int64_t max_line_bytes = static_cast<std::int64_t>(ingest.max_line_bytes);
-  CommandLine line(kUsage);
+  CommandLine line(kIngestUsage);
   line.Add()("store", po::value(&store_path)->required(), tools::kStoreArgumentHelp)(
       "input", po::value(&ingest.source)->required(),
       "JSON lines file, or - for stdin (positional)")(

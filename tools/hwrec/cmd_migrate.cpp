@@ -2,6 +2,7 @@
 // hp:v1 -> hp:v2 move of legacy history (with --dry-run, its plan).
 #include <fmt/format.h>
 #include <unistd.h>
+#include <boost/program_options.hpp>
 
 #include <fstream>
 #include <iostream>
@@ -142,7 +143,7 @@ int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
   auto plan = PlanLegacyMigration(*store, pools);
   if (!plan.ok()) return Fail(plan.status());
   if (a.format == Format::kJson) {
-    std::cout << DumpJson(PlanJson(*plan)) << "\n";
+    std::cout << tools::DumpJson(PlanJson(*plan)) << "\n";
   } else if (plan->pending_versions.empty() && plan->legacy_rows == 0) {
     std::cout << TerminalFormat(
         "{}: already at schema {}, the latest this build knows; nothing to do\n", store->path(),
@@ -216,7 +217,7 @@ int RunMigrate(const std::vector<std::string>& args) {
   auto report = MigrateStore(*store, options);
   if (!report.ok()) return Fail(report.status());
   if (a->format == Format::kJson) {
-    std::cout << DumpJson(ReportJson(*report)) << "\n";
+    std::cout << tools::DumpJson(ReportJson(*report)) << "\n";
   } else {
     PrintReport(store->path(), *report);
   }

@@ -1,6 +1,7 @@
 // hwrec place: evaluates candidate node pools for one execution, each with its
 // own hardware's recommendation, chooses one and optionally records the choice.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 

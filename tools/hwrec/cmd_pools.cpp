@@ -1,5 +1,6 @@
 // `hwrec pools import|list`: register node pools from JSON lines and show them.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -82,7 +83,7 @@ void PrintPools(const std::vector<NodePool>& pools, Format format) {
   if (format != Format::kJson) return PrintPoolsTable(pools);
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   for (const NodePool& pool : pools) array.push_back(PoolJson(pool));
-  std::cout << DumpJson(array) << "\n";
+  std::cout << tools::DumpJson(array) << "\n";
 }
 
 int PoolsList(const std::vector<std::string>& args) {
@@ -114,10 +115,10 @@ void PrintImportErrors(const char* heading, const std::vector<PoolImportError>& 
 
 void PrintImportSummary(const PoolImportSummary& summary, Format format) {
   if (format == Format::kJson) {
-    std::cout << DumpJson(tools::JsonObject("registered", summary.registered, "updated",
-                                            summary.updated, "unchanged", summary.unchanged,
-                                            "errors", ImportErrorsJson(summary.errors), "warnings",
-                                            ImportErrorsJson(summary.warnings)))
+    std::cout << tools::DumpJson(tools::JsonObject("registered", summary.registered, "updated",
+                                                   summary.updated, "unchanged", summary.unchanged,
+                                                   "errors", ImportErrorsJson(summary.errors),
+                                                   "warnings", ImportErrorsJson(summary.warnings)))
               << "\n";
     return;
   }

@@ -1,6 +1,7 @@
 // hwrec quarantine list | resolve: the legacy rows the hp:v2 migration held
 // back because their GPU model could not be resolved, and attaching one.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "base/time.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/observation.h"
@@ -17,7 +19,7 @@ namespace hwrec::cli {
 
 namespace {
 
-const char* const kUsage =
+const char* const kQuarantineUsage =
     "hwrec quarantine list STORE [FILTER] [--format table|json]\n"
     "       hwrec quarantine resolve STORE [--gpu-model MODEL [--gpu-brand BRAND]]\n"
     "                                (FILTER | --all) [--format table|json]\n\n"
@@ -89,7 +91,7 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("action", 1).add("store", 1);
   po::variables_map vm;
-  if (!ParseArgs(args, kUsage, options, positional, &vm)) return std::nullopt;
+  if (!ParseArgs(args, kQuarantineUsage, options, positional, &vm)) return std::nullopt;
   if (a.action != "list" && a.action != "resolve") {
     throw UsageError(
         "say what to do: `hwrec quarantine list STORE` or `hwrec quarantine resolve "
@@ -153,7 +155,7 @@ int List(const QuarantineArgs& a) {
   if (a.format == Format::kJson) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const QuarantinedRow& r : *rows) out.push_back(RowJson(r));
-    std::cout << DumpJson(out) << "\n";
+    std::cout << tools::DumpJson(out) << "\n";
     return kExitOk;
   }
   if (rows->empty()) {
@@ -180,7 +182,7 @@ int Resolve(const QuarantineArgs& a) {
     out["kept"] = nlohmann::ordered_json::array();
     for (const QuarantinedRow& r : summary->kept) out["kept"].push_back(RowJson(r));
     out["recommendations"] = summary->recommendations;
-    std::cout << DumpJson(out) << "\n";
+    std::cout << tools::DumpJson(out) << "\n";
   } else {
     const std::string how = model ? fmt::format(" ({} as {}, {} by their own hardware)",
                                                 summary->moved - summary->moved_by_own_hardware,

@@ -1,5 +1,6 @@
 // hwrec recommend: what a workload should request on one kind of hardware.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <cmath>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "base/time.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
@@ -130,7 +132,7 @@ void PrintJson(const Recommendation& r, bool explain) {
     figures[std::string(ToString(f.kind))] = j;
   }
   out["figures"] = figures;
-  std::cout << DumpJson(out) << "\n";
+  std::cout << tools::DumpJson(out) << "\n";
 }
 
 void PrintTable(const Recommendation& r, bool explain) {

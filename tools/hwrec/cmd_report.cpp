@@ -1,5 +1,6 @@
 // hwrec report: the backtest as one self-contained HTML page.
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <filesystem>
 #include <fstream>

@@ -3,6 +3,7 @@
 // saw (--record); `hwrec route config …` shows and edits
 // the router's data (machine types, quotas, lanes, RunPod, intents, settings).
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "base/time.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
@@ -241,7 +243,7 @@ void PrintRoute(Format format, const RoutePlan& plan, const RouterSettings& sett
   if (format == Format::kJson) {
     Json out = PlanJson(plan, settings, explain);
     if (result) AddResultJson(*result, &out);
-    std::cout << DumpJson(out) << "\n";
+    std::cout << tools::DumpJson(out) << "\n";
     return;
   }
   PrintPlanTable(plan, settings, explain);
@@ -373,7 +375,7 @@ int ConfigSetOrImport(const std::vector<std::string>& args, bool import) {
   return kExitOk;
 }
 
-int ConfigSet(const std::vector<std::string>& args) { return ConfigSetOrImport(args, false); }
+int RouteConfigSet(const std::vector<std::string>& args) { return ConfigSetOrImport(args, false); }
 int ConfigImport(const std::vector<std::string>& args) { return ConfigSetOrImport(args, true); }
 
 }  // namespace
@@ -381,7 +383,7 @@ int ConfigImport(const std::vector<std::string>& args) { return ConfigSetOrImpor
 int RunRouteConfig(const std::vector<std::string>& args) {
   static const tools::NestedCommands kRouteConfig = {{{"show", "", ConfigShow},
                                                       {"day", "", ConfigDay},
-                                                      {"set", "", ConfigSet},
+                                                      {"set", "", RouteConfigSet},
                                                       {"import", "", ConfigImport}},
                                                      kConfigHelp,
                                                      "show, day, set or import",

@@ -1,6 +1,7 @@
 // hwrec init | status | schema: creating and inspecting stores (hwrec migrate
 // is in cmd_migrate.cpp).
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -165,7 +166,7 @@ int RunStatus(const std::vector<std::string>& args) {
   out["tables"] = nlohmann::ordered_json::object();
   for (const TableCount& t : status->tables) out["tables"][t.table] = t.rows;
   out["migrations"] = MigrationsJson(*migrations);
-  std::cout << DumpJson(out) << "\n";
+  std::cout << tools::DumpJson(out) << "\n";
   return kExitOk;
 }
 
