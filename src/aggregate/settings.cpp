@@ -20,15 +20,15 @@ std::optional<double> ParseNumber(const std::string& text) {
   return value;
 }
 
-struct Range {
+struct NumericRange {
   double low;
   double high;
   bool low_inclusive;
   bool whole;
 };
 
-const std::map<std::string, Range>& NumericRanges() {
-  static const std::map<std::string, Range> kRanges = {
+const std::map<std::string, NumericRange>& NumericRanges() {
+  static const std::map<std::string, NumericRange> kRanges = {
       {"half_life_hours", {0, 8760, false, false}},
       {"max_range_samples", {1, 1000, true, true}},
       {"compute_ladder_step", {0, 1, false, false}},
@@ -123,7 +123,7 @@ Status ValidateConfigValue(const std::string& key, const std::string& value) {
     }
     return Status::Ok();
   }
-  const Range& range = NumericRanges().at(key);
+  const NumericRange& range = NumericRanges().at(key);
   const auto number = ParseNumber(value);
   const bool below = number && (range.low_inclusive ? *number < range.low : *number <= range.low);
   if (!number || below || *number > range.high || (range.whole && std::floor(*number) != *number)) {

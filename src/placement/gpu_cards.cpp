@@ -7,9 +7,9 @@ namespace hwrec::internal {
 
 namespace {
 
-constexpr double kEpsilon = 1e-9;
+constexpr double kShareEpsilon = 1e-9;
 
-bool Holds(double free, double share) { return free >= share - kEpsilon; }
+bool Holds(double free, double share) { return free >= share - kShareEpsilon; }
 
 // Whether `free` hosts one shape: its cards and its CPU.
 bool Hosts(const FreeGpu& free, const DemandShape& shape) {
@@ -34,10 +34,10 @@ std::vector<std::size_t> TightestCards(const std::vector<double>& shares,
                                        const CardRequest& request) {
   std::vector<std::size_t> cards;
   if (request.count <= 0) return cards;
-  if (request.share < 1 - kEpsilon) {
+  if (request.share < 1 - kShareEpsilon) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < shares.size(); ++i) {
-      if (Holds(shares[i], request.share) && (!best || shares[i] < shares[*best] - kEpsilon)) {
+      if (Holds(shares[i], request.share) && (!best || shares[i] < shares[*best] - kShareEpsilon)) {
         best = i;
       }
     }
@@ -75,7 +75,7 @@ std::optional<FragmentationChoice> LeastFragmentingCards(const FreeGpu& free,
   auto increase = [&](const std::vector<std::size_t>& cards) {
     return UnusableCards(After(free, cards, request.share, cpu_millicores), mix) - before;
   };
-  if (request.count <= 0 || request.share >= 1 - kEpsilon) {
+  if (request.count <= 0 || request.share >= 1 - kShareEpsilon) {
     std::vector<std::size_t> cards = TightestCards(free.shares, request);
     if (request.count > 0 && cards.empty()) return std::nullopt;
     const double added = increase(cards);
@@ -89,9 +89,9 @@ std::optional<FragmentationChoice> LeastFragmentingCards(const FreeGpu& free,
         free.shares.begin(), free.shares.begin() + static_cast<std::ptrdiff_t>(i), free.shares[i]);
     if (same != free.shares.begin() + static_cast<std::ptrdiff_t>(i)) continue;
     const double added = increase({i});
-    const bool better = !best || added < best->increase - kEpsilon ||
-                        (added < best->increase + kEpsilon &&
-                         free.shares[i] < free.shares[best->cards[0]] - kEpsilon);
+    const bool better = !best || added < best->increase - kShareEpsilon ||
+                        (added < best->increase + kShareEpsilon &&
+                         free.shares[i] < free.shares[best->cards[0]] - kShareEpsilon);
     if (better) best = FragmentationChoice{{i}, added};
   }
   return best;

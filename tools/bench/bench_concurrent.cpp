@@ -37,7 +37,7 @@ constexpr const char* kWorkerName = "concurrent-ingest-worker";
 // The store a worker writes, given by its parent.
 constexpr const char* kWorkerStoreVariable = "HWREC_BENCH_WORKER_STORE";
 
-const char* const kUsage =
+const char* const kConcurrentUsage =
     "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W] [--records N]\n"
     "                              [--seed S] [--batch B] [--pg-server-script PATH]\n"
     "                              [--format table|json]\n\n"
@@ -374,7 +374,7 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, described, kUsage, &vm)) return kExitOk;
+  if (!ParseBenchArgs(args, described, kConcurrentUsage, &vm)) return kExitOk;
   const Plan plan = plan_options.Checked();
   const bool json = IsJsonFormat(format);
   const double load = LoadAverage();

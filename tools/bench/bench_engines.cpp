@@ -22,7 +22,7 @@
 namespace hwrec::bench {
 namespace {
 
-const char* const kUsage =
+const char* const kEnginesUsage =
     "hwrec-bench engines [--postgresql URI] [--records N] [--seed S] [--batch B]\n"
     "                    [--lookups L] [--evaluations E] [--candidates C]\n"
     "                    [--pg-server-script PATH] [--format table|json]\n\n"
@@ -72,7 +72,7 @@ std::optional<EnginesOptions> ParseOptions(const std::vector<std::string>& args)
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
+  if (!ParseBenchArgs(args, described, kEnginesUsage, &vm)) return std::nullopt;
   if (records < 1) throw UsageError("--records must be at least 1");
   if (batch < 1) throw UsageError("--batch must be at least 1");
   if (options.lookups < 1) throw UsageError("--lookups must be at least 1");

@@ -43,7 +43,7 @@ struct IngestMeasurement {
   double load_average = 0;  // when ingest started
 };
 
-const char* const kUsage =
+const char* const kIngestUsage =
     "hwrec-bench ingest --observations N [--seed S] [--batch B] [--store PATH] [--format F]\n\n"
     "Generates N reproducible observations (300 images, 12 node pools, a few percent\n"
     "bad records and re-sends), ingests them with hwrec::Ingestor into a fresh store,\n"
@@ -66,7 +66,7 @@ std::optional<IngestBenchOptions> ParseOptions(const std::vector<std::string>& a
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
+  if (!ParseBenchArgs(args, described, kIngestUsage, &vm)) return std::nullopt;
   if (observations < 1) throw UsageError("--observations must be at least 1");
   if (batch < 1) throw UsageError("--batch must be at least 1");
   options.observations = observations;

@@ -25,7 +25,7 @@ namespace {
 
 constexpr double kTargetP99Ms = 1.0;
 
-const char* const kUsage =
+const char* const kPlaceUsage =
     "hwrec-bench place [--iterations N] [--seed S] [--format table|json]\n"
     "hwrec-bench place --openb DIR [--pods N] [--emit DIR] [--store PATH] [--format F]\n"
     "hwrec-bench place --openb-allocation [--trace default|gpushare100|multigpu50]\n"
@@ -125,7 +125,7 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
       "data", po::value(&allocation.data_dir)->default_value("../shared/data"),
       "with --openb-allocation: the folder of the real traces")("help,h", "show this help");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
+  if (!ParseBenchArgs(args, described, kPlaceUsage, &vm)) return std::nullopt;
   if (options.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (vm.count("pods") != 0) {
     if (pods < 1) throw UsageError("--pods must be at least 1");

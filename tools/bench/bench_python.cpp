@@ -32,7 +32,7 @@ using nlohmann::json;
 constexpr int kWarmup = 5;  // calls made before timing, in each language
 constexpr std::size_t kCandidates = 100;
 
-const char* const kUsage =
+const char* const kPythonUsage =
     "hwrec-bench python [--iterations N] [--seed S] [--python EXE] [--script PATH]\n"
     "                   [--module-dir DIR] [--format table|json]\n\n"
     "Builds the `place` bench's store (20,000 observations of history, 1,000 pools),\n"
@@ -61,7 +61,7 @@ std::optional<PythonBenchOptions> ParseOptions(const std::vector<std::string>& a
       "format", po::value(&format)->default_value("table"), "output format: table or json")(
       "help,h", "show this help");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, described, kUsage, &vm)) return std::nullopt;
+  if (!ParseBenchArgs(args, described, kPythonUsage, &vm)) return std::nullopt;
   if (o.iterations < 1) throw UsageError("--iterations must be at least 1");
   o.json = IsJsonFormat(format);
   return o;

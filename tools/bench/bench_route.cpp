@@ -22,7 +22,7 @@ namespace {
 
 constexpr double kTargetP99Us = 20;
 
-const char* const kUsage =
+const char* const kRouteUsage =
     "hwrec-bench route [--iterations N] [--walks W] [--format table|json]\n\n"
     "Seeds a scratch store with GPU-memory history for some intents, loads a\n"
     "RouterSnapshot once, then times N ladder builds over every intent, width\n"
@@ -145,7 +145,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
       "walks", po::value(&walks)->default_value(200), "simulated walks to time")(
       "format", po::value(&format)->default_value("table"), "output format: table or json");
   po::variables_map vm;
-  if (!ParseBenchArgs(args, options, kUsage, &vm)) return kExitOk;
+  if (!ParseBenchArgs(args, options, kRouteUsage, &vm)) return kExitOk;
   const bool json = IsJsonFormat(format);
   if (iterations < 1 || walks < 1) throw UsageError("--iterations and --walks must be positive");
   ScratchDir dir;
