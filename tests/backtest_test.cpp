@@ -440,8 +440,8 @@ using Windows = std::vector<std::pair<double, double>>;
 // of each pod (its peak), for pods with at least an hour (4 windows) of
 // samples; empty when the shared data folder is absent.
 std::map<std::string, Windows> GenAiWindows() {
-  const std::string archive = std::string(HWREC_SHARED_DATA_DIR) +
-                              "/alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.tar.gz";
+  const std::string archive =
+      SharedDataPath("alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.tar.gz");
   if (!std::ifstream(archive).good()) return {};
   FILE* pipe = popen(("tar -xzOf " + ShellQuote(archive)).c_str(), "r");
   if (pipe == nullptr) return {};

@@ -48,7 +48,7 @@ std::string IntegrityOf(const std::string& path) {
 struct BackupFixture {
   BackupFixture() : store_dir(dir.path() / "stores"), store(store_dir / "legacy.db") {
     fs::create_directory(store_dir);
-    hwrec::test::WriteBenchFixture(store.string(), 200, 3);
+    hwrec::test::MakeSeededLegacy(store.string(), 200, 3);
   }
   TempDir dir;
   fs::path store_dir;

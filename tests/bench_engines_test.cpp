@@ -24,13 +24,6 @@ std::string PostgresqlBase() {
   return base;
 }
 
-nlohmann::json RunBenchJson(const std::string& args) {
-  const CommandResult result = RunShell(ShellQuote(HWREC_BENCH_PATH) + " " + args);
-  INFO(result.err);
-  REQUIRE(result.exit_code == 0);
-  return nlohmann::json::parse(result.out);
-}
-
 // What every concurrent run must show: each sent execution stored once, and
 // aggregates that equal a rebuild.
 void CheckConcurrentRun(const nlohmann::json& report) {
@@ -96,8 +89,8 @@ TEST_CASE("bench concurrent-ingest: four writers on one SQLite file verify alike
 }
 
 TEST_CASE("bench engines: without server binaries it says what to do", "[bench]") {
-  const CommandResult result = RunShell("HWREC_PG_BINDIR=/nonexistent " +
-                                        ShellQuote(HWREC_BENCH_PATH) + " engines --records 10");
+  const CommandResult result =
+      RunShell("HWREC_PG_BINDIR=/nonexistent " + ShellQuote(BenchPath()) + " engines --records 10");
   CHECK(result.exit_code == 1);
   CHECK_THAT(result.err, Catch::Contains("no PostgreSQL server binaries"));
   CHECK_THAT(result.err, Catch::Contains("--postgresql URI"));

@@ -14,7 +14,7 @@ namespace {
 
 // Where the build puts the hwrec package: <build>/python, beside <build>/tools.
 std::filesystem::path ModuleDir() {
-  return std::filesystem::path(HWREC_BENCH_PATH).parent_path().parent_path() / "python";
+  return std::filesystem::path(BenchPath()).parent_path().parent_path() / "python";
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ TEST_CASE(
                                                              << " (HWREC_PYTHON off)");
     return;
   }
-  const std::string bench = ShellQuote(HWREC_BENCH_PATH) + " python --iterations 5";
+  const std::string bench = ShellQuote(BenchPath()) + " python --iterations 5";
 
   const CommandResult table = RunShell(bench);
   INFO(table.out << table.err);
@@ -57,7 +57,7 @@ TEST_CASE(
 TEST_CASE("bench python: a missing module is an error naming where it looked and the fix",
           "[bench][python]") {
   const CommandResult result =
-      RunShell(ShellQuote(HWREC_BENCH_PATH) + " python --module-dir /nonexistent/python");
+      RunShell(ShellQuote(BenchPath()) + " python --module-dir /nonexistent/python");
   CHECK(result.exit_code == 1);
   CHECK_THAT(result.err, Catch::Contains("not built in /nonexistent/python"));
   CHECK_THAT(result.err, Catch::Contains("HWREC_PYTHON=ON"));

@@ -1,5 +1,8 @@
-// hwrec-bench ingest, run as a user would: the counts it reports add up, the
-// same seed gives the same set, and --store keeps what was ingested.
+// hwrec-bench run as a user would: the ingest counts it reports add up, the
+// same seed gives the same set, and --store keeps what was ingested; the
+// legacy fixture and the migration's figures.
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -12,13 +15,6 @@ namespace hwrec::test {
 namespace {
 
 const std::string kBenchArgs = "ingest --observations 2000 --seed 7 --format json";
-
-nlohmann::json RunBenchJson(const std::string& args) {
-  const CommandResult result = RunShell(ShellQuote(HWREC_BENCH_PATH) + " " + args);
-  INFO(result.err);
-  REQUIRE(result.exit_code == 0);
-  return nlohmann::json::parse(result.out);
-}
 
 std::int64_t Count(const nlohmann::json& report, const char* field) {
   return report.at(field).get<std::int64_t>();
@@ -64,19 +60,61 @@ TEST_CASE("bench ingest: --store keeps the ingested store", "[bench]") {
 
   SECTION("and refuses to reuse an existing one") {
     const CommandResult again =
-        RunShell(ShellQuote(HWREC_BENCH_PATH) + " " + kBenchArgs + " --store " + ShellQuote(path));
+        RunShell(ShellQuote(BenchPath()) + " " + kBenchArgs + " --store " + ShellQuote(path));
     CHECK(again.exit_code == 1);
     CHECK_THAT(again.err, Catch::Contains("already exists"));
   }
 }
 
 TEST_CASE("bench: an unknown subcommand is a usage error", "[bench]") {
-  const CommandResult result = RunShell(ShellQuote(HWREC_BENCH_PATH) + " frobnicate");
+  const CommandResult result = RunShell(ShellQuote(BenchPath()) + " frobnicate");
   CHECK(result.exit_code == 2);
   CHECK_THAT(result.err, Catch::Contains("unknown subcommand 'frobnicate'"));
-  const CommandResult help = RunShell(ShellQuote(HWREC_BENCH_PATH) + " --help");
+  const CommandResult help = RunShell(ShellQuote(BenchPath()) + " --help");
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("ingest"));
+}
+
+TEST_CASE("bench fixture: a legacy store of the rows asked for, the same for the same seed",
+          "[bench]") {
+  TempDir dir;
+  const auto write = [&](const std::string& name, int seed) {
+    const std::string path = dir.File(name);
+    const CommandResult result =
+        RunShell(ShellQuote(BenchPath()) + " fixture legacy --rows 300 --seed " +
+                 std::to_string(seed) + " " + ShellQuote(path));
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    return path;
+  };
+  const auto rows = [](const std::string& path) {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    return db
+        .execAndGet(
+            "SELECT group_concat(execution_id || coalesce(gpu_memory_peak_gb, '-')) FROM "
+            "(SELECT * FROM site_observations ORDER BY execution_id)")
+        .getString();
+  };
+  const std::string first = write("first.db", 3);
+  SQLite::Database db(first, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT count(*) FROM site_observations").getInt() == 300);
+  CHECK(rows(write("again.db", 3)) == rows(first));
+  CHECK(rows(write("other.db", 4)) != rows(first));
+
+  const CommandResult exists =
+      RunShell(ShellQuote(BenchPath()) + " fixture legacy --rows 10 " + ShellQuote(first));
+  CHECK(exists.exit_code != 0);
+}
+
+TEST_CASE("bench migrate: prints rows per second and peak RSS", "[bench]") {
+  const CommandResult result = RunShell(ShellQuote(BenchPath()) + " migrate --rows 400 --seed 2");
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("rows/s"));
+  CHECK_THAT(result.out, Catch::Contains("peak RSS"));
+  CHECK_THAT(result.out, Catch::Contains("the targets apply at 1,000,000 rows"));
+  CHECK_THAT(result.out, Catch::Contains("raw SQLite ceiling"));
+  CHECK_THAT(result.out, Catch::Contains("ratio ours/ceiling"));
 }
 
 }  // namespace hwrec::test

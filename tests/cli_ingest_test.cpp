@@ -143,7 +143,7 @@ TEST_CASE("ingest cli: a progress bar is drawn on stderr only when it is a termi
   }
   hwrec::test::TempDir dir;
   const std::string store = StoreWithPools(dir);
-  const std::string command = ShellQuote(HWREC_CLI_PATH) + " ingest " + store + " " +
+  const std::string command = ShellQuote(hwrec::test::CliPath()) + " ingest " + store + " " +
                               ShellQuote(ExampleObservations()) + " --batch-size 10";
   const auto run = hwrec::test::RunShell("script -qec " + ShellQuote(command) + " /dev/null");
   INFO(run.out << run.err);

@@ -16,10 +16,6 @@ using hwrec::test::ShellQuote;
 
 namespace {
 
-std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
-  return ShellQuote(hwrec::test::ExampleStore(dir));
-}
-
 std::string Candidates(const hwrec::test::TempDir& dir) {
   const std::string path = dir.File("candidates.json");
   hwrec::test::WriteFile(path, R"([{"node_pool_id": "sitea-a100-80gb"},

@@ -9,14 +9,6 @@
 using hwrec::test::RunCli;
 using hwrec::test::ShellQuote;
 
-namespace {
-
-std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
-  return ShellQuote(hwrec::test::ExampleStore(dir));
-}
-
-}  // namespace
-
 TEST_CASE("cli: recommend answers per pool in JSON with provenance", "[cli][recommend]") {
   hwrec::test::TempDir dir;
   const std::string store = QuotedExampleStore(dir);

@@ -38,27 +38,36 @@ std::vector<std::string> StoreCommands(const std::string& store) {
 
 // The CLI where `nobody` may run it: the build tree can sit in a directory
 // only root may enter (a fresh clone under mktemp -d), so a copy of the
-// binary lives in a directory of its own, removed when the tests end.
+// binary (and of libhwrec.so when hwrec is shared, found through
+// LD_LIBRARY_PATH) lives in a directory of its own, removed when the tests
+// end. Returns the command line that runs it.
 const std::string& CliForNobody() {
   namespace fs = std::filesystem;
   static TempDir dir;
-  static const std::string path = [] {
-    const fs::path copy = dir.path() / "hwrec";
-    fs::copy_file(HWREC_CLI_PATH, copy, fs::copy_options::overwrite_existing);
+  static const std::string command = [] {
     const fs::perms readable_by_all = fs::perms::owner_all | fs::perms::group_read |
                                       fs::perms::group_exec | fs::perms::others_read |
                                       fs::perms::others_exec;
     fs::permissions(dir.path(), readable_by_all);
-    fs::permissions(copy, readable_by_all);
-    return copy.string();
+    const auto copy = [&](const fs::path& from) {
+      const fs::path to = dir.path() / from.filename();
+      fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+      fs::permissions(to, readable_by_all);
+      return to.string();
+    };
+    const std::string cli = copy(hwrec::test::CliPath());
+    const std::string library = hwrec::test::SharedLibraryPath();
+    if (library.empty()) return ShellQuote(cli);
+    copy(library);
+    return "env LD_LIBRARY_PATH=" + ShellQuote(dir.path().string()) + " " + ShellQuote(cli);
   }();
-  return path;
+  return command;
 }
 
 // Runs the CLI as the unprivileged user `nobody`, for whom permission bits
 // count (root ignores them).
 hwrec::test::CommandResult RunCliAsNobody(const std::string& args) {
-  return RunShell("runuser -u nobody -- " + ShellQuote(CliForNobody()) + " " + args);
+  return RunShell("runuser -u nobody -- " + CliForNobody() + " " + args);
 }
 
 bool CanRunAsNobody() {

@@ -13,10 +13,6 @@ using hwrec::test::ShellQuote;
 
 namespace {
 
-std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
-  return ShellQuote(hwrec::test::ExampleStore(dir));
-}
-
 // True when `text` holds a byte a terminal acts on (ESC, BEL, CR, other C0
 // controls, DEL) or one that is never valid UTF-8; newlines are hwrec's own.
 bool HasRawControl(const std::string& text) {

@@ -110,7 +110,7 @@ std::string GoodLines() {
   return lines;
 }
 
-std::string Line(const std::string& id, const std::string& fields) {
+std::string ClaimLine(const std::string& id, const std::string& fields) {
   return fmt::format(
       R"({{"execution_id": "{}", "action_image": "train:1", "node_pool_id": "sitea-a30-mig", {}}})"
       "\n",
@@ -147,12 +147,13 @@ TEST_CASE(
   const std::string tiny =
       R"("gpu_memory_peak_gb": 0.01, "cpu_millicores_p95": 2, "memory_peak_bytes": 1200000)";
   const std::string lines =
-      Line("millis", fmt::format(R"("finished_at": {:.0f}, {})", kNow * 1000, tiny)) +
-      Line("year-9999", R"("finished_at": "9999-12-31T23:59:59Z", )" + tiny) +
-      Line("huge", R"("finished_at": 1e300, )" + tiny) +
-      Line("days-300", fmt::format(R"("finished_at": {:.0f}, {})", kNow + 300 * 86400.0, tiny)) +
-      Line("good-late", fmt::format(R"("finished_at": {:.0f}, "memory_peak_bytes": {})",
-                                    kNow + 3600.0, 8 * kGiB));
+      ClaimLine("millis", fmt::format(R"("finished_at": {:.0f}, {})", kNow * 1000, tiny)) +
+      ClaimLine("year-9999", R"("finished_at": "9999-12-31T23:59:59Z", )" + tiny) +
+      ClaimLine("huge", R"("finished_at": 1e300, )" + tiny) +
+      ClaimLine("days-300",
+                fmt::format(R"("finished_at": {:.0f}, {})", kNow + 300 * 86400.0, tiny)) +
+      ClaimLine("good-late", fmt::format(R"("finished_at": {:.0f}, "memory_peak_bytes": {})",
+                                         kNow + 3600.0, 8 * kGiB));
   const IngestSummary summary = f.Ingest(lines);
   CHECK(summary.accepted == 1);  // an hour ahead is within the default day of skew
   CHECK(summary.rejected == 4);
@@ -186,7 +187,7 @@ TEST_CASE("config: ingest.max_clock_skew_hours is listed, validated and bounds i
   CHECK_FALSE(hwrec::SetConfig(*f.store, "ingest.max_clock_skew_hours", "soon").ok());
   REQUIRE(hwrec::SetConfig(*f.store, "ingest.max_clock_skew_hours", "0.5").ok());
   const IngestSummary summary =
-      f.Ingest(Line("hour-ahead", fmt::format(R"("finished_at": {:.0f})", kNow + 3600.0)));
+      f.Ingest(ClaimLine("hour-ahead", fmt::format(R"("finished_at": {:.0f})", kNow + 3600.0)));
   CHECK(summary.rejected == 1);
   REQUIRE(summary.rejects.size() == 1);
   CHECK(summary.rejects[0].field == "finished_at");
@@ -205,9 +206,9 @@ TEST_CASE(
   ClaimsFixture f;
   // finished_at in milliseconds, CPU and memory above the node: three fields.
   const std::string line =
-      Line("many", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
-                               R"("memory_peak_bytes": {})",
-                               kNow * 1000, 1000 * kGiB));
+      ClaimLine("many", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
+                                    R"("memory_peak_bytes": {})",
+                                    kNow * 1000, 1000 * kGiB));
   const IngestSummary summary = f.Ingest(GoodLines() + line);
   CHECK(summary.accepted == 10);
   REQUIRE(summary.rejected == 1);
@@ -239,11 +240,11 @@ TEST_CASE(
   // A bad status; a bad GPU count, so the hardware is not judged; memory
   // that is not a number, so it is not judged either.
   const std::string lines =
-      Line("bad-status", R"("status": "exploded", )" + late_and_busy) +
-      Line("bad-hardware", R"("hardware": {"gpu_count": -1}, )" + late_and_busy) +
-      Line("bad-memory", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
-                                     R"("memory_peak_bytes": "lots")",
-                                     kNow - 60));
+      ClaimLine("bad-status", R"("status": "exploded", )" + late_and_busy) +
+      ClaimLine("bad-hardware", R"("hardware": {"gpu_count": -1}, )" + late_and_busy) +
+      ClaimLine("bad-memory", fmt::format(R"("finished_at": {:.0f}, "cpu_millicores_avg": 50000, )"
+                                          R"("memory_peak_bytes": "lots")",
+                                          kNow - 60));
   const IngestSummary summary = f.Ingest(GoodLines() + lines);
   CHECK(summary.accepted == 10);
   REQUIRE(summary.rejected == 3);
@@ -366,11 +367,12 @@ TEST_CASE(
   ClaimsFixture f;
   const std::string at = fmt::format(R"("finished_at": {:.0f}, )", kNow - 60);
   const std::string lines =
-      Line("a100-on-a30",
-           at + R"("hardware": {"gpu_model": "A100 80GB", "gpu_mode": "full", "gpu_count": 4})") +
-      Line("count-differs", at + R"("hardware": {"gpu_count": 8})") +
-      Line("partial", at + R"("hardware": {"gpu_brand": "NVIDIA", "gpu_model": "A30"})") +
-      Line("none", at + R"("gpu_memory_peak_gb": 9)");
+      ClaimLine(
+          "a100-on-a30",
+          at + R"("hardware": {"gpu_model": "A100 80GB", "gpu_mode": "full", "gpu_count": 4})") +
+      ClaimLine("count-differs", at + R"("hardware": {"gpu_count": 8})") +
+      ClaimLine("partial", at + R"("hardware": {"gpu_brand": "NVIDIA", "gpu_model": "A30"})") +
+      ClaimLine("none", at + R"("gpu_memory_peak_gb": 9)");
   const IngestSummary summary = f.Ingest(lines);
   CHECK(summary.accepted == 2);
   CHECK(summary.rejected == 2);
@@ -418,12 +420,13 @@ TEST_CASE(
   CHECK(*gpu_memory.value == Approx(22.0));  // the 20 GB peak +10 %
   CHECK(unknown.figure(FigureKind::kMemoryBytes).provenance == Provenance::kExact);
 
-  hwrec::test::WriteFile(f.dir.File("more.jsonl"),
-                         Line("elsewhere", fmt::format(R"("finished_at": {:.0f})", kNow - 60)) +
-                             fmt::format(R"({{"execution_id": "lost-3", "action_image": "x",)"
-                                         R"( "finished_at": {:.0f}, "node_pool_id": "nowhere"}})"
-                                         "\n",
-                                         kNow - 60));
+  hwrec::test::WriteFile(
+      f.dir.File("more.jsonl"),
+      ClaimLine("elsewhere", fmt::format(R"("finished_at": {:.0f})", kNow - 60)) +
+          fmt::format(R"({{"execution_id": "lost-3", "action_image": "x",)"
+                      R"( "finished_at": {:.0f}, "node_pool_id": "nowhere"}})"
+                      "\n",
+                      kNow - 60));
   const auto json = RunCli("ingest " + ShellQuote(f.location) + " " +
                            ShellQuote(f.dir.File("more.jsonl")) + " --format json");
   CHECK(json.exit_code == 0);

@@ -19,7 +19,7 @@ using hwrec::test::TempDir;
 
 namespace {
 
-std::string Line(const std::string& execution_id, const std::string& extra = "") {
+std::string ParseLine(const std::string& execution_id, const std::string& extra = "") {
   return R"({"execution_id":")" + execution_id +
          R"(","action_image":"registry.example/infer:3.1","finished_at":1795968157)" +
          (extra.empty() ? std::string() : "," + extra) + "}";
@@ -82,9 +82,10 @@ TEST_CASE(
     "[ingest][parse][engine]") {
   Fixture f;
   // Three megabytes in one line, a string value so the line is otherwise JSON.
-  const std::string huge = Line("huge", "\"site_id\":\"" + std::string(3 * 1048576, 'x') + "\"");
+  const std::string huge =
+      ParseLine("huge", "\"site_id\":\"" + std::string(3 * 1048576, 'x') + "\"");
   const IngestSummary summary =
-      f.Ingest(Line("before") + "\n" + huge + "\n" + Line("after") + "\n");
+      f.Ingest(ParseLine("before") + "\n" + huge + "\n" + ParseLine("after") + "\n");
   CHECK(summary.accepted == 2);
   REQUIRE(summary.rejects.size() == 1);
   CHECK(summary.rejects[0].line == 2);
@@ -104,7 +105,8 @@ TEST_CASE(
 TEST_CASE("ingest: a file with CR-only line endings is read line by line",
           "[ingest][parse][engine]") {
   Fixture f;
-  const IngestSummary summary = f.Ingest(Line("m-1") + "\r" + Line("m-2") + "\r\r" + Line("m-3"));
+  const IngestSummary summary =
+      f.Ingest(ParseLine("m-1") + "\r" + ParseLine("m-2") + "\r\r" + ParseLine("m-3"));
   CHECK(summary.accepted == 3);
   CHECK(summary.rejected == 0);
   CHECK(f.StoredIds() == std::vector<std::string>{"m-1", "m-2", "m-3"});
@@ -115,11 +117,11 @@ TEST_CASE(
     "the batch",
     "[ingest][parse][engine]") {
   Fixture f;
-  const IngestSummary summary =
-      f.Ingest(Line("ok-1") + "\n" + Line("big", R"("hardware":{"cpu_millicores":1e400})") + "\n" +
-               Line("neg", R"("cpu_millicores_max":-1e400)") + "\n" +
-               Line("digits", "\"memory_peak_bytes\":" + std::string(400, '7')) + "\n" +
-               Line("ok-2") + "\n");
+  const IngestSummary summary = f.Ingest(
+      ParseLine("ok-1") + "\n" + ParseLine("big", R"("hardware":{"cpu_millicores":1e400})") + "\n" +
+      ParseLine("neg", R"("cpu_millicores_max":-1e400)") + "\n" +
+      ParseLine("digits", "\"memory_peak_bytes\":" + std::string(400, '7')) + "\n" +
+      ParseLine("ok-2") + "\n");
   CHECK(summary.accepted == 2);
   REQUIRE(summary.rejects.size() == 3);
   CHECK(summary.rejects[0].field == "hardware.cpu_millicores");
@@ -136,7 +138,8 @@ TEST_CASE(
     "mode rejects it",
     "[ingest][parse][engine]") {
   Fixture f;
-  const std::string lines = Line("w-1", R"("memory_peak_gib":21)") + "\n" + Line("w-2") + "\n";
+  const std::string lines =
+      ParseLine("w-1", R"("memory_peak_gib":21)") + "\n" + ParseLine("w-2") + "\n";
   const IngestSummary summary = f.Ingest(lines);
   CHECK(summary.accepted == 2);
   CHECK(summary.rejected == 0);
@@ -148,7 +151,7 @@ TEST_CASE(
 
   // A record rejected later (here: a card not in the catalog) has its reject, not a warning.
   const IngestSummary rejected =
-      f.Ingest(Line("w-3", R"("memory_peak_gib":21,"hardware":{"gpu_model":"A31"})") + "\n");
+      f.Ingest(ParseLine("w-3", R"("memory_peak_gib":21,"hardware":{"gpu_model":"A31"})") + "\n");
   CHECK(rejected.rejected == 1);
   CHECK(rejected.warnings.empty());
 
@@ -172,7 +175,7 @@ TEST_CASE(
     "[ingest][parse][engine]") {
   Fixture f;
   const IngestSummary summary =
-      f.Ingest(Line("bad", R"("gpu_utilization":2,"duration_s":-4)") + "\n");
+      f.Ingest(ParseLine("bad", R"("gpu_utilization":2,"duration_s":-4)") + "\n");
   REQUIRE(summary.rejects.size() == 1);
   const auto& reject = summary.rejects[0];
   CHECK(reject.execution_id == "bad");
@@ -194,10 +197,10 @@ TEST_CASE(
     "records beside it are kept",
     "[ingest][parse][engine]") {
   Fixture f;
-  const IngestSummary summary =
-      f.Ingest(Line("a-year", R"("duration_s":31622400)") + "\n" +
-               Line("millis", R"("duration_s":31622401)") + "\n" +
-               Line("huge", R"("duration_s":1e300)") + "\n" + Line("plain", R"("duration_s":60)"));
+  const IngestSummary summary = f.Ingest(ParseLine("a-year", R"("duration_s":31622400)") + "\n" +
+                                         ParseLine("millis", R"("duration_s":31622401)") + "\n" +
+                                         ParseLine("huge", R"("duration_s":1e300)") + "\n" +
+                                         ParseLine("plain", R"("duration_s":60)"));
   CHECK(summary.accepted == 2);
   REQUIRE(summary.rejects.size() == 2);
   for (const auto& reject : summary.rejects) {
@@ -216,8 +219,8 @@ TEST_CASE(
   TempDir dir;
   const std::string store = hwrec::test::ShellQuote(dir.File("store.db"));
   REQUIRE(hwrec::test::RunCli("init " + store).exit_code == 0);
-  const std::string input = Line("c-1", R"("memory_peak_gib":21)") + "\n" +
-                            Line("c-2", R"("gpu_utilization":2,"duration_s":-4)") + "\n";
+  const std::string input = ParseLine("c-1", R"("memory_peak_gib":21)") + "\n" +
+                            ParseLine("c-2", R"("gpu_utilization":2,"duration_s":-4)") + "\n";
   const auto json = hwrec::test::RunCli("ingest " + store + " - --format json", input);
   INFO(json.out << json.err);
   CHECK(json.exit_code == 3);
@@ -235,12 +238,12 @@ TEST_CASE(
                             Catch::Contains("duration_s") && Catch::Contains("gpu_utilization"));
 
   const auto strict = hwrec::test::RunCli("ingest " + store + " - --strict --format json",
-                                          Line("c-3", R"("memory_peak_gib":21)") + "\n");
+                                          ParseLine("c-3", R"("memory_peak_gib":21)") + "\n");
   CHECK(strict.exit_code == 3);
   CHECK(nlohmann::json::parse(strict.out)["rejects"][0]["field"] == "memory_peak_gib");
 
   const auto limited = hwrec::test::RunCli(
-      "ingest " + store + " - --max-line-bytes 20 --format json", Line("c-4") + "\n");
+      "ingest " + store + " - --max-line-bytes 20 --format json", ParseLine("c-4") + "\n");
   CHECK(limited.exit_code == 3);
   CHECK(nlohmann::json::parse(limited.out)["rejects"][0]["field"] == "json");
   CHECK(hwrec::test::RunCli("ingest " + store + " - --max-line-bytes 0", "").exit_code == 2);
@@ -317,7 +320,7 @@ TEST_CASE(
   // The first 1,100 bytes of both are the same; only their ends differ.
   const std::string same_start = "{\"site_id\":\"" + std::string(1100, 'x');
   const std::string lines = same_start + R"(a","execution_id":"long-a"})" + "\n" + same_start +
-                            R"(b","execution_id":"long-b"})" + "\n" + Line("good") + "\n";
+                            R"(b","execution_id":"long-b"})" + "\n" + ParseLine("good") + "\n";
   IngestOptions options;
   options.max_line_bytes = 1000;
   const auto rejects = [&] {

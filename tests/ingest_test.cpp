@@ -119,7 +119,7 @@ Observation MakeObservation(const std::string& execution_id) {
   return o;
 }
 
-std::string Line(const std::string& execution_id, const std::string& extra = "") {
+std::string JsonLine(const std::string& execution_id, const std::string& extra = "") {
   return R"({"execution_id":")" + execution_id +
          R"(","action_image":"registry.example/infer:3.1","finished_at":1795968157)" +
          (extra.empty() ? std::string() : "," + extra) + "}\n";
@@ -216,7 +216,7 @@ TEST_CASE("ingest: a bad record built in C++ does not stop the good ones beside 
 
 TEST_CASE("ingest: a re-sent execution is counted once", "[ingest][engine]") {
   IngestFixture f;
-  const std::string lines = Line("r-1") + "\n" + Line("r-2") + Line("r-1");
+  const std::string lines = JsonLine("r-1") + "\n" + JsonLine("r-2") + JsonLine("r-1");
   const IngestSummary first = f.IngestLines(lines);
   CHECK(first.accepted == 2);
   CHECK(first.duplicates == 1);
@@ -251,7 +251,7 @@ TEST_CASE("ingest: a re-sent execution with different content is a conflict; the
           "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary within =
-      f.IngestLines(Line("k-1", R"("duration_s":10)") + Line("k-1", R"("duration_s":99)"));
+      f.IngestLines(JsonLine("k-1", R"("duration_s":10)") + JsonLine("k-1", R"("duration_s":99)"));
   CHECK(within.accepted == 1);
   CHECK(within.conflicts == 1);
   CHECK(within.conflict_execution_ids == std::vector<std::string>{"k-1"});
@@ -277,7 +277,7 @@ TEST_CASE("ingest: a re-sent execution with different content is a conflict; the
 TEST_CASE("ingest: a record with only node_pool_id takes its hardware from the pool",
           "[ingest][engine]") {
   IngestFixture f;
-  const IngestSummary summary = f.IngestLines(Line("p-1", R"("node_pool_id":"a30-mig")"));
+  const IngestSummary summary = f.IngestLines(JsonLine("p-1", R"("node_pool_id":"a30-mig")"));
   REQUIRE(summary.accepted == 1);
   CHECK(f.Stored("p-1", "instance_type") == "'a30-node'");
   CHECK(f.Stored("p-1", "architecture") == "'x86_64'");
@@ -299,8 +299,8 @@ TEST_CASE("ingest: a field the record sends that its pool contradicts is a rejec
           "[ingest][engine]") {
   IngestFixture f;
   const auto summary = f.IngestLines(
-      Line("p-2", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-1g.6gb"})") +
-      Line("p-3", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-2g.12gb"})"));
+      JsonLine("p-2", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-1g.6gb"})") +
+      JsonLine("p-3", R"("node_pool_id":"a30-mig","hardware":{"gpu_mode":"mig-2g.12gb"})"));
   CHECK(summary.accepted == 1);
   REQUIRE(summary.rejects.size() == 1);
   CHECK(summary.rejects[0].field == "hardware.gpu_mode");
@@ -313,7 +313,7 @@ TEST_CASE("ingest: a field the record sends that its pool contradicts is a rejec
 TEST_CASE("ingest: an A30 mig-2g.12gb without a stamped share gets 0.5 from the catalog",
           "[ingest][engine]") {
   IngestFixture f;
-  f.IngestLines(Line("f-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-2g.12gb"})"));
+  f.IngestLines(JsonLine("f-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-2g.12gb"})"));
   CHECK(f.StoredDouble("f-1", "gpu_compute_fraction") == 0.5);
   CHECK(f.Stored("f-1", "fraction_source") == "'catalog'");
   CHECK(f.Stored("f-1", "gpu_brand") == "'NVIDIA'");  // resolved from the catalog
@@ -322,22 +322,22 @@ TEST_CASE("ingest: an A30 mig-2g.12gb without a stamped share gets 0.5 from the 
 TEST_CASE("ingest: a MIG mode of an unknown card gets N / total_compute_slices, assumed",
           "[ingest][engine]") {
   IngestFixture f;
-  f.IngestLines(Line("f-2", R"("node_pool_id":"gpu-unknown")"));
+  f.IngestLines(JsonLine("f-2", R"("node_pool_id":"gpu-unknown")"));
   CHECK(f.StoredDouble("f-2", "gpu_compute_fraction") == Approx(3.0 / 7));
   CHECK(f.Stored("f-2", "fraction_source") == "'assumed'");
   CHECK(f.Stored("f-2", "gpu_model") == "NULL");  // never guessed
   CHECK(f.Stored("f-2", "gpu_brand") == "NULL");
 
   f.db().Execute("UPDATE config SET value = '8' WHERE key = 'total_compute_slices'");
-  f.IngestLines(Line("f-3", R"("hardware":{"gpu_mode":"mig-2g.10gb"})"));
+  f.IngestLines(JsonLine("f-3", R"("hardware":{"gpu_mode":"mig-2g.10gb"})"));
   CHECK(f.StoredDouble("f-3", "gpu_compute_fraction") == Approx(2.0 / 8));
 }
 
 TEST_CASE("ingest: a stamped share is kept; a record without GPU has none", "[ingest][engine]") {
   IngestFixture f;
-  f.IngestLines(Line("f-4", R"("node_pool_id":"a30-mig","gpu_compute_fraction":0.3)") +
-                Line("f-5", R"("node_pool_id":"arm-cpu")") +
-                Line("f-6", R"("hardware":{"gpu_model":"H100 80GB","gpu_mode":"full"})"));
+  f.IngestLines(JsonLine("f-4", R"("node_pool_id":"a30-mig","gpu_compute_fraction":0.3)") +
+                JsonLine("f-5", R"("node_pool_id":"arm-cpu")") +
+                JsonLine("f-6", R"("hardware":{"gpu_model":"H100 80GB","gpu_mode":"full"})"));
   CHECK(f.StoredDouble("f-4", "gpu_compute_fraction") == 0.3);
   CHECK(f.Stored("f-4", "fraction_source") == "'stamped'");
   CHECK(f.Stored("f-5", "gpu_compute_fraction") == "NULL");
@@ -349,10 +349,10 @@ TEST_CASE("ingest: a stamped share is kept; a record without GPU has none", "[in
 TEST_CASE("ingest: GPU models and modes are checked against the catalog", "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary summary =
-      f.IngestLines(Line("g-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-3g.20gb"})") +
-                    Line("g-2", R"("hardware":{"gpu_brand":"AMD","gpu_model":"A30"})") +
-                    Line("g-3", R"("hardware":{"gpu_model":"H100"})") +
-                    Line("g-4", R"("hardware":{"gpu_mode":"shared"})"));
+      f.IngestLines(JsonLine("g-1", R"("hardware":{"gpu_model":"A30","gpu_mode":"mig-3g.20gb"})") +
+                    JsonLine("g-2", R"("hardware":{"gpu_brand":"AMD","gpu_model":"A30"})") +
+                    JsonLine("g-3", R"("hardware":{"gpu_model":"H100"})") +
+                    JsonLine("g-4", R"("hardware":{"gpu_mode":"shared"})"));
   REQUIRE(summary.rejects.size() == 4);
   CHECK(summary.rejects[0].field == "hardware.gpu_mode");
   CHECK_THAT(summary.rejects[0].reason,
@@ -373,8 +373,9 @@ TEST_CASE("ingest: a sent hardware_profile_id that differs is kept and counted",
   const auto hp_v1 = hwrec::HardwareProfileId((*pool)->hardware, hwrec::ProfileIdVersion::kV1);
   REQUIRE(hp_v1.ok());
   const IngestSummary summary = f.IngestLines(
-      Line("h-1", R"("node_pool_id":"arm-cpu","hardware_profile_id":")" + *hp_v1 + "\"") +
-      Line("h-2", R"("node_pool_id":"arm-cpu","hardware_profile_id":"hp:v2:0000000000000000")"));
+      JsonLine("h-1", R"("node_pool_id":"arm-cpu","hardware_profile_id":")" + *hp_v1 + "\"") +
+      JsonLine("h-2",
+               R"("node_pool_id":"arm-cpu","hardware_profile_id":"hp:v2:0000000000000000")"));
   CHECK(summary.accepted == 2);
   CHECK(summary.profile_id_mismatches == 1);
   CHECK(f.Stored("h-1", "profile_id_mismatch") == "0");
@@ -385,7 +386,7 @@ TEST_CASE("ingest: a sent hardware_profile_id that differs is kept and counted",
 TEST_CASE("ingest: blank lines are skipped but keep the line numbers", "[ingest][engine]") {
   IngestFixture f;
   const IngestSummary summary =
-      f.IngestLines("\n   \r\n" + Line("b-1") + "\n" + Line("b-2", R"("duration_s":-1)"));
+      f.IngestLines("\n   \r\n" + JsonLine("b-1") + "\n" + JsonLine("b-2", R"("duration_s":-1)"));
   CHECK(summary.accepted == 1);
   REQUIRE(summary.rejects.size() == 1);
   CHECK(summary.rejects[0].line == 5);
@@ -409,7 +410,7 @@ TEST_CASE("ingest: a store at an older schema is refused with the fix", "[ingest
   CHECK_THAT(summary.status().message(), Catch::Contains("hwrec migrate"));
 
   const auto cli =
-      hwrec::test::RunCli("ingest " + hwrec::test::ShellQuote(path) + " -", Line("o-1"));
+      hwrec::test::RunCli("ingest " + hwrec::test::ShellQuote(path) + " -", JsonLine("o-1"));
   CHECK(cli.exit_code == 1);
   CHECK_THAT(cli.err, Catch::Contains("hwrec migrate"));
 }
@@ -419,7 +420,7 @@ TEST_CASE("ingest cli: reads stdin and prints the JSON summary", "[ingest]") {
   const std::string store = hwrec::test::ShellQuote(f.location);
   f.store.reset();
   const auto ok = hwrec::test::RunCli("ingest " + store + " - --format json",
-                                      Line("s-1") + Line("s-2") + Line("s-1"));
+                                      JsonLine("s-1") + JsonLine("s-2") + JsonLine("s-1"));
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK_THAT(ok.out, Catch::Contains(R"("accepted": 2)"));
@@ -427,7 +428,7 @@ TEST_CASE("ingest cli: reads stdin and prints the JSON summary", "[ingest]") {
 
   const auto partial =
       hwrec::test::RunCli("ingest " + store + " - --format json",
-                          Line("s-3") + "{broken\n" + Line("s-1", R"("duration_s":5)"));
+                          JsonLine("s-3") + "{broken\n" + JsonLine("s-1", R"("duration_s":5)"));
   CHECK(partial.exit_code == 3);
   const std::string expected_start =
       "{\n  \"accepted\": 1,\n  \"duplicates\": 0,\n  \"conflicts\": 1,\n  \"rejected\": 1,\n"
@@ -441,7 +442,7 @@ TEST_CASE("ingest cli: the table lists counts and rejects; errors exit 1, usage 
   const std::string store = hwrec::test::ShellQuote(dir.File("store.db"));
   REQUIRE(hwrec::test::RunCli("init " + store).exit_code == 0);
   const std::string file = dir.File("obs.jsonl");
-  hwrec::test::WriteFile(file, Line("t-1") + Line("t-2", R"("status":"done")"));
+  hwrec::test::WriteFile(file, JsonLine("t-1") + JsonLine("t-2", R"("status":"done")"));
   const auto table = hwrec::test::RunCli("ingest " + store + " " + hwrec::test::ShellQuote(file));
   CHECK(table.exit_code == 3);
   CHECK_THAT(table.out, Catch::Contains("accepted"));

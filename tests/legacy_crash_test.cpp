@@ -29,16 +29,17 @@ constexpr int kSeeds = 16;
 
 // Starts `hwrec migrate PATH --accept-hp-v2` with its output discarded.
 pid_t StartMigrate(const std::string& path, bool backup) {
+  const std::string cli = hwrec::test::CliPath();
   const pid_t pid = fork();
   if (pid == 0) {
     const int null = open("/dev/null", O_WRONLY);
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
     if (backup) {
-      execl(HWREC_CLI_PATH, "hwrec", "migrate", path.c_str(), "--accept-hp-v2",
+      execl(cli.c_str(), "hwrec", "migrate", path.c_str(), "--accept-hp-v2",
             static_cast<char*>(nullptr));
     } else {
-      execl(HWREC_CLI_PATH, "hwrec", "migrate", path.c_str(), "--accept-hp-v2", "--no-backup",
+      execl(cli.c_str(), "hwrec", "migrate", path.c_str(), "--accept-hp-v2", "--no-backup",
             static_cast<char*>(nullptr));
     }
     _exit(127);
@@ -83,7 +84,7 @@ TEST_CASE(
     "[legacy][crash]") {
   hwrec::test::TempDir dir;
   const std::string fixture = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(fixture, kRows, 5);
+  hwrec::test::MakeSeededLegacy(fixture, kRows, 5);
 
   // One undisturbed run: the outcome every seed must reach, and how long a run
   // takes, so that the kill points spread over the whole migration.
@@ -163,7 +164,7 @@ TEST_CASE(
   constexpr int kBackupSeeds = 20;
   hwrec::test::TempDir dir;
   const std::string fixture = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(fixture, kBackupRows, 7);
+  hwrec::test::MakeSeededLegacy(fixture, kBackupRows, 7);
   const std::int64_t fixture_rows = hwrec::test::CountRows(fixture, "site_observations");
 
   // The backup is the migration's first step, after the process starts: aim

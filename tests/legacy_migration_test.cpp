@@ -252,7 +252,7 @@ TEST_CASE("legacy migration: a dry run prints the plan and leaves the file byte-
           "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(path, 3000, 11);
+  hwrec::test::MakeSeededLegacy(path, 3000, 11);
   const std::string before = ReadFile(path);
   const auto table = RunCli("migrate " + ShellQuote(path) + " --dry-run");
   INFO(table.err);
@@ -285,7 +285,7 @@ TEST_CASE("legacy migration: a dry run prints the plan and leaves the file byte-
 TEST_CASE("legacy migration: migrated plus quarantined rows equal the legacy rows", "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(path, 2500, 3);
+  hwrec::test::MakeSeededLegacy(path, 2500, 3);
   const auto report = MigrateOrFail(path);
   CHECK(report.legacy_rows == 2500);
   CHECK(report.migrated + report.quarantined == 2500);
@@ -421,9 +421,9 @@ TEST_CASE("legacy migration: rows of executions already stored are quarantined a
     const std::string first = dir.File("first.db");
     const std::string copy = dir.File("first-copy.db");
     const std::string later = dir.File("later.db");
-    hwrec::test::WriteBenchFixture(first, 3000, 7);
+    hwrec::test::MakeSeededLegacy(first, 3000, 7);
     std::filesystem::copy_file(first, copy);
-    hwrec::test::WriteBenchFixture(later, 5000, 8);
+    hwrec::test::MakeSeededLegacy(later, 5000, 8);
     const auto initial = MigrateOrFail(first);
     CopyLegacyRows(later, first, "later-");
     CopyLegacyRows(copy, first, "");
@@ -928,29 +928,17 @@ TEST_CASE("quarantine: resolve moves rows into observations and refreshes recomm
   CHECK(CountRows(path, "legacy_quarantine") == 4);
 }
 
-TEST_CASE("legacy bench: migrate prints rows per second and peak RSS", "[legacy]") {
-  const auto result =
-      hwrec::test::RunShell(ShellQuote(HWREC_BENCH_PATH) + " migrate --rows 400 --seed 2");
-  INFO(result.err);
-  REQUIRE(result.exit_code == 0);
-  CHECK_THAT(result.out, Catch::Contains("rows/s"));
-  CHECK_THAT(result.out, Catch::Contains("peak RSS"));
-  CHECK_THAT(result.out, Catch::Contains("the targets apply at 1,000,000 rows"));
-  CHECK_THAT(result.out, Catch::Contains("raw SQLite ceiling"));
-  CHECK_THAT(result.out, Catch::Contains("ratio ours/ceiling"));
-}
-
 TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(path, 12000, 5);  // several batches of the move
+  hwrec::test::MakeSeededLegacy(path, 12000, 5);  // several batches of the move
   const auto report = MigrateOrFail(path);
   REQUIRE(report.migrated > 9000);
   CheckAggregatesMatchRebuild(path);
 
   SECTION("legacy rows found after a migration merge into the aggregates already stored") {
     const std::string more = dir.File("more.db");
-    hwrec::test::WriteBenchFixture(more, 3000, 6);
+    hwrec::test::MakeSeededLegacy(more, 3000, 6);
     CopyLegacyRows(more, path, "later-");
     const auto second = MigrateOrFail(path);
     CHECK(second.legacy_rows == 3000);
@@ -962,7 +950,7 @@ TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", 
 TEST_CASE("legacy migration: the store's connection settings are restored afterwards", "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("fixture.db");
-  hwrec::test::WriteBenchFixture(path, 500, 2);
+  hwrec::test::MakeSeededLegacy(path, 500, 2);
 
   SECTION("alone, the move runs on a rollback journal and the store returns to WAL") {
     auto store = hwrec::test::OpenStoreOrFail(path);
@@ -987,7 +975,7 @@ TEST_CASE("legacy migration: progress is reported as rows move, as a bar only on
           "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("progress.db");
-  hwrec::test::WriteBenchFixture(path, 20000, 4);
+  hwrec::test::MakeSeededLegacy(path, 20000, 4);
 
   SECTION("the library reports rising counts that end at the legacy rows") {
     auto options = Consent();
@@ -1015,8 +1003,8 @@ TEST_CASE("legacy migration: progress is reported as rows move, as a bar only on
       WARN("`script` is not installed: the terminal case is not checked");
       return;
     }
-    const std::string command =
-        ShellQuote(HWREC_CLI_PATH) + " migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup";
+    const std::string command = ShellQuote(hwrec::test::CliPath()) + " migrate " +
+                                ShellQuote(path) + " --accept-hp-v2 --no-backup";
     const auto run = hwrec::test::RunShell("script -qec " + ShellQuote(command) + " /dev/null");
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);

@@ -20,10 +20,6 @@ using hwrec::test::SourcePath;
 
 namespace {
 
-std::string QuotedExampleStore(const hwrec::test::TempDir& dir) {
-  return ShellQuote(hwrec::test::ExampleStore(dir));
-}
-
 // Every floating-point number in `json` whose shortest round-trip form needs
 // more than 12 significant digits, with its path. Times (`as_of`, `*_at`, in
 // epoch seconds) are clock readings, not derived decimals.

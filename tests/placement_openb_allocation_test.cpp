@@ -18,11 +18,11 @@
 namespace hwrec::test {
 namespace {
 
-const std::string kSharedData = HWREC_SHARED_DATA_DIR;
+const std::string kSharedData = SharedDataPath("");
 
 nlohmann::json Replay(const std::string& seeds) {
   const CommandResult run =
-      RunShell(ShellQuote(HWREC_BENCH_PATH) + " place --openb-allocation --trace default --seeds " +
+      RunShell(ShellQuote(BenchPath()) + " place --openb-allocation --trace default --seeds " +
                seeds + " --pods 300 --format json --data " + ShellQuote(kSharedData));
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
@@ -49,7 +49,7 @@ class SmallTrace {
   }
   // The replay with `args`, stopped after a minute should it not end.
   CommandResult Replay(const std::string& args) const {
-    return RunShell("timeout 60 " + ShellQuote(HWREC_BENCH_PATH) +
+    return RunShell("timeout 60 " + ShellQuote(BenchPath()) +
                     " place --openb-allocation --trace default --format json --data " +
                     ShellQuote(dir_.path().string()) + " " + args);
   }
@@ -203,7 +203,7 @@ TEST_CASE(
   // paper's figures are equal across its policies there, and the replay's
   // must equal them to the paper's two decimals if it draws the same pods.
   const CommandResult run = RunShell(
-      ShellQuote(HWREC_BENCH_PATH) +
+      ShellQuote(BenchPath()) +
       " place --openb-allocation --trace default --seeds 42-43 --policies best_fit --pods 3000 "
       "--format json --data " +
       ShellQuote(kSharedData));

@@ -14,14 +14,14 @@
 namespace hwrec::test {
 namespace {
 
-const std::string kOpenbDir = std::string(HWREC_SHARED_DATA_DIR) + "/alibaba-gpu-v2023";
+const std::string kOpenbDir = SharedDataPath("alibaba-gpu-v2023");
 
 bool OpenbPresent() {
   return std::filesystem::exists(kOpenbDir + "/openb_node_list_all_node.csv") &&
          std::filesystem::exists(kOpenbDir + "/openb_pod_list_default.csv");
 }
 
-std::string Line(const std::string& path, int number) {
+std::string FileLine(const std::string& path, int number) {
   std::ifstream in(path);
   std::string line;
   for (int i = 0; i < number && std::getline(in, line); ++i) {
@@ -39,7 +39,7 @@ TEST_CASE("placement: the openb inventory imports as pools and its pods are plac
   }
   TempDir dir;
   const CommandResult replay =
-      RunShell(ShellQuote(HWREC_BENCH_PATH) + " place --openb " + ShellQuote(kOpenbDir) +
+      RunShell(ShellQuote(BenchPath()) + " place --openb " + ShellQuote(kOpenbDir) +
                " --pods 200 --format json --emit " + ShellQuote(dir.path().string()));
   INFO(replay.err);
   REQUIRE(replay.exit_code == 0);
@@ -64,7 +64,7 @@ TEST_CASE("placement: the openb inventory imports as pools and its pods are plac
       RunCli("pools import " + store + " " + ShellQuote(dir.File("pools.jsonl")));
   INFO(imported.err);
   REQUIRE(imported.exit_code == 0);
-  const std::string declared = Line(dir.File("declared.jsonl"), 2);  // openb-pod-0001
+  const std::string declared = FileLine(dir.File("declared.jsonl"), 2);  // openb-pod-0001
   const CommandResult placed =
       RunCli("place " + store + " --image openb/openb-pod-0001 --candidates " +
              ShellQuote(dir.File("candidates.json")) + " --declared " + ShellQuote(declared) +

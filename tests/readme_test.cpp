@@ -46,7 +46,7 @@ TEST_CASE("readme: every README example prints what the README shows, on the bun
     REQUIRE(example.command.rfind("hwrec ", 0) == 0);
     const auto r = hwrec::test::RunShell(
         fmt::format("cd {} && {} {}", hwrec::test::ShellQuote(dir.path().string()),
-                    hwrec::test::ShellQuote(HWREC_CLI_PATH), example.command.substr(6)));
+                    hwrec::test::ShellQuote(hwrec::test::CliPath()), example.command.substr(6)));
     actual[i] = r.out + r.err;
     INFO("it printed:\n" << actual[i]);
     if (!update) CHECK(WithoutClockTimes(actual[i]) == WithoutClockTimes(example.expected));

@@ -503,8 +503,8 @@ using Series = std::vector<std::pair<double, double>>;
 // Reads the largest pod series of the public GenAI trace through `tar`; empty
 // when the shared data folder is absent.
 std::vector<Series> LargestGenAiSeries(std::size_t count) {
-  const std::string archive = std::string(HWREC_SHARED_DATA_DIR) +
-                              "/alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.tar.gz";
+  const std::string archive =
+      hwrec::test::SharedDataPath("alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.tar.gz");
   if (!std::ifstream(archive).good()) return {};
   FILE* pipe = popen(("tar -xzOf " + hwrec::test::ShellQuote(archive)).c_str(), "r");
   if (pipe == nullptr) return {};

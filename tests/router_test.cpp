@@ -29,7 +29,7 @@ namespace {
 
 constexpr double kDay = 1.78e9;  // a fixed instant: 2026-05-28, UTC
 
-struct Fixture {
+struct RouterFixture {
   hwrec::test::TempDir dir;
   std::string path = hwrec::test::NewStoreLocation(dir, "router.db");
   std::unique_ptr<hwrec::Store> store = hwrec::test::OpenStoreOrFail(path);
@@ -110,7 +110,7 @@ hwrec::Launcher LaunchOnly(std::set<std::string> launch, std::vector<std::string
 
 TEST_CASE("router: width 8 long job leads with a2-ultragpu-8g FLEX_START, short with SPOT",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto long_plan = f.Plan("capture-7b", 8, 48);
   REQUIRE_FALSE(long_plan.ladder.empty());
   CHECK(long_plan.ladder.front().id == "gcp/a2-ultragpu-8g/flex-start");
@@ -129,7 +129,7 @@ TEST_CASE("router: width 8 long job leads with a2-ultragpu-8g FLEX_START, short 
 }
 
 TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-1g", 50);
   const auto plan = f.Plan("capture-7b", 8, 48);
   CHECK(plan.ladder.front().id == "gcp/a3-highgpu-8g/flex-start");
@@ -144,7 +144,7 @@ TEST_CASE("router: history on H100 only puts the a3-highgpu-8g rung first", "[ro
 
 TEST_CASE("router: capacity misses at 8 and 4 realize width 2 on GCP, and the event says 2",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 8, 48);
   std::vector<std::string> tried;
   const auto result = f.Walk(plan, LaunchOnly({"gcp/a2-ultragpu-2g/flex-start"}, &tried));
@@ -163,7 +163,7 @@ TEST_CASE("router: capacity misses at 8 and 4 realize width 2 on GCP, and the ev
 
 TEST_CASE("router: RunPod is reached only when every GCP and SLURM rung missed",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   for (int width : {1, 8}) {
     const auto plan = f.Plan("eval-7b", width, 3);
     CHECK(plan.ladder.back().backend == Backend::kRunPod);
@@ -182,7 +182,7 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
   for (LaunchOutcome outcome : {LaunchOutcome::kConfigError, LaunchOutcome::kPermissionError,
                                 LaunchOutcome::kWorkloadFailure}) {
     INFO(hwrec::ToString(outcome));
-    Fixture f;
+    RouterFixture f;
     const auto plan = f.Plan("lora-7b", 4, 2);
     int calls = 0;
     const auto result = f.Walk(plan, [&](const Rung&) {
@@ -200,7 +200,7 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
 TEST_CASE(
     "router: quota exceeded skips the rungs sharing that quota, as wide, for the rest of the day",
     "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (both preemptible), STANDARD
   std::vector<std::string> tried;
   const auto first = f.Walk(plan, [&](const Rung& rung) {
@@ -228,7 +228,7 @@ TEST_CASE(
 
 TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept across reopening",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "2").ok());
   const auto plan = f.Plan("capture-7b", 8, 48);
   std::vector<std::string> tried;
@@ -254,7 +254,7 @@ TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept acro
 }
 
 TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 2, 2);
   hwrec::WalkOptions options;
   options.now = kDay;
@@ -273,7 +273,7 @@ TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[r
 }
 
 TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.History("ghcr.io/acme/lora-13b:1.0", "H100 80GB", "a3-highgpu-8g", 60);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   REQUIRE(snapshot.ok());
@@ -299,7 +299,7 @@ TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
 }
 
 TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   for (const char* intent : {"capture-7b", "lora-13b"}) {
     for (int width : {1, 8}) {
       const auto plan = f.Plan(intent, width, 8 * 24);
@@ -317,7 +317,7 @@ TEST_CASE("router: a job over 7 days has no FLEX_START rung", "[router][engine]"
 
 TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs with the reason",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
       {"gpu_model": "A100 80GB", "class": "preemptible", "gpus": 4},
       {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
@@ -337,7 +337,7 @@ TEST_CASE("router: a quota that can never admit 8 GPUs prunes the 8-wide rungs w
 
 TEST_CASE("router: an intent's minimum width bounds degradation and the request",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.ImportLora(2);
   const auto plan = f.Plan("lora-70b", 8, 48);
   for (const Rung& r : plan.ladder) CHECK(r.width >= 2);
@@ -355,7 +355,7 @@ TEST_CASE(
     "router: a minimum width between machine widths asks for the next machine width; one "
     "above every machine is refused at import",
     "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.ImportLora(3);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   REQUIRE(snapshot.ok());
@@ -388,7 +388,7 @@ TEST_CASE(
 
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
   auto s = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "capture-7b",
       "legacy_machine": "a2-ultragpu-8g"}]})");
@@ -438,7 +438,7 @@ TEST_CASE("router: a day is a calendar day from 1970 on, never rolled over", "[r
 }
 
 TEST_CASE("router config: a whole number beyond int is refused, not wrapped", "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto before = hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store));
   const auto s = hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "big",
       "workload_image": "ghcr.io/acme/big:1.0", "legacy_machine": "a2-ultragpu-1g",
@@ -453,7 +453,7 @@ TEST_CASE("router config: a whole number beyond int is refused, not wrapped", "[
 
 TEST_CASE("router: two replicas walking at once count every walk once and lose no quota block",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   REQUIRE(hwrec::SetRouterSetting(*f.store, "gcp_daily_attempt_cap", "1000").ok());
   const auto plan = f.Plan("capture-7b", 8, 48);
   constexpr int kWalks = 12;
@@ -506,7 +506,7 @@ TEST_CASE("router: two replicas walking at once count every walk once and lose n
 
 TEST_CASE("router: without a sharded launch command a wide request keeps only width 1",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
@@ -533,7 +533,7 @@ TEST_CASE("router: without a sharded launch command a wide request keeps only wi
 
 TEST_CASE("router: a launcher that did not try a rung ends the walk there, not launched",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("eval-7b", 1, 1);
   int calls = 0;
   const auto result = f.Walk(plan, [&](const Rung&) {
@@ -551,7 +551,7 @@ TEST_CASE("router: a launcher that did not try a rung ends the walk there, not l
 
 TEST_CASE("router: a walk that ends on the GCP rung that took the day's attempt gives it back",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("eval-7b", 1, 1);
   REQUIRE(plan.ladder.front().backend == Backend::kGcp);
   const auto not_tried = [](const Rung&) {
@@ -596,7 +596,7 @@ TEST_CASE("router: a walk that ends on the GCP rung that took the day's attempt 
 }
 
 TEST_CASE("router: walk options that do not go together are refused", "[router]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("eval-7b", 1, 1);
   const auto launched = [](const Rung&) { return hwrec::LaunchResult{}; };
   hwrec::WalkOptions options;
@@ -616,7 +616,7 @@ TEST_CASE("router: walk options that do not go together are refused", "[router]"
 
 TEST_CASE("router: a recorded walk writes its day state in one transaction, or nothing",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 8, 3);
   const auto quota_then_launch = [](const Rung& rung) {
     if (rung.id == "gcp/a2-ultragpu-8g/spot") {
@@ -687,7 +687,7 @@ TEST_CASE(
     "router: a width whose shards fit no card plans no rung and prunes each, needed vs "
     "offered",
     "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 79 GB peaks: 86.9 GB per shard with the 10 % margin, more than any card (80 GB at most).
   f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const auto plan = f.Plan("capture-7b", 8, 48);
@@ -714,7 +714,7 @@ TEST_CASE(
 
 TEST_CASE("router: a card too small for one shard is pruned at every width, the others kept",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 55 GB peaks: 60.5 GB per shard; A100 40GB (eval-7b's legacy card) cannot hold one.
   f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
   const auto plan = f.Plan("eval-7b", 4, 2);
@@ -740,7 +740,7 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
 
 TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says what would fit",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const std::string store = hwrec::test::ShellQuote(f.path);
   const auto table = hwrec::test::RunCli("route " + store +
@@ -764,7 +764,7 @@ TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says wh
 
 TEST_CASE("router: a width that is no machine width maps down to the widest one below it",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto six = f.Plan("capture-7b", 6, 48);
   CHECK(six.requested_width == 6);
   CHECK(six.planned_width == 4);
@@ -803,7 +803,7 @@ TEST_CASE("router: a width that is no machine width maps down to the widest one 
 
 TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota, not narrower ones",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);  // SPOT, FLEX_START (preemptible), STANDARD
   std::vector<std::string> tried;
   const auto walk = f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &tried));
@@ -825,7 +825,7 @@ TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota,
 
 TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wide, not at 4",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   const auto plan = f.Plan("capture-7b", 8, 2);
   std::vector<std::string> first;
   f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &first));
@@ -878,7 +878,7 @@ bool AnyNoteContains(const hwrec::RoutePlan& plan, const std::string& text) {
 
 TEST_CASE("router: without a sharded launch command a rung pruned for another reason says that one",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
       {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
               .ok());
@@ -909,7 +909,7 @@ TEST_CASE("router: without a sharded launch command a rung pruned for another re
 
 TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not wide ones",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 79 GB peaks on one A100 80GB: 86.9 GB with the margin, more than any card, at width 1.
   f.History("ghcr.io/acme/capture-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
   const auto plan = f.Plan("capture-7b", 8, 48);
@@ -937,7 +937,7 @@ TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not
 
 TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of width 8 or less",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 79 GB peaks on 8x A100 80GB: 86.9 GB per GPU at width 8, so at least that on fewer GPUs.
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
   const auto plan = f.Plan("eval-13b", 8, 48);
@@ -983,7 +983,7 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
 
 TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width unknown",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // gpu-a100-80 is the SLURM partition: no GCP machine type, so the width is not known.
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79);
   const auto plan = f.Plan("eval-13b", 1, 48);
@@ -1006,7 +1006,7 @@ TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width 
 
 TEST_CASE("router: a card no GCP machine type has takes the figure learned at its width or wider",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l40s", "position": 3,
       "partition": "gpu-l40s", "gpu_brand": "NVIDIA", "gpu_model": "L40S", "max_gpus": 4}]})")
               .ok());
@@ -1028,7 +1028,7 @@ TEST_CASE(
   // A card no GCP machine type has: 47 GB peaks on the L40S partition (51.7 GB
   // per shard) rule out every 48 GB or smaller card at width 1.
   {
-    Fixture f;
+    RouterFixture f;
     REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "l40s",
         "position": 3, "partition": "gpu-l40s", "gpu_brand": "NVIDIA", "gpu_model": "L40S",
         "max_gpus": 4}]})")
@@ -1046,7 +1046,7 @@ TEST_CASE(
   // Every GCP machine type of the card has its own (small) figure; the SLURM
   // partition's 79 GB still says one GPU of 80 GB is too small.
   {
-    Fixture f;
+    RouterFixture f;
     for (const char* machine :
          {"a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g"}) {
       f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", machine, 30);
@@ -1064,7 +1064,7 @@ TEST_CASE(
     "router: the no-fit message suggests no width whose rungs its quotas prune, and says "
     "which width its need is at",
     "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-2g", 50, 2);
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
@@ -1084,7 +1084,7 @@ TEST_CASE(
 
 TEST_CASE("router: the no-fit message credits the need to the card it was learned on",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 8 wide: 89.1 GB per GPU on A100 80GB, 86.9 GB on H100 80GB; both cards hold 80 GB.
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-8g", 81, 8);
   f.History("ghcr.io/acme/eval-13b:1.0", "H100 80GB", "a3-highgpu-8g", 79, 8);
@@ -1097,7 +1097,7 @@ TEST_CASE("router: the no-fit message credits the need to the card it was learne
 
 TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide rungs held",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // 86.9 GB at width 1: no width-1 rung holds it; the wide rungs have no figure of their own.
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
@@ -1118,7 +1118,7 @@ TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide 
 
 TEST_CASE("router: the no-fit message suggests only widths whose rungs would be built",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // eval-7b's own single-GPU card is A100 40GB: 44 GB at width 1 fits only A100 80GB, which
   // width 1 does not use; 86.9 GB at width 2 fits no card.
   f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 40);
@@ -1131,7 +1131,7 @@ TEST_CASE("router: the no-fit message suggests only widths whose rungs would be 
 
 TEST_CASE("router: a card too small for one shard is pruned with the first reason that applies",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 79);
   const auto plan = f.Plan("capture-7b", 8, 8 * 24);  // very long
   const auto reasons = PrunedReasons(plan);
@@ -1155,7 +1155,7 @@ TEST_CASE("router: a card too small for one shard is pruned with the first reaso
 
 TEST_CASE("router: the no-fit message names the card that could hold a shard and what pruned it",
           "[router][engine]") {
-  Fixture f;
+  RouterFixture f;
   // A lane of a card large enough for a shard, granting one GPU: pruned for width; and an L4
   // lane, too small anyway.
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"slurm_lanes": [{"lane": "h200", "position": 3,

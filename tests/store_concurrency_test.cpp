@@ -27,7 +27,7 @@ using hwrec::test::TempDir;
 
 namespace {
 
-std::string Line(const std::string& execution_id) {
+std::string ObservationLine(const std::string& execution_id) {
   return R"({"execution_id":")" + execution_id +
          R"(","action_image":"registry.example/infer:3.1","finished_at":1795968157,)"
          R"("cpu_millicores_avg":900,"memory_peak_bytes":1073741824})";
@@ -92,11 +92,12 @@ TEST_CASE(
   const std::string store = dir.File("store.db");
   REQUIRE(RunCli("init " + ShellQuote(store)).exit_code == 0);
   const std::string out = dir.File("ingest.out");
-  const std::string command = ShellQuote(HWREC_CLI_PATH) + " ingest " + ShellQuote(store) +
+  const std::string command = ShellQuote(hwrec::test::CliPath()) + " ingest " + ShellQuote(store) +
                               " - --format jsonl >" + ShellQuote(out) + " 2>&1";
   FILE* producer = popen(command.c_str(), "w");
   REQUIRE(producer != nullptr);
-  Send(producer, Line("s-1") + "\n" + Line("s-2") + "\n" + Line("s-3") + "\n");
+  Send(producer, ObservationLine("s-1") + "\n" + ObservationLine("s-2") + "\n" +
+                     ObservationLine("s-3") + "\n");
 
   // The pipe stays open: the streamed records are visible all the same.
   CHECK(Eventually([&] { return StoredObservations(store) == 3; }));
@@ -104,7 +105,7 @@ TEST_CASE(
   const auto set = RunCli("config set " + ShellQuote(store) + " half_life_hours 24");
   INFO(set.out + set.err);
   CHECK(set.exit_code == 0);
-  Send(producer, Line("s-4") + "\n\n" + Line("s-2") + "\n");
+  Send(producer, ObservationLine("s-4") + "\n\n" + ObservationLine("s-2") + "\n");
   CHECK(Eventually([&] { return StoredObservations(store) == 4; }));
 
   const int status = pclose(producer);
@@ -173,7 +174,7 @@ ReaderCounts ShellReader(const std::string& store, const std::string& flags,
 
 std::string Records(const std::string& prefix, int count) {
   std::string text;
-  for (int i = 0; i < count; ++i) text += Line(prefix + "-" + std::to_string(i)) + "\n";
+  for (int i = 0; i < count; ++i) text += ObservationLine(prefix + "-" + std::to_string(i)) + "\n";
   return text;
 }
 
@@ -196,7 +197,7 @@ std::vector<ReaderCounts> ReadWhileWriting(const std::string& flags, int readers
   // even under a sanitizer's slowdown.
   hwrec::test::WriteFile(big, Records("long", 600));
   auto long_ingest = std::async(std::launch::async, [&] {
-    return RunOffThread(ShellQuote(HWREC_CLI_PATH) + " ingest " + ShellQuote(store) + " " +
+    return RunOffThread(ShellQuote(hwrec::test::CliPath()) + " ingest " + ShellQuote(store) + " " +
                         ShellQuote(big) + " --batch-size 20 >/dev/null 2>&1");
   });
   for (int i = 0; i < 25; ++i) {

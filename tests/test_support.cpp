@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -110,16 +111,15 @@ CommandResult RunShell(const std::string& command_line, const std::string& stdin
   return result;
 }
 
+nlohmann::json RunBenchJson(const std::string& args) {
+  const CommandResult result = RunShell(ShellQuote(BenchPath()) + " " + args);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return nlohmann::json::parse(result.out);
+}
+
 CommandResult RunCli(const std::string& args, const std::string& stdin_text) {
-  return RunShell(ShellQuote(HWREC_CLI_PATH) + " " + args, stdin_text);
-}
-
-std::string TestDataPath(const std::string& name) {
-  return std::string(HWREC_TEST_DATA_DIR) + "/" + name;
-}
-
-std::string SourcePath(const std::string& relative) {
-  return std::string(HWREC_SOURCE_DIR) + "/" + relative;
+  return RunShell(ShellQuote(CliPath()) + " " + args, stdin_text);
 }
 
 void CheckCliDocExamples(const std::string& relative, std::size_t min_examples) {
@@ -138,7 +138,7 @@ void CheckCliDocExamples(const std::string& relative, std::size_t min_examples) 
     INFO(fmt::format("{} line {}: $ {}", relative, example.line, example.command));
     REQUIRE(example.command.rfind("hwrec ", 0) == 0);
     const auto r = RunShell(fmt::format("cd {} && {} {}", ShellQuote(dir.path().string()),
-                                        ShellQuote(HWREC_CLI_PATH), example.command.substr(6)));
+                                        ShellQuote(CliPath()), example.command.substr(6)));
     // A command that fails shows its exit code last, as "[exit 5]".
     actual[i] = r.out + r.err + (r.exit_code == 0 ? "" : fmt::format("[exit {}]\n", r.exit_code));
     if (!update) CHECK(actual[i] == example.expected);
@@ -156,5 +156,7 @@ std::string ExampleStore(const TempDir& dir) {
               .exit_code == 3);
   return path;
 }
+
+std::string QuotedExampleStore(const TempDir& dir) { return ShellQuote(ExampleStore(dir)); }
 
 }  // namespace hwrec::test

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "hwrec/store.h"
@@ -49,17 +50,30 @@ struct CommandResult {
 CommandResult RunCli(const std::string& args, const std::string& stdin_text = "");
 // Runs any shell command line.
 CommandResult RunShell(const std::string& command_line, const std::string& stdin_text = "");
+// Runs `hwrec-bench <args>` (shell-quoted by the caller), which must succeed
+// and print JSON; returns it parsed.
+nlohmann::json RunBenchJson(const std::string& args);
 
 // Quotes one argument for /bin/sh.
 std::string ShellQuote(const std::string& arg);
 
-std::string TestDataPath(const std::string& name);    // tests/data/<name>
-std::string SourcePath(const std::string& relative);  // <repo>/<relative>
+// Where things are, compiled into test_paths.cpp alone (so that the other
+// test files compile the same in every checkout, and a compiler cache shared
+// by several checkouts serves them all).
+std::string TestDataPath(const std::string& name);        // tests/data/<name>
+std::string SourcePath(const std::string& relative);      // <repo>/<relative>
+std::string SharedDataPath(const std::string& relative);  // <repo>/../shared/data[/<relative>]
+std::string CliPath();                                    // the hwrec CLI of this build
+std::string BenchPath();                                  // hwrec-bench of this build
+// The libhwrec.so.N these programs load; empty when hwrec is a static library.
+std::string SharedLibraryPath();
 
 // <dir>/example.db made by the CLI from the bundled example: its pools
 // registered and its observations ingested (ingest exits 3: the example holds
 // bad records on purpose). Returns the path, unquoted.
 std::string ExampleStore(const TempDir& dir);
+// The same, shell-quoted for a command line.
+std::string QuotedExampleStore(const TempDir& dir);
 
 // Re-runs every `hwrec …` command of the ```console blocks of the document at
 // <repo>/<relative> in a scratch directory holding the files its ```lang
