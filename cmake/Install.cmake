@@ -45,6 +45,9 @@ install(FILES "${PROJECT_BINARY_DIR}/hwrec.pc" DESTINATION ${CMAKE_INSTALL_LIBDI
 
 if(HWREC_BUILD_TOOLS)
   hwrec_install_rpath(hwrec_cli ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS hwrec_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET hwrec_bench)
   hwrec_install_rpath(hwrec_bench ${CMAKE_INSTALL_BINDIR})
-  install(TARGETS hwrec_cli hwrec_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS hwrec_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -15,7 +15,15 @@ if(HWREC_SANITIZE OR HWREC_SANITIZE_THREAD)
   target_compile_options(hwrec_warnings INTERFACE -Wno-maybe-uninitialized)
 endif()
 
+# The sanitizer builds link their programs as position-dependent executables:
+# a sanitized program relocates over a million pointers at every start when
+# it is PIE (a tenth of a second, and half its start-up page faults), and the
+# tests start the CLI many hundreds of times.
 add_library(hwrec_sanitizers INTERFACE)
+if(HWREC_SANITIZE OR HWREC_SANITIZE_THREAD)
+  target_link_options(hwrec_sanitizers INTERFACE
+    $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
+endif()
 if(HWREC_SANITIZE)
   target_compile_options(hwrec_sanitizers INTERFACE
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
