@@ -5,11 +5,14 @@ configures the library and the module only (no tests, no tools) in
 build/pip (or $HWREC_CMAKE_BUILD_DIR), builds the `hwrec_python` target (the extension _hwrec), and the
 extension is placed in the wheel beside the pure-Python files of python/hwrec.
 A re-install reuses that build directory, so it rebuilds only what changed.
+$HWREC_CMAKE_ARGS adds arguments to that configure (split as a shell splits
+words), e.g. "-DCMAKE_BUILD_TYPE=RelWithDebInfo".
 """
 
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,15 +39,22 @@ class CMakeExtension(Extension):
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build_dir = pathlib.Path(os.environ.get("HWREC_CMAKE_BUILD_DIR", ROOT / "build" / "pip"))
-        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+        # Ninja when it is installed, for a new build directory (an existing
+        # one keeps the generator it was made with).
+        generator = []
+        if (not os.environ.get("CMAKE_GENERATOR") and shutil.which("ninja")
+                and not (build_dir / "CMakeCache.txt").exists()):
+            generator = ["-G", "Ninja"]
         subprocess.check_call([
-            "cmake", "-S", str(ROOT), "-B", str(build_dir),
+            "cmake", "-S", str(ROOT), "-B", str(build_dir), *generator,
             "-DCMAKE_BUILD_TYPE=Release",
             "-DHWREC_BUILD_TESTS=OFF",
             "-DHWREC_BUILD_TOOLS=OFF",
             "-DHWREC_WARNINGS_AS_ERRORS=OFF",
             "-DHWREC_PYTHON=ON",
             f"-DPython3_EXECUTABLE={sys.executable}",
+            *shlex.split(os.environ.get("HWREC_CMAKE_ARGS", "")),
         ])
         subprocess.check_call(
             ["cmake", "--build", str(build_dir), "--target", "hwrec_python", "--parallel", jobs])

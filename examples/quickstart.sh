@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The README's first command: install, build, and run hwrec end to end on the
-# bundled example (init, pools import, ingest, status) in a fresh store, then
-# the simulated Runner of examples/runner_loop.py through the Python module.
+# The README's first command: install what building and running hwrec needs,
+# build the hwrec CLI and the Python module (not the tests or the benchmark),
+# and run hwrec end to end on the bundled example (init, pools import, ingest,
+# status) in a fresh store, then the simulated Runner of
+# examples/runner_loop.py through the Python module. It builds in build/dev,
+# the test command's build, which then reuses the library.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/deps.sh
-cmake --preset dev >/dev/null
-cmake --build --preset dev
+bash scripts/deps.sh build
+cmake --preset dev -DHWREC_BUILD_TESTS=OFF >/dev/null
+cmake --build --preset dev --target hwrec_cli hwrec_python
 
 hwrec=build/dev/tools/hwrec
 store=build/example.db

@@ -5,7 +5,10 @@
 # 2. `pip install --no-build-isolation .` from this checkout works offline in a
 #    fresh virtual environment that uses Debian 12's python3-setuptools and
 #    python3-wheel (--system-site-packages); hwrec then imports from outside the
-#    source tree and makes one round trip through a store.
+#    source tree and makes one round trip through a store. pip configures and
+#    builds in a directory of its own (build/pip), with the dev preset's
+#    compiler flags (HWREC_CMAKE_ARGS, setup.py) so that ccache, when
+#    installed, serves its compiles from the dev build's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -30,6 +33,12 @@ fi
 
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 export HWREC_CMAKE_BUILD_DIR=${HWREC_CMAKE_BUILD_DIR:-$src/build/pip}
+# The flags of the dev preset (CMakePresets.json).
+if [[ -z ${HWREC_CMAKE_ARGS+set} ]]; then
+  HWREC_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWREC_WARNINGS_AS_ERRORS=ON"
+  HWREC_CMAKE_ARGS+=" '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG'"
+fi
+export HWREC_CMAKE_ARGS
 "$work/venv/bin/python" -m pip install --no-build-isolation --no-index -q "$src"
 
 cd "$work"

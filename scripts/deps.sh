@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
-# Installs what hwrec needs to build and test, from Debian 12's packages.
-# Runs `apt-get update` once, and only when something is missing.
+# Installs what hwrec needs from Debian 12's packages, and runs `apt-get
+# update` once, only when something is missing.
+#
+#   scripts/deps.sh build   what building the library, the hwrec CLI and the
+#                           Python module and running them needs (the quick
+#                           start, examples/quickstart.sh)
+#   scripts/deps.sh [test]  that and what the tests need besides: Catch2,
+#                           clang-format, the PostgreSQL server, pytest, venv,
+#                           Chromium and PIL for the report's browser test
 set -euo pipefail
 
-packages=(
-  cmake make g++ pkgconf clang-format
-  libsqlitecpp-dev libsqlite3-dev sqlite3
-  libfmt-dev libboost-program-options-dev libpq-dev postgresql
+what=${1:-test}
+build=(
+  cmake ninja-build ccache g++ pkgconf
+  libsqlitecpp-dev libsqlite3-dev libfmt-dev libboost-program-options-dev libpq-dev
   nlohmann-json3-dev libhowardhinnant-date-dev libssl-dev
-  catch2
-  python3 python3-dev pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
+  python3 python3-dev pybind11-dev
+)
+test=(
+  catch2 clang-format sqlite3 postgresql
+  python3-pytest python3-venv python3-setuptools python3-wheel
   chromium python3-pil fonts-dejavu-core   # the report's headless-browser test
 )
+case $what in
+  build) packages=("${build[@]}") ;;
+  test) packages=("${build[@]}" "${test[@]}") ;;
+  *)
+    echo "usage: scripts/deps.sh [build|test]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

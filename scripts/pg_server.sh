@@ -56,8 +56,11 @@ case "$cmd" in
     dir=$(cd "$dir" && pwd)
     data="$dir"
     if [[ $(id -u) -eq 0 ]]; then
+      # Two servers starting at once (CTest runs tests in parallel) may both
+      # try to add the user: the one that loses finds it made.
       id hwrec-pg >/dev/null 2>&1 ||
-        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin hwrec-pg
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+          hwrec-pg 2>/dev/null || id hwrec-pg >/dev/null
       # DIR's parents may be closed to other users (mktemp -d): the server
       # keeps its files in a directory of its own.
       data=$(mktemp -d /tmp/hwrec-pg.XXXXXX)
