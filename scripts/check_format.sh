@@ -17,10 +17,12 @@ else
   mapfile -t files < <(find "${existing[@]}" -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
 fi
 
-unformatted=()
-for f in "${files[@]}"; do
-  clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
-done
+# Batches of files on every core; a batch that fails is checked file by file
+# to name the files to fix.
+check_batch='clang-format --dry-run --Werror "$@" >/dev/null 2>&1 ||
+  for f; do clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || echo "$f"; done'
+mapfile -t unformatted < <(printf '%s\0' "${files[@]}" |
+  xargs -0 -n 24 -P "$(nproc)" sh -c "$check_batch" check_format | sort)
 
 if ((${#unformatted[@]} > 0)); then
   echo "check_format: ${#unformatted[@]} of ${#files[@]} files are not formatted; run:" >&2
