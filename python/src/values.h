@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hwrec/hardware_profile.h"
@@ -13,6 +14,9 @@
 namespace hwrec::python {
 
 namespace py = pybind11;
+
+// An enum's name (from ToString) as an owned string.
+inline std::string Name(std::string_view text) { return std::string(text); }
 
 template <typename T>
 py::object Opt(const std::optional<T>& value) {

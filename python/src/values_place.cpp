@@ -12,8 +12,6 @@ namespace hwrec::python {
 
 namespace {
 
-std::string Name(std::string_view text) { return std::string(text); }
-
 // "" (not known, or not applicable) as None.
 py::object TextOrNone(const std::string& text) {
   return text.empty() ? py::object(py::none()) : py::object(py::str(text));

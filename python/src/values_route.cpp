@@ -12,8 +12,6 @@ namespace hwrec::python {
 
 namespace {
 
-std::string Name(std::string_view text) { return std::string(text); }
-
 py::object ProvisioningOf(const Rung& r) {
   return r.provisioning ? py::cast(Name(ToString(*r.provisioning))) : py::none();
 }
