@@ -24,7 +24,7 @@
 
 namespace {
 
-constexpr int kRows = 3000;
+constexpr int kRows = 1500;
 constexpr int kSeeds = 16;
 
 // Starts `hwrec migrate PATH --accept-hp-v2` with its output discarded.
