@@ -17,6 +17,7 @@
 
 #include "bench/bench_commands.h"
 #include "bench/bench_util.h"
+#include "bench/build_paths.h"
 #include "bench/place_fixture.h"
 #include "fixtures/observation_generator.h"
 #include "hwrec/ingest.h"
@@ -43,11 +44,11 @@ const char* const kPythonUsage =
 
 struct PythonBenchOptions : TimedBenchOptions {
   std::string python = "/usr/bin/python3";
-  std::string script = HWREC_SOURCE_DIR "/python/bench.py";
-  std::string module_dir = HWREC_PYTHON_MODULE_DIR;
+  std::string script = SourceTreePath("python/bench.py");
+  std::string module_dir = BuiltPythonModuleDir();
 };
 
-std::optional<PythonBenchOptions> ParseOptions(const std::vector<std::string>& args) {
+std::optional<PythonBenchOptions> ParsePythonOptions(const std::vector<std::string>& args) {
   PythonBenchOptions o;
   std::string format;
   po::options_description described("Options");
@@ -325,7 +326,7 @@ void PrintTable(const std::vector<Row>& rows, const json& py, const std::string&
 }  // namespace
 
 int RunPythonBench(const std::vector<std::string>& args) {
-  const auto options = ParseOptions(args);
+  const auto options = ParsePythonOptions(args);
   if (!options) return kExitOk;
   CheckPythonSide(*options);
   ScratchDir scratch;

@@ -129,7 +129,7 @@ void PlaceAll(PlacementEvaluator& evaluator, const std::vector<OpenbNode>& nodes
   figures->seconds = stopwatch.laps();
 }
 
-void Print(const ReplayFigures& r, bool json) {
+void Print(const ReplayFigures& r, bool as_json) {
   const double p50 = Percentile(r.seconds, 50) * 1000;
   const double p99 = Percentile(r.seconds, 99) * 1000;
   std::int64_t nodes = 0;
@@ -138,7 +138,7 @@ void Print(const ReplayFigures& r, bool json) {
     nodes += count;
     models += fmt::format(R"({}"{}": {})", models.empty() ? "" : ", ", model, count);
   }
-  if (json) {
+  if (as_json) {
     std::cout << fmt::format(
         R"({{"pools": {}, "pools_by_model": {{{}}}, "pods": {}, "placed": {}, "not_placed": {}, )"
         R"("gpus_placed": {}, "max_candidates": {}, "p50_ms": {:.4f}, "p99_ms": {:.4f}}})"
@@ -160,7 +160,7 @@ void Print(const ReplayFigures& r, bool json) {
 }  // namespace
 
 int RunOpenbReplay(const std::string& dir, std::optional<std::size_t> pods,
-                   const std::string& emit_dir, const std::string& store_path, bool json) {
+                   const std::string& emit_dir, const std::string& store_path, bool as_json) {
   const auto nodes = ReadOpenbNodes(dir + "/openb_node_list_all_node.csv");
   auto all_pods = ReadOpenbPods(dir + "/openb_pod_list_default.csv");
   if (pods && *pods < all_pods.size()) all_pods.resize(*pods);
@@ -183,7 +183,7 @@ int RunOpenbReplay(const std::string& dir, std::optional<std::size_t> pods,
   auto evaluator = PlacementEvaluator::Open(**store);
   if (!evaluator.ok()) throw std::runtime_error(evaluator.status().ToString());
   PlaceAll(**evaluator, nodes, all_pods, &figures);
-  Print(figures, json);
+  Print(figures, as_json);
   return kExitOk;
 }
 

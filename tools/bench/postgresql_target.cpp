@@ -1,5 +1,7 @@
 #include "bench/postgresql_target.h"
 
+#include "bench/build_paths.h"
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,7 +66,7 @@ std::string MakeDirectory() {
 
 }  // namespace
 
-std::string DefaultServerScript() { return HWREC_SOURCE_DIR "/scripts/pg_server.sh"; }
+std::string DefaultServerScript() { return SourceTreePath("scripts/pg_server.sh"); }
 
 PostgresqlServer::PostgresqlServer(const std::string& uri, const std::string& script)
     : script_(script), uri_(uri) {
