@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds with a CMake preset (default: dev) and runs
-# every test with CTest, one more at once than the machine has cores (the Python
+# every test with CTest, as many at once as the machine has cores (one more in
+# dev; the Python
 # module's pytest suite among them). The dev preset first checks the C++
 # formatting (scripts/check_format.sh), and after the tests proves both
 # installs of the Python module (`cmake --install`, and `pip install
@@ -19,9 +20,13 @@ if [[ $preset == dev ]]; then
 fi
 cmake --preset "$preset"
 cmake --build --preset "$preset"
-# One entry more than the cores: the PostgreSQL entries wait on their server
-# and the browser ones on Chromium, leaving a core idle at -j nproc.
-ctest --preset "$preset" -j "$(($(nproc) + 1))"
+# In dev, one entry more than the cores: there the PostgreSQL entries wait on
+# their server and the browser ones on Chromium, leaving a core idle at -j
+# nproc. The sanitized entries keep the cores busy, and one more only slows
+# them (asan 321 s -> 346 s of tests, tsan 146 s -> 155 s, warm).
+jobs=$(nproc)
+[[ $preset == dev ]] && jobs=$((jobs + 1))
+ctest --preset "$preset" -j "$jobs"
 if [[ $preset == dev ]]; then
   bash scripts/check_python_install.sh "build/$preset"
 fi

@@ -160,7 +160,7 @@ TEST_CASE(
     "legacy crash: a migration killed while writing its backup never leaves an incomplete file "
     "under a backup's name",
     "[legacy][crash][backup]") {
-  constexpr int kBackupRows = 5000;
+  constexpr int kBackupRows = 3000;
   constexpr int kBackupSeeds = 16;
   hwrec::test::TempDir dir;
   const std::string fixture = dir.File("fixture.db");
