@@ -43,6 +43,16 @@ if(HWREC_SANITIZE_THREAD)
   target_link_options(hwrec_sanitizers INTERFACE -fsanitize=thread)
 endif()
 
+# hwrec_unity_by_four(<target>): where the preset does not build every target
+# as unity units (the sanitizer presets do, eight files a unit), <target>
+# compiles four files a unit: templates instantiated once for several files,
+# while a changed file recompiles with only three neighbours.
+function(hwrec_unity_by_four target)
+  if(NOT CMAKE_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 4)
+  endif()
+endfunction()
+
 # hwrec_install_rpath(<target> <install dir>): when libhwrec is shared, the
 # installed <target> (a tool in bin/, the Python module in site-packages) finds
 # it through a RUNPATH relative to itself ($ORIGIN/../lib), so the install

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds with a CMake preset (default: dev) and runs
-# every test with CTest, as many at once as the machine has cores (one more in
-# dev; the Python
-# module's pytest suite among them). The dev preset first checks the C++
-# formatting (scripts/check_format.sh), and after the tests proves both
+# every test with CTest (the Python module's pytest suite among them), as
+# many at once as the machine has cores, one more in dev. The dev preset
+# first checks the C++ formatting (scripts/check_format.sh), and after the
+# tests proves both
 # installs of the Python module (`cmake --install`, and `pip install
 # --no-build-isolation .` into a fresh virtual environment); its CTest
 # installs the shared libhwrec it built and builds a consumer against it

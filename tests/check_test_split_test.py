@@ -76,12 +76,14 @@ class SplitCheckTest(unittest.TestCase):
         command = [self.binary, "--filenames-as-tags", selection]
         return {"name": name, "command": [self.runner, *command] if postgresql else command}
 
-    def check(self, tests, postgresql=True):
+    def check(self, tests, postgresql=True, suite_filter=""):
         ctest = self.write("ctest", CTEST.format(python=sys.executable, tests=tests))
         args = [sys.executable, str(CHECK), "--ctest", ctest, "--build-dir", str(self.root),
                 "--binary", self.binary]
         if postgresql:
             args += ["--postgresql-runner", self.runner]
+        if suite_filter:
+            args += ["--filter", suite_filter]
         return subprocess.run(args, capture_output=True, text=True, check=False)
 
     def whole_split(self):
@@ -125,11 +127,7 @@ class SplitCheckTest(unittest.TestCase):
 
     def test_the_filtered_suite_of_a_preset_is_what_counts(self):
         # tsan runs only some tags: entries beyond its filter are refused.
-        ctest = self.write("ctest", CTEST.format(python=sys.executable,
-                                                 tests=self.whole_split()[:3]))
-        run = subprocess.run([sys.executable, str(CHECK), "--ctest", ctest, "--build-dir",
-                              str(self.root), "--binary", self.binary, "--filter", "[engine]"],
-                             capture_output=True, text=True, check=False)
+        run = self.check(self.whole_split()[:3], postgresql=False, suite_filter="[engine]")
         self.assertEqual(run.returncode, 1, run.stdout)
         self.assertIn("not in the suite's filter: router ladders", run.stdout)
 
