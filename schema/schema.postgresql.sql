@@ -1,4 +1,4 @@
--- hwrec schema 12: generated from migrations/ by the `schema` build target.
+-- hwrec schema 13: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -416,6 +416,13 @@ CREATE TABLE site_recommendations (
   memory_bytes bigint,
   updated_at double precision NOT NULL,
   CONSTRAINT site_recommendations_pkey PRIMARY KEY (site_id, action_image)
+);
+
+CREATE TABLE store_changes (
+  area text NOT NULL,
+  counter bigint NOT NULL,
+  CONSTRAINT store_changes_area_check CHECK (area = 'pools'::text OR area = 'catalog'::text OR area = 'settings'::text),
+  CONSTRAINT store_changes_pkey PRIMARY KEY (area)
 );
 
 CREATE TABLE workloads (

@@ -1,4 +1,4 @@
--- hwrec schema 12: generated from migrations/ by the `schema` build target.
+-- hwrec schema 13: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -362,6 +362,11 @@ CREATE TABLE site_recommendations (
   PRIMARY KEY (site_id, action_image)
 );
 
+CREATE TABLE store_changes (
+  area TEXT PRIMARY KEY CHECK (area = 'pools' OR area = 'catalog' OR area = 'settings'),
+  counter INTEGER NOT NULL
+) WITHOUT ROWID;
+
 CREATE TABLE workloads (
   id INTEGER PRIMARY KEY,
   image TEXT NOT NULL UNIQUE
@@ -459,3 +464,39 @@ FROM (
   FROM recommendations
 ) AS f
 JOIN workloads w ON w.id = f.workload_id;
+
+CREATE TRIGGER config_deleted AFTER DELETE ON config
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'settings'; END;
+
+CREATE TRIGGER config_inserted AFTER INSERT ON config
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'settings'; END;
+
+CREATE TRIGGER config_updated AFTER UPDATE ON config
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'settings'; END;
+
+CREATE TRIGGER gpu_models_deleted AFTER DELETE ON gpu_models
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER gpu_models_inserted AFTER INSERT ON gpu_models
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER gpu_models_updated AFTER UPDATE ON gpu_models
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER gpu_partitions_deleted AFTER DELETE ON gpu_partitions
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER gpu_partitions_inserted AFTER INSERT ON gpu_partitions
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER gpu_partitions_updated AFTER UPDATE ON gpu_partitions
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'catalog'; END;
+
+CREATE TRIGGER node_pools_deleted AFTER DELETE ON node_pools
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'pools'; END;
+
+CREATE TRIGGER node_pools_inserted AFTER INSERT ON node_pools
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'pools'; END;
+
+CREATE TRIGGER node_pools_updated AFTER UPDATE ON node_pools
+BEGIN UPDATE store_changes SET counter = counter + 1 WHERE area = 'pools'; END;

@@ -1468,3 +1468,48 @@ TEST_CASE("placement: a payload's counts and amounts must be whole numbers withi
 }
 
 }  // namespace hwrec
+
+namespace hwrec {
+namespace {
+
+TEST_CASE(
+    "placement: a kept evaluator answers from the pools and settings another handle committed, "
+    "without reopening",
+    "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("a100", "A100 80GB", "mig-3g.40gb", 8, 16, "a2-ultragpu-8g")});
+  auto opened = PlacementEvaluator::Open(*f.store);
+  REQUIRE(opened.ok());
+  PlacementEvaluator& evaluator = **opened;
+  DeclaredResources declared;
+  declared.gpu_count = 1;
+  declared.gpu_memory_gb = 10;
+  const std::vector<PlacementCandidate> candidates = {{"a100", {}, {}, {}}, {"h100", {}, {}, {}}};
+  auto first =
+      evaluator.Evaluate(Execution(declared), candidates, PlacementPolicy::kFirstFit, kNow);
+  REQUIRE(first.ok());
+  auto by_pool = ByPool(*first);
+  CHECK(by_pool.at("a100").request.gpu_config_id ==
+        std::optional<std::string>("nvidia-a100-80gb-mig-3g.40gb"));
+  CHECK_THAT(by_pool.at("h100").reason, Catch::Contains("is not registered"));
+
+  // Another process: re-partitions one pool, registers another.
+  {
+    const auto other = test::OpenStoreOrFail(f.location);
+    REQUIRE(
+        RegisterNodePool(*other, Pool("a100", "A100 80GB", "mig-1g.10gb", 8, 56, "a2-ultragpu-8g"))
+            .ok());
+    REQUIRE(
+        RegisterNodePool(*other, Pool("h100", "H100 80GB", "full", 8, 8, "a3-highgpu-8g")).ok());
+  }
+  auto second =
+      evaluator.Evaluate(Execution(declared), candidates, PlacementPolicy::kFirstFit, kNow);
+  REQUIRE(second.ok());
+  by_pool = ByPool(*second);
+  CHECK(by_pool.at("a100").request.gpu_config_id ==
+        std::optional<std::string>("nvidia-a100-80gb-mig-1g.10gb"));
+  CHECK(by_pool.at("h100").feasible);
+}
+
+}  // namespace
+}  // namespace hwrec

@@ -957,7 +957,8 @@ TEST_CASE("recommend --explain: a figure learned on the GPU model explains that 
 namespace {
 
 // An aggregates row's state as hwrec wrote it at schema 11 (format 2): each
-// metric's version byte 2 and its recent values without observation ids.
+// figure's metric with version byte 2 and its recent values without
+// observation ids, and no metric of shares held (schema 13).
 std::string AsFormatTwo(std::string_view state) {
   std::string out;
   std::size_t at = 0;
@@ -977,13 +978,12 @@ std::string AsFormatTwo(std::string_view state) {
     at += 4;
     for (std::uint32_t i = 0; i < ring; ++i, at += 24) out.append(state.substr(at, 16));
   }
-  REQUIRE(at == state.size());
+  REQUIRE(at < state.size());  // the shares held follow, left out
   return out;
 }
 
-// Makes `f`'s store the one schema 11 wrote: aggregates in format 2, version 11.
-void AsSchemaEleven(Fixture* fixture) {
-  Fixture& f = *fixture;
+// Rewrites every aggregate of `f`'s store in format 2.
+void AggregatesAsFormatTwo(Fixture& f) {
   auto rows = f.db().Prepare(
       "SELECT workload_id, scope, gpu_brand, gpu_model, instance_type, state FROM aggregates");
   struct Row {
@@ -1011,6 +1011,28 @@ void AsSchemaEleven(Fixture* fixture) {
     write->BindText(6, row.instance_type);
     REQUIRE(write->Run() == 1);
   }
+}
+
+// Takes schema 13's change counters out of `f`'s store.
+void WithoutChangeCounters(Fixture& f) {
+  if (hwrec::test::TestingPostgresql()) {
+    f.db().Execute("DROP FUNCTION hwrec_count_change() CASCADE; DROP TABLE store_changes");
+  } else {
+    for (const char* table : {"node_pools", "gpu_models", "gpu_partitions", "config"}) {
+      for (const char* change : {"inserted", "updated", "deleted"}) {
+        f.db().Execute(fmt::format("DROP TRIGGER {}_{}", table, change));
+      }
+    }
+    f.db().Execute("DROP TABLE store_changes");
+  }
+  f.db().Execute("DELETE FROM schema_migrations WHERE version = 13");
+}
+
+// Makes `f`'s store the one schema 11 wrote: aggregates in format 2, version 11.
+void AsSchemaEleven(Fixture* fixture) {
+  Fixture& f = *fixture;
+  AggregatesAsFormatTwo(f);
+  WithoutChangeCounters(f);
   f.db().Execute("DELETE FROM schema_migrations WHERE version = 12");
   if (!hwrec::test::TestingPostgresql()) f.db().Execute("PRAGMA user_version = 11");
 }
@@ -1039,9 +1061,17 @@ TEST_CASE(
   auto applied = f.store->Migrate();
   INFO(applied.status().ToString());
   REQUIRE(applied.ok());
-  CHECK(f.store->schema_version() == 12);
-  // The states are still format 2: the execution is found by its finish time.
+  CHECK(f.store->schema_version() == hwrec::Store::LatestSchemaVersion());
+  // Schema 13 rebuilt the aggregates: format 3, each recent value with its id.
   auto format = f.db().Prepare("SELECT state FROM aggregates WHERE scope = 'exact'");
+  REQUIRE(format->Step());
+  CHECK(format->Blob(0)[0] == 3);
+  format->Reset();
+  CHECK(Why(f.Explained("explain:old", f.KeyOf("h100")), FigureKind::kGpuMemoryGb).execution_id ==
+        "old-2");
+
+  // Format 2 states still read: the execution is found by its finish time.
+  AggregatesAsFormatTwo(f);
   REQUIRE(format->Step());
   CHECK(format->Blob(0)[0] == 2);
   format->Reset();
@@ -1087,4 +1117,46 @@ TEST_CASE("migrations: a failed migration to schema 12 changes nothing", "[expla
   CHECK(f.store->schema_version() == 11);
   CHECK(states() == before);
   CHECK(f.db().QueryInt64("SELECT count(*) FROM schema_migrations WHERE version = 12") == 0);
+}
+
+TEST_CASE(
+    "recommend: a record without GPU utilisation never moves the measured compute share; "
+    "alone, the share held is the figure and says so",
+    "[recommend][explain][engine]") {
+  Fixture f;
+  std::vector<Observation> measured;
+  for (int i = 0; i < 6; ++i) {
+    Observation o = GpuRun(fmt::format("used-{}", i), "share:used", "h100", kNow - 7200 + i, 20);
+    o.gpu_utilization = 0.5;  // half of the whole card it held
+    measured.push_back(o);
+  }
+  f.Ingest(measured);
+  const auto before =
+      f.RecommendForPool("share:used", "h100").figure(FigureKind::kGpuComputeFraction);
+  REQUIRE(before.value.has_value());
+  CHECK(*before.value == Approx(0.6));  // 0.5 + 15 %, on the 0.05 ladder
+  CHECK_FALSE(before.held_share);
+
+  // The newest record, weighed most, tells only that it held the whole card.
+  f.Ingest({GpuRun("held-0", "share:used", "h100", kNow - 60, 20)});
+  const auto after =
+      f.RecommendForPool("share:used", "h100").figure(FigureKind::kGpuComputeFraction);
+  CHECK(after.value == before.value);
+  CHECK(after.samples == before.samples);
+  CHECK_FALSE(after.held_share);
+
+  // A workload no record of which reported utilisation: the share held, said so.
+  f.Ingest({GpuRun("held-1", "share:held", "a100-mig", kNow - 600, 20),
+            GpuRun("held-2", "share:held", "a100-mig", kNow - 300, 20)});
+  const auto held = f.Explained("share:held", f.KeyOf("a100-mig"));
+  const auto& share = held.figure(FigureKind::kGpuComputeFraction);
+  REQUIRE(share.value.has_value());
+  CHECK(*share.value == Approx(0.5));  // 3/7 of an A100 + 15 %, on the ladder
+  CHECK(share.held_share);
+  CHECK(share.provenance == Provenance::kExact);
+  CHECK_THAT(Why(held, FigureKind::kGpuComputeFraction).text,
+             Catch::Contains("of the shares held, as no execution reported its GPU utilisation"));
+  const auto report = hwrec::CheckStore(f.location);
+  REQUIRE(report.ok());
+  CHECK(report->sound());
 }

@@ -86,6 +86,12 @@ struct Figure {
   std::string statistic;            // "p95", "max of last 10", …
   double margin = 0;                // 0.15 for +15 %
   double half_life_hours = 0;
+  // GPU compute share only: true when no execution behind the figure
+  // reported its GPU utilisation, so the value is the share the executions
+  // held (what they used is at most that), learned only because no measured
+  // share exists on the figure's fallback chain; false when it is the share
+  // they were measured to use (share held × utilisation).
+  bool held_share = false;
   // What produced the value; only when asked for and the figure has a value.
   std::optional<FigureReason> reason;
 };

@@ -1,10 +1,12 @@
 // PlacementEvaluator: for one execution and its candidate node pools, what the
 // execution should request on each pool's own hardware, whether it fits and why
-// not, and which pool to choose (DESIGN §7). An evaluator holds a snapshot of
-// the catalog and the registered pools taken when it is opened, and reads
-// recommendations through its Store's connection with statements it keeps
-// prepared between evaluations: one thread at a time, and the Store outlives it.
-// Each evaluation reads history and settings as they are then.
+// not, and which pool to choose (DESIGN §7). An evaluator keeps the catalog
+// and the registered pools between evaluations, and reads recommendations
+// through its Store's connection with statements it keeps prepared: one
+// thread at a time, and the Store outlives it. Each evaluation sees the
+// store as one state, as committed before it began by any process or
+// replica: pools, catalog and settings are checked for change in that state
+// and re-read only when they changed; history is read as it is then.
 #pragma once
 
 #include <array>
@@ -23,16 +25,16 @@ class Store;
 
 class PlacementEvaluator {
  public:
-  // Loads the catalog and the registered node pools once. Returns kIoError
-  // when the store cannot be read.
+  // Loads the catalog and the registered node pools. Returns kIoError when
+  // the store cannot be read.
   static Result<std::unique_ptr<PlacementEvaluator>> Open(const Store& store);
 
   PlacementEvaluator(const PlacementEvaluator&) = delete;
   PlacementEvaluator& operator=(const PlacementEvaluator&) = delete;
   ~PlacementEvaluator();
 
-  // Evaluates every candidate (a pool missing from the snapshot is infeasible,
-  // with the reason) and chooses by `policy`. Recommendations are read as of
+  // Evaluates every candidate (a pool the store has not registered is
+  // infeasible, with the reason) and chooses by `policy`. Recommendations are read as of
   // `as_of` (default now), once per distinct hardware key, from one consistent
   // state of the store. Returns kInvalidArgument for bad input (no workload, no
   // candidates, a candidate listed twice or without a pool, a pin without a

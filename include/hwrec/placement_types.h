@@ -81,6 +81,9 @@ struct FigureOrigin {
   FigureSource source = FigureSource::kNone;
   Provenance provenance = Provenance::kNone;  // when source is kRecommendation
   std::int64_t samples = 0;
+  // When source is kRecommendation: the compute share was learned from the
+  // shares executions held, as none reported utilisation (Figure::held_share).
+  bool held_share = false;
 
   // "exact", "gpu_model", "instance_type", "workload_any_hardware" for
   // recommendations; otherwise "declared", "pinned", "retry_floor" or "none".

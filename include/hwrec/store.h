@@ -98,7 +98,10 @@ class Store {
   // Every migration this build knows, marked applied or pending.
   Result<std::vector<MigrationInfo>> Migrations() const;
   // Applies pending migrations in one transaction, each with its
-  // schema_migrations row and user_version. Returns the versions applied.
+  // schema_migrations row and user_version, and rebuilds in it what a
+  // migration changes the meaning of (the aggregates, at schema 13). Returns
+  // the versions applied. Defined with MigrateStore, which it runs without
+  // consent to move legacy rows.
   // A store holding legacy site-keyed rows is refused (kSchemaMismatch) with
   // what the hp:v2 bump does: moving them needs consent, given through
   // MigrateStore (hwrec/legacy_migration.h) or `hwrec migrate --accept-hp-v2`.

@@ -132,6 +132,7 @@ class Figure:
     kind: str
     value: Optional[float]
     provenance: str  # exact, gpu_model, instance_type, workload_any_hardware, none
+    held_share: bool  # compute share learned from shares held: no GPU utilisation was reported
     samples: int
     confidence: float
     last_seen: Optional[float]

@@ -49,7 +49,7 @@ inline void Check(const Status& status) {
 struct PyStore {
   std::unique_ptr<Store> store;
   std::unique_ptr<RecommendationQuery> query;     // made on first recommend
-  std::unique_ptr<PlacementEvaluator> evaluator;  // made on first place; reset on reload
+  std::unique_ptr<PlacementEvaluator> evaluator;  // made on first place; dropped by reload()
   std::atomic<bool> busy{false};
   std::string path;
   bool read_only = false;

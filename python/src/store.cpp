@@ -249,8 +249,8 @@ void DefineUpkeep(PyStoreClass& cls) {
             Claim claim(s);
             s.evaluator.reset();
           },
-          "Re-reads the registered pools for place(): pools registered by another process "
-          "are seen after reload().");
+          "Drops what place() keeps between calls. Never needed for freshness: every call "
+          "sees the pools, catalog and settings committed before it, by any process.");
 }
 
 void DefinePools(PyStoreClass& cls) {

@@ -44,6 +44,7 @@ py::dict FigureDict(const Figure& f) {
   d["kind"] = Name(ToString(f.kind));
   d["value"] = Opt(f.value);
   d["provenance"] = Name(ToString(f.provenance));
+  d["held_share"] = f.held_share;
   d["samples"] = f.samples;
   d["confidence"] = f.confidence;
   d["last_seen"] = Opt(f.last_seen);
@@ -199,6 +200,9 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("value", &Figure::value)
       .def_property_readonly("provenance",
                              [](const Figure& f) { return Name(ToString(f.provenance)); })
+      .def_readonly("held_share", &Figure::held_share,
+                    "Compute share only: True when no execution behind it reported GPU "
+                    "utilisation, so it is the share held (the share used is at most that).")
       .def_readonly("samples", &Figure::samples)
       .def_readonly("confidence", &Figure::confidence)
       .def_readonly("last_seen", &Figure::last_seen)

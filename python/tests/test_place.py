@@ -219,15 +219,22 @@ def test_pools_registered_through_this_store_are_seen_by_place(loaded):
     assert loaded.place({"image": WHISPER}, ["new-pool"]).chosen == "new-pool"
 
 
-def test_pools_registered_by_another_connection_are_seen_after_reload(loaded, store_path):
-    pools = [p.to_dict() for p in loaded.pools()]
+def test_pools_another_connection_registers_or_repartitions_are_seen_without_reload(
+        loaded, store_path):
+    pools = {p.node_pool_id: p.to_dict() for p in loaded.pools()}
     assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen is None
+    mig = next(p for p in pools.values() if (p["hardware"].get("gpu_mode") or "").startswith("mig-"))
+    before = loaded.place({"image": WHISPER}, [mig["node_pool_id"]]).candidates[0]
     with hwrec.Store(store_path) as other:
-        new = dict(pools[0]["hardware"], node_pool_id="other-pool", site_id="s", name="o")
-        other.register_pools([new])
-    assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen is None
-    loaded.reload()
+        new = dict(next(iter(pools.values()))["hardware"], node_pool_id="other-pool",
+                   site_id="s", name="o")
+        whole = dict(mig["hardware"], node_pool_id=mig["node_pool_id"], site_id=mig["site_id"],
+                     name=mig["name"], gpu_mode="full", gpu_total=mig["hardware"]["gpu_count"])
+        other.register_pools([new, whole])
     assert loaded.place({"image": WHISPER}, ["other-pool"]).chosen == "other-pool"
+    after = loaded.place({"image": WHISPER}, [mig["node_pool_id"]]).candidates[0]
+    assert before.request.gpu_config_id.endswith(mig["hardware"]["gpu_mode"])
+    assert after.request.gpu_config_id.endswith("-full")
 
 
 @pytest.mark.parametrize("execution, candidates, says", [

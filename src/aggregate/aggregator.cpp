@@ -17,7 +17,7 @@ constexpr double kOomMemoryFloorBytes = 100 * kMiB;  // an OOM bump adds at leas
 constexpr double kOomGpuFloorGb = 1.0;
 
 // Units: the smallest value each metric's histogram tells apart.
-constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001};
+constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001, 0.001};
 // Values are clamped to this before any product (an OOM bump, fraction ×
 // utilization), so that no product overflows; MetricState then clamps each
 // value to its largest bucket.
@@ -58,6 +58,11 @@ constexpr EnumName<Scope> kScopeNames[] = {
 };
 }  // namespace
 
+std::string_view MetricName(std::size_t metric) {
+  if (metric == kHeldShareMetric) return "gpu_compute_fraction_held";
+  return ToString(static_cast<FigureKind>(metric));
+}
+
 std::string_view ScopeName(Scope scope) { return NameOf(kScopeNames, scope, "any"); }
 
 std::optional<Scope> ScopeNamed(std::string_view name) { return ValueOf(kScopeNames, name); }
@@ -74,7 +79,7 @@ std::size_t AggregateKeyHash::operator()(const AggregateKey& k) const {
 
 KeyAggregate::KeyAggregate()
     : metrics{MetricState(kUnits[0]), MetricState(kUnits[1]), MetricState(kUnits[2]),
-              MetricState(kUnits[3]), MetricState(kUnits[4])} {}
+              MetricState(kUnits[3]), MetricState(kUnits[4]), MetricState(kUnits[5])} {}
 
 std::string KeyAggregate::Serialize() const {
   std::string blob;
@@ -91,8 +96,10 @@ bool UsedGpu(const HardwareProfile& h, const std::optional<double>& gpu_memory_p
 
 bool KeyAggregate::Deserialize(std::string_view blob) {
   std::size_t offset = 0;
-  for (MetricState& m : metrics) {
-    if (!m.ReadFrom(blob, &offset)) return false;
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    // A state written before schema 13 ends after the figures' metrics.
+    if (m == kHeldShareMetric && offset == blob.size()) return true;
+    if (!metrics[m].ReadFrom(blob, &offset)) return false;
   }
   return offset == blob.size();
 }
@@ -121,8 +128,11 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
       v[3] = OomPeak(in.requested_gpu_memory_gb, in.gpu_memory_peak_gb, settings.oom_bump_factor,
                      kOomGpuFloorGb, in.card_memory_gb);
     }
-    if (in.gpu_compute_fraction) {
-      v[4] = *Clamped(in.gpu_compute_fraction) * Clamped(in.gpu_utilization).value_or(1.0);
+    // Without utilisation the record tells only the share held, kept apart.
+    if (in.gpu_compute_fraction && in.gpu_utilization) {
+      v[4] = *Clamped(in.gpu_compute_fraction) * *Clamped(in.gpu_utilization);
+    } else if (in.gpu_compute_fraction) {
+      v[kHeldShareMetric] = in.gpu_compute_fraction;
     }
   }
   for (auto& value : v) value = Clamped(value);

@@ -46,8 +46,15 @@ struct AggregateKeyHash {
   std::size_t operator()(const AggregateKey& k) const;
 };
 
-// Which metric of an aggregate feeds which figure (same order as FigureKind).
-inline constexpr std::size_t kMetricCount = kFigureCount;
+// The metrics an aggregate keeps: one per figure, in FigureKind's order, the
+// compute share the executions were measured to use (share held ×
+// utilisation); then the share held by executions that reported no GPU
+// utilisation, which tells only what they held: the compute-share figure
+// reads it only where no measured sample exists.
+inline constexpr std::size_t kMetricCount = kFigureCount + 1;
+inline constexpr std::size_t kHeldShareMetric = kFigureCount;
+// "cpu_request_millicores", …, "gpu_compute_fraction", "gpu_compute_fraction_held".
+std::string_view MetricName(std::size_t metric);
 
 struct KeyAggregate {
   KeyAggregate();
@@ -62,6 +69,7 @@ struct KeyAggregate {
   const MetricState& metric(FigureKind kind) const {
     return metrics[static_cast<std::size_t>(kind)];
   }
+  const MetricState& held_share() const { return metrics[kHeldShareMetric]; }
 };
 
 // One accepted observation, resolved, as the aggregates need it.

@@ -44,29 +44,4 @@ bool UpdateConfigValue(store::Connection& db, std::string_view key, std::string_
   return update->Run() > 0;
 }
 
-ConfigRowsWatch::ConfigRowsWatch(store::Connection& db) : rows_(db.Prepare(kRowsSql)) {}
-
-bool ConfigRowsWatch::Changed() {
-  if (!seen_) return true;
-  const auto& rows = *seen_;
-  rows_->Reset();
-  std::size_t i = 0;
-  bool changed = false;
-  while (!changed && rows_->Step()) {
-    changed =
-        i == rows.size() || rows[i].first != rows_->Text(0) || rows[i].second != rows_->Text(1);
-    ++i;
-  }
-  rows_->Reset();
-  return changed || i != rows.size();
-}
-
-void ConfigRowsWatch::Remember() {
-  std::vector<std::pair<std::string, std::string>> rows;
-  rows_->Reset();
-  while (rows_->Step()) rows.emplace_back(rows_->String(0), rows_->String(1));
-  rows_->Reset();
-  seen_ = std::move(rows);
-}
-
 }  // namespace hwrec::internal

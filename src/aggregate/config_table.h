@@ -36,20 +36,4 @@ void WriteConfigValue(store::Connection& db, std::string_view key, std::string_v
 // Changes the value of an existing row; false when `key` has no row.
 bool UpdateConfigValue(store::Connection& db, std::string_view key, std::string_view value);
 
-// Tells, cheaply, whether the table changed since Remember: a reader kept
-// across calls asks before each batch of reads whether to re-read settings.
-// Compares the rows in place, so an unchanged table costs no allocation.
-class ConfigRowsWatch {
- public:
-  explicit ConfigRowsWatch(store::Connection& db);
-  // True before the first Remember, and whenever a row differs from then.
-  bool Changed();
-  // Takes the rows as they are now as the baseline.
-  void Remember();
-
- private:
-  std::unique_ptr<store::Statement> rows_;
-  std::optional<std::vector<std::pair<std::string, std::string>>> seen_;
-};
-
 }  // namespace hwrec::internal

@@ -80,14 +80,6 @@ RecommendationReader::RecommendationReader(store::Connection& db)
                      "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
                      "AND instance_type = ''")) {}
 
-void RecommendationReader::RefreshSettings() {
-  if (!config_) config_ = std::make_unique<ConfigRowsWatch>(db_);
-  if (!config_->Changed()) return;
-  // Rows first, then the settings: a change in between only costs a re-read later.
-  config_->Remember();
-  settings_ = LoadSettings(db_);
-}
-
 std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& image) {
   store::Statement& workload = *workload_;
   workload.Reset();
@@ -144,11 +136,18 @@ void RecommendationReader::Explain(std::int64_t workload_id, const ScopeAggregat
     const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
     if (aggregate == nullptr) continue;
     std::optional<RecentValue> set_by;
-    figure.reason = ExplainFigure(kind, aggregate->metric(kind), settings_, &set_by);
+    const MetricState& metric =
+        figure.held_share ? aggregate->held_share() : aggregate->metric(kind);
+    figure.reason = ExplainFigure(kind, metric, settings_, &set_by);
     if (!figure.reason) continue;
     std::optional<ExplainedExecution> execution;
     if (set_by) execution = FindExecution(kind, workload_id, out->hardware, scope, *set_by);
     CompleteReason(kind, settings_, set_by, execution, &*figure.reason);
+    if (figure.held_share) {
+      figure.reason->text.insert(0,
+                                 "of the shares held, as no execution reported its GPU "
+                                 "utilisation (the share used is at most this): ");
+    }
   }
 }
 
@@ -272,13 +271,22 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
 
 Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,
                           const ScopeAggregates& by_scope, const RecommenderSettings& settings) {
-  if (!(hardware.cpu_only && IsGpuFigure(kind))) {
-    for (Scope scope : FallbackChain(kind, settings)) {
-      const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
-      if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
-      return EstimateFigure(kind, aggregate->metric(kind), settings,
-                            kProvenanceOfScope[static_cast<std::size_t>(scope)]);
-    }
+  if (hardware.cpu_only && IsGpuFigure(kind)) return EmptyFigure(kind, settings);
+  for (Scope scope : FallbackChain(kind, settings)) {
+    const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
+    if (aggregate == nullptr || aggregate->metric(kind).empty()) continue;
+    return EstimateFigure(kind, aggregate->metric(kind), settings,
+                          kProvenanceOfScope[static_cast<std::size_t>(scope)]);
+  }
+  if (kind != FigureKind::kGpuComputeFraction) return EmptyFigure(kind, settings);
+  // No execution reported what it used: the share held, said so.
+  for (Scope scope : FallbackChain(kind, settings)) {
+    const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
+    if (aggregate == nullptr || aggregate->held_share().empty()) continue;
+    Figure figure = EstimateFigure(kind, aggregate->held_share(), settings,
+                                   kProvenanceOfScope[static_cast<std::size_t>(scope)]);
+    figure.held_share = true;
+    return figure;
   }
   return EmptyFigure(kind, settings);
 }
@@ -294,13 +302,6 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
     out.figures[f] = EstimateFromScopes(static_cast<FigureKind>(f), hardware, by_scope, settings_);
   }
   return out;
-}
-
-bool RecommendationReader::StoreMayHaveChanged() {
-  const store::Connection::Version now = db_.DataVersion();
-  const bool changed = seen_version_ != now;
-  seen_version_ = now;
-  return changed;
 }
 
 }  // namespace hwrec::internal

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/config_table.h"
 #include "aggregate/figure_reason.h"
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
@@ -38,17 +37,14 @@ Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,
                           const ScopeAggregates& by_scope, const RecommenderSettings& settings);
 
 // Reads recommendations with prepared statements kept for its lifetime; the
-// settings are read when it is made and again by RefreshSettings.
+// settings are read when it is made and again by ReloadSettings.
 class RecommendationReader {
  public:
   explicit RecommendationReader(store::Connection& db);
 
-  // Re-reads the settings if the config table changed since they were read.
-  // A reader kept across writes to the store calls it before each batch of reads.
-  void RefreshSettings();
-  // True when the store may have changed since the last call: another
-  // connection committed or this one wrote rows. The first call returns true.
-  bool StoreMayHaveChanged();
+  // Re-reads the settings: a reader kept across calls does when its
+  // store::ChangeWatch saw them change.
+  void ReloadSettings() { settings_ = LoadSettings(db_); }
   std::optional<std::int64_t> WorkloadId(const std::string& image);
   // workload_id 0: a workload with no history (every figure `none`). With
   // `explain`, each figure with a value carries its reason, the execution
@@ -81,9 +77,7 @@ class RecommendationReader {
   RecommenderSettings settings_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
-  std::optional<store::Connection::Version> seen_version_;  // Connection::DataVersion
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use
-  std::unique_ptr<ConfigRowsWatch> config_;              // made by the first RefreshSettings
   std::unique_ptr<store::Statement> execution_by_id_;    // prepared on first use
   std::unique_ptr<store::Statement> execution_by_time_;  // prepared on first use
 };

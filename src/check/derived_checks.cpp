@@ -47,7 +47,7 @@ std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt) 
   for (std::size_t m = 0; m < kMetricCount; ++m) {
     const MetricState& a = stored.metrics[m];
     const MetricState& b = rebuilt.metrics[m];
-    const std::string figure(ToString(static_cast<FigureKind>(m)));
+    const std::string figure(MetricName(m));
     if (a.count() != b.count()) {
       return fmt::format("{}: {} values, but the observations give {}", figure, a.count(),
                          b.count());

@@ -48,8 +48,9 @@ constexpr const char* kTables[] = {
     "site_observations",
     "site_recommendations",
 };
-// Each engine's own record of the migrations it applied, with its checksums.
-constexpr const char* kNotCopied = "schema_migrations";
+// Each engine's own record of the migrations it applied, with its checksums,
+// and its own change counters (raised by its triggers as the copy writes).
+constexpr const char* kNotCopied[] = {"schema_migrations", "store_changes"};
 
 [[noreturn]] void Refuse(Status status) { throw internal::StatusError(std::move(status)); }
 
@@ -59,7 +60,7 @@ void RequireKnownTables(const Store& source) {
   auto status = source.GetStatus();
   if (!status.ok()) Refuse(status.status());
   std::set<std::string> known(std::begin(kTables), std::end(kTables));
-  known.insert(kNotCopied);
+  known.insert(std::begin(kNotCopied), std::end(kNotCopied));
   for (const TableCount& t : status->tables) {
     if (known.erase(t.table) == 0) {
       Refuse(Status::Internal(fmt::format(

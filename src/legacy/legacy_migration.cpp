@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
+#include "aggregate/aggregator.h"
+#include "aggregate/materialize.h"
+#include "aggregate/settings.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_move.h"
 #include "store/backup.h"
@@ -19,6 +23,20 @@
 namespace hwrec {
 
 namespace {
+
+// Schema versions that change how observations feed the aggregates: a
+// migration that applies one rebuilds them from the observations in its own
+// transaction (13: a compute share held without utilisation is kept apart).
+constexpr int kAggregatesRebuiltAt[] = {13};
+
+bool RebuildsAggregates(const std::vector<int>& applied) {
+  for (int version : applied) {
+    if (std::find(std::begin(kAggregatesRebuiltAt), std::end(kAggregatesRebuiltAt), version) !=
+        std::end(kAggregatesRebuiltAt))
+      return true;
+  }
+  return false;
+}
 
 std::vector<LegacyMigrationRecord> ReadHistory(store::Connection& db) {
   std::vector<LegacyMigrationRecord> history;
@@ -75,6 +93,10 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     store::BulkWriteMode bulk(db);
     store::WriteTransaction tx(db);
     report.applied = migrator.ApplyPendingInCallerTransaction();
+    if (RebuildsAggregates(report.applied)) {
+      internal::RebuildAggregates(db, internal::LoadSettings(db));
+      report.recommendations = internal::RefreshAllRecommendations(db);
+    }
     // Counted again inside the transaction: a writer may have added rows since.
     const std::int64_t rows = internal::LegacyRowCount(db);
     if (rows > 0 && !options.accept_hp_v2) {
@@ -89,6 +111,12 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
     report.history = ReadHistory(db);
     return report;
   });
+}
+
+Result<std::vector<int>> Store::Migrate() {
+  auto report = MigrateStore(*this, LegacyMigrationOptions());
+  if (!report.ok()) return report.status();
+  return std::move(report->applied);
 }
 
 }  // namespace hwrec

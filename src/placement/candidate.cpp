@@ -37,7 +37,8 @@ Chosen ChooseFigure(const Figure* recommended, std::optional<double> declared, b
     chosen = {declared, {FigureSource::kPinned, Provenance::kNone, 0}};
   } else if (recommended != nullptr && recommended->value) {
     chosen = {recommended->value,
-              {FigureSource::kRecommendation, recommended->provenance, recommended->samples}};
+              {FigureSource::kRecommendation, recommended->provenance, recommended->samples,
+               recommended->held_share}};
   } else if (declared) {
     chosen = {declared, {FigureSource::kDeclared, Provenance::kNone, 0}};
   }
@@ -68,13 +69,13 @@ void ChooseHostFigures(const ExecutionFacts& e, const Recommendation* r, Effecti
   auto fig = [&](FigureKind kind) { return r ? &r->figure(kind) : nullptr; };
   const auto cpu_floor = floor ? AsDouble(floor->cpu_millicores) : std::nullopt;
   const auto memory_floor = floor ? AsDouble(floor->memory_bytes) : std::nullopt;
-  const Chosen request = ChooseFigure(fig(FigureKind::kCpuRequestMillicores),
-                                      AsDouble(d.cpu_millicores), e.pin_cpu, cpu_floor);
+  Chosen request = ChooseFigure(fig(FigureKind::kCpuRequestMillicores), AsDouble(d.cpu_millicores),
+                                e.pin_cpu, cpu_floor);
   Chosen limit = ChooseFigure(fig(FigureKind::kCpuLimitMillicores), AsDouble(d.cpu_millicores),
                               e.pin_cpu, cpu_floor);
   if (request.value && (!limit.value || *limit.value < *request.value)) limit = request;
-  const Chosen memory = ChooseFigure(fig(FigureKind::kMemoryBytes), AsDouble(d.memory_bytes),
-                                     e.pin_memory, memory_floor);
+  Chosen memory = ChooseFigure(fig(FigureKind::kMemoryBytes), AsDouble(d.memory_bytes),
+                               e.pin_memory, memory_floor);
   out->cpu_request_millicores = CeilInt(request.value);
   out->cpu_limit_millicores = CeilInt(limit.value);
   out->memory_bytes = CeilInt(memory.value);

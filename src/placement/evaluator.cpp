@@ -15,6 +15,7 @@
 #include "placement/candidate.h"
 #include "placement/history.h"
 #include "recommend/kept_reader.h"
+#include "store/change_watch.h"
 #include "store/database.h"
 #include "store/guarded.h"
 
@@ -102,9 +103,12 @@ int FragmentationScore(double increase) {
 }
 
 struct PlacementEvaluator::Impl {
-  explicit Impl(const Store& s) : store(s) {}
+  explicit Impl(const Store& s) : store(s), watch(store::ConnectionOf(s)) {}
   const Store& store;
-  // Kept across evaluations with its prepared statements; settings refreshed each time.
+  // Tells, in each evaluation's snapshot, whether the pools, the catalog or
+  // the settings changed since the last one, by this process or another.
+  store::ChangeWatch watch;
+  // Kept across evaluations with its prepared statements; settings re-read when changed.
   std::unique_ptr<internal::RecommendationReader> reader;
   std::unique_ptr<internal::WorkloadHistoryReader> history_reader;  // made on first use
   GpuCatalog catalog;
@@ -114,15 +118,20 @@ struct PlacementEvaluator::Impl {
   std::vector<DemandShape> mix;   // normalised; empty: each execution's own request
 
   void AddPool(NodePool pool);
+  // Re-reads the catalog and the pools when `changes` says they changed (a
+  // pool's facts point into the catalog: a new catalog re-reads the pools too).
+  Status Sync(const store::StoreChanges& changes);
   // Each candidate's registered pool (null: not in the snapshot), checking the
   // candidate rules on the way (CheckPlacementCandidates, duplicates found by
   // the pools' index instead of hashing every id again).
   Status LookUp(const std::vector<PlacementCandidate>& candidates,
                 std::vector<const PoolFacts*>* found) const;
   // Also completes `facts` from the workload's history, in the same read.
+  // Call inside the snapshot `changes` was polled in.
   Result<std::vector<const Recommendation*>> RecommendationsFor(
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
+      const store::StoreChanges& changes, internal::ExecutionFacts* facts,
+      std::vector<std::optional<Recommendation>>* cache);
   void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
             const std::vector<const PoolFacts*>& pools_given) const;
 };
@@ -147,47 +156,63 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
   pools.push_back(std::move(facts));
 }
 
+Status PlacementEvaluator::Impl::Sync(const store::StoreChanges& changes) {
+  const bool catalog_changed = changes(store::ChangeArea::kCatalog);
+  if (!catalog_changed && !changes(store::ChangeArea::kPools)) return Status::Ok();
+  if (catalog_changed) {
+    auto loaded = GpuCatalog::Load(store);
+    if (!loaded.ok()) return loaded.status();
+    catalog = std::move(*loaded);
+  }
+  auto listed = ListNodePools(store);
+  if (!listed.ok()) return listed.status();
+  pools.clear();
+  pool_by_id.clear();
+  keys.clear();
+  pools.reserve(listed->size());
+  for (NodePool& pool : *listed) AddPool(std::move(pool));
+  return Status::Ok();
+}
+
 // One read per distinct hardware key among `pools`, many candidates share one;
-// all of them and the workload's history in one read transaction, the
-// workload looked up once.
+// all of them and the workload's history in the caller's read transaction,
+// the workload looked up once.
 Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
-    internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache) {
-  return internal::Guarded(store.path(), [&]() -> Result<std::vector<const Recommendation*>> {
-    store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    auto kept = internal::KeptReader(store, &reader);
-    if (!kept.ok()) return kept.status();
-    internal::RecommendationReader& read = **kept;
-    const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
-    internal::WorkloadHistory history;
-    if (internal::ShapeNeedsHistory(*facts) && workload_id != 0) {
-      if (!history_reader) {
-        history_reader =
-            std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
-      }
-      history = history_reader->Read(workload_id);
+    const store::StoreChanges& changes, internal::ExecutionFacts* facts,
+    std::vector<std::optional<Recommendation>>* cache) {
+  auto kept = internal::KeptReader(store, &reader, changes);
+  if (!kept.ok()) return kept.status();
+  internal::RecommendationReader& read = **kept;
+  const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
+  internal::WorkloadHistory history;
+  if (internal::ShapeNeedsHistory(*facts) && workload_id != 0) {
+    if (!history_reader) {
+      history_reader =
+          std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
     }
-    internal::CompleteShape(history, facts);
-    std::vector<bool> used(keys.size(), false);
-    std::vector<const HardwareKey*> wanted;
-    for (const PoolFacts* pool : candidates) {
-      if (pool == nullptr || used[pool->key_index]) continue;
-      used[pool->key_index] = true;
-      wanted.push_back(&keys[pool->key_index]);
-    }
-    internal::AggregateMemo memo;
-    read.ReadAggregates(workload_id, wanted, &memo);
-    cache->assign(keys.size(), std::nullopt);
-    std::vector<const Recommendation*> out(candidates.size(), nullptr);
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (candidates[i] == nullptr) continue;
-      std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
-      if (!slot)
-        slot = read.Read(workload_id, workload, keys[candidates[i]->key_index], as_of, &memo);
-      out[i] = &*slot;
-    }
-    return out;
-  });
+    history = history_reader->Read(workload_id);
+  }
+  internal::CompleteShape(history, facts);
+  std::vector<bool> used(keys.size(), false);
+  std::vector<const HardwareKey*> wanted;
+  for (const PoolFacts* pool : candidates) {
+    if (pool == nullptr || used[pool->key_index]) continue;
+    used[pool->key_index] = true;
+    wanted.push_back(&keys[pool->key_index]);
+  }
+  internal::AggregateMemo memo;
+  read.ReadAggregates(workload_id, wanted, &memo);
+  cache->assign(keys.size(), std::nullopt);
+  std::vector<const Recommendation*> out(candidates.size(), nullptr);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i] == nullptr) continue;
+    std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
+    if (!slot)
+      slot = read.Read(workload_id, workload, keys[candidates[i]->key_index], as_of, &memo);
+    out[i] = &*slot;
+  }
+  return out;
 }
 
 // The order is worked out on indices, then each evaluation is moved once.
@@ -221,14 +246,12 @@ PlacementEvaluator::PlacementEvaluator(std::unique_ptr<Impl> impl) : impl_(std::
 PlacementEvaluator::~PlacementEvaluator() = default;
 
 Result<std::unique_ptr<PlacementEvaluator>> PlacementEvaluator::Open(const Store& store) {
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
-  auto pools = ListNodePools(store);
-  if (!pools.ok()) return pools.status();
   auto impl = std::make_unique<Impl>(store);
-  impl->catalog = std::move(*catalog);
-  impl->pools.reserve(pools->size());
-  for (NodePool& pool : *pools) impl->AddPool(std::move(pool));
+  Status synced = internal::Guarded(store.path(), [&]() -> Status {
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
+    return impl->Sync(impl->watch.Poll());
+  });
+  if (!synced.ok()) return synced;
   return std::unique_ptr<PlacementEvaluator>(new PlacementEvaluator(std::move(impl)));
 }
 
@@ -298,29 +321,36 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   if (candidates.empty()) {
     return Status::InvalidArgument("candidates: the list is empty: give at least one node pool");
   }
-  std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
-  if (Status looked_up = impl_->LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   auto facts = internal::ResolveExecution(execution);
   if (!facts.ok()) return facts.status();
-  PlacementResult result;
-  result.workload = execution.workload;
-  result.policy = policy;
-  result.as_of = as_of.value_or(internal::NowEpochSeconds());
-  std::vector<std::optional<Recommendation>> cache;
-  auto recommendations =
-      impl_->RecommendationsFor(execution.workload, pools, result.as_of, &*facts, &cache);
-  if (!recommendations.ok()) return recommendations.status();
-  result.shape = facts->shape;
-  result.evaluations.reserve(candidates.size());
-  const std::vector<DemandShape>* mix =
-      policy == PlacementPolicy::kFragmentation ? &impl_->mix : nullptr;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    result.evaluations.push_back(internal::EvaluateCandidate(*facts, candidates[i], i, pools[i],
-                                                             (*recommendations)[i], mix));
-  }
-  impl_->Rank(&result, policy, facts->shape.gpu_count, pools);
-  return result;
+  Impl& impl = *impl_;
+  return internal::Guarded(impl.store.path(), [&]() -> Result<PlacementResult> {
+    // The pools, the settings and the history as one state of the store.
+    store::ReadSnapshot snapshot(store::ConnectionOf(impl.store));
+    const store::StoreChanges changes = impl.watch.Poll();
+    if (Status synced = impl.Sync(changes); !synced.ok()) return synced;
+    std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
+    if (Status looked_up = impl.LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
+    PlacementResult result;
+    result.workload = execution.workload;
+    result.policy = policy;
+    result.as_of = as_of.value_or(internal::NowEpochSeconds());
+    std::vector<std::optional<Recommendation>> cache;
+    auto recommendations =
+        impl.RecommendationsFor(execution.workload, pools, result.as_of, changes, &*facts, &cache);
+    if (!recommendations.ok()) return recommendations.status();
+    result.shape = facts->shape;
+    result.evaluations.reserve(candidates.size());
+    const std::vector<DemandShape>* mix =
+        policy == PlacementPolicy::kFragmentation ? &impl.mix : nullptr;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      result.evaluations.push_back(internal::EvaluateCandidate(*facts, candidates[i], i, pools[i],
+                                                               (*recommendations)[i], mix));
+    }
+    impl.Rank(&result, policy, facts->shape.gpu_count, pools);
+    return result;
+  });
 }
 
 }  // namespace hwrec

@@ -91,8 +91,9 @@ Json RequestJson(const EffectiveRequest& r) {
 Json ProvenanceJson(const EffectiveRequest& r) {
   Json out = Json::object();
   for (std::size_t f = 0; f < kFigureCount; ++f) {
-    out[std::string(ToString(static_cast<FigureKind>(f)))] = {{"source", r.origins[f].Name()},
-                                                              {"samples", r.origins[f].samples}};
+    Json origin = {{"source", r.origins[f].Name()}, {"samples", r.origins[f].samples}};
+    if (r.origins[f].held_share) origin["held_share"] = true;
+    out[std::string(ToString(static_cast<FigureKind>(f)))] = std::move(origin);
   }
   return out;
 }
@@ -192,6 +193,8 @@ EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
     auto parsed = FigureOrigin::FromName(name, ReadInteger(origin, "samples", "provenance"));
     if (!parsed) Refuse("provenance source '" + name + "' is not known");
     r.origins[f] = *parsed;
+    const auto held = origin.find("held_share");
+    r.origins[f].held_share = held != origin.end() && *held == true;
   }
   return r;
 }

@@ -66,7 +66,8 @@ std::optional<FigureOrigin> FigureOrigin::FromName(std::string_view name, std::i
 }
 
 bool FigureOrigin::operator==(const FigureOrigin& o) const {
-  return source == o.source && provenance == o.provenance && samples == o.samples;
+  return source == o.source && provenance == o.provenance && samples == o.samples &&
+         held_share == o.held_share;
 }
 
 bool DeclaredResources::operator==(const DeclaredResources& o) const {

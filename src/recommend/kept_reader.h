@@ -1,6 +1,7 @@
 // The RecommendationReader a query object keeps across calls (a
 // RecommendationQuery, a PlacementEvaluator): checked against the store's
-// schema and settings before each batch of reads, cheaply when nothing changed.
+// schema when made, and its settings re-read when the caller's
+// store::ChangeWatch saw them change.
 #pragma once
 
 #include <memory>
@@ -8,13 +9,16 @@
 #include "aggregate/recommendation_reader.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
+#include "store/change_watch.h"
 
 namespace hwrec::internal {
 
-// Fails with kSchemaMismatch, naming the fix, when the store is older than the
-// recommendation tables; else makes the reader on first use and refreshes its
-// settings. Throws on an engine failure (call inside Guarded).
+// Makes the reader on first use, failing with kSchemaMismatch, naming the
+// fix, when the store is older than the recommendation tables; re-reads its
+// settings when `changes` (polled in this snapshot) says they changed.
+// Throws on an engine failure (call inside Guarded).
 Result<RecommendationReader*> KeptReader(const Store& store,
-                                         std::unique_ptr<RecommendationReader>* reader);
+                                         std::unique_ptr<RecommendationReader>* reader,
+                                         const store::StoreChanges& changes);
 
 }  // namespace hwrec::internal

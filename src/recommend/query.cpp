@@ -12,20 +12,20 @@ namespace hwrec {
 namespace internal {
 
 Result<RecommendationReader*> KeptReader(const Store& store,
-                                         std::unique_ptr<RecommendationReader>* reader) {
-  // Unchanged since the last call: the schema and the settings are as checked then.
-  if (*reader != nullptr && !(*reader)->StoreMayHaveChanged()) return reader->get();
-  const int version = store.schema_version();  // as of now: another process may migrate
+                                         std::unique_ptr<RecommendationReader>* reader,
+                                         const store::StoreChanges& changes) {
+  if (*reader != nullptr) {
+    if (changes(store::ChangeArea::kSettings)) (*reader)->ReloadSettings();
+    return reader->get();
+  }
+  // As of now: another process may have migrated since the store was opened.
+  const int version = store.schema_version();
   if (version < Store::LatestSchemaVersion()) {
     return Status::SchemaMismatch(fmt::format(
         "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
         store.path(), version, Store::LatestSchemaVersion(), store.path()));
   }
-  if (*reader == nullptr) {
-    *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
-    (*reader)->StoreMayHaveChanged();  // the baseline for the next call
-  }
-  (*reader)->RefreshSettings();
+  *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
   return reader->get();
 }
 
@@ -35,6 +35,7 @@ struct RecommendationQuery::Impl {
   explicit Impl(const Store& s) : store(s) {}
   const Store& store;
   std::unique_ptr<internal::RecommendationReader> reader;
+  store::ChangeWatch watch{store::ConnectionOf(store)};
 };
 
 RecommendationQuery::RecommendationQuery(const Store& store)
@@ -53,7 +54,7 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    auto reader = internal::KeptReader(store, &impl_->reader);
+    auto reader = internal::KeptReader(store, &impl_->reader, impl_->watch.Poll());
     if (!reader.ok()) return reader.status();
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = (*reader)->WorkloadId(workload);

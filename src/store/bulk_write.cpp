@@ -9,8 +9,10 @@ namespace hwrec::store {
 // WAL writes them twice (to the WAL, then at checkpoint); rollback journals
 // are as crash-safe as WAL with synchronous = FULL. A 64 MiB page cache keeps
 // the indexes' working pages cached, and secure_delete = FAST spares zeroing
-// and journaling every page a bulk move empties.
-BulkWriteMode::BulkWriteMode(Connection& db) : db_(db) {
+// and journaling every page a bulk move empties. A PostgreSQL server tunes
+// its own writes: there the mode does nothing.
+BulkWriteMode::BulkWriteMode(Connection& db) : db_(db), sqlite_(db.engine() == Engine::kSqlite) {
+  if (!sqlite_) return;
   cache_size_ = db.QueryInt64("PRAGMA cache_size").value_or(0);
   secure_delete_ = db.QueryInt64("PRAGMA secure_delete").value_or(0);
   // At least 64 MiB: a store opened with a larger cache keeps it.
@@ -31,6 +33,7 @@ BulkWriteMode::BulkWriteMode(Connection& db) : db_(db) {
 }
 
 BulkWriteMode::~BulkWriteMode() {
+  if (!sqlite_) return;
   try {
     if (rollback_journal_) {
       db_.Execute("PRAGMA journal_mode = WAL");

@@ -16,7 +16,8 @@ namespace hwrec::store {
 // journal instead of the WAL, when this is the store's only connection; fully
 // synchronous while it lasts), keeps a larger page cache, and frees pages
 // without zeroing them. Another connection keeping the store in WAL is not
-// waited for: the mode then keeps the WAL. Not copyable; one per connection.
+// waited for: the mode then keeps the WAL. On PostgreSQL it does nothing.
+// Not copyable; one per connection.
 class BulkWriteMode {
  public:
   // Throws the engine's exception when the connection cannot be tuned.
@@ -33,6 +34,7 @@ class BulkWriteMode {
 
  private:
   Connection& db_;
+  const bool sqlite_;
   std::int64_t cache_size_ = 0;
   std::int64_t secure_delete_ = 0;
   bool rollback_journal_ = false;

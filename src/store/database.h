@@ -150,13 +150,15 @@ class Connection {
   virtual void RollbackQuietly() noexcept = 0;
   // Changes whenever the store's data may have changed, by this connection
   // or another (compare for equality); cheap enough to ask before every read.
+  // nullopt when the engine has no such signal (PostgreSQL): callers then read
+  // what they compare (store/change_watch.h).
   struct Version {
     std::int64_t others = 0;  // moves on other connections' commits
     std::int64_t ours = 0;    // moves on this connection's changes
     bool operator==(const Version& v) const { return others == v.others && ours == v.ours; }
     bool operator!=(const Version& v) const { return !(*this == v); }
   };
-  virtual Version DataVersion() = 0;
+  virtual std::optional<Version> DataVersion() = 0;
   // Whether a table (or view) named `name` exists.
   virtual bool HasTable(std::string_view name) = 0;
 };

@@ -310,7 +310,6 @@ class PgConnection final : public Connection {
     // A script of nothing but comments (a migration that only raises the
     // schema version) runs as nothing.
     if (PQresultStatus(result.get()) != PGRES_EMPTY_QUERY) Check(result.get());
-    ++ours_;
   }
   std::int64_t LastInsertId() const override {
     ResultPtr result(PQexec(conn_, "SELECT lastval()"));
@@ -343,15 +342,9 @@ class PgConnection final : public Connection {
     in_transaction_ = false;
     if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
   }
-  Version DataVersion() override {
-    // The server's snapshot (xmin:xmax:in-progress) moves whenever any
-    // writer begins or ends, on any connection.
-    ResultPtr result(Exec("SELECT pg_current_snapshot()::text"));
-    return {static_cast<std::int64_t>(std::hash<std::string_view>{}(
-                std::string_view(PQgetvalue(result.get(), 0, 0),
-                                 static_cast<std::size_t>(PQgetlength(result.get(), 0, 0))))),
-            ours_};
-  }
+  // Any writer on any connection may have changed the data; nothing tells
+  // without a round trip, so readers compare the store's counters instead.
+  std::optional<Version> DataVersion() override { return std::nullopt; }
   bool HasTable(std::string_view name) override {
     auto statement = Prepare(
         "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = "
@@ -377,7 +370,6 @@ class PgConnection final : public Connection {
 
   PGconn* handle() { return conn_; }
   std::int64_t epoch() const { return epoch_; }
-  void Changed(std::int64_t rows) { ours_ += rows; }
 
   // Before a statement outside a transaction: a connection the server
   // dropped is made again (a dropped transaction is reported, never resumed).
@@ -475,7 +467,6 @@ class PgConnection final : public Connection {
   bool committing_ = false;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
-  std::int64_t ours_ = 0;
   std::int64_t epoch_ = 0;  // moves when the connection is made again
 };
 
@@ -511,10 +502,6 @@ void PgStatement::Execute() {
                                   static_cast<int>(params_.size()), values.data(), lengths.data(),
                                   formats.data(), 0));
   connection_.Check(result.get());
-  if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) {
-    const char* changed = PQcmdTuples(result.get());
-    if (changed != nullptr && *changed != '\0') connection_.Changed(1);
-  }
   rows_ = PQntuples(result.get());
   columns_known_ = PQnfields(result.get());
   row_ = -1;

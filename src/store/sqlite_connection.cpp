@@ -134,13 +134,13 @@ class SqliteConnection final : public Connection {
   void RollbackQuietly() noexcept override {
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
-  Version DataVersion() override {
+  std::optional<Version> DataVersion() override {
     // data_version moves on other connections' commits; total_changes on ours.
     if (!data_version_) data_version_ = Prepare("PRAGMA data_version");
     data_version_->Reset();
     const std::int64_t others = data_version_->Step() ? data_version_->Int64(0) : 0;
     data_version_->Reset();
-    return {others, static_cast<std::int64_t>(sqlite3_total_changes64(db_))};
+    return Version{others, static_cast<std::int64_t>(sqlite3_total_changes64(db_))};
   }
   bool HasTable(std::string_view name) override {
     auto statement =

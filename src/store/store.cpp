@@ -328,44 +328,6 @@ Status Store::CheckWritable() const {
   });
 }
 
-// The embedded schema migrations only: legacy history with rows is refused
-// (its move needs consent, hwrec/legacy_migration.h), before and again inside
-// the transaction, where a writer may have added rows since.
-Result<std::vector<int>> Store::Migrate() {
-  if (read_only()) {
-    return Status::ReadOnly(fmt::format(
-        "{}: the store was opened read-only: open it read-write to migrate it", path()));
-  }
-  return internal::Guarded(impl_->path, [&]() -> Result<std::vector<int>> {
-    store::Connection& connection = *impl_->connection;
-    const bool sqlite = connection.engine() == store::Engine::kSqlite;
-    Migrator migrator(*this);
-    if (Status s = migrator.Check(); !s.ok()) {
-      return Status::SchemaMismatch(impl_->path + ": " + s.message());
-    }
-    std::int64_t legacy_rows = internal::LegacyRowCount(connection);
-    if (legacy_rows == 0 && migrator.Pending().empty()) return std::vector<int>{};
-    if (legacy_rows > 0) {
-      return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, legacy_rows));
-    }
-    if (sqlite) {
-      if (Status s = internal::RefuseIfDamaged(*impl_->db, impl_->path, "the migration"); !s.ok())
-        return s;
-    }
-    migrator.EnsureBookkeeping();
-    std::optional<store::BulkWriteMode> bulk;
-    if (sqlite) bulk.emplace(connection);
-    store::WriteTransaction tx(connection);
-    std::vector<int> applied = migrator.ApplyPendingInCallerTransaction();
-    legacy_rows = internal::LegacyRowCount(connection);
-    if (legacy_rows > 0) {
-      return Status::SchemaMismatch(internal::LegacyConsentText(impl_->path, legacy_rows));
-    }
-    tx.Commit();
-    return applied;
-  });
-}
-
 Result<StoreStatus> Store::GetStatus() const {
   if (!impl_->db) return PostgresqlStatus();
   return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {

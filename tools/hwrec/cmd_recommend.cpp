@@ -123,6 +123,7 @@ void PrintJson(const Recommendation& r, bool explain) {
                                 {"lower", OrNull(f.lower)},
                                 {"upper", OrNull(f.upper)},
                                 {"last_seen", OrNull(TimeOf(f.last_seen))}};
+    if (f.kind == FigureKind::kGpuComputeFraction) j["held_share"] = f.held_share;
     if (explain) {
       j["statistic"] = f.statistic;
       j["margin"] = f.margin;
@@ -133,6 +134,13 @@ void PrintJson(const Recommendation& r, bool explain) {
   }
   out["figures"] = figures;
   std::cout << tools::DumpJson(out) << "\n";
+}
+
+// A compute share learned from shares held, not measured use, says so.
+std::string ProvenanceCell(const Figure& f) {
+  std::string cell(ToString(f.provenance));
+  if (f.held_share) cell += " (held share)";
+  return cell;
 }
 
 void PrintTable(const Recommendation& r, bool explain) {
@@ -148,7 +156,7 @@ void PrintTable(const Recommendation& r, bool explain) {
   for (const Figure& f : r.figures) {
     std::vector<std::string> row = {std::string(ToString(f.kind)),
                                     Cell(f.value),
-                                    std::string(ToString(f.provenance)),
+                                    ProvenanceCell(f),
                                     std::to_string(f.samples),
                                     fmt::format("{:.2f}", f.confidence),
                                     Cell(f.lower),

@@ -1,0 +1,47 @@
+#include "store/change_watch.h"
+
+#include <string_view>
+
+namespace hwrec::store {
+
+namespace {
+constexpr std::string_view kAreaNames[kChangeAreaCount] = {"pools", "catalog", "settings"};
+}  // namespace
+
+ChangeWatch::ChangeWatch(Connection& db) : db_(db) {}
+ChangeWatch::~ChangeWatch() = default;
+
+std::optional<ChangeWatch::Counters> ChangeWatch::ReadCounters() {
+  if (!counters_) {
+    // A failed statement would end a PostgreSQL transaction: ask first.
+    if (!db_.HasTable("store_changes")) return std::nullopt;
+    counters_ = db_.Prepare("SELECT area, counter FROM store_changes");
+  }
+  Counters counters{};
+  Statement& read = *counters_;
+  read.Reset();
+  while (read.Step()) {
+    const std::string_view area = read.Text(0);
+    for (std::size_t a = 0; a < kChangeAreaCount; ++a) {
+      if (area == kAreaNames[a]) counters[a] = read.Int64(1);
+    }
+  }
+  read.Reset();  // an unfinished statement would hold its read transaction open
+  return counters;
+}
+
+StoreChanges ChangeWatch::Poll() {
+  StoreChanges changes;
+  const std::optional<Connection::Version> version = db_.DataVersion();
+  if (version && seen_ && version == seen_version_) return changes;  // nothing committed since
+  seen_version_ = version;  // before the counters: a commit in between is seen next time
+  const std::optional<Counters> counters = ReadCounters();
+  for (std::size_t a = 0; a < kChangeAreaCount; ++a) {
+    changes.changed[a] = !counters || !seen_ || (*counters)[a] != (*seen_)[a];
+  }
+  seen_ = counters;
+  if (!counters) seen_version_.reset();  // no counters: look again next time
+  return changes;
+}
+
+}  // namespace hwrec::store
