@@ -897,6 +897,9 @@ TEST_CASE(
               Pool("h100-3g", "H100 80GB", "mig-3g.40gb", 8, 16, "a3-highgpu-8g")});
   // Five runs at 87 % of 3/7 of an H100 that reported no GPU memory: every
   // score is unknown; only the H100 partition's shortfall is known (0.02).
+  // CPU and memory come from the same history on every pool, so that the
+  // history-sized H100 pool does not rank first for that alone.
+  REQUIRE(SetConfig(*f.store, "fallback.cpu_memory_any_hardware", "true").ok());
   std::vector<Observation> batch;
   for (int n = 0; n < 5; ++n) {
     Observation o = Ran("h100-3g", n, 0, 0, 4000, 8 * kGiB);
@@ -1492,8 +1495,9 @@ TEST_CASE(
   CHECK(by_pool.at("a100").request.gpu_config_id ==
         std::optional<std::string>("nvidia-a100-80gb-mig-3g.40gb"));
   CHECK_THAT(by_pool.at("h100").reason, Catch::Contains("is not registered"));
+  CHECK(by_pool.at("a100").request.cpu_request_millicores == std::optional<std::int64_t>(1000));
 
-  // Another process: re-partitions one pool, registers another.
+  // Another process: re-partitions one pool, registers another, changes a setting.
   {
     const auto other = test::OpenStoreOrFail(f.location);
     REQUIRE(
@@ -1501,6 +1505,7 @@ TEST_CASE(
             .ok());
     REQUIRE(
         RegisterNodePool(*other, Pool("h100", "H100 80GB", "full", 8, 8, "a3-highgpu-8g")).ok());
+    REQUIRE(SetConfig(*other, "default.cpu_request_millicores", "1500").ok());
   }
   auto second =
       evaluator.Evaluate(Execution(declared), candidates, PlacementPolicy::kFirstFit, kNow);
@@ -1509,6 +1514,51 @@ TEST_CASE(
   CHECK(by_pool.at("a100").request.gpu_config_id ==
         std::optional<std::string>("nvidia-a100-80gb-mig-1g.10gb"));
   CHECK(by_pool.at("h100").feasible);
+  CHECK(by_pool.at("a100").request.cpu_request_millicores == std::optional<std::int64_t>(1500));
+}
+
+TEST_CASE(
+    "placement: a chosen pool always carries a CPU and a memory request, and pools history sizes "
+    "rank first",
+    "[placement][engine]") {
+  Fixture f;
+  // The workload's only history is on a GPU pool of unknown model.
+  NodePool mystery = Pool("mystery", std::nullopt, "full", 1, 1, "on-prem-gpu");
+  mystery.hardware.gpu_brand = "NVIDIA";
+  f.Register({mystery, Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
+  f.History("mystery", 20, 0.5, 3000, 6 * kGiB);
+  DeclaredResources one_gpu;
+  one_gpu.gpu_count = 1;
+
+  // Best fit would take the whole A100 80GB on waste alone; it has no CPU or
+  // memory figure of its own, so the default request sizes it, said so.
+  const auto result = f.Place(Execution(one_gpu), std::vector<std::string>{"a100", "mystery"});
+  const auto by_pool = ByPool(result);
+  const CandidateEvaluation& a100 = by_pool.at("a100");
+  CHECK(a100.request.cpu_request_millicores == std::optional<std::int64_t>(1000));
+  CHECK(a100.request.cpu_limit_millicores == std::optional<std::int64_t>(1000));
+  CHECK(a100.request.memory_bytes == std::optional<std::int64_t>(2 * kGiB));
+  const auto origin = [](const CandidateEvaluation& e, FigureKind kind) {
+    return e.request.origins[static_cast<std::size_t>(kind)].Name();
+  };
+  CHECK(origin(a100, FigureKind::kCpuRequestMillicores) == "default");
+  CHECK(origin(a100, FigureKind::kMemoryBytes) == "default");
+  CHECK(origin(by_pool.at("mystery"), FigureKind::kCpuRequestMillicores) == "exact");
+  REQUIRE(result.chosen.has_value());
+  CHECK(result.evaluations[*result.chosen].node_pool_id == "mystery");
+
+  // A declaration sizes before the default, and still ranks after history.
+  DeclaredResources sized = one_gpu;
+  sized.cpu_millicores = 2000;
+  sized.memory_bytes = 4 * kGiB;
+  const auto declared = ByPool(f.Place(Execution(sized), std::vector<std::string>{"a100"}));
+  CHECK(declared.at("a100").request.cpu_request_millicores == std::optional<std::int64_t>(2000));
+  CHECK(origin(declared.at("a100"), FigureKind::kMemoryBytes) == "declared");
+
+  // The default is a setting.
+  REQUIRE(SetConfig(*f.store, "default.memory_bytes", std::to_string(8 * kGiB)).ok());
+  const auto set = ByPool(f.Place(Execution(one_gpu), std::vector<std::string>{"a100"}));
+  CHECK(set.at("a100").request.memory_bytes == std::optional<std::int64_t>(8 * kGiB));
 }
 
 }  // namespace

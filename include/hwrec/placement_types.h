@@ -74,6 +74,8 @@ enum class FigureSource {
   kDeclared,        // the author's value, used where there is no recommendation
   kPinned,          // the author pinned it
   kRetryFloor,      // raised to the OOM-retry floor
+  kDefault,         // CPU and memory only: the store's default request (`hwrec config`
+                    // default.*), where neither history nor the execution sizes them
   kNone,            // nothing known: no value
 };
 
@@ -86,7 +88,8 @@ struct FigureOrigin {
   bool held_share = false;
 
   // "exact", "gpu_model", "instance_type", "workload_any_hardware" for
-  // recommendations; otherwise "declared", "pinned", "retry_floor" or "none".
+  // recommendations; otherwise "declared", "pinned", "retry_floor", "default"
+  // or "none".
   std::string Name() const;
   static std::optional<FigureOrigin> FromName(std::string_view name, std::int64_t samples);
   bool operator==(const FigureOrigin& other) const;

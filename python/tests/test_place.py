@@ -108,8 +108,13 @@ def test_place_chooses_a_pool_and_explains_every_candidate(loaded):
     assert placement.chosen_request.to_dict() == first.request.to_dict()
     assert set(first.request.origins) == set(FIGURES)
     assert first.request.gpu_count == 1
-    assert isinstance(first.waste.compute_shortfall, float)
-    assert first.waste.score == pytest.approx(first.waste.card + 2 * first.waste.compute_shortfall)
+    # The pools the workload's own history sizes rank first; a chosen pool
+    # always carries a CPU and a memory request.
+    assert first.request.origins["cpu_request_millicores"] == "exact"
+    assert first.request.cpu_request_millicores and first.request.memory_bytes
+    scored = next(c for c in placement.candidates if c.waste.score is not None)
+    assert isinstance(scored.waste.compute_shortfall, float)
+    assert scored.waste.score == pytest.approx(scored.waste.card + 2 * scored.waste.compute_shortfall)
     assert placement.shape.gpu_count == 1 and placement.shape.gpu_count_source == "declared"
     assert first.needs.to_dict().keys() == {"gpu_memory_gb", "gpu_compute_fraction"}
     missing = next(c for c in placement.candidates if c.node_pool_id == "not-registered")

@@ -40,6 +40,8 @@ const std::map<std::string, NumericRange>& NumericRanges() {
       {"gpu_memory.margin", {0, 10, true, false}},
       {"gpu_compute.margin", {0, 10, true, false}},
       {"ingest.max_clock_skew_hours", {0, 8760, true, false}},
+      {"default.cpu_request_millicores", {1, 1e6, true, true}},
+      {"default.memory_bytes", {1, 1e15, true, true}},
   };
   return kRanges;
 }
@@ -93,6 +95,14 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"fallback.cpu_memory_any_hardware", "false",
        "true: CPU and memory fall back to the workload's history on any hardware when an "
        "instance type has none",
+       false},
+      {"default.cpu_request_millicores", "1000",
+       "CPU request placement gives a pool where neither history nor the execution sizes it "
+       "(provenance default)",
+       false},
+      {"default.memory_bytes", "2147483648",
+       "memory request placement gives a pool where neither history nor the execution sizes it "
+       "(provenance default; 2 GiB)",
        false},
   };
   return kKeys;
@@ -155,6 +165,8 @@ RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values
   s.oom_bump_factor = std::stod(values["oom_bump_factor"]);
   s.max_clock_skew_hours = std::stod(values["ingest.max_clock_skew_hours"]);
   s.cpu_memory_any_hardware = values["fallback.cpu_memory_any_hardware"] == "true";
+  s.default_cpu_request_millicores = std::stod(values["default.cpu_request_millicores"]);
+  s.default_memory_bytes = std::stod(values["default.memory_bytes"]);
   for (std::size_t i = 0; i < kFigureCount; ++i) {
     const std::string prefix = kFigurePrefixes[i];
     s.figures[i].statistic = *ParseStatistic(values[prefix + ".statistic"]);

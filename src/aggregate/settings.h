@@ -37,6 +37,9 @@ struct RecommenderSettings {
   double oom_bump_factor = 1.2;
   double max_clock_skew_hours = 24;      // how far ahead of now a finished_at may be
   bool cpu_memory_any_hardware = false;  // CPU and memory may fall back across instance types
+  // The request placement gives a pool where neither history nor the execution sizes it.
+  double default_cpu_request_millicores = 1000;
+  double default_memory_bytes = 2147483648.0;  // 2 GiB
   std::array<FigureSettings, kFigureCount> figures;
 
   double half_life_s() const { return half_life_hours * 3600.0; }

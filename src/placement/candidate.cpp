@@ -76,6 +76,11 @@ void ChooseHostFigures(const ExecutionFacts& e, const Recommendation* r, Effecti
   if (request.value && (!limit.value || *limit.value < *request.value)) limit = request;
   Chosen memory = ChooseFigure(fig(FigureKind::kMemoryBytes), AsDouble(d.memory_bytes),
                                e.pin_memory, memory_floor);
+  // A chosen pool always carries a CPU and a memory request.
+  const FigureOrigin by_default{FigureSource::kDefault, Provenance::kNone, 0};
+  if (!request.value) request = {e.default_cpu_millicores, by_default};
+  if (!limit.value) limit = request;
+  if (!memory.value) memory = {e.default_memory_bytes, by_default};
   out->cpu_request_millicores = CeilInt(request.value);
   out->cpu_limit_millicores = CeilInt(limit.value);
   out->memory_bytes = CeilInt(memory.value);

@@ -43,6 +43,10 @@ struct ExecutionFacts {
   bool pin_memory = false;
   bool pin_gpu_memory = false;
   bool pin_compute = false;
+  // The store's default CPU and memory request (settings default.*): what a
+  // pool gets where neither history nor the execution sizes them.
+  double default_cpu_millicores = 0;
+  double default_memory_bytes = 0;
 };
 
 // "a whole A100 80GB (80 GB)", "3g.40gb (40 GB)": what one partition offers.

@@ -47,20 +47,32 @@ auto ScoreTerms(const PlacementWaste& w) {
                          !w.card.has_value(), Rounded(w.card.value_or(0)));
 }
 
+// How many figures of a candidate's request a default or the execution's
+// declaration sized, not the workload's own history: candidates history
+// sizes rank first.
+int GuessedFigures(const CandidateEvaluation& e) {
+  int guessed = 0;
+  for (const FigureOrigin& origin : e.request.origins) {
+    guessed += origin.source == FigureSource::kDefault || origin.source == FigureSource::kDeclared;
+  }
+  return guessed;
+}
+
 // best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
-// first; the score terms; a known gpu_left before an unknown one, the
-// smaller; the less CPU and memory left idle; candidate order. An unknown
-// term never counts as zero.
+// first; the fewer figures sized by a default or a declaration; the score terms; a known gpu_left
+// before an unknown one, the smaller; the less CPU and memory left idle; candidate order. An
+// unknown term never counts as zero.
 template <typename = void>
 auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
   const PlacementWaste& w = e.waste;
-  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool), ScoreTerms<>(w),
+  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, GuessedFigures(e)), ScoreTerms<>(w),
                         std::make_tuple(!w.gpu_left.has_value(), Rounded(w.gpu_left.value_or(0)),
                                         Rounded(w.cpu + w.memory), e.candidate));
 }
 
 // fragmentation (docs/PLACEMENT.md "Fragmentation"): for CPU-only work
-// CPU-only pools first; a known increase before an unknown one; the higher
+// CPU-only pools first; the fewer figures sized by a default or a
+// declaration; a known increase before an unknown one; the higher
 // FragmentationScore; for CPU-only work the node with the least free GPU (a
 // known amount first); where the increase is unknown, the score terms; candidate
 // order.
@@ -70,10 +82,10 @@ auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool
   const PlacementWaste& w = e.waste;
   const std::optional<double>& f = w.fragmentation;
   const std::optional<double> left = gpu_work ? std::optional<double>(0) : w.gpu_left;
-  return std::tuple_cat(
-      std::make_tuple(!gpu_work && gpu_pool, !f.has_value(), f ? -FragmentationScore(*f) : 0,
-                      !left.has_value(), Rounded(left.value_or(0))),
-      ScoreTerms<>(f ? kNoTerms : w), std::make_tuple(e.candidate));
+  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, GuessedFigures(e), !f.has_value(),
+                                        f ? -FragmentationScore(*f) : 0, !left.has_value(),
+                                        Rounded(left.value_or(0))),
+                        ScoreTerms<>(f ? kNoTerms : w), std::make_tuple(e.candidate));
 }
 
 // Candidates in `key` order (computed once per candidate, then sorted: a
@@ -184,6 +196,8 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
   auto kept = internal::KeptReader(store, &reader, changes);
   if (!kept.ok()) return kept.status();
   internal::RecommendationReader& read = **kept;
+  facts->default_cpu_millicores = read.settings().default_cpu_request_millicores;
+  facts->default_memory_bytes = read.settings().default_memory_bytes;
   const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
   internal::WorkloadHistory history;
   if (internal::ShapeNeedsHistory(*facts) && workload_id != 0) {

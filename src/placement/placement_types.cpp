@@ -17,6 +17,7 @@ constexpr internal::EnumName<FigureSource> kSourceNames[] = {
     {FigureSource::kDeclared, "declared"},
     {FigureSource::kPinned, "pinned"},
     {FigureSource::kRetryFloor, "retry_floor"},
+    {FigureSource::kDefault, "default"},
     {FigureSource::kNone, "none"}};
 constexpr internal::EnumName<ShapeSource> kShapeSourceNames[] = {
     {ShapeSource::kDeclared, "declared"},
