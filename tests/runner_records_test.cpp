@@ -343,6 +343,31 @@ TEST_CASE("runner execution: a start after the end, or an unreadable start, name
                                Catch::Contains("an unset timestamp reads as 1970"));
 }
 
+TEST_CASE("runner execution: a timestamp in milliseconds is named, not the other one") {
+  Json record = RunnerExecution();
+  record["started_at"] = 1795968000;
+  record["ended_at"] = 1795968157000;
+  FieldError error = FirstError(record);
+  CHECK(error.field == "ended_at");
+  CHECK_THAT(error.reason, Catch::StartsWith("is 1795968157000, which looks like milliseconds") &&
+                               Catch::Contains("2026-11-29T16:02:37Z") &&
+                               Catch::Contains("send seconds"));
+  record["started_at"] = "2026-11-29T16:00:00Z";
+  CHECK(FirstError(record).field == "ended_at");
+  record.erase("started_at");  // no start to compare with
+  CHECK(FirstError(record).field == "ended_at");
+  record["started_at"] = 1795968000000;
+  record["ended_at"] = 1795968157;
+  error = FirstError(record);
+  CHECK(error.field == "started_at");
+  CHECK_THAT(error.reason, Catch::Contains("looks like milliseconds"));
+  record["ended_at"] = 1795968157000;  // both: each is named
+  ObservationParse both = ParseObservationRecord(record.dump(), RecordForm::kRunner);
+  REQUIRE(both.errors.size() == 2);
+  CHECK(both.errors[0].field == "ended_at");
+  CHECK(both.errors[1].field == "started_at");
+}
+
 TEST_CASE("runner execution: gpu_compute_fraction from metadata, refused when it disagrees") {
   Json record = RunnerExecution();
   record["metrics"].erase("gpu_compute_fraction");

@@ -116,13 +116,35 @@ std::optional<double> TimeOf(const Json& object, std::string_view key) {
   return std::nullopt;
 }
 
-// duration_in_sec, or else ended_at - started_at.
-void TranslateDuration(const Json& object, RunnerTranslation* t) {
+// Epoch milliseconds from 2000-01-01 up to the year 10000: read as seconds,
+// they are thousands of years ahead, so no clock sends them as seconds.
+constexpr double kFirstMilliseconds = 946684800000.0;
+constexpr double kLastMilliseconds = 253402300800000.0;
+
+// True, with an error naming `key`, when its time is a number of epoch
+// milliseconds: the headline is the field in the wrong unit, not the other one.
+bool InMilliseconds(const Json& object, std::string_view key, RunnerTranslation* t) {
+  const Json* value = Member(object, key);
+  if (value == nullptr || !value->is_number()) return false;
+  const double ms = value->get<double>();
+  if (!(ms >= kFirstMilliseconds && ms < kLastMilliseconds)) return false;
+  t->errors.push_back(RecordError{
+      std::string(key),
+      fmt::format("is {:.0f}, which looks like milliseconds since the epoch ({} once divided "
+                  "by 1000): send seconds, or an RFC 3339 timestamp",
+                  ms, internal::FormatRfc3339(ms / 1000.0))});
+  return true;
+}
+
+// duration_in_sec, or else ended_at - started_at. `ended_in_ms`: ended_at was
+// refused as milliseconds.
+void TranslateDuration(const Json& object, bool ended_in_ms, RunnerTranslation* t) {
   if (Member(object, "duration_in_sec") != nullptr) {
     return Copy(object, "duration_in_sec", "duration_s", t);
   }
   t->names.Set("duration_s", "started_at");
   if (Member(object, "started_at") == nullptr) return;
+  if (InMilliseconds(object, "started_at", t) || ended_in_ms) return;
   const std::optional<double> started = TimeOf(object, "started_at");
   if (!started || !std::isfinite(*started)) {
     return t->errors.push_back(
@@ -153,9 +175,10 @@ void TranslateIdentity(const Json& object, RunnerTranslation* t) {
   Copy(object, "site_id", "site_id", t);
   Copy(object, "node_pool_id", "node_pool_id", t);
   Copy(object, "ended_at", "finished_at", t);
+  const bool ended_in_ms = InMilliseconds(object, "ended_at", t);
   Copy(object, "hardware_profile_id", "hardware_profile_id", t);
   TranslateStatus(object, t);
-  TranslateDuration(object, t);
+  TranslateDuration(object, ended_in_ms, t);
 }
 
 void TranslateHardware(const Json& object, RunnerTranslation* t) {
