@@ -1012,3 +1012,88 @@ TEST_CASE("legacy migration: progress is reported as rows move, as a bar only on
     CHECK_THAT(run.out, Catch::Contains("100% 20000/20000"));
   }
 }
+
+TEST_CASE(
+    "quarantine: rows of a GPU pool with no recorded model join the unknown-model population "
+    "when released there, and the plan says how",
+    "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("unknown.db");
+  WriteEveryReason(path);
+  // A MIG pool with no recorded model: its share is assumed, as ingest assumes it.
+  AddLegacyPool(path, {"pool-nomodel-mig", "site-a", "lab-node", "mig-3g.40gb", 1, std::nullopt});
+  LegacyRowSpec mig = hwrec::test::Row("q-no-model-mig");
+  mig.node_pool_id = "pool-nomodel-mig";
+  mig.gpu_mode = std::nullopt;
+  AddLegacyRow(path, mig);
+  const std::string release =
+      "hwrec quarantine resolve " + path + " --reason pool_without_gpu_model --gpu-model unknown";
+  {
+    auto store = hwrec::test::OpenStoreOrFail(path);
+    auto plan = hwrec::PlanLegacyMigration(*store);
+    REQUIRE(plan.ok());
+    CHECK(plan->unknown_model == 2);
+    CHECK(plan->release_unknown_model == release);
+  }
+  const auto dry = RunCli("migrate " + ShellQuote(path) + " --dry-run");
+  INFO(dry.out << dry.err);
+  REQUIRE(dry.exit_code == 0);
+  CHECK_THAT(dry.out, Catch::Contains("2 row(s) of GPU pools with no recorded model") &&
+                          Catch::Contains(release));
+  const auto dry_json = RunCli("migrate " + ShellQuote(path) + " --dry-run --format json");
+  REQUIRE(dry_json.exit_code == 0);
+  const auto plan_json = nlohmann::json::parse(dry_json.out);
+  CHECK(plan_json["unknown_model"]["rows"] == 2);
+  CHECK(plan_json["unknown_model"]["command"] == release);
+  MigrateOrFail(path);
+  CHECK_THAT(ReasonOf(path, "q-no-model"), Catch::Equals("pool_without_gpu_model"));
+
+  // A brand cannot come with the unknown model; a row whose GPU name is
+  // recorded is not released there: it keeps its reason code.
+  {
+    auto store = hwrec::test::OpenStoreOrFail(path);
+    hwrec::QuarantineFilter named;
+    named.reason_code = "gpu_name_not_in_catalog";
+    auto branded =
+        hwrec::ResolveQuarantine(*store, named, hwrec::kUnknownGpuModel, std::string("NVIDIA"));
+    REQUIRE_FALSE(branded.ok());
+    CHECK_THAT(branded.status().message(), Catch::Contains("leave gpu_brand out"));
+    auto kept = hwrec::ResolveQuarantine(*store, named, hwrec::kUnknownGpuModel, std::nullopt);
+    REQUIRE(kept.ok());
+    CHECK(kept->moved == 0);
+    REQUIRE(kept->kept.size() == 2);
+    CHECK(kept->kept[0].reason_code == "gpu_name_not_in_catalog");
+    CHECK_THAT(kept->kept[0].reason, Catch::Contains("'Tesla A100-PCIE'") &&
+                                         Catch::Contains("not the unknown-model population"));
+  }
+  const auto branded = RunCli("quarantine resolve " + ShellQuote(path) +
+                              " --all --gpu-model unknown --gpu-brand NVIDIA");
+  CHECK(branded.exit_code == 2);
+  CHECK_THAT(branded.err, Catch::Contains("leave --gpu-brand out"));
+  const auto resolved = RunCli("quarantine resolve " + ShellQuote(path) +
+                               " --reason pool_without_gpu_model --gpu-model unknown");
+  INFO(resolved.out << resolved.err);
+  REQUIRE(resolved.exit_code == 0);
+  CHECK_THAT(resolved.out, Catch::Contains("2 moved into observations (2 as a GPU of unknown "
+                                           "model, 0 by their own hardware)"));
+  CHECK(ReasonOf(path, "q-no-model").empty());
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    // As ingest stores a GPU of unknown model: no brand, no model, the share assumed.
+    CHECK(db.execAndGet("SELECT group_concat(execution_id || '|' || coalesce(gpu_brand, '-') || "
+                        "'|' || coalesce(gpu_model, '-') || '|' || instance_type || '|' || "
+                        "round(gpu_compute_fraction, 4) || '|' || fraction_source, ' ') FROM "
+                        "(SELECT * FROM observations WHERE gpu_count > 0 AND gpu_model IS NULL "
+                        "ORDER BY execution_id)")
+              .getString() ==
+          "q-no-model|-|-|dgx-node|1.0|assumed q-no-model-mig|-|-|dgx-node|0.4286|assumed");
+    CHECK(db.execAndGet(
+                "SELECT count(*) FROM recommendations WHERE gpu_brand = '' AND gpu_model = '' AND "
+                "instance_type = 'dgx-node' AND gpu_memory_gb IS NOT NULL")
+              .getInt() == 1);
+  }
+  CheckAggregatesMatchRebuild(path);
+  const auto check = RunCli("check " + ShellQuote(path));
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
+}

@@ -43,6 +43,13 @@ struct LegacyPlan {
   std::int64_t quarantined = 0;                    // rows that would wait in quarantine
   std::vector<LegacyPlanGroup> groups;             // by site, then node pool
   std::map<std::string, std::string> reason_text;  // reason code -> one full reason
+  // Of the quarantined: rows of GPU pools with no recorded model
+  // (pool_without_gpu_model). Never guessed: once migrated, an operator
+  // attaches the model when it is known, or releases them into the shared
+  // unknown-model population with `release_unknown_model`, the exact command
+  // (empty when there are none; ResolveQuarantine with kUnknownGpuModel).
+  std::int64_t unknown_model = 0;
+  std::string release_unknown_model;
 };
 
 // A finished run, as recorded in the store's legacy_migrations table.

@@ -1,8 +1,10 @@
 // Legacy quarantine: the rows of the hp:v2 migration whose GPU model could
 // not be resolved. Each keeps every original field and the reason. An operator
 // attaches a GPU model to some of them (by id, site, node pool, GPU name or
-// reason) and they move into observations; aggregates and the recommendations
-// of the keys they touch are refreshed in the same transaction.
+// reason), or releases rows of GPU pools with no recorded model into the
+// shared unknown-model population, and they move into observations;
+// aggregates and the recommendations of the keys they touch are refreshed in
+// the same transaction.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +60,9 @@ struct QuarantineResolveSummary {
   std::int64_t recommendations = 0;        // materialised rows refreshed
 };
 
+// The gpu_model that releases rows into the shared unknown-model population.
+inline constexpr const char* kUnknownGpuModel = "unknown";
+
 // Attaches `gpu_model` (catalog spelling; `gpu_brand` optional) to the rows
 // `filter` selects and moves them into observations. A row whose gpu_mode is
 // not a partition of that model, or that is otherwise invalid, stays with its
@@ -65,10 +70,17 @@ struct QuarantineResolveSummary {
 // it, when that resolves and the row is CPU-only (it never gets a GPU model)
 // or was quarantined for a value (invalid_field: mended since), then the
 // model; without `gpu_model`, every row goes by its own hardware or stays.
+// `gpu_model` kUnknownGpuModel ("unknown") releases rows of GPU pools with
+// no recorded model into the shared unknown-model population instead, never
+// a guess: stored as ingest stores a GPU whose model is not recorded (no
+// model, no brand but a registered pool's, the gpu_mode's share assumed from
+// config total_compute_slices). A row that records a GPU name or model (its
+// own or its pool's), or no GPU at all, stays under its reason code, with why.
 // An empty filter is refused: name the rows, or pass all = true.
 // Returns kInvalidArgument for an empty filter without `all`, a model not in
-// the catalog or a brand without a model, kReadOnly for a read-only store, kSchemaMismatch when it
-// has no quarantine, kIoError when it cannot be written.
+// the catalog, a brand without a model or with the unknown one, kReadOnly for
+// a read-only store, kSchemaMismatch when it has no quarantine, kIoError when
+// it cannot be written.
 Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
                                                    const std::optional<std::string>& gpu_model,
                                                    const std::optional<std::string>& gpu_brand,

@@ -192,6 +192,12 @@ std::optional<FieldError> HardwareResolver::ResolveMode(const GpuModel* model,
     out->partition_memory_gb = partition->memory_gb;
     return std::nullopt;
   }
+  return ResolveUnknownModelMode(total_compute_slices_, out);
+}
+
+std::optional<FieldError> ResolveUnknownModelMode(int total_compute_slices, ResolvedHardware* out) {
+  if (!out->hardware.gpu_mode) return std::nullopt;
+  const std::string& mode = *out->hardware.gpu_mode;
   if (mode == "full") {
     out->mode_fraction = 1.0;
     out->mode_source = FractionSource::kAssumed;
@@ -204,14 +210,14 @@ std::optional<FieldError> HardwareResolver::ResolveMode(const GpuModel* model,
                                   "mig-3g.40gb",
                                   mode)};
   }
-  if (*slices > total_compute_slices_) {
+  if (*slices > total_compute_slices) {
     return FieldError{"hardware.gpu_mode",
                       fmt::format("'{}' holds {} compute slices but a card of unknown model is "
                                   "assumed to have {} (config total_compute_slices): check the "
                                   "mode or record the pool's GPU model",
-                                  mode, *slices, total_compute_slices_)};
+                                  mode, *slices, total_compute_slices)};
   }
-  out->mode_fraction = static_cast<double>(*slices) / total_compute_slices_;
+  out->mode_fraction = static_cast<double>(*slices) / total_compute_slices;
   out->mode_source = FractionSource::kAssumed;
   return std::nullopt;
 }

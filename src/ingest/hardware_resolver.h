@@ -33,6 +33,13 @@ struct ResolvedHardware {
 // gpu_total); brand and model are left to the caller's own rules.
 void FillShapeFromPool(HardwareProfile* h, const HardwareProfile& pool);
 
+// The share of one card out->hardware.gpu_mode stands for when the card's
+// model is not known (the shared unknown population, never guessed): 1 for
+// `full`, N / total_compute_slices for mig-<N>g.*, both `assumed`. Nothing
+// for no mode; an error naming hardware.gpu_mode for a mode that is neither,
+// or that holds more slices than assumed.
+std::optional<FieldError> ResolveUnknownModelMode(int total_compute_slices, ResolvedHardware* out);
+
 class HardwareResolver {
  public:
   // `total_compute_slices` divides MIG modes of cards the catalog does not know.

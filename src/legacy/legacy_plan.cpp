@@ -1,5 +1,6 @@
 // PlanLegacyMigration: where each legacy row would go (node pool, its own GPU
-// name, CPU-only, or quarantine with the reason), read only.
+// name, CPU-only, or quarantine with the reason, and how rows of GPU pools with
+// no recorded model can join the unknown-model population), read only.
 #include <fmt/format.h>
 
 #include <map>
@@ -10,6 +11,7 @@
 #include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_migration.h"
+#include "hwrec/legacy_quarantine.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_move.h"
 #include "legacy/legacy_mover.h"
@@ -79,6 +81,7 @@ void PlanRow(const LegacyRow& row, const LegacyResolution& r,
   }
   ++plan->quarantined;
   ++group->quarantined[code];
+  if (code == internal::kPoolWithoutGpuModel) ++plan->unknown_model;
   plan->reason_text.emplace(code, reason);
 }
 
@@ -124,6 +127,11 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
       PlanRow(row, *(*resolver)->Resolve(row), bounds, stored.get(), &plan, &GroupOf(&groups, row));
     }
     for (auto& [key, group] : groups) plan.groups.push_back(std::move(group));
+    if (plan.unknown_model > 0) {
+      plan.release_unknown_model =
+          fmt::format("hwrec quarantine resolve {} --reason {} --gpu-model {}", plan.path,
+                      internal::kPoolWithoutGpuModel, kUnknownGpuModel);
+    }
     return plan;
   });
 }

@@ -168,11 +168,15 @@ LegacyResolution LegacyResolver::FromPool(const LegacyRow& row, const Pool& pool
     pool_note = fmt::format("node pool '{}' has GPUs but no GPU model recorded", *row.node_pool_id);
   }
   if (row.node_pool_gpu) return FromRowGpu(row, std::move(h), pool_note);
-  return Quarantine(pool.gpu_name ? kGpuNameNotInCatalog : kPoolWithoutGpuModel,
-                    pool_note +
-                        " and the row carries no GPU name: attach the model with `hwrec "
-                        "quarantine resolve --node-pool " +
-                        *row.node_pool_id + " --gpu-model MODEL`");
+  const std::string attach = pool_note +
+                             " and the row carries no GPU name: attach the model with `hwrec "
+                             "quarantine resolve --node-pool " +
+                             *row.node_pool_id + " --gpu-model MODEL`";
+  if (pool.gpu_name) return Quarantine(kGpuNameNotInCatalog, attach);
+  return Quarantine(kPoolWithoutGpuModel,
+                    attach +
+                        ", or, when it is not known, release the rows into the unknown-model "
+                        "population with `--gpu-model unknown`");
 }
 
 LegacyResolution LegacyResolver::FromRowGpu(const LegacyRow& row, HardwareProfile h,
@@ -201,6 +205,61 @@ LegacyResolution LegacyResolver::ResolveWithModel(const LegacyRow& row,
   return Finish(std::move(h), &model, LegacyRoute::kOperator);
 }
 
+LegacyResolution LegacyResolver::ResolveWithUnknownModel(const LegacyRow& row,
+                                                         int total_compute_slices,
+                                                         const std::string& kept_code) const {
+  LegacyResolution out;
+  out.route = LegacyRoute::kOperator;
+  HardwareProfile& h = out.resolved.hardware;
+  h = row.hardware;
+  const Pool* pool = nullptr;
+  if (row.node_pool_id) {
+    if (auto found = pools_.find(*row.node_pool_id); found != pools_.end()) pool = &found->second;
+  }
+  if (pool != nullptr) {
+    FillShapeFromPool(&h, pool->hardware);
+    if (!h.gpu_brand) h.gpu_brand = pool->hardware.gpu_brand;  // as ingest takes it
+  }
+  std::string recorded;
+  if (row.node_pool_gpu) {
+    recorded = fmt::format("the row records GPU '{}'", *row.node_pool_gpu);
+  } else if (pool != nullptr && (pool->gpu_name || pool->hardware.gpu_model)) {
+    recorded = fmt::format("node pool '{}' records GPU '{}'", *row.node_pool_id,
+                           pool->gpu_name ? *pool->gpu_name : *pool->hardware.gpu_model);
+  }
+  if (!recorded.empty()) {
+    return Quarantine(kept_code.c_str(),
+                      recorded +
+                          ", so the row belongs to that card, not the unknown-model population: "
+                          "attach its catalog model with `hwrec quarantine resolve --gpu-model "
+                          "MODEL`, or add the card with `hwrec catalog import`");
+  }
+  if (!HasGpu(h)) {
+    return Quarantine(kept_code.c_str(),
+                      "the row records no GPU (no gpu_count above 0, no gpu_mode), so it is not "
+                      "of the unknown-model GPU population: set its gpu_count in "
+                      "legacy_quarantine (0 for a node without GPUs) and resolve it again");
+  }
+  if (auto error = ResolveUnknownModelMode(total_compute_slices, &out.resolved)) {
+    return Quarantine(kModeNotAPartition, fmt::format("gpu_mode {}", error->reason));
+  }
+  SetIds(&out);
+  return out;
+}
+
+bool LegacyResolver::SetIds(LegacyResolution* out) {
+  ResolvedHardware& r = out->resolved;
+  auto v1 = HardwareProfileId(r.hardware, ProfileIdVersion::kV1);
+  auto v2 = HardwareProfileId(r.hardware, ProfileIdVersion::kV2);
+  if (!v1.ok() || !v2.ok()) {
+    *out = Quarantine(kInvalidField, "hardware: " + (v1.ok() ? v2 : v1).status().message());
+    return false;
+  }
+  r.hp_v1 = std::move(v1).value();
+  r.hp_v2 = std::move(v2).value();
+  return true;
+}
+
 // Brand and model set, the mode checked against the card, the share of one
 // card the mode stands for, and the hp:v1 / hp:v2 ids.
 LegacyResolution LegacyResolver::Finish(HardwareProfile h, const GpuModel* model,
@@ -227,14 +286,8 @@ LegacyResolution LegacyResolver::Finish(HardwareProfile h, const GpuModel* model
       r.mode_source = FractionSource::kCatalog;
     }
   }
-  auto v1 = HardwareProfileId(h, ProfileIdVersion::kV1);
-  auto v2 = HardwareProfileId(h, ProfileIdVersion::kV2);
-  if (!v1.ok() || !v2.ok()) {
-    return Quarantine(kInvalidField, "hardware: " + (v1.ok() ? v2 : v1).status().message());
-  }
-  r.hp_v1 = std::move(v1).value();
-  r.hp_v2 = std::move(v2).value();
   r.hardware = std::move(h);
+  SetIds(&out);
   return out;
 }
 

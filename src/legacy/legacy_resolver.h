@@ -55,6 +55,14 @@ class LegacyResolver {
   std::shared_ptr<const LegacyResolution> Resolve(const LegacyRow& row);
   // `row` with the GPU model an operator attached (quarantine resolve).
   LegacyResolution ResolveWithModel(const LegacyRow& row, const GpuModel& model) const;
+  // `row` released by an operator into the shared unknown-model population
+  // (quarantine resolve with the `unknown` model): no model, and the brand
+  // only from a registered pool, as ingest stores a GPU of unknown model, its
+  // gpu_mode's share assumed from `total_compute_slices`. A row that records
+  // a GPU name (its own, or its pool's) or a GPU model, or that records no
+  // GPU, is not of that population: it stays under `kept_code`, with why.
+  LegacyResolution ResolveWithUnknownModel(const LegacyRow& row, int total_compute_slices,
+                                           const std::string& kept_code) const;
 
   const GpuCatalog& catalog() const { return catalog_; }
   // The catalog model a free-text GPU name stands for: the model's spelling,
@@ -70,6 +78,8 @@ class LegacyResolver {
 
   LegacyResolution ResolveUncached(const LegacyRow& row) const;
   LegacyResolution Finish(HardwareProfile hardware, const GpuModel* model, LegacyRoute route) const;
+  // The ids of resolved hardware `*out` holds; false, with `*out` quarantined, when they fail.
+  static bool SetIds(LegacyResolution* out);
   LegacyResolution FromPool(const LegacyRow& row, const Pool& pool, HardwareProfile h) const;
   LegacyResolution FromRowGpu(const LegacyRow& row, HardwareProfile h,
                               const std::string& pool_note) const;

@@ -122,8 +122,15 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
       return Status::InvalidArgument(
           "gpu_brand is given without gpu_model: name the model too, or leave both out");
     }
+    // The shared unknown-model population, or a catalog model.
+    const bool unknown_model = gpu_model && *gpu_model == kUnknownGpuModel;
+    if (unknown_model && gpu_brand) {
+      return Status::InvalidArgument(
+          "gpu_brand is given with the unknown model: a GPU of unknown model joins its "
+          "population without a brand (a registered pool's brand is kept): leave gpu_brand out");
+    }
     std::optional<GpuModel> target;
-    if (gpu_model) {
+    if (gpu_model && !unknown_model) {
       auto model = FindModel(*catalog, *gpu_model, gpu_brand);
       if (!model.ok()) return model.status();
       target = **model;
@@ -154,14 +161,18 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const Quarantin
         auto by_row = (*resolver)->Resolve(row);
         const bool resolves = by_row->route != internal::LegacyRoute::kQuarantine;
         const bool cpu_only = resolves && !internal::HasGpu(by_row->resolved.hardware);
-        bool own = !target || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
+        const bool given = target || unknown_model;
+        bool own = !given || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
         bool moved = own && mover.TryStore(row, by_row, &code, &reason);
-        if (!moved && target && !cpu_only) {
+        if (!moved && given && !cpu_only) {
           own = false;
-          moved = mover.TryStore(row,
-                                 std::make_shared<const internal::LegacyResolution>(
-                                     (*resolver)->ResolveWithModel(row, *target)),
-                                 &code, &reason);
+          moved = mover.TryStore(
+              row,
+              std::make_shared<const internal::LegacyResolution>(
+                  unknown_model ? (*resolver)->ResolveWithUnknownModel(
+                                      row, settings.total_compute_slices, quarantined_as)
+                                : (*resolver)->ResolveWithModel(row, *target)),
+              &code, &reason);
         }
         if (moved) {
           ++summary.moved;

@@ -117,6 +117,13 @@ void PrintPlanTable(const LegacyPlan& plan) {
   for (const auto& [code, text] : plan.reason_text) {
     std::cout << TerminalFormat("  {}: {}\n", code, text);
   }
+  if (plan.unknown_model > 0) {
+    std::cout << TerminalFormat(
+        "\n{} row(s) of GPU pools with no recorded model are never guessed: once migrated, "
+        "attach the model when it is known, or release them into the unknown-model "
+        "population with\n  {}\n",
+        plan.unknown_model, plan.release_unknown_model);
+  }
   std::cout << TerminalFormat("\nto migrate: hwrec migrate {} --accept-hp-v2\n", plan.path);
 }
 
@@ -132,6 +139,10 @@ nlohmann::ordered_json PlanJson(const LegacyPlan& plan) {
                                               "quarantined", g.quarantined));
   }
   out["reasons"] = plan.reason_text;
+  out["unknown_model"] = tools::JsonObject(
+      "rows", plan.unknown_model, "command",
+      plan.release_unknown_model.empty() ? nlohmann::ordered_json()
+                                         : nlohmann::ordered_json(plan.release_unknown_model));
   return out;
 }
 

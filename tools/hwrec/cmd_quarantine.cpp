@@ -1,5 +1,6 @@
 // hwrec quarantine list | resolve: the legacy rows the hp:v2 migration held
-// back because their GPU model could not be resolved, and attaching one.
+// back because their GPU model could not be resolved, and attaching one (or
+// releasing rows of pools with no recorded model into the unknown population).
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
@@ -29,7 +30,11 @@ const char* const kQuarantineUsage =
     "recommendations; rows the model does not fit stay, with the new reason.\n"
     "A CPU-only row, or one quarantined for a value (invalid_field, mended since\n"
     "in legacy_quarantine), goes by its own hardware as the migration routes it;\n"
-    "without --gpu-model, every selected row goes so or stays.";
+    "without --gpu-model, every selected row goes so or stays.\n"
+    "--gpu-model unknown releases rows of GPU pools with no recorded model into the\n"
+    "shared unknown-model population (no model, the MIG share assumed from config\n"
+    "total_compute_slices), never guessed: e.g. --reason pool_without_gpu_model.\n"
+    "A row that records a GPU name stays: attach its catalog model instead.";
 
 struct QuarantineArgs {
   std::string action;
@@ -84,7 +89,8 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
                                                              "rows of this node pool")(
       "gpu-name", po::value<std::string>(), "rows carrying this GPU name")(
       "reason", po::value<std::string>(), "rows quarantined for this reason code")(
-      "gpu-model", po::value<std::string>(&a.gpu_model), "resolve: the catalog model to attach")(
+      "gpu-model", po::value<std::string>(&a.gpu_model),
+      "resolve: the catalog model to attach, or `unknown` for the unknown-model population")(
       "gpu-brand", po::value<std::string>(), "resolve: the catalog brand (optional)")(
       "all", po::bool_switch(&a.all), "resolve: every quarantined row");
   AddFormatOption(options, &format_text);
@@ -105,6 +111,11 @@ std::optional<QuarantineArgs> Parse(const std::vector<std::string>& args) {
   }
   if (vm.count("gpu-brand") != 0 && a.gpu_model.empty()) {
     throw UsageError("--gpu-brand needs --gpu-model: name the model too, or leave both out");
+  }
+  if (vm.count("gpu-brand") != 0 && a.gpu_model == kUnknownGpuModel) {
+    throw UsageError(
+        "--gpu-brand is given with --gpu-model unknown: a GPU of unknown model joins its "
+        "population without a brand, so leave --gpu-brand out");
   }
   a.filter.ids = ParseIds(ids);
   a.filter.site_id = Optional(vm, "site");
@@ -184,9 +195,11 @@ int Resolve(const QuarantineArgs& a) {
     out["recommendations"] = summary->recommendations;
     std::cout << tools::DumpJson(out) << "\n";
   } else {
+    const std::string as =
+        model && *model == kUnknownGpuModel ? std::string("a GPU of unknown model") : a.gpu_model;
     const std::string how = model ? fmt::format(" ({} as {}, {} by their own hardware)",
-                                                summary->moved - summary->moved_by_own_hardware,
-                                                *model, summary->moved_by_own_hardware)
+                                                summary->moved - summary->moved_by_own_hardware, as,
+                                                summary->moved_by_own_hardware)
                                   : std::string(" by their own hardware");
     std::cout << TerminalFormat(
         "{}: {} row(s) matched, {} moved into observations{}, {} kept; recommendations "
