@@ -51,16 +51,16 @@ TEST_CASE("report: one chart per workload and hardware key, a panel per figure i
   CHECK_THAT(page, Contains("3 charts"));
 }
 
-TEST_CASE("report: axes carry units: sizes in GB, CPU in cores, compute share of a card",
+TEST_CASE("report: axes carry units: sizes in GiB, CPU in cores, compute share of a card",
           "[backtest][report]") {
   const auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(1));
   const std::string page = Page(result);
   CHECK_THAT(page, Contains("CPU request (cores)"));
-  CHECK_THAT(page, Contains("memory (GB)"));
-  CHECK_THAT(page, Contains("GPU memory (GB)"));
+  CHECK_THAT(page, Contains("memory (GiB)"));
+  CHECK_THAT(page, Contains("GPU memory (GiB)"));
   CHECK_THAT(page, Contains("GPU compute share (of a card)"));
   CHECK_THAT(page, Contains("start (UTC)"));
-  // Memory around 24e9 bytes is drawn on a GB axis: ticks in tens of GB, not bytes.
+  // Memory around 24e9 bytes is drawn on a GiB axis: ticks in tens of GiB, not bytes.
   CHECK(page.find(">24000000000<") == std::string::npos);
   CHECK_THAT(page, Contains(">20</text>"));
   // Dates on the time axis, in UTC: the sample runs from 2025-11-28T08:00Z for
@@ -140,7 +140,7 @@ TEST_CASE("report: the runs side by side, with each preset's description and sou
                                   "</td><td>{:.1f} %</td><td>{:.1f} %</td>",
                                   gpu.second.scored, gpu.second.cold, gpu.second.overruns,
                                   gpu.second.overrun_share * 100, gpu.second.mean_slack * 100)));
-  CHECK_THAT(page, Contains("GB·h"));
+  CHECK_THAT(page, Contains("GiB·h"));
   CHECK_THAT(page, Contains("core·h"));
 }
 

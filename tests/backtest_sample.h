@@ -41,12 +41,12 @@ inline BacktestTotals TotalsOf(const std::vector<BacktestPoint>& points, double 
   return t;
 }
 
-// core·h per millicore·h, GB·h per byte·h, else 1.
+// core·h per millicore·h, GiB·h per byte·h, else 1.
 inline double UnitHour(FigureKind figure) {
   if (figure == FigureKind::kCpuRequestMillicores || figure == FigureKind::kCpuLimitMillicores) {
     return 1e-3;
   }
-  return figure == FigureKind::kMemoryBytes ? 1e-9 : 1;
+  return figure == FigureKind::kMemoryBytes ? 1.0 / (1024.0 * 1024.0 * 1024.0) : 1;
 }
 
 // `count` executions of one figure every `step_s` from `start`, values

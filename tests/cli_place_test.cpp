@@ -109,7 +109,7 @@ TEST_CASE("cli: place --record writes the chosen request; no fit exits 5 with re
   const auto none = RunCli("place " + store + " --image x --candidates " + Candidates(dir) +
                            " --declared '{\"gpu_memory_gb\": 500}' --record exec-8");
   CHECK(none.exit_code == 5);
-  CHECK_THAT(none.out, Catch::Contains("needs 500.0 GB GPU memory; this pool offers 2g.12gb"));
+  CHECK_THAT(none.out, Catch::Contains("needs 500.0 GiB GPU memory; this pool offers 2g.12gb"));
   CHECK_THAT(none.err, Catch::Contains("no candidate pool fits"));
   CHECK(hwrec::ListPlacements(**opened, "exec-8")->empty());
 
@@ -153,7 +153,7 @@ TEST_CASE(
   for (const auto& entry : json["candidates"]) by_pool[entry["node_pool_id"]] = entry;
   CHECK(by_pool["sitea-a30-mig"]["feasible"] == false);
   CHECK(by_pool["sitea-a30-mig"]["reason"] ==
-        "needs 15.8 GB GPU memory; this pool offers 2g.12gb (12 GB)");
+        "needs 15.8 GiB GPU memory; this pool offers 2g.12gb (12 GiB)");
   CHECK(by_pool["sitea-arm-cpu"]["feasible"] == false);
   CHECK_THAT(
       by_pool["sitea-arm-cpu"]["reason"].get<std::string>(),

@@ -344,8 +344,8 @@ TEST_CASE(
   CHECK(summary.rejected == 5);
   const auto rejects = RejectsById(summary);
   const std::map<std::string, std::vector<std::string>> expected = {
-      {"mig-over", {"gpu_memory_peak_gb", "13 GB", "12 GB", "A30 mig-2g.12gb"}},
-      {"full-over", {"gpu_memory_peak_gb", "90 GB", "80 GB", "H100 80GB full"}},
+      {"mig-over", {"gpu_memory_peak_gb", "13 GiB", "12 GiB", "A30 mig-2g.12gb"}},
+      {"full-over", {"gpu_memory_peak_gb", "90 GiB", "80 GiB", "H100 80GB full"}},
       {"cpu-over", {"cpu_millicores_max", "40000 millicores", "32000 millicores"}},
       {"cpu-avg-over", {"cpu_millicores_avg", "1e+307 millicores", "32000 millicores"}},
       {"memory-over", {"memory_peak_bytes", "214748364800 bytes", "137438953472 bytes"}},

@@ -224,8 +224,8 @@ TEST_CASE("placement: a pool of unknown GPU model stays eligible, never judged t
 
   const CandidateEvaluation& t4 = by_pool.at("t4");
   CHECK_FALSE(t4.feasible);
-  CHECK_THAT(t4.reason, Catch::Contains("needs 38.5 GB GPU memory (learned on other GPU models); "
-                                        "this pool offers a whole T4 (16 GB)"));
+  CHECK_THAT(t4.reason, Catch::Contains("needs 38.5 GiB GPU memory (learned on other GPU models); "
+                                        "this pool offers a whole T4 (16 GiB)"));
 
   const CandidateEvaluation& mystery = by_pool.at("mystery");
   CHECK(mystery.feasible);
@@ -384,13 +384,14 @@ TEST_CASE("placement: with no feasible pool each pool says why in words", "[plac
     CHECK_FALSE(e.feasible);
   }
   CHECK(by_pool.at("a100-3g").reason ==
-        "needs 35.2 GB GPU memory; this pool offers 3g.20gb (20 GB)");
-  CHECK(by_pool.at("t4").reason == "needs 35.2 GB GPU memory; this pool offers a whole T4 (16 GB)");
+        "needs 35.2 GiB GPU memory; this pool offers 3g.20gb (20 GiB)");
+  CHECK(by_pool.at("t4").reason ==
+        "needs 35.2 GiB GPU memory; this pool offers a whole T4 (16 GiB)");
   CHECK(by_pool.at("cpu").reason == "needs 1 GPU; this pool has none");
   CHECK_THAT(by_pool.at("gone").reason, Catch::Contains("'gone' is not registered"));
   const std::string& a30 = by_pool.at("a30-4g").reason;
   CHECK_THAT(a30, Catch::Contains("needs 1 GPU; this pool has 0 free"));
-  CHECK_THAT(a30, Catch::Contains("needs 35.2 GB GPU memory; this pool offers 4g.24gb (24 GB)"));
+  CHECK_THAT(a30, Catch::Contains("needs 35.2 GiB GPU memory; this pool offers 4g.24gb (24 GiB)"));
   CHECK_THAT(a30, Catch::Contains("needs 64.0 GiB memory; this pool has 32.0 GiB free"));
   // Infeasible candidates keep their given order.
   CHECK(Order(result) == std::vector<std::string>{"a100-3g", "t4", "cpu", "gone", "a30-4g"});
@@ -509,7 +510,7 @@ TEST_CASE("placement: an evaluator kept open sees history and settings written s
   CHECK(Origin(larger.at("a100-80"), FigureKind::kGpuMemoryGb).samples == 10);
   CHECK(*larger.at("a100-80").needs.gpu_memory_gb == Approx(50 * 1.1));
   CHECK_FALSE(larger.at("a100-3g").feasible);
-  CHECK_THAT(larger.at("a100-3g").reason, Catch::Contains("needs 55.0 GB GPU memory"));
+  CHECK_THAT(larger.at("a100-3g").reason, Catch::Contains("needs 55.0 GiB GPU memory"));
 
   REQUIRE(SetConfig(*f.store, "gpu_memory.margin", "0").ok());
   auto no_margin = evaluate();

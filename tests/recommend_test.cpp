@@ -820,9 +820,10 @@ TEST_CASE("recommend --explain: max of last 10 names the execution that set it, 
   CHECK(why.with_margin == Approx(34.32));
   CHECK(why.value == *gpu.value);
   CHECK(why.value == Approx(34.32));  // 34.32 is on the 0.01 step already
-  CHECK(why.text ==
-        "max of last 10 = 31.2 GB, set by execution e-0 (2026-11-29T12:40:00Z); +10 % = 34.32 GB; "
-        "rounded up to 0.01 GB: 34.32 GB");
+  CHECK(
+      why.text ==
+      "max of last 10 = 31.2 GiB, set by execution e-0 (2026-11-29T12:40:00Z); +10 % = 34.32 GiB; "
+      "rounded up to 0.01 GiB: 34.32 GiB");
 
   // An eleventh execution pushes e-0 out of the last 10: the next largest sets the max.
   f.Ingest({GpuRun("e-10", "explain:1", "h100", kNow - 600, 21.0)});
@@ -859,7 +860,7 @@ TEST_CASE("recommend --explain: a max set by an OOM shows the bump it got",
   CHECK(*why.oom_base == 16);
   CHECK(why.statistic_value == Approx(19.2));
   CHECK_THAT(why.text, Catch::Contains("set by OOM execution e-9 (") &&
-                           Catch::Contains("requested 16 GB × 1.2 = 19.2 GB; +10 % = 21.12 GB"));
+                           Catch::Contains("requested 16 GiB × 1.2 = 19.2 GiB; +10 % = 21.12 GiB"));
   CHECK(why.value == *r.figure(FigureKind::kGpuMemoryGb).value);
 }
 

@@ -699,17 +699,17 @@ TEST_CASE(
         "slurm/a100-40gb", "runpod/h100-80gb"}) {
     INFO(id);
     REQUIRE(reasons.count(id) == 1);
-    CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GB GPU memory per shard"));
+    CHECK_THAT(reasons.at(id), Catch::Contains("needs 86.9 GiB GPU memory per shard"));
   }
   CHECK(reasons.at("gcp/a2-ultragpu-8g/spot") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GiB");
   CHECK_THAT(reasons.at("gcp/a3-highgpu-2g/spot"),
-             Catch::Contains("(learned on A100 80GB at width 2); H100 80GB offers 80 GB"));
-  CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GB"));
+             Catch::Contains("(learned on A100 80GB at width 2); H100 80GB offers 80 GiB"));
+  CHECK_THAT(reasons.at("gcp/a2-highgpu-4g/spot"), Catch::Contains("A100 40GB offers 40 GiB"));
   // A dispatcher tells "no fit" from an error: the plan is returned, with what would fit.
-  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB"));
-  CHECK_THAT(plan.no_fit, Catch::Contains("80 GB"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GiB"));
+  CHECK_THAT(plan.no_fit, Catch::Contains("80 GiB"));
 }
 
 TEST_CASE("router: a card too small for one shard is pruned at every width, the others kept",
@@ -728,13 +728,13 @@ TEST_CASE("router: a card too small for one shard is pruned at every width, the 
         "gcp/a2-highgpu-1g/standard", "slurm/a100-40gb"}) {
     INFO(id);
     REQUIRE(reasons.count(id) == 1);
-    CHECK_THAT(reasons.at(id), Catch::StartsWith("needs 60.5 GB GPU memory per shard (learned on "
+    CHECK_THAT(reasons.at(id), Catch::StartsWith("needs 60.5 GiB GPU memory per shard (learned on "
                                                  "A100 80GB at width "));
-    CHECK_THAT(reasons.at(id), Catch::EndsWith("); A100 40GB offers 40 GB"));
+    CHECK_THAT(reasons.at(id), Catch::EndsWith("); A100 40GB offers 40 GiB"));
   }
   CHECK(reasons.at("gcp/a2-highgpu-2g/flex-start") ==
-        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 2); A100 40GB offers "
-        "40 GB");
+        "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 2); A100 40GB offers "
+        "40 GiB");
   CHECK(reasons.count("slurm/a100-80gb") == 0);
 }
 
@@ -746,20 +746,20 @@ TEST_CASE("route: when no GPU rung holds a shard the command exits 5 and says wh
   const auto table = hwrec::test::RunCli("route " + store +
                                          " --intent capture-7b --width 8 --length 2d --sharded");
   CHECK(table.exit_code == 5);
-  CHECK_THAT(table.err, Catch::Contains("86.9 GB"));
+  CHECK_THAT(table.err, Catch::Contains("86.9 GiB"));
   CHECK_THAT(table.err, Catch::Contains("H100 80GB"));
   // Width 8 is the widest machine width: no wider split is suggested.
   CHECK_THAT(table.err, !Catch::Contains("shard the work"));
   CHECK_THAT(table.out,
-             Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB at "
-                             "width 8); A100 80GB offers 80 GB"));
+             Catch::Contains("needs 86.9 GiB GPU memory per shard (learned on A100 80GB at "
+                             "width 8); A100 80GB offers 80 GiB"));
   const auto json = hwrec::test::RunCli(
       "route " + store + " --intent capture-7b --width 8 --length 2d --sharded --format json");
   CHECK(json.exit_code == 5);
   const auto out = nlohmann::json::parse(json.out);
   CHECK(out["ladder"].empty());
   CHECK_FALSE(out["pruned"].empty());
-  CHECK_THAT(out["no_fit"].get<std::string>(), Catch::Contains("86.9 GB"));
+  CHECK_THAT(out["no_fit"].get<std::string>(), Catch::Contains("86.9 GiB"));
 }
 
 TEST_CASE("router: a width that is no machine width maps down to the widest one below it",
@@ -918,21 +918,21 @@ TEST_CASE("router: a per-shard need learned at width 1 prunes width-1 rungs, not
   CHECK(plan.ladder.front().id == "gcp/a2-ultragpu-8g/flex-start");
   for (const Rung& r : plan.ladder) CHECK(r.width > 1);
   // The width-1 figure is named, with its card and width, and said not to prune.
-  CHECK(AnyNoteContains(plan, "86.9 GB per GPU, learned on A100 80GB at width 1"));
+  CHECK(AnyNoteContains(plan, "86.9 GiB per GPU, learned on A100 80GB at width 1"));
   CHECK(AnyNoteContains(plan, "not used to prune"));
   // Width-1 rungs are pruned on it, with its provenance.
   const auto reasons = PrunedReasons(plan);
   CHECK(reasons.at("gcp/a2-ultragpu-1g/spot") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 1); A100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 1); A100 80GB "
+        "offers 80 GiB");
   CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 1)"));
   // The same for a smaller card: 55 GB peaks (60.5 GB) at width 1 keep A100 40GB wide.
   f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 55);
   const auto eval = f.Plan("eval-7b", 4, 2);
   CHECK(Contains(Ids(eval.ladder), "gcp/a2-highgpu-4g/spot"));
   CHECK(PrunedReasons(eval).at("gcp/a2-highgpu-1g/spot") ==
-        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 1); A100 40GB offers "
-        "40 GB");
+        "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 1); A100 40GB offers "
+        "40 GiB");
 }
 
 TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of width 8 or less",
@@ -944,23 +944,23 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
   CHECK(reasons.at("gcp/a2-ultragpu-8g/flex-start") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GiB");
   // Transferred to another card and to narrower widths, it still says where it was learned.
   CHECK(reasons.at("gcp/a3-highgpu-8g/spot") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
+        "offers 80 GiB");
   CHECK(reasons.at("gcp/a2-ultragpu-4g/flex-start") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
+        "offers 80 GiB");
   CHECK_THAT(reasons.at("gcp/a2-highgpu-2g/spot"),
-             Catch::Contains("(learned on A100 80GB at width 8); A100 40GB offers 40 GB"));
+             Catch::Contains("(learned on A100 80GB at width 8); A100 40GB offers 40 GiB"));
   CHECK_THAT(reasons.at("gcp/a2-ultragpu-1g/standard"),
              Catch::Contains("(learned on A100 80GB at width 8)"));
   CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 8)"));
-  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GB"));
+  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GiB"));
   CHECK_FALSE(AnyNoteContains(plan, "not used to prune"));
-  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GB GPU memory per shard (learned on A100 80GB at "
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GiB GPU memory per shard (learned on A100 80GB at "
                                           "width 8)"));
   // At the widest machine width there is no wider split to suggest.
   CHECK_THAT(plan.no_fit, !Catch::Contains("shard the work"));
@@ -978,7 +978,7 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   }();
   CHECK(lora.ladder.empty());
   CHECK_THAT(PrunedReasons(lora).at("runpod/h100-80gb"),
-             Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GB"));
+             Catch::Contains("(learned on A100 80GB at width 8); H100 80GB offers 80 GiB"));
 }
 
 TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width unknown",
@@ -990,18 +990,18 @@ TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width 
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
   CHECK(reasons.at("gcp/a2-ultragpu-1g/flex-start") ==
-        "needs 86.9 GB GPU memory per shard (learned on A100 80GB, width unknown); A100 80GB "
-        "offers 80 GB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB, width unknown); A100 80GB "
+        "offers 80 GiB");
   CHECK_THAT(reasons.at("slurm/a100-80gb"),
              Catch::Contains("(learned on A100 80GB, width unknown)"));
-  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GB"));
+  CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GiB"));
   const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
                                        " --intent eval-13b --width 1 --length 2d");
   CHECK(cli.exit_code == 5);
   // Wider, the figure says nothing about one shard: the rungs are kept and it is noted.
   const auto wide = f.Plan("eval-13b", 2, 48);
   CHECK(Contains(Ids(wide.ladder), "gcp/a2-ultragpu-2g/flex-start"));
-  CHECK(AnyNoteContains(wide, "86.9 GB per GPU, learned on A100 80GB, width unknown"));
+  CHECK(AnyNoteContains(wide, "86.9 GiB per GPU, learned on A100 80GB, width unknown"));
 }
 
 TEST_CASE("router: a card no GCP machine type has takes the figure learned at its width or wider",
@@ -1016,8 +1016,8 @@ TEST_CASE("router: a card no GCP machine type has takes the figure learned at it
     INFO(width);
     const auto plan = f.Plan("capture-7b", width, 48);
     CHECK(PrunedReasons(plan).at("slurm/l40s") ==
-          "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 2); L40S offers "
-          "48 GB");
+          "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 2); L40S offers "
+          "48 GiB");
     CHECK_FALSE(AnyNoteContains(plan, "L40S: no per-shard"));
   }
 }
@@ -1036,11 +1036,12 @@ TEST_CASE(
     f.History("ghcr.io/acme/eval-7b:1.0", "L40S", "gpu-l40s", 47);
     const auto plan = f.Plan("eval-7b", 1, 48);
     const auto reasons = PrunedReasons(plan);
-    CHECK(reasons.at("slurm/l40s") ==
-          "needs 51.7 GB GPU memory per shard (learned on L40S, width unknown); L40S offers 48 GB");
+    CHECK(
+        reasons.at("slurm/l40s") ==
+        "needs 51.7 GiB GPU memory per shard (learned on L40S, width unknown); L40S offers 48 GiB");
     CHECK_THAT(reasons.at("gcp/a2-highgpu-1g/spot"),
-               Catch::Contains("(learned on L40S, width unknown); A100 40GB offers 40 GB"));
-    CHECK_THAT(reasons.at("slurm/a100-40gb"), Catch::Contains("A100 40GB offers 40 GB"));
+               Catch::Contains("(learned on L40S, width unknown); A100 40GB offers 40 GiB"));
+    CHECK_THAT(reasons.at("slurm/a100-40gb"), Catch::Contains("A100 40GB offers 40 GiB"));
     for (const Rung& rung : plan.ladder) CHECK(rung.gpu_model != "A100 40GB");
   }
   // Every GCP machine type of the card has its own (small) figure; the SLURM
@@ -1055,7 +1056,7 @@ TEST_CASE(
     const auto plan = f.Plan("eval-13b", 1, 48);
     CHECK(Ids(plan.ladder).empty());
     CHECK_THAT(PrunedReasons(plan).at("gcp/a2-ultragpu-1g/flex-start"),
-               Catch::Contains("needs 86.9 GB GPU memory per shard (learned on A100 80GB, width "
+               Catch::Contains("needs 86.9 GiB GPU memory per shard (learned on A100 80GB, width "
                                "unknown)"));
   }
 }
@@ -1077,7 +1078,7 @@ TEST_CASE(
   CHECK_THAT(narrow.no_fit, !Catch::Contains("--width 2"));  // its 2-wide rungs exceed the quota
   const auto wide = f.Plan("eval-13b", 2, 48);
   REQUIRE_FALSE(wide.no_fit.empty());
-  CHECK_THAT(wide.no_fit, Catch::Contains("at width 1 it needs 86.9 GB GPU memory per shard"));
+  CHECK_THAT(wide.no_fit, Catch::Contains("at width 1 it needs 86.9 GiB GPU memory per shard"));
   CHECK_THAT(wide.no_fit, Catch::Contains("A100 80GB could hold one, but its rungs were pruned"));
   CHECK_THAT(wide.no_fit, !Catch::Contains("shard the work"));
 }
@@ -1090,9 +1091,9 @@ TEST_CASE("router: the no-fit message credits the need to the card it was learne
   f.History("ghcr.io/acme/eval-13b:1.0", "H100 80GB", "a3-highgpu-8g", 79, 8);
   const auto plan = f.Plan("eval-13b", 8, 48);
   REQUIRE(Ids(plan.ladder).empty());
-  CHECK_THAT(plan.no_fit, Catch::Contains("89.1 GB GPU memory per shard (learned on A100 80GB at "
+  CHECK_THAT(plan.no_fit, Catch::Contains("89.1 GiB GPU memory per shard (learned on A100 80GB at "
                                           "width 8)"));
-  CHECK_THAT(plan.no_fit, !Catch::Contains("86.9 GB GPU memory per shard (learned on A100 80GB"));
+  CHECK_THAT(plan.no_fit, !Catch::Contains("86.9 GiB GPU memory per shard (learned on A100 80GB"));
 }
 
 TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide rungs held",
@@ -1139,7 +1140,7 @@ TEST_CASE("router: a card too small for one shard is pruned with the first reaso
              Catch::Contains("offered with SPOT or FLEX_START only"));
   CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/flex-start"),
              Catch::Contains("FLEX_START runs at most 168 h"));
-  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"), Catch::Contains("needs 86.9 GB GPU memory"));
+  CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"), Catch::Contains("needs 86.9 GiB GPU memory"));
   // Unsharded, a too-small card says so rather than asking for a sharded launch command.
   f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
   auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
@@ -1147,8 +1148,8 @@ TEST_CASE("router: a card too small for one shard is pruned with the first reaso
   auto eval = hwrec::BuildLadder(*snapshot, {"eval-7b", 4, 2, false});
   REQUIRE(eval.ok());
   CHECK(PrunedReasons(*eval).at("gcp/a2-highgpu-4g/spot") ==
-        "needs 60.5 GB GPU memory per shard (learned on A100 80GB at width 4); A100 40GB offers "
-        "40 GB");
+        "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 4); A100 40GB offers "
+        "40 GiB");
   CHECK_THAT(PrunedReasons(*eval).at("gcp/a2-ultragpu-4g/spot"),
              Catch::Contains("needs a sharded launch command"));
 }
@@ -1173,7 +1174,7 @@ TEST_CASE("router: the no-fit message names the card that could hold a shard and
   CHECK(plan->ladder.empty());
   CHECK_THAT(PrunedReasons(*plan).at("slurm/h200"), Catch::Contains("at most 1 GPU(s)"));
   CHECK_THAT(PrunedReasons(*plan).at("slurm/l4"), Catch::Contains("at most 1 GPU(s)"));
-  CHECK_THAT(plan->no_fit, Catch::Contains("86.9 GB GPU memory per shard"));
+  CHECK_THAT(plan->no_fit, Catch::Contains("86.9 GiB GPU memory per shard"));
   CHECK_THAT(plan->no_fit, Catch::Contains("H200 141GB"));
   CHECK_THAT(plan->no_fit, Catch::Contains("lane grants at most 1 GPU(s)"));
   CHECK_THAT(plan->no_fit, !Catch::Contains("L4"));

@@ -73,7 +73,7 @@ struct BacktestOptions {
 };
 
 // What one replay counted over a set of executions. Shares are fractions
-// between 0 and 1; over_provisioned is in GB·h (memory, GPU memory),
+// between 0 and 1; over_provisioned is in GiB·h (memory, GPU memory),
 // core·h (CPU) or card·h (compute share), over the executions that fit
 // and whose duration is known.
 struct BacktestTotals {
@@ -138,7 +138,7 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& optio
 // over_provisioned (null when no duration is known) and its unit.
 std::string BacktestJson(const BacktestResult& result, int indent = 2);
 
-// "GB·h", "core·h" or "card·h": what BacktestTotals::over_provisioned counts.
+// "GiB·h", "core·h" or "card·h": what BacktestTotals::over_provisioned counts.
 const char* OverProvisionedUnit(FigureKind kind);
 
 // The figure a --figure option names ("gpu_memory_gb", …); nullopt if none.

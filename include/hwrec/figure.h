@@ -39,7 +39,7 @@ std::string_view ToString(Provenance provenance);
 // Why a figure is what it is: the statistic and what set it, then the margin
 // and the rounding that reach the figure's value. Filled only when asked for
 // (RecommendationQuery::Recommend with Explain::kYes). Amounts are in the
-// figure's unit (millicores, bytes, GB, share of one card).
+// figure's unit (millicores, bytes, GiB, share of one card).
 struct FigureReason {
   enum class Source { kMaxOfRecent, kPercentile, kAverage };
   Source source = Source::kMaxOfRecent;
@@ -65,7 +65,7 @@ struct FigureReason {
 
   double margin = 0;       // 0.10 for +10 %
   double with_margin = 0;  // statistic_value × (1 + margin)
-  std::string rounding;    // "up to 0.01 GB", "up to a whole byte", "up to the 0.05 step"
+  std::string rounding;    // "up to 0.01 GiB", "up to a whole byte", "up to the 0.05 step"
   double value = 0;        // with_margin rounded: the figure's value
   std::string text;        // the same in one line for a person
 };

@@ -177,7 +177,7 @@ def test_a_width_that_is_no_machine_width_maps_down(store):
 
 
 def _ingest_eval_13b_peak_79(store, gpus):
-    """eval-13b peaking at 79 GB per GPU on `gpus` A100 80GB (a2-ultragpu-<gpus>g)."""
+    """eval-13b peaking at 79 GiB per GPU on `gpus` A100 80GB (a2-ultragpu-<gpus>g)."""
     store.ingest({"execution_id": f"big-{gpus}", "action_image": "ghcr.io/acme/eval-13b:1.0",
                   "finished_at": "2026-05-28T09:00:00Z", "status": "success",
                   "hardware": {"instance_type": f"a2-ultragpu-{gpus}g", "gpu_count": gpus,
@@ -188,13 +188,13 @@ def _ingest_eval_13b_peak_79(store, gpus):
 
 def test_no_card_holding_a_shard_is_a_plan_with_no_fit_not_an_error(store):
     _ingest_eval_13b_peak_79(store, 1)
-    plan = store.route("eval-13b", 1, "2d")  # the 86.9 GB was learned at width 1
-    assert plan.ladder == [] and "86.9 GB" in plan.no_fit
+    plan = store.route("eval-13b", 1, "2d")  # the 86.9 GiB was learned at width 1
+    assert plan.ladder == [] and "86.9 GiB" in plan.no_fit
     assert all("GPU memory per shard" in p.reason for p in plan.pruned)
 
 
 def test_a_figure_learned_at_width_8_leaves_no_rung_of_width_8_or_less(store):
-    # 79 GB peaks on 8x A100 80GB: 86.9 GB per GPU at width 8, at least that on fewer GPUs.
+    # 79 GiB peaks on 8x A100 80GB: 86.9 GiB per GPU at width 8, at least that on fewer GPUs.
     _ingest_eval_13b_peak_79(store, 8)
     plan = store.route("eval-13b", 8, "2d", sharded=True)
     assert plan.ladder == [] and plan.planned_width == 8

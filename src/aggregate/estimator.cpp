@@ -46,7 +46,7 @@ std::optional<double> Raw(const MetricState& metric, const Statistic& statistic,
   return std::nullopt;
 }
 
-// Units a request is expressed in: whole millicores and bytes, GB to 0.01.
+// Units a request is expressed in: whole millicores and bytes, GiB to 0.01.
 double Finish(FigureKind kind, double value, double ladder_step) {
   switch (kind) {
     case FigureKind::kCpuRequestMillicores:
@@ -69,7 +69,7 @@ std::string RoundingOf(FigureKind kind, double ladder_step) {
     case FigureKind::kMemoryBytes:
       return "up to a whole byte";
     case FigureKind::kGpuMemoryGb:
-      return "up to 0.01 GB";
+      return "up to 0.01 GiB";
     case FigureKind::kGpuComputeFraction:
       return fmt::format("up to the {:g} step", ladder_step);
   }

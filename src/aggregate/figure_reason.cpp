@@ -39,7 +39,7 @@ Unit UnitFor(FigureKind kind, double value) {
     case FigureKind::kMemoryBytes:
       return value >= kGiB ? Unit{kGiB, 2, " GiB"} : Unit{kMiB, 1, " MiB"};
     case FigureKind::kGpuMemoryGb:
-      return {1, 4, " GB"};
+      return {1, 4, " GiB"};
     case FigureKind::kGpuComputeFraction:
       return {1, 4, " of a card"};
   }
@@ -97,7 +97,7 @@ void AddOomBump(FigureKind kind, const RecommenderSettings& settings,
                               ? fmt::format("{:g}", settings.oom_bump_factor)
                               : fmt::format("{:g} (at least +{}, at most what the hardware holds)",
                                             settings.oom_bump_factor,
-                                            kind == FigureKind::kGpuMemoryGb ? "1 GB" : "100 MiB");
+                                            kind == FigureKind::kGpuMemoryGb ? "1 GiB" : "100 MiB");
   reason->text += fmt::format(": {} {} × {} = {}", reason->oom_applied_to, Amount(kind, *base), how,
                               Amount(kind, bumped));
 }

@@ -18,7 +18,7 @@ struct ExplainedExecution {
   std::string execution_id;
   double finished_at = 0;
   ExecutionStatus status = ExecutionStatus::kSuccess;
-  // Of the figure's resource (memory bytes, GPU memory GB); nullopt when not recorded.
+  // Of the figure's resource (memory bytes, GPU memory GiB); nullopt when not recorded.
   std::optional<double> requested;
   std::optional<double> observed;
 };

@@ -35,7 +35,7 @@ using internal::KeyAggregate;
 using internal::RecommenderSettings;
 using internal::Scope;
 
-constexpr double kBytesPerGb = 1e9;
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // One observation as the replay needs it.
 struct Execution {
@@ -54,14 +54,14 @@ struct Run {
   RecommenderSettings settings;
 };
 
-// Where a figure's over-provisioning is counted: GB, cores or cards per unit.
+// Where a figure's over-provisioning is counted: GiB, cores or cards per unit.
 double AmountPerUnit(FigureKind kind) {
   switch (kind) {
     case FigureKind::kCpuRequestMillicores:
     case FigureKind::kCpuLimitMillicores:
       return 1.0 / 1000;
     case FigureKind::kMemoryBytes:
-      return 1.0 / kBytesPerGb;
+      return 1.0 / kBytesPerGiB;
     case FigureKind::kGpuMemoryGb:
     case FigureKind::kGpuComputeFraction:
       return 1.0;

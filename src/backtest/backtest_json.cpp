@@ -40,7 +40,7 @@ const char* OverProvisionedUnit(FigureKind kind) {
       return "core·h";
     case FigureKind::kMemoryBytes:
     case FigureKind::kGpuMemoryGb:
-      return "GB·h";
+      return "GiB·h";
     case FigureKind::kGpuComputeFraction:
       return "card·h";
   }

@@ -39,8 +39,9 @@ constexpr const char* kColdColour = "#8a8a8a";
 constexpr std::array<FigureDisplay, kFigureCount> kDisplays = {{
     {"CPU request", "cores", 1e-3, "core·h", "throttled: used more CPU than requested"},
     {"CPU limit", "cores", 1e-3, "core·h", "throttled: used more CPU than the limit"},
-    {"memory", "GB", 1e-9, "GB·h", "an OOM: used more memory than requested"},
-    {"GPU memory", "GB", 1, "GB·h", "an OOM: used more GPU memory than requested"},
+    {"memory", "GiB", 1.0 / (1024.0 * 1024.0 * 1024.0), "GiB·h",
+     "an OOM: used more memory than requested"},
+    {"GPU memory", "GiB", 1, "GiB·h", "an OOM: used more GPU memory than requested"},
     {"GPU compute share", "of a card", 1, "card·h", "ran slower: used more of the card"},
 }};
 

@@ -18,9 +18,9 @@ inline constexpr std::size_t kMaxPointsPerPanel = kReportPointsPerPanel;
 // How one figure is shown: values times `scale`, in `unit`.
 struct FigureDisplay {
   const char* title;            // "GPU memory"
-  const char* unit;             // "GB"
-  double scale;                 // 1e-9 for bytes to GB
-  const char* over_unit;        // what over_provisioned is in: "GB·h"
+  const char* unit;             // "GiB"
+  double scale;                 // 1 / 2^30 for bytes to GiB
+  const char* over_unit;        // what over_provisioned is in: "GiB·h"
   const char* overrun_meaning;  // what an overrun is for this figure, in words
 };
 const FigureDisplay& DisplayOf(FigureKind kind);

@@ -240,7 +240,7 @@ std::string RenderBacktestReport(const BacktestResult& result,
   Append(&page,
          "<p class=\"meta\">Each execution is sized by the figure the store would have "
          "given for its hardware key as of its start, from the executions that had "
-         "finished by then. Sizes in GB, CPU in cores, compute share as a fraction of "
+         "finished by then. Sizes in GiB, CPU in cores, compute share as a fraction of "
          "one card; times in UTC.</p>");
   if (thinned) {
     Append(&page,

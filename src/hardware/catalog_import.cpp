@@ -208,7 +208,7 @@ std::optional<CatalogImportError> ImportPlan::CheckCard(const CatalogRow& row) c
   if (!SameNumber(memory_gb, row.card_memory_gb)) {
     return CatalogImportError{
         row.line, "card_memory_gb",
-        fmt::format("is {} but {} says {} {} has {} GB: give the same card facts on every row",
+        fmt::format("is {} but {} says {} {} has {} GiB: give the same card facts on every row",
                     row.card_memory_gb, where, row.brand, row.model, memory_gb)};
   }
   if (slices != row.card_compute_slices) {

@@ -75,7 +75,7 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
   const std::optional<double> gpu_bound =
       resolved.partition_memory_gb ? resolved.partition_memory_gb : resolved.card_memory_gb;
   if (o.gpu_memory_peak_gb && Exceeds(*o.gpu_memory_peak_gb, gpu_bound)) {
-    errors.push_back(AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GB", *gpu_bound,
+    errors.push_back(AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GiB", *gpu_bound,
                                 fmt::format("a {} {} partition", h.gpu_model.value_or("GPU"),
                                             h.gpu_mode.value_or("full"))));
   }

@@ -317,7 +317,7 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCan
   if (needs.gpu_memory_gb && *needs.gpu_memory_gb > p->memory_gb + kEpsilon) {
     const bool elsewhere =
         r.origin(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware;
-    problems->Add(FMT_COMPILE("needs {:.1f} GB GPU memory{}; this pool offers {}"),
+    problems->Add(FMT_COMPILE("needs {:.1f} GiB GPU memory{}; this pool offers {}"),
                   *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
                   pool.partition_words);
   }
@@ -447,8 +447,8 @@ void ScoreCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
 }  // namespace
 
 std::string PartitionWords(const GpuPartition& p) {
-  if (p.mode == "full") return fmt::format("a whole {} ({:g} GB)", p.model, p.memory_gb);
-  return fmt::format("{} ({:g} GB)", p.mode.substr(4), p.memory_gb);
+  if (p.mode == "full") return fmt::format("a whole {} ({:g} GiB)", p.model, p.memory_gb);
+  return fmt::format("{} ({:g} GiB)", p.mode.substr(4), p.memory_gb);
 }
 
 Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution) {

@@ -49,7 +49,7 @@ struct ExecutionFacts {
   double default_memory_bytes = 0;
 };
 
-// "a whole A100 80GB (80 GB)", "3g.40gb (40 GB)": what one partition offers.
+// "a whole A100 80GB (80 GiB)", "3g.40gb (40 GiB)": what one partition offers.
 std::string PartitionWords(const GpuPartition& partition);
 
 // Checks pins and counts; fails naming the field and the fix. The shape is

@@ -251,10 +251,10 @@ void LadderBuilder::AddUnusedFigureNotes() {
     }
     std::string figure;
     if (seen != nullptr) {
-      figure = fmt::format("{:.1f} GB per GPU, learned on {} at width {}",
+      figure = fmt::format("{:.1f} GiB per GPU, learned on {} at width {}",
                            *ExactNeedOn(*seen)->gpu_memory_gb, seen->gpu_model, seen->gpu_count);
     } else if (const std::optional<ShardFit>& one = FitAt(model, 1)) {
-      figure = fmt::format("{:.1f} GB per GPU, {}", one->need_gb, one->Learned());
+      figure = fmt::format("{:.1f} GiB per GPU, {}", one->need_gb, one->Learned());
     } else {
       continue;
     }
@@ -270,8 +270,8 @@ void LadderBuilder::AddUnusedFigureNotes() {
 
 void LadderBuilder::PruneShard(const std::string& id, const ShardFit& fit) {
   plan_.pruned.push_back(
-      {id, fmt::format("needs {:.1f} GB GPU memory per shard ({}); {} offers {:g} GB", fit.need_gb,
-                       fit.Learned(), fit.model, fit.card_gb)});
+      {id, fmt::format("needs {:.1f} GiB GPU memory per shard ({}); {} offers {:g} GiB",
+                       fit.need_gb, fit.Learned(), fit.model, fit.card_gb)});
   if (!largest_short_ || fit.card_gb > largest_short_->card_gb) {
     largest_short_ = fit;
     largest_models_.clear();
@@ -397,7 +397,7 @@ void LadderBuilder::AddLanes(int width, double legacy_memory) {
     } else if (CardMemory(lane.gpu_model) < legacy_memory) {
       PruneHeld(
           id, lane.gpu_model,
-          fmt::format("{} ({:g} GB) is smaller than {}'s card {} ({:g} GB)", lane.gpu_model,
+          fmt::format("{} ({:g} GiB) is smaller than {}'s card {} ({:g} GiB)", lane.gpu_model,
                       CardMemory(lane.gpu_model), intent_.intent, LegacyModel(), legacy_memory));
     } else {
       if (!fit) KeepUnpruned(lane.gpu_model, width);
@@ -474,9 +474,9 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
     if (need == nullptr || CardMemory(m.gpu_model) <= 0) continue;
     const std::optional<ShardFit>& fit = FitOn(m);
     if (fit && width == plan_.planned_width) {
-      plan_.notes.push_back(fmt::format("{}: needs {:.1f} GB per GPU ({}); card holds {:g} GB: {}",
-                                        m.gpu_model, fit->need_gb, fit->Learned(), fit->card_gb,
-                                        fit->fits() ? "fits" : "does not fit"));
+      plan_.notes.push_back(fmt::format(
+          "{}: needs {:.1f} GiB per GPU ({}); card holds {:g} GiB: {}", m.gpu_model, fit->need_gb,
+          fit->Learned(), fit->card_gb, fit->fits() ? "fits" : "does not fit"));
     }
     if (fit && !fit->fits()) {
       eligible.too_small.push_back(&m);
@@ -509,13 +509,13 @@ std::string LadderBuilder::FitElsewhere() const {
     const std::optional<ShardFit>& fit = FitOn(m);
     if (!fit || !fit->fits() || !Admits(m)) continue;
     return fmt::format(
-        "; at width {} it fits {} ({}: needs {:.1f} GB per GPU there, {}), ask for --width {}{}",
+        "; at width {} it fits {} ({}: needs {:.1f} GiB per GPU there, {}), ask for --width {}{}",
         width, m.gpu_model, m.machine_type, fit->need_gb, fit->Learned(), width,
         plan_.sharded ? "" : " with a sharded launch command (--sharded)");
   }
   if (planned == *MachineWidthsOf(s_.config).rbegin()) return {};  // no wider split
   if (largest_short_->width != planned) return {};  // the planned width's shards may fit
-  return fmt::format(", or shard the work so that one shard needs at most {:g} GB",
+  return fmt::format(", or shard the work so that one shard needs at most {:g} GiB",
                      largest_short_->card_gb);
 }
 
@@ -532,8 +532,8 @@ std::string LadderBuilder::NoFitMessage() const {
   }
   const ShardFit& f = *largest_short_;
   const std::string need = fmt::format(
-      "{}it needs {:.1f} GB GPU memory per shard ({}) and the largest card too small "
-      "for one ({}) holds {:g} GB",
+      "{}it needs {:.1f} GiB GPU memory per shard ({}) and the largest card too small "
+      "for one ({}) holds {:g} GiB",
       f.width == plan_.planned_width ? "" : fmt::format("at width {} ", f.width), f.need_gb,
       f.Learned(), fmt::join(largest_models_, ", "), f.card_gb);
   std::string sharding;
@@ -563,8 +563,8 @@ std::string LadderBuilder::NoFitMessage() const {
         intent_.intent, plan_.planned_width, need, sharding);
   }
   return fmt::format(
-      "no GPU rung can hold one shard of {}: it needs {:.1f} GB GPU memory per shard ({}) and the "
-      "largest card offered ({}) holds {:g} GB; it would fit a card of {:.1f} GB or more (add a "
+      "no GPU rung can hold one shard of {}: it needs {:.1f} GiB GPU memory per shard ({}) and the "
+      "largest card offered ({}) holds {:g} GiB; it would fit a card of {:.1f} GiB or more (add a "
       "machine type, SLURM lane or RunPod rung with one: `hwrec route config import`){}",
       intent_.intent, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb,
       f.need_gb, FitElsewhere());

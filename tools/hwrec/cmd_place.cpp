@@ -43,7 +43,9 @@ std::string Usage() {
 
 std::string Number(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
-std::string Gb(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "-"; }
+std::string GpuMemory(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f} GiB", *v) : "-";
+}
 
 std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
@@ -124,7 +126,7 @@ void PrintTable(const PlacementResult& result, bool explain) {
     table.AddRow({e.feasible ? std::to_string(i + 1) : "-", e.node_pool_id,
                   e.request.gpu_config_id.value_or(e.request.gpu_count > 0 ? "?" : "-"),
                   e.feasible ? "yes" : "no", Number(e.request.cpu_request_millicores),
-                  Memory(e.request.memory_bytes), Gb(e.request.gpu_memory_gb),
+                  Memory(e.request.memory_bytes), GpuMemory(e.request.gpu_memory_gb),
                   Share(e.request.gpu_compute_fraction), e.feasible ? Term(e.waste.score) : "-",
                   reason});
   }
