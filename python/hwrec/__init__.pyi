@@ -103,7 +103,7 @@ class GpuPartition:
     brand: str
     model: str
     mode: str
-    memory_gb: float
+    memory_gb: float  # GiB (2^30 bytes): an A100 80GB holds 80
     compute_slices: int
     compute_fraction: float
     def to_dict(self) -> dict[str, Any]: ...
@@ -125,7 +125,7 @@ class FigureReason:
     with_margin: float
     rounding: str
     value: float
-    text: str
+    text: str  # in words; memory in GiB (2^30 bytes)
     def to_dict(self) -> dict[str, Any]: ...
 
 class Figure:
@@ -157,13 +157,13 @@ class EffectiveRequest:
     memory_bytes: Optional[int]
     gpu_count: int
     gpu_config_id: Optional[str]
-    gpu_memory_gb: Optional[float]
+    gpu_memory_gb: Optional[float]  # GiB (2^30 bytes)
     gpu_compute_fraction: Optional[float]
     origins: dict[str, str]
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementNeeds:
-    gpu_memory_gb: Optional[float]
+    gpu_memory_gb: Optional[float]  # GiB (2^30 bytes)
     gpu_compute_fraction: Optional[float]
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -326,7 +326,10 @@ class Store:
     def backtest(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,
                  instance_type: Optional[str] = None, figure: Optional[str] = None,
                  settings: Optional[Dict[str, Union[str, float, bool]]] = None,
-                 presets: Sequence[str] = ()) -> Dict[str, Any]: ...
+                 presets: Sequence[str] = ()) -> Dict[str, Any]:
+        """The backtest as `hwrec backtest --format json` gives it; over_provisioned
+        is in over_provisioned_unit: GiB·h (memory, GPU memory; 2^30 bytes), core·h
+        or card·h."""
     def route(self, intent: str, width: int, length: Union[str, float],
               simulate: Optional[Dict[str, Any]] = None, as_of: Time = None,
               sharded: bool = False) -> RoutePlan: ...

@@ -233,8 +233,9 @@ void RegisterRecommendation(py::module_& m) {
 }
 
 void RegisterCandidate(py::module_& m) {
-  py::class_<EffectiveRequest> request(m, "EffectiveRequest",
-                                       "What an execution should ask for on one pool.");
+  py::class_<EffectiveRequest> request(
+      m, "EffectiveRequest",
+      "What an execution should ask for on one pool: memory_bytes in bytes, gpu_memory_gb in GiB.");
   request.def_readonly("cpu_request_millicores", &EffectiveRequest::cpu_request_millicores)
       .def_readonly("cpu_limit_millicores", &EffectiveRequest::cpu_limit_millicores)
       .def_readonly("memory_bytes", &EffectiveRequest::memory_bytes)
@@ -245,7 +246,8 @@ void RegisterCandidate(py::module_& m) {
       .def_property_readonly("origins", OriginsDict);
   AddDictAndRepr(request, "EffectiveRequest", RequestDict);
 
-  py::class_<PlacementNeeds> needs(m, "PlacementNeeds", "GPU figures before partition rounding.");
+  py::class_<PlacementNeeds> needs(m, "PlacementNeeds",
+                                   "GPU figures before partition rounding: gpu_memory_gb in GiB.");
   needs.def_readonly("gpu_memory_gb", &PlacementNeeds::gpu_memory_gb)
       .def_readonly("gpu_compute_fraction", &PlacementNeeds::gpu_compute_fraction);
   AddDictAndRepr(needs, "PlacementNeeds", NeedsDict);

@@ -248,7 +248,8 @@ void RegisterStoreValues(py::module_& m) {
   RegisterPoolValues(m);
   RegisterIngestValues(m);
 
-  py::class_<GpuPartition> partition(m, "GpuPartition", "One way to use a card of the catalog.");
+  py::class_<GpuPartition> partition(
+      m, "GpuPartition", "One way to use a card of the catalog: memory_gb in GiB (2^30 bytes).");
   partition.def_readonly("gpu_config_id", &GpuPartition::gpu_config_id)
       .def_readonly("brand", &GpuPartition::brand)
       .def_readonly("model", &GpuPartition::model)

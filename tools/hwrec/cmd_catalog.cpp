@@ -22,7 +22,9 @@ constexpr const char* kCatalogHelp =
     "  list [STORE] [--search TEXT]   the GPU catalog (this build's when STORE is not given)\n"
     "  import STORE FILE.csv          add cards and MIG profiles from CSV with the header\n"
     "                                 brand,model,card_memory_gb,card_compute_slices,mode,"
-    "memory_gb,compute_slices\n\n"
+    "memory_gb,compute_slices\n"
+    "                                 (card_memory_gb and memory_gb in GiB: an A100 80GB holds "
+    "80)\n\n"
     "Run `hwrec catalog <subcommand> --help` for its options.\n";
 
 void PrintPartitionsJson(const std::vector<GpuPartition>& partitions) {
