@@ -128,7 +128,7 @@ def candidates():
 
 
 def fmt_gb(value):
-    return "-" if value is None else f"{value:.1f} GB"
+    return "-" if value is None else f"{value:.1f} GiB"
 
 
 def describe_choice(placement):
@@ -217,14 +217,15 @@ class Runner:
                                                status, usage)
             self.ok &= ingest(self.store, record)
             if not oom:
-                print(f"  ran {(end - start) / 60:.0f} min: GPU memory peak {peak_gb:.1f} GB, "
+                print(f"  ran {(end - start) / 60:.0f} min: GPU memory peak {peak_gb:.1f} GiB, "
                       f"util {usage['gpu_util']:.1f} % -> Success, ingested")
                 return
-            floor = round(held * 1.2, 1)
-            print(f"  OOM: needed {peak_gb:.1f} GB, the {held} GB partition ran out after "
+            # The floor is hwrec's: the recorded OOM bumped by the store's oom_bump_factor.
+            floor = self.store.retry_floor(execution_id)
+            print(f"  OOM: needed {peak_gb:.1f} GiB, the {held} GiB partition ran out after "
                   f"{(end - start) / 60:.0f} min -> GPUOOMKilled ingested; "
-                  f"retrying with retry_floor gpu_memory_gb {floor}")
-            execution["retry_floor"] = {"gpu_memory_gb": floor}
+                  f"retrying with retry_floor gpu_memory_gb {floor.retry_floor['gpu_memory_gb']}")
+            execution["retry_floor"] = floor
             execution_id = f"{execution_id.split('-r')[0]}-r{attempt + 1}"
             start = end
         self.ok = False

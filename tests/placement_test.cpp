@@ -1564,3 +1564,73 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace hwrec
+
+namespace hwrec {
+namespace {
+
+TEST_CASE(
+    "placement: the retry floor of an execution that ran out of memory comes from its record "
+    "and the settings, says which pools hold it, and placement keeps it",
+    "[placement][engine]") {
+  Fixture f;
+  NodePool mystery = Pool("mystery", std::nullopt, "full", 1, 1, "on-prem-gpu");
+  mystery.hardware.gpu_brand = "NVIDIA";
+  NodePool small_node = CpuPool("small-node");
+  small_node.hardware.memory_bytes = 16 * kGiB;
+  f.Register({Pool("a100-3g", "A100 80GB", "mig-3g.40gb", 8, 16, "a2-ultragpu-8g"),
+              Pool("a100-1g", "A100 80GB", "mig-1g.10gb", 8, 56, "a2-ultragpu-8g"), mystery,
+              CpuPool("cpu"), small_node});
+  Observation gpu_oom = Ran("a100-3g", 0, 19.5, 0.9, 2000, 4 * kGiB);
+  gpu_oom.execution_id = "run-1";
+  gpu_oom.status = ExecutionStatus::kGpuOom;
+  gpu_oom.requested.gpu_memory_gb = 20;
+  Observation oom = Ran("cpu", 1, 0, 0, 2000, 16 * kGiB);
+  oom.execution_id = "run-2";
+  oom.status = ExecutionStatus::kOom;
+  oom.requested.memory_bytes = 16 * kGiB;
+  f.Ingest({gpu_oom, oom, Ran("cpu", 2, 0, 0, 2000, 4 * kGiB)});
+
+  auto floor = RetryFloorAfterOom(*f.store, "run-1", {"a100-3g", "a100-1g", "mystery", "gone"});
+  INFO(floor.status().ToString());
+  REQUIRE(floor.ok());
+  CHECK(floor->workload == kImage);
+  CHECK(floor->status == ExecutionStatus::kGpuOom);
+  CHECK(floor->floor.gpu_memory_gb == std::optional<double>(24.0));  // 20 × 1.2
+  CHECK_FALSE(floor->floor.memory_bytes.has_value());
+  CHECK(floor->reason ==
+        "gpu_oom: max(requested 20 GiB, observed 19.5 GiB) × 1.2 = 24 GiB per GPU");
+  REQUIRE(floor->pools.size() == 4);
+  CHECK(floor->pools[0].holds);
+  CHECK_FALSE(floor->pools[1].holds);
+  CHECK(floor->pools[1].reason ==
+        "needs 24 GiB GPU memory per GPU; this pool offers 1g.10gb (10 GiB)");
+  CHECK(floor->pools[2].holds);  // unknown size: never too small
+  CHECK_FALSE(floor->pools[3].holds);
+  CHECK_THAT(floor->pools[3].reason, Catch::Contains("is not registered"));
+
+  // Placement takes it as the floor it accepts from the caller.
+  ExecutionToPlace retry = Execution();
+  retry.retry_floor = floor->floor;
+  const auto placed = ByPool(f.Place(retry, std::vector<std::string>{"a100-3g", "a100-1g"}));
+  CHECK(placed.at("a100-3g").feasible);
+  CHECK_FALSE(placed.at("a100-1g").feasible);
+  // (the history's own OOM bump, with its margin, is above the floor here)
+  REQUIRE(placed.at("a100-3g").needs.gpu_memory_gb.has_value());
+  CHECK(*placed.at("a100-3g").needs.gpu_memory_gb >= 24);
+
+  // The bump follows the setting; host memory gets at least +100 MiB.
+  REQUIRE(SetConfig(*f.store, "oom_bump_factor", "1.5").ok());
+  auto host = RetryFloorAfterOom(*f.store, "run-2", {"cpu", "small-node"});
+  REQUIRE(host.ok());
+  CHECK(host->floor.memory_bytes == std::optional<std::int64_t>(24 * kGiB));  // 16 × 1.5
+  CHECK(host->pools[0].holds);
+  CHECK(host->pools[1].reason == "a node has 16.00 GiB memory; the retry needs at least 24.00 GiB");
+
+  CHECK(RetryFloorAfterOom(*f.store, "no-such-run").status().code() == StatusCode::kNotFound);
+  const auto ran = RetryFloorAfterOom(*f.store, "cpu-2");
+  CHECK(ran.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(ran.status().message(), Catch::Contains("its status is success, not oom or gpu_oom"));
+}
+
+}  // namespace
+}  // namespace hwrec

@@ -43,7 +43,7 @@ def test_each_execution_is_placed_with_its_request_and_the_reasons_pools_were_pa
     # a100-mig is feasible for sd-serve but its compute share there is unknown (no
     # history on that card), so best_fit ranks it after pools whose score is known.
     assert {"a30-mig", "h100-full", "cpu-only"} <= set(placed)
-    assert re.search(r"gpu_memory [\d.]+ GB \[exact\]", log)
+    assert re.search(r"gpu_memory [\d.]+ GiB \[exact\]", log)
     assert "not feasible: " in log
 
 
@@ -53,7 +53,7 @@ def test_every_finished_execution_is_ingested_in_the_runner_form(log):
 
 
 def test_a_gpu_oom_is_ingested_and_retried_with_a_floor_on_a_larger_partition(log):
-    oom = re.search(r"^  OOM: needed ([\d.]+) GB, the (\d+) GB partition ran out.*"
+    oom = re.search(r"^  OOM: needed ([\d.]+) GiB, the (\d+) GiB partition ran out.*"
                     r"GPUOOMKilled ingested; retrying with retry_floor gpu_memory_gb ([\d.]+)$",
                     log, re.MULTILINE)
     assert oom, log

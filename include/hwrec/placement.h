@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/observation.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/status.h"
 
@@ -58,6 +59,40 @@ class PlacementEvaluator {
   explicit PlacementEvaluator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The OOM-retry floor of an execution that ran out of memory: what its retry
+// must request at least, so that the bump is never undone (DESIGN §7). It is
+// the bump the aggregates learn from the same execution, not capped by the
+// hardware it ran on: max(requested, observed) × oom_bump_factor, at least
+// +100 MiB of memory (status oom) or +1 GiB of GPU memory per GPU (gpu_oom).
+// Give it to Evaluate as ExecutionToPlace::retry_floor.
+struct RetryFloorOnPool {
+  std::string node_pool_id;
+  // A node of the pool holds the floor: its memory, or its partition's GPU
+  // memory, is at least the floor's; true when the pool's size is unknown (a
+  // GPU of unknown model), false when the pool is not registered.
+  bool holds = false;
+  std::string reason;  // "holds it", or why not, in words
+};
+struct OomRetryFloor {
+  std::string execution_id;
+  std::string workload;
+  ExecutionStatus status = ExecutionStatus::kOom;  // kOom or kGpuOom
+  // memory_bytes (oom) or gpu_memory_gb (gpu_oom); nothing else is set.
+  DeclaredResources floor;
+  // "gpu_oom: max(requested 20 GiB, observed 19.5 GiB) × 1.2 = 24 GiB per GPU".
+  std::string reason;
+  std::vector<RetryFloorOnPool> pools;  // one per pool asked about, in order
+};
+
+// The retry floor of the stored execution `execution_id`, with the store's
+// oom_bump_factor, and whether each of `node_pool_ids` holds it. Returns
+// kNotFound when no stored observation has the id, kInvalidArgument when it
+// did not run out of memory (its status is not oom or gpu_oom) or recorded
+// neither what it requested nor what it used of the memory that ran out,
+// kIoError when the store cannot be read.
+Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& execution_id,
+                                         const std::vector<std::string>& node_pool_ids = {});
 
 // The rules every candidate list obeys, however it was built (Evaluate and
 // ParsePlacementCandidates apply them): each candidate names a pool, each pool

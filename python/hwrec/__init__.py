@@ -46,6 +46,8 @@ __all__ = [
     "PoolReject",
     "ReadOnlyError",
     "Recommendation",
+    "RetryFloor",
+    "RetryFloorOnPool",
     "RoutePlan",
     "RouteAttempt",
     "RouteResult",

@@ -221,6 +221,21 @@ class PlacementRecord:
     placed_at: float
     def to_dict(self) -> dict[str, Any]: ...
 
+class RetryFloorOnPool:
+    node_pool_id: str
+    holds: bool  # a node holds the floor (True when the pool's size is unknown)
+    reason: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class RetryFloor:
+    execution_id: str
+    workload: str
+    status: str  # oom or gpu_oom
+    retry_floor: dict[str, Any]  # memory_bytes or gpu_memory_gb, as execution["retry_floor"]
+    reason: str
+    pools: list[RetryFloorOnPool]
+    def to_dict(self) -> dict[str, Any]: ...
+
 class Rung:
     id: str
     backend: str  # gcp, slurm, runpod
@@ -322,6 +337,8 @@ class Store:
     def place(self, execution: Dict[str, Any], candidates: Sequence[Candidate],
               policy: Literal["best_fit", "first_fit", "fragmentation"] = "best_fit", as_of: Time = None,
               record: Optional[str] = None) -> Placement: ...
+    def retry_floor(self, execution_id: str,
+                    pools: Optional[Sequence[str]] = None) -> RetryFloor: ...
     def placements(self, execution_id: str) -> list[PlacementRecord]: ...
     def backtest(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,
                  instance_type: Optional[str] = None, figure: Optional[str] = None,

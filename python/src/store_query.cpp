@@ -211,7 +211,11 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
     } else if (name == "declared") {
       out.declared = ReadDeclared(value, "execution.declared").value_or(DeclaredResources{});
     } else if (name == "retry_floor") {
-      out.retry_floor = ReadDeclared(value, "execution.retry_floor");
+      if (py::isinstance<OomRetryFloor>(value)) {
+        out.retry_floor = py::cast<const OomRetryFloor&>(value).floor;
+      } else {
+        out.retry_floor = ReadDeclared(value, "execution.retry_floor");
+      }
     } else {
       BadArgument("execution: '" + name + "' is not understood: use image, declared, retry_floor");
     }
@@ -393,6 +397,22 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            py::arg("record") = py::none(),
            "Evaluates the candidate pools for one execution and chooses one; with `record`, "
            "writes the chosen request for that execution_id.")
+      .def(
+          "retry_floor",
+          [](PyStore& s, const std::string& execution_id,
+             const std::optional<std::vector<std::string>>& pools) {
+            Claim claim(s);
+            Result<OomRetryFloor> floor = [&] {
+              py::gil_scoped_release release;
+              return RetryFloorAfterOom(claim.store(), execution_id,
+                                        pools.value_or(std::vector<std::string>()));
+            }();
+            return Unwrap(std::move(floor));
+          },
+          py::arg("execution_id"), py::arg("pools") = py::none(),
+          "The OOM-retry floor of a stored execution that ran out of memory (hwrec retry-floor): "
+          "max(requested, observed) x oom_bump_factor, and whether each of `pools` holds it. "
+          "Give it to place() as execution['retry_floor'].")
       .def("backtest", &Backtest, py::kw_only(), py::arg("image") = py::none(),
            py::arg("gpu_model") = py::none(), py::arg("instance_type") = py::none(),
            py::arg("figure") = py::none(), py::arg("settings") = py::none(),

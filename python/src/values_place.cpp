@@ -168,6 +168,58 @@ py::dict RecordDict(const PlacementRecord& r) {
   return d;
 }
 
+// A retry floor in the form place()'s execution["retry_floor"] takes.
+py::dict FloorDict(const DeclaredResources& d) {
+  py::dict out;
+  if (d.memory_bytes) out["memory_bytes"] = *d.memory_bytes;
+  if (d.gpu_memory_gb) out["gpu_memory_gb"] = *d.gpu_memory_gb;
+  return out;
+}
+
+py::dict FloorOnPoolDict(const RetryFloorOnPool& p) {
+  py::dict d;
+  d["node_pool_id"] = p.node_pool_id;
+  d["holds"] = p.holds;
+  d["reason"] = p.reason;
+  return d;
+}
+
+py::dict RetryFloorDict(const OomRetryFloor& f) {
+  py::dict d;
+  d["execution_id"] = f.execution_id;
+  d["workload"] = f.workload;
+  d["status"] = Name(ToString(f.status));
+  d["retry_floor"] = FloorDict(f.floor);
+  d["reason"] = f.reason;
+  py::list pools;
+  for (const RetryFloorOnPool& p : f.pools) pools.append(FloorOnPoolDict(p));
+  d["pools"] = pools;
+  return d;
+}
+
+void RegisterRetryFloor(py::module_& m) {
+  py::class_<RetryFloorOnPool> on_pool(m, "RetryFloorOnPool",
+                                       "Whether a node of one pool holds a retry floor.");
+  on_pool.def_readonly("node_pool_id", &RetryFloorOnPool::node_pool_id)
+      .def_readonly("holds", &RetryFloorOnPool::holds)
+      .def_readonly("reason", &RetryFloorOnPool::reason);
+  AddDictAndRepr(on_pool, "RetryFloorOnPool", FloorOnPoolDict);
+
+  py::class_<OomRetryFloor> floor(
+      m, "RetryFloor",
+      "The OOM-retry floor of an execution that ran out of memory: give it to place() as "
+      "execution['retry_floor'] (the object or its retry_floor dict).");
+  floor.def_readonly("execution_id", &OomRetryFloor::execution_id)
+      .def_readonly("workload", &OomRetryFloor::workload)
+      .def_property_readonly("status",
+                             [](const OomRetryFloor& f) { return Name(ToString(f.status)); })
+      .def_property_readonly("retry_floor",
+                             [](const OomRetryFloor& f) { return FloorDict(f.floor); })
+      .def_readonly("reason", &OomRetryFloor::reason)
+      .def_readonly("pools", &OomRetryFloor::pools);
+  AddDictAndRepr(floor, "RetryFloor", RetryFloorDict);
+}
+
 void RegisterRecommendation(py::module_& m) {
   py::class_<FigureReason> reason(
       m, "FigureReason",
@@ -354,6 +406,7 @@ void RegisterPlacementValues(py::module_& m) {
   RegisterRecommendation(m);
   RegisterCandidate(m);
   RegisterPlacement(m);
+  RegisterRetryFloor(m);
 }
 
 }  // namespace hwrec::python

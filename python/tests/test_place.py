@@ -302,3 +302,23 @@ def test_a_free_share_too_large_for_a_float_is_refused_naming_the_field(loaded):
     with pytest.raises(hwrec.InvalidArgumentError,
                        match=r"candidates\[0\]\.free_gpu_shares\[1\]: the number is out of range"):
         loaded.place({"image": WHISPER}, [{"node_pool_id": pool, "free_gpu_shares": [1, 10**400]}])
+
+
+def test_retry_floor_of_an_oom_comes_from_the_store_and_place_keeps_it(loaded):
+    floor = loaded.retry_floor("ex-2026-11-28-1019", pools=["sitea-a30-mig", "sitea-a100-80gb"])
+    assert floor.status == "gpu_oom" and floor.workload == "ghcr.io/acme/resnet-infer:1.8"
+    assert floor.retry_floor == {"gpu_memory_gb": 14.4}  # 12 GiB x oom_bump_factor 1.2
+    assert [p.holds for p in floor.pools] == [False, True]
+    assert "2g.12gb (12 GiB)" in floor.pools[0].reason
+    assert floor.to_dict()["retry_floor"] == floor.retry_floor
+    retry = {"image": floor.workload, "retry_floor": floor}
+    placed = loaded.place(retry, ["sitea-a30-mig", "sitea-a100-80gb"])
+    assert placed.chosen == "sitea-a100-80gb"
+    a30 = next(c for c in placed.candidates if c.node_pool_id == "sitea-a30-mig")
+    assert not a30.feasible  # the history's own bump with its margin is above the floor here
+    as_dict = loaded.place(dict(retry, retry_floor=floor.retry_floor), ["sitea-a30-mig"])
+    assert as_dict.chosen is None
+    with pytest.raises(hwrec.InvalidArgumentError, match="not oom or gpu_oom"):
+        loaded.retry_floor("ex-2026-11-28-1040")
+    with pytest.raises(hwrec.NotFoundError, match="no stored observation"):
+        loaded.retry_floor("no-such-execution")

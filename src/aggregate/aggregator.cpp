@@ -13,8 +13,6 @@ namespace hwrec::internal {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kOomMemoryFloorBytes = 100 * kMiB;  // an OOM bump adds at least this
-constexpr double kOomGpuFloorGb = 1.0;
 
 // Units: the smallest value each metric's histogram tells apart.
 constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001, 0.001};
@@ -35,19 +33,24 @@ std::optional<double> FirstOf(std::initializer_list<std::optional<double>> value
   return std::nullopt;
 }
 
-// max(requested, observed) × factor, at least +floor, capped at what the hardware holds.
+// The bump, capped at what the hardware holds (never below what was seen).
 std::optional<double> OomPeak(std::optional<double> requested, std::optional<double> observed,
                               double factor, double floor, std::optional<double> cap) {
+  const std::optional<double> bumped = OomBump(requested, observed, factor, floor);
+  if (!bumped || !cap || *cap <= 0) return bumped;
+  return std::max(std::min(*bumped, *cap), Clamped(observed).value_or(0));
+}
+
+}  // namespace
+
+std::optional<double> OomBump(std::optional<double> requested, std::optional<double> observed,
+                              double factor, double floor) {
   if (!requested && !observed) return std::nullopt;
   requested = Clamped(requested);
   observed = Clamped(observed);
   const double base = std::max(requested.value_or(0), observed.value_or(0));
-  double bumped = std::max(base * factor, base + floor);
-  if (cap && *cap > 0) bumped = std::min(bumped, *cap);
-  return std::max(bumped, observed.value_or(0));
+  return std::max(base * factor, base + floor);
 }
-
-}  // namespace
 
 namespace {
 constexpr EnumName<Scope> kScopeNames[] = {

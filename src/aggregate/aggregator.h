@@ -94,6 +94,16 @@ struct AggregateInput {
 bool UsedGpu(const HardwareProfile& hardware, const std::optional<double>& gpu_memory_peak_gb,
              const std::optional<double>& gpu_compute_fraction);
 
+// An OOM bump adds at least this much to what ran out.
+inline constexpr double kOomMemoryFloorBytes = 100 * 1024.0 * 1024.0;
+inline constexpr double kOomGpuFloorGb = 1.0;
+
+// max(requested, observed) × factor, at least + floor: what an execution that
+// ran out of memory needed at least (nullopt when neither is known). The
+// aggregates cap it at what the hardware held; an OOM-retry floor does not.
+std::optional<double> OomBump(std::optional<double> requested, std::optional<double> observed,
+                              double factor, double floor);
+
 // The value each metric takes from one input (nullopt: the input says nothing
 // about it). OOM executions yield the synthetic bumped peak.
 std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInput& input,

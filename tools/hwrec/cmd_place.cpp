@@ -4,10 +4,12 @@
 #include <boost/program_options.hpp>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "base/time.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
@@ -18,7 +20,8 @@ namespace hwrec::cli {
 namespace {
 
 std::string Usage() {
-  return "hwrec place STORE --image IMG --candidates FILE [--declared JSON] [--retry-floor JSON]\n"
+  return "hwrec place STORE --image IMG --candidates FILE [--declared JSON]\n"
+         "                  [--retry-floor JSON | --retry-of EXECUTION_ID]\n"
          "                  [--policy best_fit|first_fit|fragmentation] [--as-of TIME] "
          "[--explain]\n"
          "                  [--record EXECUTION_ID] [--format table|json]\n\n"
@@ -31,6 +34,8 @@ std::string Usage() {
          "\"gpu_compute_fraction\": x,\n"
          "\"cpu_millicores\": n, \"memory_bytes\": n, \"pinned\": [\"field\", ...]}, every field "
          "optional.\n"
+         "--retry-of takes the floor from a stored execution that ran out of memory (see\n"
+         "`hwrec retry-floor`).\n"
          "What is not declared comes from the workload's history: whether it uses a GPU, and the\n"
          "architectures it ran on (docs/PLACEMENT.md).\n\n" +
          tools::ExitCodesHelp(
@@ -142,7 +147,7 @@ void PrintTable(const PlacementResult& result, bool explain) {
   std::cout << "\n";
 }
 
-Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm) {
+Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm, const Store& store) {
   ExecutionToPlace execution;
   execution.workload = vm["image"].as<std::string>();
   if (vm.count("declared") != 0) {
@@ -158,7 +163,30 @@ Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm) {
     }
     execution.retry_floor = std::move(*floor);
   }
+  if (vm.count("retry-of") != 0) {
+    if (execution.retry_floor) throw UsageError("give --retry-floor or --retry-of, not both");
+    auto floor = RetryFloorAfterOom(store, vm["retry-of"].as<std::string>());
+    if (!floor.ok()) return floor.status();
+    execution.retry_floor = std::move(floor->floor);
+  }
   return execution;
+}
+
+std::string RetryFloorUsage() {
+  return "hwrec retry-floor STORE EXECUTION_ID [--pool ID]... [--format table|json]\n\n"
+         "The OOM-retry floor of a stored execution that ran out of memory (status oom or\n"
+         "gpu_oom): max(requested, observed) x oom_bump_factor, at least +100 MiB of memory or\n"
+         "+1 GiB of GPU memory per GPU, and whether each --pool holds it. Its retry gives it to\n"
+         "`hwrec place --retry-of EXECUTION_ID` (or the floor as --retry-floor JSON), so the\n"
+         "bump is never undone.\n";
+}
+
+// The floor in --retry-floor's form.
+nlohmann::ordered_json FloorJson(const DeclaredResources& floor) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (floor.memory_bytes) j["memory_bytes"] = *floor.memory_bytes;
+  if (floor.gpu_memory_gb) j["gpu_memory_gb"] = *floor.gpu_memory_gb;
+  return j;
 }
 
 }  // namespace
@@ -173,6 +201,8 @@ int RunPlace(const std::vector<std::string>& args) {
           "JSON array of candidate pools, - = stdin")("declared", po::value<std::string>(),
                                                       "JSON: the resources the author declared")(
           "retry-floor", po::value<std::string>(), "JSON: the OOM-retry floor, never undone")(
+          "retry-of", po::value<std::string>(),
+          "the id of a stored execution that ran out of memory: its retry floor")(
           "policy", po::value(&policy_text)->default_value("best_fit"),
           "best_fit, first_fit or fragmentation")("as-of", po::value<std::string>(), kAsOfHelp)(
           "explain", po::bool_switch(), "print each candidate's score terms (table output)")(
@@ -187,8 +217,6 @@ int RunPlace(const std::vector<std::string>& args) {
     throw UsageError(
         fmt::format("--policy is '{}': use best_fit, first_fit or fragmentation", policy_text));
   const std::optional<double> as_of = ReadAsOf(vm);
-  auto execution = ReadExecution(vm);
-  if (!execution.ok()) return Fail(execution.status());
   std::string candidates_text;
   try {
     candidates_text = ReadInput(vm["candidates"].as<std::string>());
@@ -202,6 +230,8 @@ int RunPlace(const std::vector<std::string>& args) {
   auto store =
       record ? OpenWritableStore(path) : OpenStore(path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
+  auto execution = ReadExecution(vm, *store);
+  if (!execution.ok()) return Fail(execution.status());
   auto evaluator = PlacementEvaluator::Open(*store);
   if (!evaluator.ok()) return Fail(evaluator.status());
   auto result = (*evaluator)->Evaluate(*execution, *candidates, *policy, as_of);
@@ -224,6 +254,56 @@ int RunPlace(const std::vector<std::string>& args) {
     std::cerr << TerminalFormat("recorded placement {} of execution {} on {}\n", *id, execution_id,
                                 result->chosen_evaluation()->node_pool_id);
   }
+  return kExitOk;
+}
+
+int RunRetryFloor(const std::vector<std::string>& args) {
+  std::string format_text;
+  std::string execution_id;
+  std::vector<std::string> pools;
+  CommandLine line(RetryFloorUsage());
+  line.Store(nullptr, kStorePathHelp)
+      .Add()("execution-id", po::value(&execution_id), "the execution that ran out of memory")(
+          "pool", po::value(&pools)->composing(), "a node pool to check; repeat for more");
+  line.Positional("execution-id");
+  bool strict_read_only = false;
+  po::variables_map vm;
+  if (!line.ReadOnly(&strict_read_only).Format(&format_text).Parse(args, &vm)) return kExitOk;
+  const std::string path = RequiredStore(vm);
+  const Format format = ParseFormat(format_text);
+  if (execution_id.empty()) throw UsageError("the EXECUTION_ID is required");
+  auto store = OpenStore(path, ReadingStoreOptions(strict_read_only));
+  if (!store) return kExitError;
+  auto floor = RetryFloorAfterOom(*store, execution_id, pools);
+  if (!floor.ok()) return Fail(floor.status());
+  if (format == Format::kJson) {
+    nlohmann::ordered_json j;
+    j["execution_id"] = floor->execution_id;
+    j["workload"] = floor->workload;
+    j["status"] = std::string(ToString(floor->status));
+    j["retry_floor"] = FloorJson(floor->floor);
+    j["reason"] = floor->reason;
+    j["pools"] = nlohmann::ordered_json::array();
+    for (const RetryFloorOnPool& p : floor->pools) {
+      j["pools"].push_back(
+          {{"node_pool_id", p.node_pool_id}, {"holds", p.holds}, {"reason", p.reason}});
+    }
+    std::cout << tools::DumpJson(j) << "\n";
+    return kExitOk;
+  }
+  std::cout << TerminalFormat(
+      "execution:   {}\nworkload:    {}\nretry floor: {}\nwhy:         {}\n", floor->execution_id,
+      floor->workload, FloorJson(floor->floor).dump(), floor->reason);
+  if (!floor->pools.empty()) {
+    std::cout << "\n";
+    Table table({"node pool", "holds", "reason"});
+    for (const RetryFloorOnPool& p : floor->pools) {
+      table.AddRow({p.node_pool_id, p.holds ? "yes" : "no", p.reason});
+    }
+    table.Print(std::cout);
+  }
+  std::cout << TerminalFormat("\nto place its retry: hwrec place {} --image {} --retry-of {} ...\n",
+                              path, floor->workload, floor->execution_id);
   return kExitOk;
 }
 

@@ -7,6 +7,6 @@ namespace hwrec::cli {
 
 tools::HandlerFunction RunInit, RunStatus, RunMigrate, RunSchema, RunHardwareId, RunCatalog,
     RunPools, RunIngest, RunRecommend, RunConfig, RunRefresh, RunQuarantine, RunRoute, RunPlace,
-    RunCheck, RunCopy, RunBacktest, RunReport;
+    RunRetryFloor, RunCheck, RunCopy, RunBacktest, RunReport;
 
 }  // namespace hwrec::cli

@@ -29,6 +29,7 @@ const std::vector<Command>& Commands() {
       {"report", "the backtest as one self-contained HTML page (charts and the presets' table)",
        RunReport},
       {"place", "evaluate candidate node pools for one execution and choose one", RunPlace},
+      {"retry-floor", "the OOM-retry floor of an execution that ran out of memory", RunRetryFloor},
       {"route", "the provisioning ladder for a (multi-GPU) dispatch", RunRoute},
       {"quarantine", "list and resolve legacy rows held back by the hp:v2 migration",
        RunQuarantine},
