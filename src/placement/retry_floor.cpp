@@ -54,9 +54,10 @@ RetryFloorOnPool OnPool(const std::string& id, const std::optional<NodePool>& po
   RetryFloorOnPool out;
   out.node_pool_id = id;
   if (!pool) {
-    out.reason = fmt::format("node pool '{}' is not registered: register it with `hwrec pools "
-                             "import`",
-                             id);
+    out.reason = fmt::format(
+        "node pool '{}' is not registered: register it with `hwrec pools "
+        "import`",
+        id);
     return out;
   }
   const HardwareProfile& h = pool->hardware;
@@ -101,8 +102,9 @@ RetryFloorOnPool OnPool(const std::string& id, const std::optional<NodePool>& po
 Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& execution_id,
                                          const std::vector<std::string>& node_pool_ids) {
   if (execution_id.empty()) {
-    return Status::InvalidArgument("execution_id is empty: give the id of the execution that "
-                                   "ran out of memory");
+    return Status::InvalidArgument(
+        "execution_id is empty: give the id of the execution that "
+        "ran out of memory");
   }
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
@@ -147,8 +149,8 @@ Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& 
         "{}: max(requested {}, observed {}) × {:g} = {}{}{}", ToString(record->status),
         record->requested ? Amount(record->status, *record->requested) : "unknown",
         record->observed ? Amount(record->status, *record->observed) : "unknown", factor,
-        Amount(record->status, gpu ? *out.floor.gpu_memory_gb
-                                   : static_cast<double>(*out.floor.memory_bytes)),
+        Amount(record->status,
+               gpu ? *out.floor.gpu_memory_gb : static_cast<double>(*out.floor.memory_bytes)),
         base * factor < *bump ? fmt::format(" (at least +{})", gpu ? "1 GiB" : "100 MiB") : "",
         gpu ? " per GPU" : "");
     for (const std::string& id : node_pool_ids) {
