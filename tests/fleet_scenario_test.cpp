@@ -1,0 +1,234 @@
+// A small Runner fleet end to end, as it runs: two replicas with a Store
+// each on one store (a SQLite file, or PostgreSQL in the [engine] rerun),
+// one registering and re-partitioning pools and ingesting while the other
+// keeps its evaluator and query between calls and never reloads. Records
+// without utilisation, an OOM and its retry, a workload whose only history
+// is on a GPU of unknown model, and a workload placed on pools it never ran
+// on: every answer must be right for the store as committed before it.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "hwrec/config.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement.h"
+#include "hwrec/recommend.h"
+#include "test_support.h"
+
+// A namespace of its own: unity builds compile this file with others.
+namespace hwrec::fleet_test {
+namespace {
+
+constexpr double kNow = 1795968000;  // 2026-11-29
+constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+
+NodePool Pool(const std::string& id, const std::string& instance_type,
+              std::optional<std::string> model, std::int64_t cards, const std::string& mode,
+              std::int64_t partitions) {
+  NodePool pool;
+  pool.node_pool_id = id;
+  pool.site_id = "site-a";
+  pool.hardware.instance_type = instance_type;
+  pool.hardware.architecture = "x86_64";
+  pool.hardware.cpu_millicores = 96000;
+  pool.hardware.memory_bytes = 512 * kGiB;
+  pool.hardware.gpu_count = cards;
+  pool.hardware.gpu_total = partitions;
+  if (cards > 0) {
+    pool.hardware.gpu_mode = mode;
+    pool.hardware.gpu_brand = "NVIDIA";
+    pool.hardware.gpu_model = std::move(model);
+  }
+  return pool;
+}
+
+// The fleet's seven pools.
+std::vector<NodePool> Fleet() {
+  NodePool arm = Pool("arm-cpu", "c6g.16xlarge", std::nullopt, 0, "", 0);
+  arm.hardware.architecture = "aarch64";
+  return {Pool("a100-full", "a2-ultragpu-8g", "A100 80GB", 8, "full", 8),
+          Pool("a100-mig", "a2-ultragpu-8g-mig", "A100 80GB", 8, "mig-3g.40gb", 16),
+          Pool("a30-mig", "on-prem-a30", "A30", 4, "mig-2g.12gb", 8),
+          Pool("h100", "a3-highgpu-8g", "H100 80GB", 8, "full", 8),
+          arm,
+          Pool("x86-cpu", "n2-standard-32", std::nullopt, 0, "", 0),
+          Pool("gpu-unknown", "on-prem-gpu", std::nullopt, 1, "full", 1)};
+}
+
+Observation Run(const std::string& id, const std::string& image, const std::string& pool,
+                double finished_at, std::optional<double> utilization, double gpu_peak_gb) {
+  Observation o;
+  o.execution_id = id;
+  o.action_image = image;
+  o.finished_at = finished_at;
+  o.node_pool_id = pool;
+  o.gpu_utilization = utilization;
+  if (gpu_peak_gb > 0) o.gpu_memory_peak_gb = gpu_peak_gb;
+  o.cpu_millicores_avg = 1500;
+  o.cpu_millicores_p95 = 2000;
+  o.cpu_millicores_max = 2500;
+  o.memory_peak_bytes = 6 * kGiB;
+  return o;
+}
+
+struct Replica {
+  explicit Replica(const std::string& location) : store(test::OpenStoreOrFail(location)) {}
+  void Ingest(const std::vector<Observation>& batch) {
+    const auto ingestor = Ingestor::Open(*store).value();
+    const auto summary = ingestor->Ingest(batch);
+    INFO(summary.status().ToString());
+    REQUIRE(summary.ok());
+    REQUIRE(summary->accepted == static_cast<std::int64_t>(batch.size()));
+  }
+  std::unique_ptr<Store> store;
+};
+
+// Every chosen pool carries a CPU and a memory request, sized by something.
+void RequireSized(const PlacementResult& result) {
+  const CandidateEvaluation* chosen = result.chosen_evaluation();
+  REQUIRE(chosen != nullptr);
+  INFO(chosen->node_pool_id);
+  REQUIRE(chosen->request.cpu_request_millicores.has_value());
+  REQUIRE(chosen->request.memory_bytes.has_value());
+  for (FigureKind kind : {FigureKind::kCpuRequestMillicores, FigureKind::kMemoryBytes}) {
+    CHECK(chosen->request.origins[static_cast<std::size_t>(kind)].source != FigureSource::kNone);
+  }
+}
+
+std::map<std::string, CandidateEvaluation> ByPool(const PlacementResult& result) {
+  std::map<std::string, CandidateEvaluation> out;
+  for (const CandidateEvaluation& e : result.evaluations) out[e.node_pool_id] = e;
+  return out;
+}
+
+std::string Origin(const CandidateEvaluation& e, FigureKind kind) {
+  return e.request.origins[static_cast<std::size_t>(kind)].Name();
+}
+
+TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[fleet][engine]") {
+  test::TempDir dir;
+  const std::string location = test::NewStoreLocation(dir, "fleet.db");
+  Replica writer(location);
+  Replica placer(location);
+  for (const NodePool& pool : Fleet()) REQUIRE(RegisterNodePool(*writer.store, pool).ok());
+
+  std::vector<Observation> history;
+  for (int i = 0; i < 12; ++i) {  // train: half of a 3g.40gb share busy, 20 GiB peaks
+    history.push_back(
+        Run(fmt::format("train-{}", i), "train", "a100-mig", kNow - 7200 + i * 60, 0.5, 20));
+  }
+  for (int i = 0; i < 6; ++i) {  // mystery: only ever on the GPU of unknown model
+    history.push_back(Run(fmt::format("mystery-{}", i), "mystery", "gpu-unknown",
+                          kNow - 5000 + i * 60, 0.7, 10));
+  }
+  Observation oom = Run("embed-oom", "embed", "a30-mig", kNow - 3000, 0.9, 12);
+  oom.status = ExecutionStatus::kGpuOom;
+  oom.requested.gpu_memory_gb = 12;
+  history.push_back(oom);
+  writer.Ingest(history);
+
+  auto opened = PlacementEvaluator::Open(*placer.store);
+  REQUIRE(opened.ok());
+  PlacementEvaluator& evaluator = **opened;
+  auto query = RecommendationQuery::Open(*placer.store).value();
+  const auto place = [&](const ExecutionToPlace& execution,
+                         const std::vector<std::string>& pools) {
+    std::vector<PlacementCandidate> candidates;
+    for (const std::string& id : pools) candidates.push_back({id, {}, {}, {}});
+    auto result = evaluator.Evaluate(execution, candidates, PlacementPolicy::kBestFit, kNow);
+    INFO(result.status().ToString());
+    REQUIRE(result.ok());
+    return std::move(*result);
+  };
+  ExecutionToPlace train;
+  train.workload = "train";
+  const std::vector<std::string> gpu_pools = {"a100-full", "a100-mig", "a30-mig", "h100",
+                                              "gpu-unknown"};
+
+  SECTION("pools re-partitioned and added by the other replica are seen at the next call") {
+    const auto first = ByPool(place(train, gpu_pools));
+    CHECK(first.at("a100-mig").request.gpu_config_id ==
+          std::optional<std::string>("nvidia-a100-80gb-mig-3g.40gb"));
+    NodePool repartitioned = Fleet()[1];
+    repartitioned.hardware.gpu_mode = "mig-4g.40gb";
+    repartitioned.hardware.gpu_total = 8;
+    REQUIRE(RegisterNodePool(*writer.store, repartitioned).ok());
+    REQUIRE(RegisterNodePool(*writer.store,
+                             Pool("h100-new", "a3-highgpu-8g", "H100 80GB", 8, "mig-3g.40gb", 16))
+                .ok());
+    std::vector<std::string> with_new = gpu_pools;
+    with_new.push_back("h100-new");
+    const auto result = place(train, with_new);
+    const auto second = ByPool(result);
+    CHECK(second.at("a100-mig").request.gpu_config_id ==
+          std::optional<std::string>("nvidia-a100-80gb-mig-4g.40gb"));
+    CHECK(second.at("h100-new").reason.find("not registered") == std::string::npos);
+    CHECK(second.at("h100-new").request.gpu_config_id ==
+          std::optional<std::string>("nvidia-h100-80gb-mig-3g.40gb"));
+    RequireSized(result);
+    // Its history is on this very pool (its hardware key is unchanged).
+    CHECK(result.chosen_evaluation()->node_pool_id == "a100-mig");
+  }
+
+  SECTION("records without utilisation never move the measured share") {
+    HardwareKey a100_mig = HardwareKey::Of(Fleet()[1]);
+    const auto before = query->Recommend("train", a100_mig, kNow).value();
+    std::vector<Observation> unmeasured;
+    for (int i = 0; i < 3; ++i) {
+      unmeasured.push_back(Run(fmt::format("train-nu-{}", i), "train", "a100-mig",
+                               kNow - 600 + i, std::nullopt, 20));
+    }
+    writer.Ingest(unmeasured);
+    const auto after = query->Recommend("train", a100_mig, kNow).value();
+    const Figure& share = after.figure(FigureKind::kGpuComputeFraction);
+    CHECK(share.value == before.figure(FigureKind::kGpuComputeFraction).value);
+    CHECK_FALSE(share.held_share);
+    CHECK(after.figure(FigureKind::kGpuMemoryGb).samples == 15);  // the records still count there
+  }
+
+  SECTION("an OOM and its retry: the floor is hwrec's and the retry keeps it") {
+    const auto floor = RetryFloorAfterOom(*placer.store, "embed-oom", {"a30-mig", "a100-mig"});
+    REQUIRE(floor.ok());
+    CHECK(floor->floor.gpu_memory_gb == std::optional<double>(14.4));
+    CHECK_FALSE(floor->pools[0].holds);
+    CHECK(floor->pools[1].holds);
+    ExecutionToPlace retry;
+    retry.workload = "embed";
+    retry.retry_floor = floor->floor;
+    const auto result = place(retry, {"a30-mig", "a100-mig", "h100"});
+    CHECK_FALSE(ByPool(result).at("a30-mig").feasible);
+    RequireSized(result);
+    CHECK(*result.chosen_evaluation()->needs.gpu_memory_gb >= 14.4);
+  }
+
+  SECTION("a workload whose only history is on the unknown-model pool is placed there, sized") {
+    ExecutionToPlace mystery;
+    mystery.workload = "mystery";
+    const auto result = place(mystery, gpu_pools);
+    RequireSized(result);
+    const CandidateEvaluation& chosen = *result.chosen_evaluation();
+    CHECK(chosen.node_pool_id == "gpu-unknown");
+    CHECK(Origin(chosen, FigureKind::kCpuRequestMillicores) == "exact");
+    const auto a100 = ByPool(result).at("a100-full");
+    CHECK(Origin(a100, FigureKind::kCpuRequestMillicores) == "default");
+    CHECK(Origin(a100, FigureKind::kMemoryBytes) == "default");
+  }
+
+  SECTION("a workload placed on pools it never ran on carries CPU and memory, said so") {
+    const auto result = place(train, {"h100", "a30-mig"});
+    RequireSized(result);
+    const CandidateEvaluation& chosen = *result.chosen_evaluation();
+    CHECK(Origin(chosen, FigureKind::kCpuRequestMillicores) == "default");
+    CHECK(Origin(chosen, FigureKind::kGpuMemoryGb) == "workload_any_hardware");
+    // The default is the store's setting, changed by the other replica.
+    REQUIRE(SetConfig(*writer.store, "default.memory_bytes", std::to_string(16 * kGiB)).ok());
+    const auto again = place(train, {"h100", "a30-mig"});
+    CHECK(again.chosen_evaluation()->request.memory_bytes == std::optional<std::int64_t>(16 * kGiB));
+  }
+}
+
+}  // namespace
+}  // namespace hwrec::fleet_test
