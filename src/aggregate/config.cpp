@@ -50,7 +50,7 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   const internal::ConfigKey* known = internal::FindConfigKey(key);
   // The value, the aggregates it shapes and the recommendations derived from
-  // them change together or not at all.
+  // them change together or not at all (placement's defaults shape neither).
   const std::string what =
       fmt::format("{}: setting {} to '{}' failed and changed nothing", store.path(), key, value);
   return internal::Guarded(what, [&]() -> Status {
@@ -61,7 +61,7 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
       if (known->shapes_aggregates) {
         internal::RebuildAggregates(db, internal::LoadSettings(db));
       }
-      internal::RefreshAllRecommendations(db);
+      if (known->shapes_figures) internal::RefreshAllRecommendations(db);
       tx.Commit();
       return Status::Ok();
     });

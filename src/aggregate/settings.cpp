@@ -99,11 +99,11 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"default.cpu_request_millicores", "1000",
        "CPU request placement gives a pool where neither history nor the execution sizes it "
        "(provenance default)",
-       false},
+       false, false},
       {"default.memory_bytes", "2147483648",
        "memory request placement gives a pool where neither history nor the execution sizes it "
        "(provenance default; 2 GiB)",
-       false},
+       false, false},
   };
   return kKeys;
 }

@@ -55,6 +55,9 @@ struct ConfigKey {
   const char* default_value;
   const char* description;
   bool shapes_aggregates;  // changing it rebuilds the aggregates
+  // Changing it changes figures, so the materialised recommendations are
+  // refreshed; placement's default request does not.
+  bool shapes_figures = true;
 };
 
 // Every key the config table may hold, in display order.
