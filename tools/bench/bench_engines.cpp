@@ -15,9 +15,12 @@
 #include "bench/generated_ingest.h"
 #include "bench/place_fixture.h"
 #include "bench/postgresql_target.h"
+#include "hwrec/config.h"
 #include "hwrec/hardware_key.h"
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
+#include "store/change_watch.h"
+#include "store/database.h"
 
 namespace hwrec::bench {
 namespace {
@@ -91,6 +94,10 @@ struct EngineFigures {
   std::string location;  // as the store prints it (a password redacted)
   TimedIngest ingest;
   std::vector<double> recommend_us;
+  // What a kept reader's check for changed pools, catalog or settings costs
+  // per call: with nothing committed since the last call, and after another
+  // connection committed a change of settings.
+  std::vector<double> check_unchanged_us, check_changed_us;
   Stopwatch place;  // one lap per Evaluate call
   std::size_t feasible = 0;
   std::string chosen;
@@ -122,6 +129,31 @@ std::vector<double> TimeRecommendations(Store& store, const fixtures::Observatio
   return micros;
 }
 
+// store::ChangeWatch::Poll in its read snapshot, as a kept evaluator or
+// query runs it before each answer.
+void TimeChangeCheck(Store& store, const std::string& location, int calls, EngineFigures* out) {
+  const std::unique_ptr<Store> other = OpenBenchStore(location);
+  store::Connection& db = store::ConnectionOf(store);
+  store::ChangeWatch watch(db);
+  const auto poll = [&](std::vector<double>* micros, bool timed) {
+    store::ReadSnapshot snapshot(db);
+    const auto t0 = std::chrono::steady_clock::now();
+    const store::StoreChanges changes = watch.Poll();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (timed) micros->push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    return changes;
+  };
+  for (int i = 0; i < calls + 5; ++i) poll(&out->check_unchanged_us, i >= 5);
+  for (int i = 0; i < calls + 5; ++i) {
+    const Status set =
+        SetConfig(*other, "default.cpu_request_millicores", i % 2 == 0 ? "1001" : "1000");
+    if (!set.ok()) throw std::runtime_error(set.ToString());
+    if (!poll(&out->check_changed_us, i >= 5)(store::ChangeArea::kSettings)) {
+      throw std::runtime_error("hwrec-bench engines: a committed change of settings was not seen");
+    }
+  }
+}
+
 EngineFigures MeasureEngine(const std::string& location, const fixtures::ObservationGenerator& gen,
                             const EnginesOptions& options) {
   EngineFigures figures;
@@ -132,6 +164,7 @@ EngineFigures MeasureEngine(const std::string& location, const fixtures::Observa
                                    "hwrec-bench engines");
   const ExecutionToPlace execution = PlaceExecution(gen);
   figures.recommend_us = TimeRecommendations(*store, gen, execution.workload, options.lookups);
+  TimeChangeCheck(*store, location, options.lookups, &figures);
   const std::vector<PlacementCandidate> candidates(
       all.begin(), all.begin() + static_cast<std::ptrdiff_t>(options.candidates));
   const auto evaluator = Require(PlacementEvaluator::Open(*store));
@@ -165,6 +198,10 @@ std::vector<Row> Rows(const EngineFigures& s, const EngineFigures& p) {
        Percentile(p.recommend_us, 50)},
       {"recommend p99", "recommend_p99_us", "us", Percentile(s.recommend_us, 99),
        Percentile(p.recommend_us, 99)},
+      {"change check p50, none", "change_check_unchanged_p50_us", "us",
+       Percentile(s.check_unchanged_us, 50), Percentile(p.check_unchanged_us, 50)},
+      {"change check p50, after one", "change_check_changed_p50_us", "us",
+       Percentile(s.check_changed_us, 50), Percentile(p.check_changed_us, 50)},
       {"place", "place_evaluations_per_s", "evaluations/s", s.EvaluationsPerSecond(),
        p.EvaluationsPerSecond()},
       {"place p50", "place_p50_ms", "ms", Percentile(s.place.laps(), 50) * 1000,
@@ -186,6 +223,8 @@ nlohmann::json EngineJson(const EngineFigures& f) {
           {"observations_per_s", f.ObservationsPerSecond()},
           {"recommend_p50_us", Percentile(f.recommend_us, 50)},
           {"recommend_p99_us", Percentile(f.recommend_us, 99)},
+          {"change_check_unchanged_p50_us", Percentile(f.check_unchanged_us, 50)},
+          {"change_check_changed_p50_us", Percentile(f.check_changed_us, 50)},
           {"place_evaluations_per_s", f.EvaluationsPerSecond()},
           {"place_p50_ms", Percentile(f.place.laps(), 50) * 1000},
           {"place_p99_ms", Percentile(f.place.laps(), 99) * 1000},
