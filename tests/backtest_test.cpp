@@ -621,4 +621,23 @@ TEST_CASE("backtest: on the GenAI trace, the presets agree with an independent r
   WARN(table);
 }
 
+TEST_CASE("backtest: a compute share held without utilisation sizes as it does live",
+          "[backtest][engine]") {
+  Fixture f;
+  // a and b held a whole card and reported no utilisation; c was measured.
+  Observation c = Run("c", "share:1", "h100", kT0 + 1200, 300, 10);
+  c.gpu_utilization = 0.4;
+  f.Ingest({Run("a", "share:1", "h100", kT0, 300, 10),
+            Run("b", "share:1", "h100", kT0 + 300, 300, 10), c});
+  BacktestOptions options;
+  options.figure = FigureKind::kGpuComputeFraction;
+  options.keep_points = true;
+  const BacktestResult result = f.Run(options);
+  const BacktestSeries& s = OnlySeries(result.runs[0]);
+  REQUIRE(s.points.size() == 1);  // only c says what it used
+  CHECK(s.points[0].execution_id == "c");
+  REQUIRE(s.points[0].recommended.has_value());
+  CHECK(*s.points[0].recommended == Approx(1.0));  // the share a and b held
+}
+
 }  // namespace hwrec::test

@@ -243,12 +243,15 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
     const auto& value = values[event.index];
     if (event.order != 1) {
       for (KeyAggregate* aggregate : rows[event.index]) {
+        const auto add = [&](std::size_t m) {
+          if (!value[m]) return;
+          aggregate->metrics[m].Add(*value[m], e.input.finished_at, settings.half_life_s(),
+                                    settings.max_range_samples);
+        };
         for (FigureKind kind : figures) {
-          const auto m = static_cast<std::size_t>(kind);
-          if (value[m]) {
-            aggregate->metrics[m].Add(*value[m], e.input.finished_at, settings.half_life_s(),
-                                      settings.max_range_samples);
-          }
+          add(static_cast<std::size_t>(kind));
+          // The compute share also reads the shares held without utilisation.
+          if (kind == FigureKind::kGpuComputeFraction) add(internal::kHeldShareMetric);
         }
         ++aggregate->samples;
       }
