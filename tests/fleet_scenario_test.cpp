@@ -121,8 +121,8 @@ TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[
         Run(fmt::format("train-{}", i), "train", "a100-mig", kNow - 7200 + i * 60, 0.5, 20));
   }
   for (int i = 0; i < 6; ++i) {  // mystery: only ever on the GPU of unknown model
-    history.push_back(Run(fmt::format("mystery-{}", i), "mystery", "gpu-unknown",
-                          kNow - 5000 + i * 60, 0.7, 10));
+    history.push_back(
+        Run(fmt::format("mystery-{}", i), "mystery", "gpu-unknown", kNow - 5000 + i * 60, 0.7, 10));
   }
   Observation oom = Run("embed-oom", "embed", "a30-mig", kNow - 3000, 0.9, 12);
   oom.status = ExecutionStatus::kGpuOom;
@@ -134,8 +134,7 @@ TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[
   REQUIRE(opened.ok());
   PlacementEvaluator& evaluator = **opened;
   auto query = RecommendationQuery::Open(*placer.store).value();
-  const auto place = [&](const ExecutionToPlace& execution,
-                         const std::vector<std::string>& pools) {
+  const auto place = [&](const ExecutionToPlace& execution, const std::vector<std::string>& pools) {
     std::vector<PlacementCandidate> candidates;
     for (const std::string& id : pools) candidates.push_back({id, {}, {}, {}});
     auto result = evaluator.Evaluate(execution, candidates, PlacementPolicy::kBestFit, kNow);
@@ -178,8 +177,8 @@ TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[
     const auto before = query->Recommend("train", a100_mig, kNow).value();
     std::vector<Observation> unmeasured;
     for (int i = 0; i < 3; ++i) {
-      unmeasured.push_back(Run(fmt::format("train-nu-{}", i), "train", "a100-mig",
-                               kNow - 600 + i, std::nullopt, 20));
+      unmeasured.push_back(Run(fmt::format("train-nu-{}", i), "train", "a100-mig", kNow - 600 + i,
+                               std::nullopt, 20));
     }
     writer.Ingest(unmeasured);
     const auto after = query->Recommend("train", a100_mig, kNow).value();
@@ -226,7 +225,8 @@ TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[
     // The default is the store's setting, changed by the other replica.
     REQUIRE(SetConfig(*writer.store, "default.memory_bytes", std::to_string(16 * kGiB)).ok());
     const auto again = place(train, {"h100", "a30-mig"});
-    CHECK(again.chosen_evaluation()->request.memory_bytes == std::optional<std::int64_t>(16 * kGiB));
+    CHECK(again.chosen_evaluation()->request.memory_bytes ==
+          std::optional<std::int64_t>(16 * kGiB));
   }
 }
 
