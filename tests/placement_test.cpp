@@ -1516,6 +1516,18 @@ TEST_CASE(
         std::optional<std::string>("nvidia-a100-80gb-mig-1g.10gb"));
   CHECK(by_pool.at("h100").feasible);
   CHECK(by_pool.at("a100").request.cpu_request_millicores == std::optional<std::int64_t>(1500));
+
+  // A call that fails on its input after another change leaves the change
+  // for the next call: it is never lost.
+  REQUIRE(
+      SetConfig(*test::OpenStoreOrFail(f.location), "default.cpu_request_millicores", "2500").ok());
+  const std::vector<PlacementCandidate> twice = {{"a100", {}, {}, {}}, {"a100", {}, {}, {}}};
+  REQUIRE_FALSE(evaluator.Evaluate(Execution(declared), twice).ok());
+  auto third =
+      evaluator.Evaluate(Execution(declared), candidates, PlacementPolicy::kFirstFit, kNow);
+  REQUIRE(third.ok());
+  CHECK(ByPool(*third).at("a100").request.cpu_request_millicores ==
+        std::optional<std::int64_t>(2500));
 }
 
 TEST_CASE(

@@ -48,12 +48,18 @@ auto ScoreTerms(const PlacementWaste& w) {
 }
 
 // How many figures of a candidate's request a default or the execution's
-// declaration sized, not the workload's own history: candidates history
-// sizes rank first.
+// declaration sized, not the workload's own history (CPU request and memory;
+// GPU memory and compute share for GPU work): candidates history sizes rank
+// first. A figure nothing sized is left to the score's unknown terms (a
+// whole card needs no compute share to be judged).
 int GuessedFigures(const CandidateEvaluation& e) {
   int guessed = 0;
-  for (const FigureOrigin& origin : e.request.origins) {
-    guessed += origin.source == FigureSource::kDefault || origin.source == FigureSource::kDeclared;
+  for (FigureKind kind : {FigureKind::kCpuRequestMillicores, FigureKind::kMemoryBytes,
+                          FigureKind::kGpuMemoryGb, FigureKind::kGpuComputeFraction}) {
+    const bool gpu = kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
+    if (gpu && e.request.gpu_count == 0) continue;
+    const FigureSource source = e.request.origins[static_cast<std::size_t>(kind)].source;
+    guessed += source == FigureSource::kDefault || source == FigureSource::kDeclared;
   }
   return guessed;
 }
@@ -130,20 +136,21 @@ struct PlacementEvaluator::Impl {
   std::vector<DemandShape> mix;   // normalised; empty: each execution's own request
 
   void AddPool(NodePool pool);
-  // Re-reads the catalog and the pools when `changes` says they changed (a
-  // pool's facts point into the catalog: a new catalog re-reads the pools too).
-  Status Sync(const store::StoreChanges& changes);
+  // Re-reads the catalog and the pools when the watch has them pending (a
+  // pool's facts point into the catalog: a new catalog re-reads the pools
+  // too), all or nothing: on failure the evaluator is as it was and the
+  // change stays pending.
+  Status Sync();
   // Each candidate's registered pool (null: not in the snapshot), checking the
   // candidate rules on the way (CheckPlacementCandidates, duplicates found by
   // the pools' index instead of hashing every id again).
   Status LookUp(const std::vector<PlacementCandidate>& candidates,
                 std::vector<const PoolFacts*>* found) const;
   // Also completes `facts` from the workload's history, in the same read.
-  // Call inside the snapshot `changes` was polled in.
+  // Call inside the snapshot the watch was polled in.
   Result<std::vector<const Recommendation*>> RecommendationsFor(
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      const store::StoreChanges& changes, internal::ExecutionFacts* facts,
-      std::vector<std::optional<Recommendation>>* cache);
+      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
   void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
             const std::vector<const PoolFacts*>& pools_given) const;
 };
@@ -168,21 +175,28 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
   pools.push_back(std::move(facts));
 }
 
-Status PlacementEvaluator::Impl::Sync(const store::StoreChanges& changes) {
-  const bool catalog_changed = changes(store::ChangeArea::kCatalog);
-  if (!catalog_changed && !changes(store::ChangeArea::kPools)) return Status::Ok();
+Status PlacementEvaluator::Impl::Sync() {
+  const bool catalog_changed = watch.pending()(store::ChangeArea::kCatalog);
+  if (!catalog_changed && !watch.pending()(store::ChangeArea::kPools)) return Status::Ok();
+  // Built aside, then swapped in: a failure leaves the evaluator as it was.
+  Impl fresh(store);
   if (catalog_changed) {
     auto loaded = GpuCatalog::Load(store);
     if (!loaded.ok()) return loaded.status();
-    catalog = std::move(*loaded);
+    fresh.catalog = std::move(*loaded);
+  } else {
+    fresh.catalog = catalog;
   }
   auto listed = ListNodePools(store);
   if (!listed.ok()) return listed.status();
-  pools.clear();
-  pool_by_id.clear();
-  keys.clear();
-  pools.reserve(listed->size());
-  for (NodePool& pool : *listed) AddPool(std::move(pool));
+  fresh.pools.reserve(listed->size());
+  for (NodePool& pool : *listed) fresh.AddPool(std::move(pool));
+  catalog = std::move(fresh.catalog);
+  pools = std::move(fresh.pools);
+  pool_by_id = std::move(fresh.pool_by_id);
+  keys = std::move(fresh.keys);
+  watch.Applied(store::ChangeArea::kCatalog);
+  watch.Applied(store::ChangeArea::kPools);
   return Status::Ok();
 }
 
@@ -191,9 +205,8 @@ Status PlacementEvaluator::Impl::Sync(const store::StoreChanges& changes) {
 // the workload looked up once.
 Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
-    const store::StoreChanges& changes, internal::ExecutionFacts* facts,
-    std::vector<std::optional<Recommendation>>* cache) {
-  auto kept = internal::KeptReader(store, &reader, changes);
+    internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache) {
+  auto kept = internal::KeptReader(store, &reader, watch);
   if (!kept.ok()) return kept.status();
   internal::RecommendationReader& read = **kept;
   facts->default_cpu_millicores = read.settings().default_cpu_request_millicores;
@@ -263,7 +276,8 @@ Result<std::unique_ptr<PlacementEvaluator>> PlacementEvaluator::Open(const Store
   auto impl = std::make_unique<Impl>(store);
   Status synced = internal::Guarded(store.path(), [&]() -> Status {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    return impl->Sync(impl->watch.Poll());
+    impl->watch.Poll();
+    return impl->Sync();
   });
   if (!synced.ok()) return synced;
   return std::unique_ptr<PlacementEvaluator>(new PlacementEvaluator(std::move(impl)));
@@ -342,8 +356,8 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   return internal::Guarded(impl.store.path(), [&]() -> Result<PlacementResult> {
     // The pools, the settings and the history as one state of the store.
     store::ReadSnapshot snapshot(store::ConnectionOf(impl.store));
-    const store::StoreChanges changes = impl.watch.Poll();
-    if (Status synced = impl.Sync(changes); !synced.ok()) return synced;
+    impl.watch.Poll();
+    if (Status synced = impl.Sync(); !synced.ok()) return synced;
     std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
     if (Status looked_up = impl.LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
     PlacementResult result;
@@ -352,7 +366,7 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
     result.as_of = as_of.value_or(internal::NowEpochSeconds());
     std::vector<std::optional<Recommendation>> cache;
     auto recommendations =
-        impl.RecommendationsFor(execution.workload, pools, result.as_of, changes, &*facts, &cache);
+        impl.RecommendationsFor(execution.workload, pools, result.as_of, &*facts, &cache);
     if (!recommendations.ok()) return recommendations.status();
     result.shape = facts->shape;
     result.evaluations.reserve(candidates.size());

@@ -15,10 +15,10 @@ namespace hwrec::internal {
 
 // Makes the reader on first use, failing with kSchemaMismatch, naming the
 // fix, when the store is older than the recommendation tables; re-reads its
-// settings when `changes` (polled in this snapshot) says they changed.
-// Throws on an engine failure (call inside Guarded).
+// settings when `watch` (polled in this snapshot) has them pending, and marks
+// them applied. Throws on an engine failure (call inside Guarded).
 Result<RecommendationReader*> KeptReader(const Store& store,
                                          std::unique_ptr<RecommendationReader>* reader,
-                                         const store::StoreChanges& changes);
+                                         store::ChangeWatch& watch);
 
 }  // namespace hwrec::internal

@@ -13,9 +13,10 @@ namespace internal {
 
 Result<RecommendationReader*> KeptReader(const Store& store,
                                          std::unique_ptr<RecommendationReader>* reader,
-                                         const store::StoreChanges& changes) {
+                                         store::ChangeWatch& watch) {
   if (*reader != nullptr) {
-    if (changes(store::ChangeArea::kSettings)) (*reader)->ReloadSettings();
+    if (watch.pending()(store::ChangeArea::kSettings)) (*reader)->ReloadSettings();
+    watch.Applied(store::ChangeArea::kSettings);
     return reader->get();
   }
   // As of now: another process may have migrated since the store was opened.
@@ -26,6 +27,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
         store.path(), version, Store::LatestSchemaVersion(), store.path()));
   }
   *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
+  watch.Applied(store::ChangeArea::kSettings);  // read as the reader was made
   return reader->get();
 }
 
@@ -54,7 +56,8 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    auto reader = internal::KeptReader(store, &impl_->reader, impl_->watch.Poll());
+    impl_->watch.Poll();
+    auto reader = internal::KeptReader(store, &impl_->reader, impl_->watch);
     if (!reader.ok()) return reader.status();
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = (*reader)->WorkloadId(workload);

@@ -31,17 +31,16 @@ std::optional<ChangeWatch::Counters> ChangeWatch::ReadCounters() {
 }
 
 StoreChanges ChangeWatch::Poll() {
-  StoreChanges changes;
   const std::optional<Connection::Version> version = db_.DataVersion();
-  if (version && seen_ && version == seen_version_) return changes;  // nothing committed since
-  seen_version_ = version;  // before the counters: a commit in between is seen next time
+  if (version && seen_ && version == seen_version_) return pending_;  // nothing committed since
+  // The version and the counters are of one snapshot: the caller's.
   const std::optional<Counters> counters = ReadCounters();
   for (std::size_t a = 0; a < kChangeAreaCount; ++a) {
-    changes.changed[a] = !counters || !seen_ || (*counters)[a] != (*seen_)[a];
+    if (!counters || !seen_ || (*counters)[a] != (*seen_)[a]) pending_.changed[a] = true;
   }
   seen_ = counters;
-  if (!counters) seen_version_.reset();  // no counters: look again next time
-  return changes;
+  seen_version_ = counters ? version : std::nullopt;  // no counters: look again next time
+  return pending_;
 }
 
 }  // namespace hwrec::store

@@ -1,11 +1,14 @@
 // ChangeWatch: tells a reader kept across calls which of the things it holds
-// from the store changed since it last looked: the registered node pools, the
-// GPU catalog, the settings. Schema 13's triggers raise one counter per area
-// (store_changes) in the writer's own transaction, whichever process,
-// replica or tool wrote; a watch compares the counters inside the snapshot of
-// the caller's answer, so a change committed before the call is never missed
-// (unlike a notification, which may still be in flight), and the caller
-// re-reads only the areas that moved.
+// from the store changed since it last applied them: the registered node
+// pools, the GPU catalog, the settings. Schema 13's triggers raise one
+// counter per area (store_changes) in the writer's own transaction,
+// whichever process, replica or tool wrote; a watch compares the counters
+// inside the snapshot of the caller's answer, so a change committed before
+// the call is never missed (unlike a notification, which may still be in
+// flight), and the caller re-reads only the areas that moved.
+//
+// A change stays pending until the caller says it applied it (Applied): a
+// call that fails before re-reading an area leaves it for the next call.
 //
 // Cost per call: on SQLite one `PRAGMA data_version` (plus this
 // connection's change count) while nothing was committed, and one read of
@@ -28,7 +31,6 @@ inline constexpr std::size_t kChangeAreaCount = 3;
 struct StoreChanges {
   std::array<bool, kChangeAreaCount> changed{};
   bool operator()(ChangeArea area) const { return changed[static_cast<std::size_t>(area)]; }
-  bool any() const { return changed[0] || changed[1] || changed[2]; }
 };
 
 class ChangeWatch {
@@ -38,11 +40,15 @@ class ChangeWatch {
   ChangeWatch& operator=(const ChangeWatch&) = delete;
   ~ChangeWatch();
 
-  // Which areas changed since the last Poll; every area on the first. Call
-  // inside the ReadSnapshot the answer is read in. On a store older than
-  // schema 13, which keeps no counters, every area counts as changed
-  // whenever the store may have changed. Throws on an engine failure.
+  // The areas changed and not yet applied; every area before the first
+  // Applied. Call inside the ReadSnapshot the answer is read in. On a store
+  // older than schema 13, which keeps no counters, every area counts as
+  // changed whenever the store may have changed. Throws on an engine failure.
   StoreChanges Poll();
+  // The caller has re-read `area` in the snapshot it polled in.
+  void Applied(ChangeArea area) { pending_.changed[static_cast<std::size_t>(area)] = false; }
+  // What Poll returned last, less what was applied since (no I/O).
+  const StoreChanges& pending() const { return pending_; }
 
  private:
   using Counters = std::array<std::int64_t, kChangeAreaCount>;
@@ -52,6 +58,7 @@ class ChangeWatch {
   std::unique_ptr<Statement> counters_;  // prepared once the table is seen
   std::optional<Connection::Version> seen_version_;
   std::optional<Counters> seen_;
+  StoreChanges pending_{{true, true, true}};
 };
 
 }  // namespace hwrec::store

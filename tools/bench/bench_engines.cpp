@@ -141,6 +141,10 @@ void TimeChangeCheck(Store& store, const std::string& location, int calls, Engin
     const store::StoreChanges changes = watch.Poll();
     const auto t1 = std::chrono::steady_clock::now();
     if (timed) micros->push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    for (auto area :
+         {store::ChangeArea::kPools, store::ChangeArea::kCatalog, store::ChangeArea::kSettings}) {
+      watch.Applied(area);  // as a kept reader does once it re-read them
+    }
     return changes;
   };
   for (int i = 0; i < calls + 5; ++i) poll(&out->check_unchanged_us, i >= 5);
@@ -200,8 +204,8 @@ std::vector<Row> Rows(const EngineFigures& s, const EngineFigures& p) {
        Percentile(p.recommend_us, 99)},
       {"check p50 idle", "change_check_unchanged_p50_us", "us",
        Percentile(s.check_unchanged_us, 50), Percentile(p.check_unchanged_us, 50)},
-      {"check p50 moved", "change_check_changed_p50_us", "us",
-       Percentile(s.check_changed_us, 50), Percentile(p.check_changed_us, 50)},
+      {"check p50 moved", "change_check_changed_p50_us", "us", Percentile(s.check_changed_us, 50),
+       Percentile(p.check_changed_us, 50)},
       {"place", "place_evaluations_per_s", "evaluations/s", s.EvaluationsPerSecond(),
        p.EvaluationsPerSecond()},
       {"place p50", "place_p50_ms", "ms", Percentile(s.place.laps(), 50) * 1000,
