@@ -22,9 +22,12 @@ CREATE TABLE store_changes (
 
 INSERT INTO store_changes (area, counter) VALUES ('pools', 0), ('catalog', 0), ('settings', 0);
 
+-- The counters of the schema the changed table is in, whatever the writer's
+-- search_path (an operator's psql session may name the table qualified).
 CREATE FUNCTION hwrec_count_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE store_changes SET counter = counter + 1 WHERE area = TG_ARGV[0];
+  EXECUTE format('UPDATE %I.store_changes SET counter = counter + 1 WHERE area = $1',
+                 TG_TABLE_SCHEMA) USING TG_ARGV[0];
   RETURN NULL;
 END
 $$;
