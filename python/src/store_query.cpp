@@ -196,6 +196,7 @@ std::optional<DeclaredResources> ReadDeclared(PyObject* value, const char* what)
 ExecutionToPlace ReadExecution(const py::handle& execution) {
   if (!PyDict_Check(execution.ptr())) throw py::type_error("execution: expected a dict");
   ExecutionToPlace out;
+  const OomRetryFloor* retry_of = nullptr;  // given as a RetryFloor
   PyObject* key = nullptr;
   PyObject* value = nullptr;
   Py_ssize_t pos = 0;
@@ -212,7 +213,8 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
       out.declared = ReadDeclared(value, "execution.declared").value_or(DeclaredResources{});
     } else if (name == "retry_floor") {
       if (py::isinstance<OomRetryFloor>(value)) {
-        out.retry_floor = py::cast<const OomRetryFloor&>(value).floor;
+        retry_of = &py::cast<const OomRetryFloor&>(value);
+        out.retry_floor = retry_of->floor;
       } else {
         out.retry_floor = ReadDeclared(value, "execution.retry_floor");
       }
@@ -221,6 +223,11 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
     }
   }
   if (out.workload.empty()) BadArgument("execution.image: required (the action image)");
+  if (retry_of != nullptr && retry_of->workload != out.workload) {
+    BadArgument("execution.retry_floor: the floor of execution " + retry_of->execution_id +
+                ", which ran " + retry_of->workload + ", not execution.image " + out.workload +
+                ": give the floor of an execution of this image");
+  }
   return out;
 }
 

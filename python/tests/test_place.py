@@ -318,6 +318,8 @@ def test_retry_floor_of_an_oom_comes_from_the_store_and_place_keeps_it(loaded):
     assert not a30.feasible  # the history's own bump with its margin is above the floor here
     as_dict = loaded.place(dict(retry, retry_floor=floor.retry_floor), ["sitea-a30-mig"])
     assert as_dict.chosen is None
+    with pytest.raises(hwrec.InvalidArgumentError, match="execution.retry_floor: the floor of"):
+        loaded.place({"image": WHISPER, "retry_floor": floor}, ["sitea-a100-80gb"])
     with pytest.raises(hwrec.InvalidArgumentError, match="not oom or gpu_oom"):
         loaded.retry_floor("ex-2026-11-28-1040")
     with pytest.raises(hwrec.NotFoundError, match="no stored observation"):

@@ -106,11 +106,11 @@ Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& 
         "execution_id is empty: give the id of the execution that "
         "ran out of memory");
   }
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
   return internal::Guarded(store.path(), [&]() -> Result<OomRetryFloor> {
     store::Connection& db = store::ConnectionOf(store);
-    store::ReadSnapshot snapshot(db);
+    store::ReadSnapshot snapshot(db);  // the record, the settings and the pools as one state
+    auto catalog = GpuCatalog::Load(store);
+    if (!catalog.ok()) return catalog.status();
     const std::optional<OomRecord> record = ReadOomRecord(db, execution_id);
     if (!record) {
       return Status::NotFound(fmt::format(

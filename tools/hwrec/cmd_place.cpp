@@ -167,6 +167,11 @@ Result<ExecutionToPlace> ReadExecution(const po::variables_map& vm, const Store&
     if (execution.retry_floor) throw UsageError("give --retry-floor or --retry-of, not both");
     auto floor = RetryFloorAfterOom(store, vm["retry-of"].as<std::string>());
     if (!floor.ok()) return floor.status();
+    if (floor->workload != execution.workload) {
+      return Status::InvalidArgument(fmt::format(
+          "--retry-of: execution {} ran {}, not --image {}: give the id of an execution of {}",
+          floor->execution_id, floor->workload, execution.workload, execution.workload));
+    }
     execution.retry_floor = std::move(floor->floor);
   }
   return execution;
