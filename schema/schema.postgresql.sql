@@ -260,7 +260,9 @@ CREATE TABLE recommendations (
   memory_bytes_last_seen double precision,
   gpu_memory_gb_last_seen double precision,
   gpu_compute_fraction_last_seen double precision,
+  gpu_compute_fraction_held bigint DEFAULT 0 NOT NULL,
   CONSTRAINT recommendations_cpu_only_check CHECK (cpu_only = 0 OR cpu_only = 1),
+  CONSTRAINT recommendations_gpu_compute_fraction_held_check CHECK (gpu_compute_fraction_held = 0 OR gpu_compute_fraction_held = 1),
   CONSTRAINT recommendations_pkey PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type, cpu_only),
   CONSTRAINT recommendations_workload_id_fkey FOREIGN KEY (workload_id) REFERENCES workloads(id)
 );

@@ -232,7 +232,8 @@ CREATE TABLE recommendations (
   gpu_compute_fraction_confidence REAL NOT NULL,
   gpu_compute_fraction_lower REAL,
   gpu_compute_fraction_upper REAL,
-  as_of REAL NOT NULL, cpu_request_millicores_last_seen REAL, cpu_limit_millicores_last_seen REAL, memory_bytes_last_seen REAL, gpu_memory_gb_last_seen REAL, gpu_compute_fraction_last_seen REAL,
+  as_of REAL NOT NULL, cpu_request_millicores_last_seen REAL, cpu_limit_millicores_last_seen REAL, memory_bytes_last_seen REAL, gpu_memory_gb_last_seen REAL, gpu_compute_fraction_last_seen REAL, gpu_compute_fraction_held INTEGER NOT NULL DEFAULT 0
+  CHECK (gpu_compute_fraction_held = 0 OR gpu_compute_fraction_held = 1),
   PRIMARY KEY (workload_id, gpu_brand, gpu_model, instance_type, cpu_only)
 ) WITHOUT ROWID;
 

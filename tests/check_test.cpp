@@ -209,8 +209,8 @@ TEST_CASE("check: a recommendation for a workload that does not exist is reporte
         "gpu_compute_fraction_samples, gpu_compute_fraction_confidence, "
         "gpu_compute_fraction_lower, gpu_compute_fraction_upper, as_of, "
         "cpu_request_millicores_last_seen, cpu_limit_millicores_last_seen, "
-        "memory_bytes_last_seen, gpu_memory_gb_last_seen, gpu_compute_fraction_last_seen "
-        "FROM recommendations LIMIT 1");
+        "memory_bytes_last_seen, gpu_memory_gb_last_seen, gpu_compute_fraction_last_seen, "
+        "gpu_compute_fraction_held FROM recommendations LIMIT 1");
   }
   const auto report = CheckJson(path, 4);
   CHECK(CheckNamed(report, "foreign_keys")["result"] == "problem");

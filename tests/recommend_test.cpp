@@ -1014,8 +1014,10 @@ void AggregatesAsFormatTwo(Fixture& f) {
   }
 }
 
-// Takes schema 13's change counters out of `f`'s store.
+// Takes schema 13 out of `f`'s store: its change counters and the held
+// share flag of the materialised recommendations.
 void WithoutChangeCounters(Fixture& f) {
+  f.db().Execute("ALTER TABLE recommendations DROP COLUMN gpu_compute_fraction_held");
   if (hwrec::test::TestingPostgresql()) {
     f.db().Execute("DROP FUNCTION hwrec_count_change() CASCADE; DROP TABLE store_changes");
   } else {
@@ -1157,6 +1159,13 @@ TEST_CASE(
   CHECK(share.provenance == Provenance::kExact);
   CHECK_THAT(Why(held, FigureKind::kGpuComputeFraction).text,
              Catch::Contains("of the shares held, as no execution reported its GPU utilisation"));
+  // The materialised table says so too.
+  CHECK(f.db().QueryInt64("SELECT r.gpu_compute_fraction_held FROM recommendations r JOIN "
+                          "workloads w ON w.id = r.workload_id WHERE w.image = 'share:held' AND "
+                          "r.gpu_model = 'A100 80GB'") == 1);
+  CHECK(f.db().QueryInt64("SELECT r.gpu_compute_fraction_held FROM recommendations r JOIN "
+                          "workloads w ON w.id = r.workload_id WHERE w.image = 'share:used' AND "
+                          "r.gpu_model = 'H100 80GB'") == 0);
   const auto report = hwrec::CheckStore(f.location);
   REQUIRE(report.ok());
   CHECK(report->sound());

@@ -14,7 +14,12 @@
 --
 -- Aggregates are also rebuilt by this migration (in its transaction, by
 -- hwrec itself): the GPU compute share an execution held without reporting
--- its utilisation is now kept apart from the share executions used.
+-- its utilisation is now kept apart from the share executions used. A
+-- materialised compute share learned from shares held, because no execution
+-- behind it reported its utilisation, says so (gpu_compute_fraction_held = 1).
+ALTER TABLE recommendations ADD COLUMN gpu_compute_fraction_held BIGINT NOT NULL DEFAULT 0
+  CHECK (gpu_compute_fraction_held = 0 OR gpu_compute_fraction_held = 1);
+
 CREATE TABLE store_changes (
   area TEXT PRIMARY KEY CHECK (area = 'pools' OR area = 'catalog' OR area = 'settings'),
   counter BIGINT NOT NULL

@@ -32,6 +32,10 @@ std::string UpsertSql() {
       updates += ", " + column + " = excluded." + column;
     }
   }
+  // Whether the compute share is of shares held (Figure::held_share).
+  columns += ", gpu_compute_fraction_held";
+  params += ", ?";
+  updates += ", gpu_compute_fraction_held = excluded.gpu_compute_fraction_held";
   return "INSERT INTO recommendations (" + columns + ") VALUES (" + params +
          ") ON CONFLICT (workload_id, gpu_brand, gpu_model, instance_type, cpu_only) DO UPDATE "
          "SET " +
@@ -74,6 +78,7 @@ void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKe
       upsert.Bind(i++, figure.upper);
       upsert.Bind(i++, figure.last_seen);
     }
+    upsert.Bind(i++, r.figure(FigureKind::kGpuComputeFraction).held_share ? 1 : 0);
     upsert.Run();
   }
 }
