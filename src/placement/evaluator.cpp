@@ -120,42 +120,17 @@ int FragmentationScore(double increase) {
   return static_cast<int>(std::floor(100 / (1 + std::exp(increase))));
 }
 
-struct PlacementEvaluator::Impl {
-  explicit Impl(const Store& s) : store(s), watch(store::ConnectionOf(s)) {}
-  const Store& store;
-  // Tells, in each evaluation's snapshot, whether the pools, the catalog or
-  // the settings changed since the last one, by this process or another.
-  store::ChangeWatch watch;
-  // Kept across evaluations with its prepared statements; settings re-read when changed.
-  std::unique_ptr<internal::RecommendationReader> reader;
-  std::unique_ptr<internal::WorkloadHistoryReader> history_reader;  // made on first use
-  GpuCatalog catalog;
+// The registered pools, each with its facts from the catalog it was added
+// with (the facts point into it), indexed by id and by hardware key.
+struct PoolIndex {
   std::vector<PoolFacts> pools;
   std::unordered_map<std::string, std::size_t> pool_by_id;
   std::vector<HardwareKey> keys;  // distinct hardware keys of the pools
-  std::vector<DemandShape> mix;   // normalised; empty: each execution's own request
 
-  void AddPool(NodePool pool);
-  // Re-reads the catalog and the pools when the watch has them pending (a
-  // pool's facts point into the catalog: a new catalog re-reads the pools
-  // too), all or nothing: on failure the evaluator is as it was and the
-  // change stays pending.
-  Status Sync();
-  // Each candidate's registered pool (null: not in the snapshot), checking the
-  // candidate rules on the way (CheckPlacementCandidates, duplicates found by
-  // the pools' index instead of hashing every id again).
-  Status LookUp(const std::vector<PlacementCandidate>& candidates,
-                std::vector<const PoolFacts*>* found) const;
-  // Also completes `facts` from the workload's history, in the same read.
-  // Call inside the snapshot the watch was polled in.
-  Result<std::vector<const Recommendation*>> RecommendationsFor(
-      const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
-  void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
-            const std::vector<const PoolFacts*>& pools_given) const;
+  void Add(NodePool pool, const GpuCatalog& catalog);
 };
 
-void PlacementEvaluator::Impl::AddPool(NodePool pool) {
+void PoolIndex::Add(NodePool pool, const GpuCatalog& catalog) {
   PoolFacts facts;
   const HardwareKey key = HardwareKey::Of(pool);
   const auto known = std::find(keys.begin(), keys.end(), key);
@@ -175,26 +150,56 @@ void PlacementEvaluator::Impl::AddPool(NodePool pool) {
   pools.push_back(std::move(facts));
 }
 
+struct PlacementEvaluator::Impl {
+  explicit Impl(const Store& s) : store(s), watch(store::ConnectionOf(s)) {}
+  const Store& store;
+  // Tells, in each evaluation's snapshot, whether the pools, the catalog or
+  // the settings changed since the last one, by this process or another.
+  store::ChangeWatch watch;
+  // Kept across evaluations with its prepared statements; settings re-read when changed.
+  std::unique_ptr<internal::RecommendationReader> reader;
+  std::unique_ptr<internal::WorkloadHistoryReader> history_reader;  // made on first use
+  GpuCatalog catalog;
+  PoolIndex index;               // its facts point into `catalog`
+  std::vector<DemandShape> mix;  // normalised; empty: each execution's own request
+
+  // Re-reads the catalog and the pools when the watch has them pending (a
+  // pool's facts point into the catalog: a new catalog re-reads the pools
+  // too), all or nothing: on failure the evaluator is as it was and the
+  // change stays pending.
+  Status Sync();
+  // Each candidate's registered pool (null: not in the snapshot), checking the
+  // candidate rules on the way (CheckPlacementCandidates, duplicates found by
+  // the pools' index instead of hashing every id again).
+  Status LookUp(const std::vector<PlacementCandidate>& candidates,
+                std::vector<const PoolFacts*>* found) const;
+  // Also completes `facts` from the workload's history, in the same read.
+  // Call inside the snapshot the watch was polled in.
+  Result<std::vector<const Recommendation*>> RecommendationsFor(
+      const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
+      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
+  void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
+            const std::vector<const PoolFacts*>& pools_given) const;
+};
+
 Status PlacementEvaluator::Impl::Sync() {
   const bool catalog_changed = watch.pending()(store::ChangeArea::kCatalog);
   if (!catalog_changed && !watch.pending()(store::ChangeArea::kPools)) return Status::Ok();
-  // Built aside, then swapped in: a failure leaves the evaluator as it was.
-  Impl fresh(store);
+  // Read aside, then swapped in: a failure leaves the evaluator as it was.
+  // (Moving a catalog keeps its models where they are.)
+  std::optional<GpuCatalog> loaded;
   if (catalog_changed) {
-    auto loaded = GpuCatalog::Load(store);
-    if (!loaded.ok()) return loaded.status();
-    fresh.catalog = std::move(*loaded);
-  } else {
-    fresh.catalog = catalog;
+    auto read = GpuCatalog::Load(store);
+    if (!read.ok()) return read.status();
+    loaded = std::move(*read);
   }
   auto listed = ListNodePools(store);
   if (!listed.ok()) return listed.status();
+  PoolIndex fresh;
   fresh.pools.reserve(listed->size());
-  for (NodePool& pool : *listed) fresh.AddPool(std::move(pool));
-  catalog = std::move(fresh.catalog);
-  pools = std::move(fresh.pools);
-  pool_by_id = std::move(fresh.pool_by_id);
-  keys = std::move(fresh.keys);
+  for (NodePool& pool : *listed) fresh.Add(std::move(pool), loaded ? *loaded : catalog);
+  if (loaded) catalog = std::move(*loaded);
+  index = std::move(fresh);
   watch.Applied(store::ChangeArea::kCatalog);
   watch.Applied(store::ChangeArea::kPools);
   return Status::Ok();
@@ -221,6 +226,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
     history = history_reader->Read(workload_id);
   }
   internal::CompleteShape(history, facts);
+  const std::vector<HardwareKey>& keys = index.keys;
   std::vector<bool> used(keys.size(), false);
   std::vector<const HardwareKey*> wanted;
   for (const PoolFacts* pool : candidates) {
@@ -320,6 +326,8 @@ Status PlacementEvaluator::SetDemandMix(std::vector<DemandShape> mix) {
 
 Status PlacementEvaluator::Impl::LookUp(const std::vector<PlacementCandidate>& candidates,
                                         std::vector<const PoolFacts*>* found) const {
+  const std::vector<PoolFacts>& pools = index.pools;
+  const std::unordered_map<std::string, std::size_t>& pool_by_id = index.pool_by_id;
   std::vector<char> listed(pools.size(), 0);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlacementCandidate& c = candidates[i];
