@@ -87,7 +87,11 @@ KeyAggregate::KeyAggregate()
 std::string KeyAggregate::Serialize() const {
   std::string blob;
   blob.reserve(512);
-  for (const MetricState& m : metrics) m.AppendTo(&blob);
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    // Most keys never held a share without utilisation: they store none.
+    if (m == kHeldShareMetric && metrics[m].empty()) break;
+    metrics[m].AppendTo(&blob);
+  }
   return blob;
 }
 

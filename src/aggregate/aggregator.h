@@ -50,7 +50,8 @@ struct AggregateKeyHash {
 // compute share the executions were measured to use (share held ×
 // utilisation); then the share held by executions that reported no GPU
 // utilisation, which tells only what they held: the compute-share figure
-// reads it only where no measured sample exists.
+// reads it only where no measured sample exists. A state stores it only when
+// it holds a value (states written before schema 13 never do).
 inline constexpr std::size_t kMetricCount = kFigureCount + 1;
 inline constexpr std::size_t kHeldShareMetric = kFigureCount;
 // "cpu_request_millicores", …, "gpu_compute_fraction", "gpu_compute_fraction_held".
