@@ -43,6 +43,13 @@ NodePool Pool(const std::string& id, std::optional<std::string> model, const std
   return pool;
 }
 
+// A pool of one GPU whose model is not recorded.
+NodePool UnknownModelPool(const std::string& id) {
+  NodePool pool = Pool(id, std::nullopt, "full", 1, 1, "on-prem-gpu");
+  pool.hardware.gpu_brand = "NVIDIA";
+  return pool;
+}
+
 NodePool CpuPool(const std::string& id) { return Pool(id, std::nullopt, "", 0, 0, "c6i.16xlarge"); }
 
 NodePool ArmCpuPool(const std::string& id) {
@@ -1536,8 +1543,7 @@ TEST_CASE(
     "[placement][engine]") {
   Fixture f;
   // The workload's only history is on a GPU pool of unknown model.
-  NodePool mystery = Pool("mystery", std::nullopt, "full", 1, 1, "on-prem-gpu");
-  mystery.hardware.gpu_brand = "NVIDIA";
+  const NodePool mystery = UnknownModelPool("mystery");
   f.Register({mystery, Pool("a100", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g")});
   f.History("mystery", 20, 0.5, 3000, 6 * kGiB);
   DeclaredResources one_gpu;
@@ -1574,19 +1580,12 @@ TEST_CASE(
   CHECK(set.at("a100").request.memory_bytes == std::optional<std::int64_t>(8 * kGiB));
 }
 
-}  // namespace
-}  // namespace hwrec
-
-namespace hwrec {
-namespace {
-
 TEST_CASE(
     "placement: the retry floor of an execution that ran out of memory comes from its record "
     "and the settings, says which pools hold it, and placement keeps it",
     "[placement][engine]") {
   Fixture f;
-  NodePool mystery = Pool("mystery", std::nullopt, "full", 1, 1, "on-prem-gpu");
-  mystery.hardware.gpu_brand = "NVIDIA";
+  const NodePool mystery = UnknownModelPool("mystery");
   NodePool small_node = CpuPool("small-node");
   small_node.hardware.memory_bytes = 16 * kGiB;
   f.Register({Pool("a100-3g", "A100 80GB", "mig-3g.40gb", 8, 16, "a2-ultragpu-8g"),
