@@ -1,4 +1,4 @@
--- hwrec schema 13: generated from migrations/ by the `schema` build target.
+-- hwrec schema 14: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -7,11 +7,13 @@ CREATE TABLE aggregates (
   gpu_brand text NOT NULL,
   gpu_model text NOT NULL,
   instance_type text NOT NULL,
+  width bigint NOT NULL,
   samples bigint NOT NULL,
   last_finished_at double precision NOT NULL,
   state bytea NOT NULL,
-  CONSTRAINT aggregates_pkey PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type),
+  CONSTRAINT aggregates_pkey PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type, width),
   CONSTRAINT aggregates_scope_check CHECK (scope = 'exact'::text OR scope = 'gpu_model'::text OR scope = 'instance_type'::text OR scope = 'any'::text),
+  CONSTRAINT aggregates_width_check CHECK (width >= 0),
   CONSTRAINT aggregates_workload_id_fkey FOREIGN KEY (workload_id) REFERENCES workloads(id)
 );
 
@@ -181,8 +183,10 @@ CREATE TABLE observations (
   requested_gpu_compute_fraction double precision,
   content_hash bytea NOT NULL,
   ingested_at double precision NOT NULL,
+  gpu_count_held bigint,
   CONSTRAINT observations_execution_id_key UNIQUE (execution_id),
   CONSTRAINT observations_fraction_source_check CHECK (fraction_source = 'none'::text OR fraction_source = 'stamped'::text OR fraction_source = 'catalog'::text OR fraction_source = 'assumed'::text),
+  CONSTRAINT observations_gpu_count_held_check CHECK (gpu_count_held >= 0),
   CONSTRAINT observations_pkey PRIMARY KEY (id),
   CONSTRAINT observations_profile_id_mismatch_check CHECK (profile_id_mismatch = 0 OR profile_id_mismatch = 1),
   CONSTRAINT observations_status_check CHECK (status = 'success'::text OR status = 'oom'::text OR status = 'gpu_oom'::text OR status = 'failed'::text OR status = 'cancelled'::text),

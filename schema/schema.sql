@@ -1,4 +1,4 @@
--- hwrec schema 13: generated from migrations/ by the `schema` build target.
+-- hwrec schema 14: generated from migrations/ by the `schema` build target.
 -- Do not edit; change migrations/ and rebuild.
 
 CREATE TABLE aggregates (
@@ -8,10 +8,11 @@ CREATE TABLE aggregates (
   gpu_brand TEXT NOT NULL,
   gpu_model TEXT NOT NULL,
   instance_type TEXT NOT NULL,
+  width INTEGER NOT NULL CHECK (width >= 0),  -- 0: every execution; N: those that held N GPUs
   samples INTEGER NOT NULL,
   last_finished_at REAL NOT NULL,
   state BLOB NOT NULL,               -- decayed histograms and recent values, hwrec format 1
-  PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type)
+  PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, instance_type, width)
 ) WITHOUT ROWID;
 
 CREATE TABLE config (
@@ -166,7 +167,7 @@ CREATE TABLE observations (
   requested_gpu_compute_fraction REAL,
   content_hash BLOB NOT NULL,        -- SHA-256 of the normalised record
   ingested_at REAL NOT NULL
-);
+, gpu_count_held INTEGER CHECK (gpu_count_held >= 0));
 
 CREATE TABLE placements (
   id INTEGER PRIMARY KEY,

@@ -1031,9 +1031,35 @@ void WithoutChangeCounters(Fixture& f) {
   f.db().Execute("DELETE FROM schema_migrations WHERE version = 13");
 }
 
+// Takes schema 14 out of `f`'s store: the GPUs held, and the aggregates' width.
+void WithoutGpusHeld(Fixture& f) {
+  f.db().Execute("ALTER TABLE observations DROP COLUMN gpu_count_held");
+  f.db().Execute("DELETE FROM aggregates WHERE width > 0");
+  if (hwrec::test::TestingPostgresql()) {
+    f.db().Execute(
+        "ALTER TABLE aggregates DROP CONSTRAINT aggregates_pkey; "
+        "ALTER TABLE aggregates DROP COLUMN width; ALTER TABLE aggregates ADD PRIMARY KEY "
+        "(workload_id, scope, gpu_brand, gpu_model, instance_type)");
+  } else {
+    f.db().Execute(
+        "CREATE TABLE aggregates13 (workload_id INTEGER NOT NULL REFERENCES workloads (id), "
+        "scope TEXT NOT NULL, gpu_brand TEXT NOT NULL, gpu_model TEXT NOT NULL, "
+        "instance_type TEXT NOT NULL, samples INTEGER NOT NULL, last_finished_at REAL NOT NULL, "
+        "state BLOB NOT NULL, PRIMARY KEY (workload_id, scope, gpu_brand, gpu_model, "
+        "instance_type)) WITHOUT ROWID");
+    f.db().Execute(
+        "INSERT INTO aggregates13 SELECT workload_id, scope, gpu_brand, gpu_model, "
+        "instance_type, samples, last_finished_at, state FROM aggregates");
+    f.db().Execute("DROP TABLE aggregates");
+    f.db().Execute("ALTER TABLE aggregates13 RENAME TO aggregates");
+  }
+  f.db().Execute("DELETE FROM schema_migrations WHERE version = 14");
+}
+
 // Makes `f`'s store the one schema 11 wrote: aggregates in format 2, version 11.
 void AsSchemaEleven(Fixture* fixture) {
   Fixture& f = *fixture;
+  WithoutGpusHeld(f);
   AggregatesAsFormatTwo(f);
   WithoutChangeCounters(f);
   f.db().Execute("DELETE FROM schema_migrations WHERE version = 12");

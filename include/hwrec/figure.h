@@ -92,6 +92,11 @@ struct Figure {
   // share exists on the figure's fallback chain; false when it is the share
   // they were measured to use (share held × utilisation).
   bool held_share = false;
+  // GPU memory only: the GPUs each execution behind the figure held, when
+  // the figure was learned from executions of one width (see
+  // Recommendation::width); absent when learned from executions of every
+  // width, or of a width not recorded (gpu_count_held absent).
+  std::optional<std::int64_t> learned_width;
   // What produced the value; only when asked for and the figure has a value.
   std::optional<FigureReason> reason;
 };
@@ -104,6 +109,13 @@ struct Recommendation {
   // each other, so figures and confidence read the same at any as_of; history
   // newer than it is not left out.
   double as_of = 0;
+  // The width (GPUs held per execution) the GPU memory figure answers for,
+  // as asked; absent: executions of every width, as one population. With a
+  // width, gpu_memory_gb is learned from executions that held that many GPUs
+  // on the card, else on any card, else at the nearest width the workload
+  // ran at (unscaled: its learned_width says which), else from executions of
+  // unknown width (no learned_width).
+  std::optional<std::int64_t> width;
   std::array<Figure, kFigureCount> figures;
 
   const Figure& figure(FigureKind kind) const { return figures[static_cast<std::size_t>(kind)]; }

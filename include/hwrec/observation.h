@@ -62,6 +62,11 @@ struct Observation {
   std::optional<double> cpu_millicores_max;
   std::optional<std::int64_t> memory_peak_bytes;
   RequestedResources requested;
+  // The GPUs the execution itself held (whole cards or partitions), at most
+  // its node's hardware.gpu_count; 0: it held none. Absent: not known, and
+  // never read as the node's count. Width and per-GPU figures are learned
+  // from it.
+  std::optional<std::int64_t> gpu_count_held;
 
   bool operator==(const Observation& other) const;
 };

@@ -7,6 +7,7 @@
 // settings as they are then.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,9 +44,13 @@ class RecommendationQuery {
   // holds it and the decayed share of history at or below it, then the
   // margin and rounding that reach the value. It costs one lookup of the
   // observations per max figure; without it Recommend reads no observation.
+  // `width` (GPUs held, 1 or more) asks for the GPU memory per GPU of
+  // executions that held that many (Recommendation::width); kInvalidArgument
+  // when it is below 1.
   Result<Recommendation> Recommend(const std::string& workload, const HardwareKey& hardware,
                                    std::optional<double> as_of = std::nullopt,
-                                   Explain explain = Explain::kNo);
+                                   Explain explain = Explain::kNo,
+                                   std::optional<std::int64_t> width = std::nullopt);
 
  private:
   explicit RecommendationQuery(const Store& store);

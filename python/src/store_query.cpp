@@ -264,7 +264,8 @@ Recommendation Recommend(PyStore& s, const std::string& image,
                          const std::optional<std::string>& gpu_brand,
                          const std::optional<std::string>& gpu_model,
                          const std::optional<std::string>& instance_type, bool cpu_only,
-                         const py::object& as_of, bool explain) {
+                         const py::object& as_of, bool explain,
+                         const std::optional<std::int64_t>& width) {
   const std::optional<double> when = EpochSeconds(as_of, "as_of");
   Claim claim(s);
   const HardwareKey key = KeyOf(s, pool, gpu_brand, gpu_model, instance_type, cpu_only);
@@ -275,7 +276,7 @@ Recommendation Recommend(PyStore& s, const std::string& image,
       if (!opened.ok()) return Result<Recommendation>(opened.status());
       s.query = std::move(opened).value();
     }
-    return s.query->Recommend(image, key, when, explain ? Explain::kYes : Explain::kNo);
+    return s.query->Recommend(image, key, when, explain ? Explain::kYes : Explain::kNo, width);
   }();
   return Unwrap(std::move(rec));
 }
@@ -396,9 +397,10 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),
           py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
           py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
-          py::arg("as_of") = py::none(), py::arg("explain") = false,
+          py::arg("as_of") = py::none(), py::arg("explain") = false, py::arg("width") = py::none(),
           "What `image` should request on a hardware key, or on a registered pool's key; with "
-          "`explain`, each figure's `reason` says why it is what it is.")
+          "`explain`, each figure's `reason` says why it is what it is; with `width` (GPUs held "
+          "per execution), gpu_memory_gb per GPU of executions that held that many.")
       .def("place", &Place, py::arg("execution"), py::arg("candidates"),
            py::arg("policy") = "best_fit", py::arg("as_of") = py::none(),
            py::arg("record") = py::none(),

@@ -45,6 +45,7 @@ py::dict FigureDict(const Figure& f) {
   d["value"] = Opt(f.value);
   d["provenance"] = Name(ToString(f.provenance));
   d["held_share"] = f.held_share;
+  d["learned_width"] = Opt(f.learned_width);
   d["samples"] = f.samples;
   d["confidence"] = f.confidence;
   d["last_seen"] = Opt(f.last_seen);
@@ -72,6 +73,7 @@ py::dict RecommendationDict(const Recommendation& r) {
   d["workload"] = r.workload;
   d["hardware"] = KeyDict(r.hardware);
   d["as_of"] = r.as_of;
+  d["width"] = Opt(r.width);
   d["figures"] = figures;
   return d;
 }
@@ -255,6 +257,9 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("held_share", &Figure::held_share,
                     "Compute share only: True when no execution behind it reported GPU "
                     "utilisation, so it is the share held (the share used is at most that).")
+      .def_readonly("learned_width", &Figure::learned_width,
+                    "GPU memory only: the GPUs each execution behind it held, when learned from "
+                    "executions of one width; None: every width, or a width not recorded.")
       .def_readonly("samples", &Figure::samples)
       .def_readonly("confidence", &Figure::confidence)
       .def_readonly("last_seen", &Figure::last_seen)
@@ -272,6 +277,9 @@ void RegisterRecommendation(py::module_& m) {
       .def_property_readonly("hardware",
                              [](const Recommendation& r) { return KeyDict(r.hardware); })
       .def_readonly("as_of", &Recommendation::as_of)
+      .def_readonly("width", &Recommendation::width,
+                    "The GPUs held per execution the GPU memory figure answers for; None: every "
+                    "width.")
       .def_property_readonly("figures", [](py::object self) {
         const auto& r = self.cast<const Recommendation&>();
         py::dict figures;

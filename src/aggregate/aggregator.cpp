@@ -77,6 +77,7 @@ std::size_t AggregateKeyHash::operator()(const AggregateKey& k) const {
   mix(std::hash<std::string>()(k.gpu_brand));
   mix(std::hash<std::string>()(k.gpu_model));
   mix(std::hash<std::string>()(k.instance_type));
+  mix(std::hash<std::int64_t>()(k.width));
   return h;
 }
 
@@ -96,7 +97,9 @@ std::string KeyAggregate::Serialize() const {
 }
 
 bool UsedGpu(const HardwareProfile& h, const std::optional<double>& gpu_memory_peak_gb,
-             const std::optional<double>& gpu_compute_fraction) {
+             const std::optional<double>& gpu_compute_fraction,
+             const std::optional<std::int64_t>& gpus_held) {
+  if (gpus_held) return *gpus_held > 0;
   if (h.gpu_count.value_or(0) > 0 || h.gpu_mode.has_value()) return true;
   return !h.gpu_count.has_value() && (gpu_memory_peak_gb || gpu_compute_fraction);
 }
@@ -149,13 +152,13 @@ std::array<std::optional<double>, kMetricCount> MetricValues(const AggregateInpu
 const char* const kSelectAggregateSql =
     "SELECT state, samples, last_finished_at FROM aggregates WHERE workload_id = ? AND "
     "scope = ? AND gpu_brand = ? AND "
-    "gpu_model = ? AND instance_type = ?";
+    "gpu_model = ? AND instance_type = ? AND width = ?";
 
 namespace {
 const char* const kUpsertAggregateSql =
-    "INSERT INTO aggregates (workload_id, scope, gpu_brand, gpu_model, instance_type, samples, "
-    "last_finished_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type) DO UPDATE SET "
+    "INSERT INTO aggregates (workload_id, scope, gpu_brand, gpu_model, instance_type, width, "
+    "samples, last_finished_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type, width) DO UPDATE SET "
     "samples = excluded.samples, last_finished_at = excluded.last_finished_at, "
     "state = excluded.state";
 }  // namespace
@@ -195,6 +198,22 @@ void AggregateWriter::Add(const AggregateInput& in) {
     ++aggregate.samples;
     aggregate.last_finished_at = std::max(aggregate.last_finished_at, in.finished_at);
   }
+  // The GPU memory each GPU needed, at the width the execution held.
+  constexpr auto kGpuMemory = static_cast<std::size_t>(FigureKind::kGpuMemoryGb);
+  if (in.has_gpu && in.gpus_held.value_or(0) >= 1 && values[kGpuMemory]) {
+    const AggregateKey width_keys[] = {
+        {in.workload_id, Scope::kGpuModel, in.gpu_brand, in.gpu_model, "", *in.gpus_held},
+        {in.workload_id, Scope::kAny, "", "", "", *in.gpus_held},
+    };
+    for (const AggregateKey& key : width_keys) {
+      KeyAggregate& aggregate = Load(key);
+      aggregate.metrics[kGpuMemory].Add(*values[kGpuMemory], in.finished_at,
+                                        settings_.half_life_s(), settings_.max_range_samples,
+                                        in.observation_id);
+      ++aggregate.samples;
+      aggregate.last_finished_at = std::max(aggregate.last_finished_at, in.finished_at);
+    }
+  }
   touched_.emplace(in.workload_id, in.gpu_brand, in.gpu_model, in.instance_type, !in.has_gpu);
 }
 
@@ -216,9 +235,10 @@ void AggregateWriter::Flush() {
     upsert.BindTextView(3, key.gpu_brand);
     upsert.BindTextView(4, key.gpu_model);
     upsert.BindTextView(5, key.instance_type);
-    upsert.Bind(6, aggregate->samples);
-    upsert.Bind(7, aggregate->last_finished_at);
-    upsert.BindBlobView(8, blob);
+    upsert.Bind(6, key.width);
+    upsert.Bind(7, aggregate->samples);
+    upsert.Bind(8, aggregate->last_finished_at);
+    upsert.BindBlobView(9, blob);
     upsert.Run();
   }
   cache_.clear();  // another process may write between our transactions
@@ -249,6 +269,7 @@ std::optional<KeyAggregate> ReadAggregate(store::Statement& query, const Aggrega
   query.BindTextView(3, key.gpu_brand);
   query.BindTextView(4, key.gpu_model);
   query.BindTextView(5, key.instance_type);
+  query.Bind(6, key.width);
   if (!query.Step()) return std::nullopt;
   KeyAggregate aggregate = AggregateFromState(query.Blob(0));
   // The state blob holds the metrics; the counts live in their own columns.
@@ -269,7 +290,7 @@ void ForEachInput(store::Connection& db, const RecommenderSettings& settings, co
       "o.cpu_millicores_avg, o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, "
       "o.gpu_memory_peak_gb, o.gpu_compute_fraction, o.gpu_utilization, "
       "o.requested_memory_bytes, o.requested_gpu_memory_gb, "
-      "o.id, o.execution_id, w.image, o.duration_s "
+      "o.id, o.execution_id, w.image, o.duration_s, o.gpu_count_held "
       "FROM observations o JOIN workloads w ON w.id = o.workload_id "
       "LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
       "WHERE o.finished_at <= ?";
@@ -308,6 +329,7 @@ void ForEachInput(store::Connection& db, const RecommenderSettings& settings, co
     rows.AssignText(19, &extras.execution_id);
     rows.AssignText(20, &extras.image);
     extras.duration_s = rows.OptionalDouble(21);
+    in.gpus_held = rows.IsNull(22) ? std::nullopt : std::optional<std::int64_t>(rows.Int64(22));
     fn(in, extras);
   }
 }

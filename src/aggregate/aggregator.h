@@ -2,7 +2,10 @@
 // the same transaction as the observations (DESIGN §6). Each observation feeds
 // four keys of its workload: exact (brand, model, instance type), gpu_model
 // (brand, model), instance_type, and any hardware. An unknown GPU model is the
-// empty string: the shared unknown population, never a guess.
+// empty string: the shared unknown population, never a guess. Those keys are
+// of width 0: every execution, whatever it held. An execution that says how
+// many GPUs it held (N >= 1) also feeds the gpu_model and any keys of width N
+// with the GPU memory each GPU needed.
 #pragma once
 
 #include <array>
@@ -36,9 +39,11 @@ struct AggregateKey {
   std::string gpu_brand;      // "" when unknown or no GPU
   std::string gpu_model;      // "" when unknown or no GPU
   std::string instance_type;  // "" when unknown
+  // 0: every execution of the key; N: those that held N GPUs (GPU memory only).
+  std::int64_t width = 0;
   bool operator==(const AggregateKey& o) const {
-    return std::tie(workload_id, scope, gpu_brand, gpu_model, instance_type) ==
-           std::tie(o.workload_id, o.scope, o.gpu_brand, o.gpu_model, o.instance_type);
+    return std::tie(workload_id, scope, gpu_brand, gpu_model, instance_type, width) ==
+           std::tie(o.workload_id, o.scope, o.gpu_brand, o.gpu_model, o.instance_type, o.width);
   }
 };
 
@@ -81,6 +86,7 @@ struct AggregateInput {
   ExecutionStatus status = ExecutionStatus::kSuccess;
   std::string gpu_brand, gpu_model, instance_type;  // "" when unknown
   bool has_gpu = false;
+  std::optional<std::int64_t> gpus_held;        // GPUs the execution held; absent: unknown
   std::optional<double> instance_memory_bytes;  // caps an OOM bump
   std::optional<double> card_memory_gb;         // caps a GPU OOM bump
   std::optional<double> cpu_avg, cpu_p95, cpu_max;
@@ -89,11 +95,13 @@ struct AggregateInput {
   std::optional<double> requested_memory_bytes, requested_gpu_memory_gb;
 };
 
-// Whether an execution used a GPU: its node has GPUs or a GPU mode, or, when
-// the node's GPU count is not known (an unregistered pool), it reports a GPU
-// memory peak or share. RebuildAggregates applies the same rule in SQL.
+// Whether an execution used a GPU: it held one (gpu_count_held), or, when
+// that is not known, its node has GPUs or a GPU mode, or, when the node's GPU
+// count is not known either (an unregistered pool), it reports a GPU memory
+// peak or share. RebuildAggregates applies the same rule in SQL.
 bool UsedGpu(const HardwareProfile& hardware, const std::optional<double>& gpu_memory_peak_gb,
-             const std::optional<double>& gpu_compute_fraction);
+             const std::optional<double>& gpu_compute_fraction,
+             const std::optional<std::int64_t>& gpus_held);
 
 // An OOM bump adds at least this much to what ran out.
 inline constexpr double kOomMemoryFloorBytes = 100 * 1024.0 * 1024.0;
@@ -182,7 +190,8 @@ struct InputScan {
 
 // SQL over an observations row `o`: 1 when the execution used a GPU (UsedGpu).
 inline constexpr const char* kObservationUsedGpuSql =
-    "CASE WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
+    "CASE WHEN o.gpu_count_held IS NOT NULL THEN CASE WHEN o.gpu_count_held > 0 THEN 1 ELSE 0 "
+    "END WHEN coalesce(o.gpu_count, 0) > 0 OR o.gpu_mode IS NOT NULL OR (o.gpu_count IS NULL "
     "AND (o.gpu_memory_peak_gb IS NOT NULL OR o.gpu_compute_fraction IS NOT NULL)) THEN 1 "
     "ELSE 0 END";
 

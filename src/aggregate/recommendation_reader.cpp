@@ -1,5 +1,8 @@
 #include "aggregate/recommendation_reader.h"
 
+#include <fmt/format.h>
+
+#include <map>
 #include <string_view>
 
 #include "aggregate/estimator.h"
@@ -69,16 +72,16 @@ RecommendationReader::RecommendationReader(store::Connection& db)
       // (workload, brand, model, instance type as each arm names them).
       aggregates_(
           db.Prepare("SELECT 0, state FROM aggregates WHERE workload_id = ? AND scope = 'exact' "
-                     "AND gpu_brand = ? AND gpu_model = ? AND instance_type = ? "
+                     "AND gpu_brand = ? AND gpu_model = ? AND instance_type = ? AND width = 0 "
                      "UNION ALL SELECT 1, state FROM aggregates WHERE workload_id = ? "
                      "AND scope = 'gpu_model' AND gpu_brand = ? AND gpu_model = ? "
-                     "AND instance_type = '' "
+                     "AND instance_type = '' AND width = 0 "
                      "UNION ALL SELECT 2, state FROM aggregates WHERE workload_id = ? "
                      "AND scope = 'instance_type' AND gpu_brand = '' AND gpu_model = '' "
-                     "AND instance_type = ? "
+                     "AND instance_type = ? AND width = 0 "
                      "UNION ALL SELECT 3, state FROM aggregates WHERE workload_id = ? "
                      "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
-                     "AND instance_type = ''")) {}
+                     "AND instance_type = '' AND width = 0")) {}
 
 std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& image) {
   store::Statement& workload = *workload_;
@@ -91,7 +94,8 @@ std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& 
 }
 
 Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
-                                          const HardwareKey& hardware, double as_of, bool explain) {
+                                          const HardwareKey& hardware, double as_of, bool explain,
+                                          std::optional<std::int64_t> width) {
   std::array<std::optional<KeyAggregate>, kScopeCount> by_scope;
   if (workload_id > 0) {
     store::Statement& aggregates = *aggregates_;
@@ -120,10 +124,96 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
   for (std::size_t s = 0; s < kScopeCount; ++s) {
     if (by_scope[s]) found[s] = &*by_scope[s];
   }
-  if (!explain) return Estimate(workload, hardware, as_of, found);
   Recommendation out = Estimate(workload, hardware, as_of, found);
-  Explain(workload_id, found, &out);
+  if (explain) Explain(workload_id, found, &out);
+  if (width) AnswerForWidth(workload_id, *width, explain, &out);
   return out;
+}
+
+namespace {
+
+// The width whose rows answer for `width`: `width` itself, else the nearest
+// one with rows, the wider on a tie (its per-GPU figure is a lower bound of
+// the need at fewer GPUs); 0 when there are none.
+std::int64_t NearestWidth(const std::vector<std::int64_t>& widths, std::int64_t width) {
+  std::int64_t best = 0;
+  for (std::int64_t w : widths) {
+    if (best == 0) {
+      best = w;
+      continue;
+    }
+    const std::int64_t d = w > width ? w - width : width - w;
+    const std::int64_t best_d = best > width ? best - width : width - best;
+    if (d < best_d || (d == best_d && w > best)) best = w;
+  }
+  return best;
+}
+
+}  // namespace
+
+void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
+                                          bool explain, Recommendation* out) {
+  out->width = width;
+  if (workload_id <= 0 || out->hardware.cpu_only) return;
+  if (!width_rows_) {
+    width_rows_ = db_.Prepare(
+        "SELECT scope, gpu_brand, gpu_model, width, state, samples FROM aggregates "
+        "WHERE workload_id = ? AND width > 0");
+  }
+  // The card's rows and every card's, by width.
+  const std::string brand = out->hardware.gpu_brand.value_or("");
+  const std::string model = out->hardware.gpu_model.value_or("");
+  std::map<std::int64_t, KeyAggregate> on_card;
+  std::map<std::int64_t, KeyAggregate> on_any;
+  store::Statement& rows = *width_rows_;
+  rows.Reset();
+  rows.Bind(1, workload_id);
+  while (rows.Step()) {
+    const std::optional<Scope> scope = ScopeNamed(rows.Text(0));
+    std::map<std::int64_t, KeyAggregate>* into = nullptr;
+    if (scope == Scope::kAny) {
+      into = &on_any;
+    } else if (scope == Scope::kGpuModel && rows.Text(1) == brand && rows.Text(2) == model) {
+      into = &on_card;
+    }
+    if (into == nullptr) continue;
+    KeyAggregate aggregate = AggregateFromState(rows.Blob(4));
+    aggregate.samples = rows.Int64(5);
+    into->emplace(rows.Int64(3), std::move(aggregate));
+  }
+  rows.Reset();
+  constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
+  std::vector<std::int64_t> widths;
+  for (const auto& [w, aggregate] : on_any) {
+    if (!aggregate.metric(kKind).empty()) widths.push_back(w);
+  }
+  const std::int64_t learned = NearestWidth(widths, width);
+  if (learned == 0) return;  // no execution said what it held: every width's figure stands
+  const auto own = on_card.find(learned);
+  const bool on_this_card = own != on_card.end() && !own->second.metric(kKind).empty();
+  const KeyAggregate& aggregate = on_this_card ? own->second : on_any.at(learned);
+  const Provenance provenance =
+      on_this_card ? Provenance::kGpuModel : Provenance::kWorkloadAnyHardware;
+  Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
+  figure = EstimateFigure(kKind, aggregate.metric(kKind), settings_, provenance);
+  figure.learned_width = learned;
+  if (!explain || !figure.value) return;
+  std::optional<RecentValue> set_by;
+  figure.reason = ExplainFigure(kKind, aggregate.metric(kKind), settings_, &set_by);
+  if (!figure.reason) return;
+  std::optional<ExplainedExecution> execution;
+  if (set_by) {
+    execution = FindExecution(kKind, workload_id, out->hardware,
+                              on_this_card ? Scope::kGpuModel : Scope::kAny, *set_by);
+  }
+  CompleteReason(kKind, settings_, set_by, execution, &*figure.reason);
+  const std::string where = on_this_card ? "on this card" : "on other cards";
+  figure.reason->text.insert(
+      0, learned == width
+             ? fmt::format("per GPU, of the executions that held {} GPU(s) {}: ", width, where)
+             : fmt::format("per GPU, of the executions that held {} GPU(s) {}, the nearest width "
+                           "it ran at (none held {}; not scaled to it): ",
+                           learned, where, width));
 }
 
 void RecommendationReader::Explain(std::int64_t workload_id, const ScopeAggregates& by_scope,
@@ -245,7 +335,7 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
   if (wanted.empty()) return;
   if (!workload_rows_) {
     workload_rows_ = db_.Prepare(
-        "SELECT scope, gpu_brand, gpu_model, instance_type, state "
+        "SELECT scope, gpu_brand, gpu_model, instance_type, state, width "
         "FROM aggregates WHERE workload_id = ?");
   }
   // One seek, then the rows in key order: a seek per row costs more, since each
@@ -262,6 +352,7 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
     select.AssignText(1, &key.gpu_brand);
     select.AssignText(2, &key.gpu_model);
     select.AssignText(3, &key.instance_type);
+    key.width = select.Int64(5);
     const auto entry = wanted.find(key);
     if (entry != wanted.end()) entry->second = AggregateFromState(select.Blob(4));
   }

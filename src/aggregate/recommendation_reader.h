@@ -48,9 +48,12 @@ class RecommendationReader {
   std::optional<std::int64_t> WorkloadId(const std::string& image);
   // workload_id 0: a workload with no history (every figure `none`). With
   // `explain`, each figure with a value carries its reason, the execution
-  // that set a max looked up with one query per figure.
+  // that set a max looked up with one query per figure. With `width`, GPU
+  // memory answers for executions that held that many GPUs
+  // (Recommendation::width), read with one more query.
   Recommendation Read(std::int64_t workload_id, const std::string& workload,
-                      const HardwareKey& hardware, double as_of, bool explain = false);
+                      const HardwareKey& hardware, double as_of, bool explain = false,
+                      std::optional<std::int64_t> width = std::nullopt);
   // Reads into `memo`, in one pass over the workload's aggregates, every row a
   // Read of one of `keys` needs; a row the store lacks is kept as absent.
   void ReadAggregates(std::int64_t workload_id, const std::vector<const HardwareKey*>& keys,
@@ -67,6 +70,10 @@ class RecommendationReader {
   // Adds to each figure the reason it is what it is (Read with `explain`),
   // from the aggregate of the scope its provenance names.
   void Explain(std::int64_t workload_id, const ScopeAggregates& by_scope, Recommendation* out);
+  // Replaces the GPU memory figure by the one learned at `width` (or the
+  // nearest width the workload ran at) and sets out->width.
+  void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
+                      Recommendation* out);
   // The observation behind a recent value: by its id, or by workload, key and
   // finish time when the state predates ids (format 1 and 2).
   std::optional<ExplainedExecution> FindExecution(FigureKind kind, std::int64_t workload_id,
@@ -78,6 +85,7 @@ class RecommendationReader {
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use
+  std::unique_ptr<store::Statement> width_rows_;         // its rows of one width; on first use
   std::unique_ptr<store::Statement> execution_by_id_;    // prepared on first use
   std::unique_ptr<store::Statement> execution_by_time_;  // prepared on first use
 };

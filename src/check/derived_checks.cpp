@@ -25,8 +25,9 @@ std::string KeyLabel(store::Connection& db, const AggregateKey& key) {
   const std::string workload =
       image->Step() ? "'" + image->String(0) + "'" : fmt::format("#{}", key.workload_id);
   auto part = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
-  return fmt::format("workload {}, {} {}/{}/{}", workload, ScopeName(key.scope),
-                     part(key.gpu_brand), part(key.gpu_model), part(key.instance_type));
+  const std::string width = key.width == 0 ? "" : fmt::format(", width {}", key.width);
+  return fmt::format("workload {}, {} {}/{}/{}{}", workload, ScopeName(key.scope),
+                     part(key.gpu_brand), part(key.gpu_model), part(key.instance_type), width);
 }
 
 bool Near(double a, double b) {
@@ -77,10 +78,11 @@ std::size_t CompareAggregatesWithRebuild(store::Connection& db, Findings* findin
   const std::size_t expected = rebuilt.size();
   const auto stored = db.Prepare(
       "SELECT workload_id, scope, gpu_brand, gpu_model, instance_type, "
-      "samples, last_finished_at, state FROM aggregates");
+      "samples, last_finished_at, state, width FROM aggregates");
   while (stored->Step()) {
-    AggregateKey key{stored->Int64(0), ScopeNamed(stored->Text(1)).value_or(Scope::kAny),
-                     stored->String(2), stored->String(3), stored->String(4)};
+    AggregateKey key{stored->Int64(0),  ScopeNamed(stored->Text(1)).value_or(Scope::kAny),
+                     stored->String(2), stored->String(3),
+                     stored->String(4), stored->Int64(8)};
     KeyAggregate aggregate;
     if (!aggregate.Deserialize(stored->Blob(7))) {
       findings->Add(fmt::format("{}: the state cannot be read", KeyLabel(db, key)));

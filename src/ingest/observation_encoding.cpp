@@ -82,7 +82,18 @@ std::pair<nlohmann::ordered_json*, std::string> Slot(nlohmann::ordered_json& roo
 
 void AppendContentKey(const Observation& o, std::string* out) {
   out->append(kContentKeyVersion);
-  VisitObservationFields(o, [&](const char*, const auto& field) { Append(field, out); });
+  std::size_t index = 0;
+  VisitObservationFields(o, [&](const char* path, const auto& field) {
+    using Field = std::decay_t<decltype(field)>;
+    if (index++ < kContentKeyV1Fields) return Append(field, out);
+    // A field added since: only when present, tagged with its path, so that
+    // the records stored before it keep their hash.
+    if constexpr (IsOptional<Field>::value) {
+      if (!field.has_value()) return;
+    }
+    Append(std::string(path), out);
+    Append(field, out);
+  });
 }
 
 Sha256Digest ContentHash(const Observation& observation, std::string* scratch) {

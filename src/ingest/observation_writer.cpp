@@ -43,7 +43,8 @@ AggregateInput AggregateInputOf(const ObservationRow& row, std::int64_t workload
   in.gpu_brand = h.gpu_brand.value_or("");
   in.gpu_model = h.gpu_model.value_or("");
   in.instance_type = h.instance_type.value_or("");
-  in.has_gpu = UsedGpu(h, o.gpu_memory_peak_gb, row.gpu_compute_fraction);
+  in.has_gpu = UsedGpu(h, o.gpu_memory_peak_gb, row.gpu_compute_fraction, o.gpu_count_held);
+  in.gpus_held = o.gpu_count_held;
   in.instance_memory_bytes = as_double(h.memory_bytes);
   in.card_memory_gb = row.resolved.card_memory_gb;
   in.cpu_avg = o.cpu_millicores_avg;
@@ -97,6 +98,7 @@ void ObservationValues(const ObservationRow& row, std::int64_t workload_id, doub
   *v++ = SqlValue::Real(o.requested.gpu_compute_fraction);
   *v++ = SqlValue::Blob(row.content_hash.data(), row.content_hash.size());
   *v++ = SqlValue::Real(ingested_at);
+  *v++ = SqlValue::Integer(o.gpu_count_held);
 }
 
 namespace {

@@ -36,8 +36,8 @@ inline constexpr const char* kObservationColumns =
     "gpu_compute_fraction, fraction_source, gpu_utilization, gpu_memory_peak_gb, "
     "cpu_millicores_avg, cpu_millicores_p95, cpu_millicores_max, memory_peak_bytes, "
     "requested_cpu_millicores, requested_memory_bytes, requested_gpu_memory_gb, "
-    "requested_gpu_compute_fraction, content_hash, ingested_at";
-inline constexpr int kObservationColumnCount = 34;
+    "requested_gpu_compute_fraction, content_hash, ingested_at, gpu_count_held";
+inline constexpr int kObservationColumnCount = 35;
 
 // Fills `values[0, kObservationColumnCount)` with `row` as stored under
 // `workload_id` at `ingested_at`, in kObservationColumns' order. The values

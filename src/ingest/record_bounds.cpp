@@ -93,6 +93,16 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
     errors.push_back(AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes),
                                 "bytes", *memory_bound, "the node"));
   }
+  // The node's GPU count may come from its registered pool, which the record's
+  // own check (ObservationProblems) does not see.
+  if (o.gpu_count_held && h.gpu_count && !o.hardware.gpu_count &&
+      *o.gpu_count_held > *h.gpu_count) {
+    errors.push_back(FieldError{
+        "gpu_count_held",
+        fmt::format("is {}, more than the {} GPU(s) of its node (hardware.gpu_count of node pool "
+                    "'{}'): send the GPUs the execution itself held, not the node's",
+                    *o.gpu_count_held, *h.gpu_count, o.node_pool_id.value_or("?"))});
+  }
   return errors;
 }
 

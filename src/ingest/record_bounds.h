@@ -22,7 +22,8 @@ std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double
 
 // A reject for each observed figure above what `resolved` holds, in field
 // order: GPU memory above the partition (or card), CPU above the node's
-// millicores, memory above the node's bytes. Bounds the hardware does not
+// millicores, memory above the node's bytes, then GPUs held above the GPUs of
+// the node the pool resolved. Bounds the hardware does not
 // record are not checked. Empty when every figure is within its bound.
 std::vector<FieldError> CheckWithinHardware(const Observation& observation,
                                             const ResolvedHardware& resolved);

@@ -26,8 +26,9 @@ namespace {
 
 // Schema versions that change how observations feed the aggregates: a
 // migration that applies one rebuilds them from the observations in its own
-// transaction (13: a compute share held without utilisation is kept apart).
-constexpr int kAggregatesRebuiltAt[] = {13};
+// transaction (13: a compute share held without utilisation is kept apart;
+// 14: GPU memory per GPU is also kept per width, the GPUs executions held).
+constexpr int kAggregatesRebuiltAt[] = {13, 14};
 
 bool RebuildsAggregates(const std::vector<int>& applied) {
   for (int version : applied) {

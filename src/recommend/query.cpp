@@ -50,9 +50,15 @@ Result<std::unique_ptr<RecommendationQuery>> RecommendationQuery::Open(const Sto
 
 Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
                                                       const HardwareKey& hardware,
-                                                      std::optional<double> as_of,
-                                                      Explain explain) {
+                                                      std::optional<double> as_of, Explain explain,
+                                                      std::optional<std::int64_t> width) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
+  if (width && *width < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "width {} is not a number of GPUs held: ask for 1 or more, or leave it out for every "
+        "width",
+        *width));
+  }
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
@@ -61,7 +67,7 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
     if (!reader.ok()) return reader.status();
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = (*reader)->WorkloadId(workload);
-    return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes);
+    return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes, width);
   });
 }
 

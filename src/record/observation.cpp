@@ -126,6 +126,35 @@ void CheckMeasurements(const Observation& o, Checker& check) {
                  "the share of one card");
 }
 
+// The GPUs the execution held: no more than its node has, and none when it
+// reports using a GPU. The node's count resolved from its pool is checked at
+// ingest (CheckWithinHardware).
+void CheckGpusHeld(const Observation& o, Checker& check) {
+  const std::optional<std::int64_t>& held = o.gpu_count_held;
+  check.NonNegative("gpu_count_held", held);
+  if (!held || *held < 0) return;
+  const std::optional<std::int64_t>& node = o.hardware.gpu_count;
+  if (node && *node >= 0 && *held > *node) {
+    return check.Fail("gpu_count_held",
+                      fmt::format("is {}, more than the node's hardware.gpu_count {}: send the "
+                                  "GPUs the execution itself held, not the node's",
+                                  *held, *node));
+  }
+  if (*held != 0) return;
+  const std::pair<const char*, const std::optional<double>*> used[] = {
+      {"gpu_memory_peak_gb", &o.gpu_memory_peak_gb},
+      {"gpu_utilization", &o.gpu_utilization},
+      {"gpu_compute_fraction", &o.gpu_compute_fraction}};
+  for (const auto& [field, value] : used) {
+    if (value->has_value() && **value > 0) {
+      return check.Fail("gpu_count_held",
+                        fmt::format("is 0, but {} is {}: an execution that held no GPU used "
+                                    "none; send the GPUs it held",
+                                    field, **value));
+    }
+  }
+}
+
 void CheckIdentity(const Observation& o, Checker& check) {
   check.Required("execution_id", o.execution_id);
   check.Required("action_image", o.action_image);
@@ -288,6 +317,7 @@ void ReadMeasurements(const JsonFields& f, Observation* o, Errors* errors) {
   Note(errors, f.Double("cpu_millicores_p95", &o->cpu_millicores_p95));
   Note(errors, f.Double("cpu_millicores_max", &o->cpu_millicores_max));
   Note(errors, f.Int64("memory_peak_bytes", &o->memory_peak_bytes));
+  Note(errors, f.Int64("gpu_count_held", &o->gpu_count_held));
 }
 
 }  // namespace
@@ -373,6 +403,7 @@ std::vector<RecordError> ObservationProblems(const Observation& observation) {
   CheckProfileId(observation.hardware_profile_id, check);
   CheckHardware(observation.hardware, check);
   CheckMeasurements(observation, check);
+  CheckGpusHeld(observation, check);
   return std::move(check.errors);
 }
 

@@ -2,7 +2,9 @@
 // its content hash (ingest/observation_encoding.cpp): equality, the content
 // hash and the JSON form all walk this list. A new field is added to both
 // lists below, at the end of its group, and nowhere else among those three.
-// The order is part of the content hash: never reorder it.
+// The order is part of the content hash: never reorder it. Fields after
+// kContentKeyV1Fields were added later: the content hash takes each only
+// when present, so that a record without them hashes as it always did.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +45,11 @@ inline constexpr const char* kObservationFieldPaths[] = {"execution_id",
                                                          "requested.cpu_millicores",
                                                          "requested.memory_bytes",
                                                          "requested.gpu_memory_gb",
-                                                         "requested.gpu_compute_fraction"};
+                                                         "requested.gpu_compute_fraction",
+                                                         "gpu_count_held"};
+
+// How many of the fields above the first content hash had.
+inline constexpr std::size_t kContentKeyV1Fields = 28;
 
 // References to every field of `o` (an Observation, const or not), in the
 // order of kObservationFieldPaths.
@@ -57,7 +63,7 @@ auto ObservationFields(O& o) {
                   o.hardware_profile_id, o.gpu_compute_fraction, o.gpu_utilization,
                   o.gpu_memory_peak_gb, o.cpu_millicores_avg, o.cpu_millicores_p95,
                   o.cpu_millicores_max, o.memory_peak_bytes, r.cpu_millicores, r.memory_bytes,
-                  r.gpu_memory_gb, r.gpu_compute_fraction);
+                  r.gpu_memory_gb, r.gpu_compute_fraction, o.gpu_count_held);
 }
 
 // The names of one level of the JSON form, in order: the top level's (with

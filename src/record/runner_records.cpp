@@ -59,8 +59,8 @@ const std::initializer_list<std::string_view> kTopFields = {"execution_id",
                                                             "resources_allocation",
                                                             "metrics",
                                                             "metadata"};
-const std::initializer_list<std::string_view> kAllocationFields = {"cpu", "memory", "gpu_memory_gb",
-                                                                   "gpu_compute_fraction"};
+const std::initializer_list<std::string_view> kAllocationFields = {
+    "cpu", "memory", "gpu", "gpu_memory_gb", "gpu_compute_fraction"};
 const std::initializer_list<std::string_view> kMetricsFields = {"gpu_compute_fraction",
                                                                 "gpu_util",
                                                                 "gpu_memory_max_mib",
@@ -215,6 +215,7 @@ void TranslateAllocation(const Json& object, RunnerTranslation* t) {
   const std::string prefix = "resources_allocation.";
   CoresToMillicores(*a, prefix, "cpu", "requested.cpu_millicores", true, t);
   Whole(*a, prefix, "memory", "bytes", true, "requested.memory_bytes", t);
+  Whole(*a, prefix, "gpu", "GPUs", false, "gpu_count_held", t);
   Copy(*a, "gpu_memory_gb", "requested.gpu_memory_gb", t, prefix);
   Copy(*a, "gpu_compute_fraction", "requested.gpu_compute_fraction", t, prefix);
 }
@@ -269,7 +270,8 @@ void TranslateMetrics(const Json& object, RunnerTranslation* t) {
 // hwrec's observation fields and the Runner fields they are usually read from
 // (gpu_compute_fraction may also come from metadata), for problems found after
 // parsing, when the record's own names are no longer at hand.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kObservationNames = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kObservationNames = {{
+    {"gpu_count_held", "resources_allocation.gpu"},
     {"action_image", "action_container_image"},
     {"finished_at", "ended_at"},
     {"duration_s", "duration_in_sec"},

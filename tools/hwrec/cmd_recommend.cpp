@@ -114,6 +114,7 @@ void PrintJson(const Recommendation& r, bool explain) {
                      {"gpu_model", OrNull(r.hardware.gpu_model)},
                      {"instance_type", OrNull(r.hardware.instance_type)}};
   out["as_of"] = internal::FormatRfc3339(r.as_of);
+  out["width"] = r.width ? nlohmann::ordered_json(*r.width) : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const Figure& f : r.figures) {
     nlohmann::ordered_json j = {{"value", OrNull(f.value)},
@@ -123,6 +124,10 @@ void PrintJson(const Recommendation& r, bool explain) {
                                 {"lower", OrNull(f.lower)},
                                 {"upper", OrNull(f.upper)},
                                 {"last_seen", OrNull(TimeOf(f.last_seen))}};
+    if (f.kind == FigureKind::kGpuMemoryGb) {
+      j["learned_width"] = f.learned_width ? nlohmann::ordered_json(*f.learned_width)
+                                           : nlohmann::ordered_json(nullptr);
+    }
     if (f.kind == FigureKind::kGpuComputeFraction) j["held_share"] = f.held_share;
     if (explain) {
       j["statistic"] = f.statistic;
@@ -136,6 +141,27 @@ void PrintJson(const Recommendation& r, bool explain) {
   std::cout << tools::DumpJson(out) << "\n";
 }
 
+// Which width the GPU memory figure was learned at, for an answer at a width.
+std::string WidthLine(const Recommendation& r) {
+  const Figure& f = r.figure(FigureKind::kGpuMemoryGb);
+  if (!f.value) return fmt::format("width:     {} GPU(s) held per execution\n", *r.width);
+  if (!f.learned_width) {
+    return fmt::format(
+        "width:     {} GPU(s) held per execution; gpu_memory_gb learned from executions that did "
+        "not say how many they held (width unknown)\n",
+        *r.width);
+  }
+  if (*f.learned_width == *r.width) {
+    return fmt::format(
+        "width:     {} GPU(s) held per execution; gpu_memory_gb learned at width {}\n", *r.width,
+        *f.learned_width);
+  }
+  return fmt::format(
+      "width:     {} GPU(s) held per execution; gpu_memory_gb learned at width {}, the nearest "
+      "width it ran at (none held {}; not scaled)\n",
+      *r.width, *f.learned_width, *r.width);
+}
+
 // A compute share learned from shares held, not measured use, says so.
 std::string ProvenanceCell(const Figure& f) {
   std::string cell(ToString(f.provenance));
@@ -145,10 +171,12 @@ std::string ProvenanceCell(const Figure& f) {
 
 void PrintTable(const Recommendation& r, bool explain) {
   std::cout << TerminalFormat(
-      "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n\n", r.workload,
+      "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n", r.workload,
       r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
       r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
       r.hardware.instance_type.value_or("unknown instance type"), internal::FormatRfc3339(r.as_of));
+  if (r.width && !r.hardware.cpu_only) std::cout << WidthLine(r);
+  std::cout << "\n";
   std::vector<std::string> headers = {"figure",     "value", "provenance", "samples",
                                       "confidence", "lower", "upper",      "last seen"};
   if (explain) headers.insert(headers.end(), {"statistic", "margin", "half-life"});
@@ -185,7 +213,7 @@ int RunRecommend(const std::vector<std::string>& args) {
   std::string format_text;
   CommandLine line(
       "hwrec recommend STORE --image IMG [--gpu-model M] [--instance-type T | --pool "
-      "ID] [--as-of TIME] [--explain] [--format table|json]");
+      "ID] [--width N] [--as-of TIME] [--explain] [--format table|json]");
   line.Store(nullptr, kStorePathHelp)
       .Add()("image", po::value<std::string>()->required(), "the workload (action image)")(
           "gpu-model", po::value<std::string>(),
@@ -194,7 +222,9 @@ int RunRecommend(const std::vector<std::string>& args) {
                                              "GPU brand (default: from the catalog)")(
           "instance-type", po::value<std::string>(), "instance type (node shape)")(
           "pool", po::value<std::string>(), "a registered node pool: its hardware is the key")(
-          "as-of", po::value<std::string>(), kAsOfHelp)(
+          "width", po::value<std::int64_t>(),
+          "GPUs held per execution: gpu_memory_gb per GPU of executions that held that many "
+          "(default: every width)")("as-of", po::value<std::string>(), kAsOfHelp)(
           "explain", po::bool_switch(),
           "show the statistic, margin and half-life of each figure, and why it is what it is: the "
           "execution that set a max, the bucket of a percentile, the margin and rounding");
@@ -211,8 +241,10 @@ int RunRecommend(const std::vector<std::string>& args) {
   auto query = RecommendationQuery::Open(*store);
   if (!query.ok()) return Fail(query.status());
   const bool explain = vm["explain"].as<bool>();
+  std::optional<std::int64_t> width;
+  if (vm.count("width") != 0) width = vm["width"].as<std::int64_t>();
   auto recommendation = (*query)->Recommend(vm["image"].as<std::string>(), *key, as_of,
-                                            explain ? Explain::kYes : Explain::kNo);
+                                            explain ? Explain::kYes : Explain::kNo, width);
   if (!recommendation.ok()) return Fail(recommendation.status());
   if (format == Format::kJson) {
     PrintJson(*recommendation, explain);
