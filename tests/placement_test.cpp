@@ -835,8 +835,9 @@ TEST_CASE(
   f.Register({Pool("a100-3g", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge")});
   f.History("a100-3g", 17, 0.8, 4000, 8 * kGiB);
   const std::string hint =
-      "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not the "
-      "execution's): declare gpu_count when the execution uses more than one";
+      "history asks for 1 GPU: none of its executions said how many GPUs it held "
+      "(gpu_count_held; an observation's hardware.gpu_count is its node's): declare gpu_count "
+      "when the execution uses more than one";
   const auto result = f.Place(Execution(), std::vector<std::string>{"a100-3g"});
   CHECK(result.shape.gpu_count == 1);
   CHECK_THAT(result.evaluations[0].notes, Catch::VectorContains(hint));

@@ -61,9 +61,11 @@ struct RouterFixture {
     INFO(imported.message());
     REQUIRE(imported.ok());
   }
-  // Ingests executions of `image` peaking at `peak_gb` per GPU on `gpus` cards of one model.
+  // Ingests executions of `image` peaking at `peak_gb` per GPU, each holding
+  // `gpus` cards of one model (the whole machine).
+  // `say_held` false: the records do not say how many GPUs they held.
   void History(const std::string& image, const std::string& model, const std::string& machine,
-               double peak_gb, int gpus = 1) {
+               double peak_gb, int gpus = 1, bool say_held = true) {
     std::ostringstream lines;
     const auto now = static_cast<long long>(std::time(nullptr));
     for (int i = 0; i < 3; ++i) {
@@ -71,8 +73,10 @@ struct RouterFixture {
           << fmt::format(
                  R"({{"execution_id":"{}-{}-{}","action_image":"{}","finished_at":{},"status":"success",)"
                  R"("hardware":{{"instance_type":"{}","gpu_count":{},"gpu_mode":"full","gpu_total":{},)"
-                 R"("gpu_brand":"NVIDIA","gpu_model":"{}"}},"gpu_memory_peak_gb":{}}})",
-                 image, machine, i, image, now - 600 * i, machine, gpus, gpus, model, peak_gb)
+                 R"("gpu_brand":"NVIDIA","gpu_model":"{}"}},{})"
+                 R"("gpu_memory_peak_gb":{}}})",
+                 image, machine, i, image, now - 600 * i, machine, gpus, gpus, model,
+                 say_held ? fmt::format(R"("gpu_count_held":{},)", gpus) : "", peak_gb)
           << "\n";
     }
     const auto ingestor_owner = hwrec::Ingestor::Open(*store).value();
@@ -950,14 +954,18 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   CHECK(reasons.at("gcp/a3-highgpu-8g/spot") ==
         "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); H100 80GB "
         "offers 80 GiB");
+  // No execution held fewer GPUs: narrower rungs take the width-8 figure, a
+  // lower bound of one shard there, and say it is the nearest width.
   CHECK(reasons.at("gcp/a2-ultragpu-4g/flex-start") ==
-        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8); A100 80GB "
-        "offers 80 GiB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8, the nearest width "
+        "it ran at); A100 80GB offers 80 GiB");
   CHECK_THAT(reasons.at("gcp/a2-highgpu-2g/spot"),
-             Catch::Contains("(learned on A100 80GB at width 8); A100 40GB offers 40 GiB"));
+             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at); "
+                             "A100 40GB offers 40 GiB"));
   CHECK_THAT(reasons.at("gcp/a2-ultragpu-1g/standard"),
-             Catch::Contains("(learned on A100 80GB at width 8)"));
-  CHECK_THAT(reasons.at("slurm/a100-80gb"), Catch::Contains("(learned on A100 80GB at width 8)"));
+             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at)"));
+  CHECK_THAT(reasons.at("slurm/a100-80gb"),
+             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at)"));
   CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GiB"));
   CHECK_FALSE(AnyNoteContains(plan, "not used to prune"));
   CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GiB GPU memory per shard (learned on A100 80GB at "
@@ -984,8 +992,8 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
 TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width unknown",
           "[router][engine]") {
   RouterFixture f;
-  // gpu-a100-80 is the SLURM partition: no GCP machine type, so the width is not known.
-  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79);
+  // Executions on the SLURM partition that did not say how many GPUs they held.
+  f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79, 1, false);
   const auto plan = f.Plan("eval-13b", 1, 48);
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
@@ -1015,9 +1023,11 @@ TEST_CASE("router: a card no GCP machine type has takes the figure learned at it
   for (int width : {1, 2}) {
     INFO(width);
     const auto plan = f.Plan("capture-7b", width, 48);
+    // The lane is in the width-1 chain: no execution held one GPU, so the
+    // width-2 figure, a lower bound of one GPU's need, sizes it.
     CHECK(PrunedReasons(plan).at("slurm/l40s") ==
-          "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 2); L40S offers "
-          "48 GiB");
+          "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 2, the nearest "
+          "width it ran at); L40S offers 48 GiB");
     CHECK_FALSE(AnyNoteContains(plan, "L40S: no per-shard"));
   }
 }
@@ -1033,7 +1043,7 @@ TEST_CASE(
         "position": 3, "partition": "gpu-l40s", "gpu_brand": "NVIDIA", "gpu_model": "L40S",
         "max_gpus": 4}]})")
                 .ok());
-    f.History("ghcr.io/acme/eval-7b:1.0", "L40S", "gpu-l40s", 47);
+    f.History("ghcr.io/acme/eval-7b:1.0", "L40S", "gpu-l40s", 47, 1, false);
     const auto plan = f.Plan("eval-7b", 1, 48);
     const auto reasons = PrunedReasons(plan);
     CHECK(
@@ -1044,15 +1054,16 @@ TEST_CASE(
     CHECK_THAT(reasons.at("slurm/a100-40gb"), Catch::Contains("A100 40GB offers 40 GiB"));
     for (const Rung& rung : plan.ladder) CHECK(rung.gpu_model != "A100 40GB");
   }
-  // Every GCP machine type of the card has its own (small) figure; the SLURM
-  // partition's 79 GB still says one GPU of 80 GB is too small.
+  // Every GCP machine type of the card has its own (small) figure, from
+  // executions that did not say what they held either; the SLURM partition's
+  // 79 GB still says one GPU of 80 GB is too small.
   {
     RouterFixture f;
     for (const char* machine :
          {"a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g"}) {
-      f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", machine, 30);
+      f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", machine, 30, 1, false);
     }
-    f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79);
+    f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "gpu-a100-80", 79, 1, false);
     const auto plan = f.Plan("eval-13b", 1, 48);
     CHECK(Ids(plan.ladder).empty());
     CHECK_THAT(PrunedReasons(plan).at("gcp/a2-ultragpu-1g/flex-start"),
@@ -1091,9 +1102,13 @@ TEST_CASE("router: the no-fit message credits the need to the card it was learne
   f.History("ghcr.io/acme/eval-13b:1.0", "H100 80GB", "a3-highgpu-8g", 79, 8);
   const auto plan = f.Plan("eval-13b", 8, 48);
   REQUIRE(Ids(plan.ladder).empty());
-  CHECK_THAT(plan.no_fit, Catch::Contains("89.1 GiB GPU memory per shard (learned on A100 80GB at "
+  // Each card is sized by its own figure; of the two 80 GB cards the smaller
+  // need is the one to beat, credited to the card it was learned on.
+  CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GiB GPU memory per shard (learned on H100 80GB at "
                                           "width 8)"));
   CHECK_THAT(plan.no_fit, !Catch::Contains("86.9 GiB GPU memory per shard (learned on A100 80GB"));
+  CHECK_THAT(PrunedReasons(plan).at("gcp/a2-ultragpu-8g/flex-start"),
+             Catch::Contains("89.1 GiB GPU memory per shard (learned on A100 80GB at width 8)"));
 }
 
 TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide rungs held",
@@ -1120,9 +1135,8 @@ TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide 
 TEST_CASE("router: the no-fit message suggests only widths whose rungs would be built",
           "[router][engine]") {
   RouterFixture f;
-  // eval-7b's own single-GPU card is A100 40GB: 44 GB at width 1 fits only A100 80GB, which
-  // width 1 does not use; 86.9 GB at width 2 fits no card.
-  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 40);
+  // eval-7b's own single-GPU card is A100 40GB: 86.9 GB at widths 1 and 2 fits no card.
+  f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
   f.History("ghcr.io/acme/eval-7b:1.0", "A100 80GB", "a2-ultragpu-2g", 79, 2);
   const auto plan = f.Plan("eval-7b", 2, 48);
   REQUIRE(Ids(plan.ladder).empty());

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwrec/recommend.h"
@@ -20,22 +21,34 @@ namespace hwrec {
 class Store;
 
 // What the recommendation store says one intent's workload needs per GPU on
-// one GCP machine type (its `gpu_memory_gb`, with margin).
+// one card at one width: the GPU memory per GPU of its executions that held
+// that many GPUs (RecommendationQuery::Recommend with a width), with margin.
 struct CardNeed {
   std::optional<double> gpu_memory_gb;
+  // kGpuModel: learned on this card; kWorkloadAnyHardware: on other cards.
   Provenance provenance = Provenance::kNone;
+  // The width the figure was learned at: the one asked for, or the nearest
+  // width the workload ran at (unscaled); absent: executions that did not
+  // say how many GPUs they held.
+  std::optional<std::int64_t> learned_width;
+  // For a figure learned on other cards: those of the configuration's cards
+  // it was learned on ("A100 80GB"), or "other cards" when none of them is.
+  std::string learned_on;
 };
+
+// A card and a width: the key of an intent's needs.
+using CardWidth = std::pair<std::string, int>;  // (GPU model, GPUs)
 
 struct RouterSnapshot {
   RouterConfig config;
   std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
-  // intent -> instance type -> need: every GCP machine type, and each SLURM
-  // partition or RunPod GPU type the workload ran on (its own figure only);
-  // intents without history map to nothing.
-  std::map<std::string, std::map<std::string, CardNeed, std::less<>>, std::less<>> needs;
+  // intent -> (GPU model, width) -> need: every card a GCP machine type, SLURM
+  // lane or RunPod rung offers, at every width a rung of the intent may have;
+  // intents without GPU-memory history map to nothing.
+  std::map<std::string, std::map<CardWidth, CardNeed>, std::less<>> needs;
 
   // Reads the configuration, the catalog and, for every intent's workload, its
-  // recommendations on every GCP machine type (as of `as_of`, default now).
+  // GPU memory per GPU on every card at every width (as of `as_of`, default now).
   // Returns kInvalidArgument for a bad `as_of`, kSchemaMismatch when the store
   // predates the recommendation tables, kIoError when it cannot be read.
   static Result<RouterSnapshot> Open(const Store& store,

@@ -177,13 +177,13 @@ def test_a_width_that_is_no_machine_width_maps_down(store):
 
 
 def _ingest_eval_13b_peak_79(store, gpus):
-    """eval-13b peaking at 79 GiB per GPU on `gpus` A100 80GB (a2-ultragpu-<gpus>g)."""
+    """eval-13b peaking at 79 GiB per GPU, holding `gpus` A100 80GB (a2-ultragpu-<gpus>g)."""
     store.ingest({"execution_id": f"big-{gpus}", "action_image": "ghcr.io/acme/eval-13b:1.0",
                   "finished_at": "2026-05-28T09:00:00Z", "status": "success",
                   "hardware": {"instance_type": f"a2-ultragpu-{gpus}g", "gpu_count": gpus,
                                "gpu_mode": "full", "gpu_total": gpus, "gpu_brand": "NVIDIA",
                                "gpu_model": "A100 80GB"},
-                  "gpu_memory_peak_gb": 79})
+                  "gpu_count_held": gpus, "gpu_memory_peak_gb": 79})
 
 
 def test_no_card_holding_a_shard_is_a_plan_with_no_fit_not_an_error(store):
@@ -201,5 +201,38 @@ def test_a_figure_learned_at_width_8_leaves_no_rung_of_width_8_or_less(store):
     assert "learned on A100 80GB at width 8" in plan.no_fit
     assert "shard the work" not in plan.no_fit  # 8 is the widest machine width
     reasons = {p.id: p.reason for p in plan.pruned}
-    assert "(learned on A100 80GB at width 8)" in reasons["gcp/a2-ultragpu-4g/flex-start"]
-    assert "(learned on A100 80GB at width 8)" in reasons["slurm/a100-80gb"]
+    nearest = "(learned on A100 80GB at width 8, the nearest width it ran at)"
+    assert nearest in reasons["gcp/a2-ultragpu-4g/flex-start"]
+    assert nearest in reasons["slurm/a100-80gb"]
+
+
+def test_gpus_held_size_each_width_and_placement_asks_for_them(store):
+    """1-GPU pods on 8-GPU nodes are width 1; the Runner's resources_allocation.gpu says so."""
+    store.register_pools([{"id": "a3-8g", "site_id": "gke", "cpu": 208, "memory": 2009749364736,
+                           "gpu": 8, "gpu_mode": "full", "gpu_num_total": 8,
+                           "gpu_brand": "NVIDIA", "gpu_model": "H100 80GB",
+                           "instance_type": "a3-highgpu-8g"}], form="runner")
+    runs = [{"execution_id": f"one-{i}", "action_container_image": "ghcr.io/acme/capture-13b:1.0",
+             "node_pool_id": "a3-8g", "ended_at": 1795968000 + i, "status": "Success",
+             "resources_allocation": {"gpu": 1}, "metrics": {"gpu_memory_max_mib": 60723}}
+            for i in range(3)]
+    runs += [{"execution_id": f"four-{i}", "action_container_image": "ghcr.io/acme/eval-7b:1.0",
+              "node_pool_id": "a3-8g", "ended_at": 1795968000 + i, "status": "Success",
+              "resources_allocation": {"gpu": 4}, "metrics": {"gpu_memory_max_mib": 30720}}
+             for i in range(3)]
+    assert store.ingest(runs, form="runner").accepted == 6
+
+    at_eight = store.recommend("ghcr.io/acme/capture-13b:1.0", pool="a3-8g", width=8)
+    assert at_eight.width == 8
+    gpu = at_eight.figures["gpu_memory_gb"]
+    assert gpu.learned_width == 1 and gpu.to_dict()["learned_width"] == 1
+    assert store.recommend("ghcr.io/acme/eval-7b:1.0", pool="a3-8g",
+                           width=4).figures["gpu_memory_gb"].value == pytest.approx(33)
+    assert store.recommend("ghcr.io/acme/eval-7b:1.0", pool="a3-8g").width is None
+
+    plan = store.route("capture-13b", 8, "2d", sharded=True)
+    assert not any("at width 8" in p.reason for p in plan.pruned)
+    assert any(r.id == "gcp/a2-highgpu-8g/flex-start" for r in plan.ladder)
+
+    placed = store.place({"image": "ghcr.io/acme/eval-7b:1.0"}, [{"node_pool_id": "a3-8g"}])
+    assert placed.shape.gpu_count == 4

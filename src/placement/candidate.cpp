@@ -510,12 +510,14 @@ std::string SomeOfLastExecutions(std::int64_t some, std::int64_t n) {
   return n == 1 ? LastExecutions(n) : fmt::format("{} of {}", some, LastExecutions(n));
 }
 
-// One GPU when at least half of the recent executions used GPUs. The record
-// of an execution says which card it had, not how many (hardware.gpu_count is
-// the node's), so history never asks for more than one. Returns the note.
+// GPUs when at least half of the recent executions used them: as many as the
+// most any of them held (gpu_count_held), or one when none said how many it
+// held (hardware.gpu_count is the node's, never read as the execution's).
+// Returns the note.
 std::string GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* facts) {
   ExecutionShape& shape = facts->shape;
-  shape.gpu_count = 2 * history.gpu_executions >= history.executions ? 1 : 0;
+  const bool uses_gpus = 2 * history.gpu_executions >= history.executions;
+  shape.gpu_count = !uses_gpus ? 0 : history.held_executions > 0 ? history.most_gpus_held : 1;
   shape.gpu_count_source = ShapeSource::kHistory;
   std::string used;
   if (history.executions == 1) {
@@ -526,6 +528,13 @@ std::string GpuCountFromHistory(const WorkloadHistory& history, ExecutionFacts* 
   } else {
     used = fmt::format("{} of {} used GPUs", history.gpu_executions,
                        LastExecutions(history.executions));
+  }
+  if (uses_gpus && history.held_executions > 0) {
+    used += history.held_executions == 1
+                ? fmt::format("; the one that said how many GPUs it held had {}",
+                              history.most_gpus_held)
+                : fmt::format("; the {} that said how many GPUs they held had at most {}",
+                              history.held_executions, history.most_gpus_held);
   }
   return fmt::format("gpu_count {} from history: {}", shape.gpu_count, used);
 }
@@ -611,10 +620,12 @@ void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   for (std::string* note : {&gpu_note, &architecture_note}) {
     if (!note->empty()) notes.push_back(std::move(*note));
   }
-  if (shape.gpu_count_source == ShapeSource::kHistory && shape.gpu_count == 1) {
+  if (shape.gpu_count_source == ShapeSource::kHistory && shape.gpu_count == 1 &&
+      history.held_executions == 0) {
     notes.emplace_back(
-        "history asks for at most 1 GPU (an observation's hardware.gpu_count is its node's, not "
-        "the execution's): declare gpu_count when the execution uses more than one");
+        "history asks for 1 GPU: none of its executions said how many GPUs it held "
+        "(gpu_count_held; an observation's hardware.gpu_count is its node's): declare gpu_count "
+        "when the execution uses more than one");
   }
 }
 

@@ -17,11 +17,13 @@ WorkloadHistory WorkloadHistoryReader::Read(std::int64_t workload_id) {
     // execution used GPUs when it reported GPU memory, GPU utilisation or a
     // stamped share, ran out of GPU memory, or (neither GPU figure measured)
     // was given GPU memory or a share: a measured zero outvotes the request.
+    // One that says it held no GPU used none.
     recent_ = db_.Prepare(
-        "SELECT architecture, CASE WHEN gpu_memory_peak_gb > 0 OR gpu_utilization > 0 OR "
+        "SELECT architecture, CASE WHEN gpu_count_held = 0 THEN 0 WHEN gpu_count_held > 0 OR "
+        "gpu_memory_peak_gb > 0 OR gpu_utilization > 0 OR "
         "fraction_source = ? OR status = ? OR (gpu_memory_peak_gb IS NULL AND gpu_utilization "
         "IS NULL AND (requested_gpu_memory_gb > 0 OR requested_gpu_compute_fraction > 0)) "
-        "THEN 1 ELSE 0 END, CASE WHEN status IN (?, ?, ?) THEN 1 ELSE 0 END "
+        "THEN 1 ELSE 0 END, CASE WHEN status IN (?, ?, ?) THEN 1 ELSE 0 END, gpu_count_held "
         "FROM observations WHERE workload_id = ? ORDER BY finished_at DESC, id DESC LIMIT ?");
   }
   store::Statement& recent = *recent_;
@@ -39,7 +41,13 @@ WorkloadHistory WorkloadHistoryReader::Read(std::int64_t workload_id) {
       continue;
     }
     ++history.executions;
-    if (recent.Int64(1) != 0) ++history.gpu_executions;
+    if (recent.Int64(1) != 0) {
+      ++history.gpu_executions;
+      if (!recent.IsNull(3)) {
+        ++history.held_executions;
+        history.most_gpus_held = std::max(history.most_gpus_held, recent.Int64(3));
+      }
+    }
     if (recent.IsNull(0)) continue;
     ++history.architecture_executions;
     const std::string_view architecture = recent.Text(0);

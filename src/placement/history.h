@@ -1,6 +1,7 @@
 // Private: what a workload's own recent executions say about its shape, for
 // the fields its author left undeclared: whether it uses GPUs and on which
-// architectures it ran (DESIGN §7), from the executions that ran. One bounded
+// architectures it ran (DESIGN §7), from the executions that ran, and how many
+// GPUs they held where they said. One bounded
 // read through the store's connection per evaluation; one thread at a time,
 // like the connection.
 #pragma once
@@ -22,6 +23,10 @@ struct WorkloadHistory {
   // Of those, the ones that used GPUs: GPU memory, GPU utilisation or a
   // stamped share reported, gpu_oom, or GPU memory or a share given.
   std::int64_t gpu_executions = 0;
+  // Of those, the ones that said how many GPUs they held (gpu_count_held),
+  // and the most any of them held.
+  std::int64_t held_executions = 0;
+  std::int64_t most_gpus_held = 0;
   std::int64_t architecture_executions = 0;  // of those, the ones that recorded an architecture
   std::vector<std::string> architectures;    // recorded ones, distinct and sorted
 };

@@ -68,18 +68,22 @@ std::string AllowedList(const GcpMachineType& m) {
 }
 
 // The per-shard GPU memory need at one width against one card, when both are
-// known, with the card and width the need was learned at (0: not known).
+// known, with where and at which width the need was learned (0: unknown).
 struct ShardFit {
   double need_gb = 0;
   std::string model;
   double card_gb = 0;
-  std::string learned_model;
+  std::string learned_model;  // a card, or "other cards"
   int learned_width = 1;
   int width = 1;  // of the rungs this is the need of
   bool fits() const { return need_gb <= card_gb; }
   std::string Learned() const {
     if (learned_width == 0) return fmt::format("learned on {}, width unknown", learned_model);
-    return fmt::format("learned on {} at width {}", learned_model, learned_width);
+    if (learned_width == width) {
+      return fmt::format("learned on {} at width {}", learned_model, learned_width);
+    }
+    return fmt::format("learned on {} at width {}, the nearest width it ran at", learned_model,
+                       learned_width);
   }
 };
 
@@ -133,9 +137,9 @@ class LadderBuilder {
   const std::string& LegacyModel() const {
     return s_.config.FindMachine(intent_.legacy_machine)->gpu_model;
   }
-  const CardNeed* NeedOnInstance(const std::string& instance_type) const;
-  const CardNeed* NeedOn(const GcpMachineType& m) const;
-  const CardNeed* ExactNeedOn(const GcpMachineType& m) const;
+  // The need of `model` at `width` (null: none known).
+  const CardNeed* NeedAt(const std::string& model, int width) const;
+  const CardNeed* NeedOn(const GcpMachineType& m) const { return NeedAt(m.gpu_model, m.gpu_count); }
   const std::optional<ShardFit>& FitOn(const GcpMachineType& m) const {
     return FitAt(m.gpu_model, m.gpu_count);
   }
@@ -163,32 +167,23 @@ class LadderBuilder {
   mutable std::map<std::pair<std::string, int>, std::optional<ShardFit>> fits_;
 };
 
-const CardNeed* LadderBuilder::NeedOnInstance(const std::string& instance_type) const {
+const CardNeed* LadderBuilder::NeedAt(const std::string& model, int width) const {
   auto needs = s_.needs.find(intent_.intent);
   if (needs == s_.needs.end()) return nullptr;
-  auto need = needs->second.find(instance_type);
+  auto need = needs->second.find({model, width});
   if (need == needs->second.end() || !need->second.gpu_memory_gb) return nullptr;
   return &need->second;
 }
 
-const CardNeed* LadderBuilder::NeedOn(const GcpMachineType& m) const {
-  return NeedOnInstance(m.machine_type);
-}
-
-// The need on machine type `m` learned on `m` itself (so at its width).
-const CardNeed* LadderBuilder::ExactNeedOn(const GcpMachineType& m) const {
-  const CardNeed* need = NeedOn(m);
-  return need != nullptr && need->provenance == Provenance::kExact ? need : nullptr;
-}
-
-// The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod).
-// Per-GPU memory never drops when the same work gets fewer GPUs, so a figure
-// learned at width W is a lower bound of the need at every width up to W; GPU
-// memory transfers between cards. The need is the largest figure learned on a
-// GCP machine type of width `width` or more, on any card (the card's own on a
-// tie); at width 1 also one learned on the card's other instance types (SLURM
-// partitions, RunPod), whose width is not known. Nullopt when the card's size
-// is unknown or no such figure is.
+// The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod):
+// the GPU memory per GPU learned at that width (on the card, else on other
+// cards: GPU memory transfers between cards). Without history at that width,
+// the figure of the nearest width the workload ran at, unscaled. Per-GPU
+// memory never drops when the same work gets fewer GPUs, so only a figure
+// learned at `width` or wider sizes the rung (and may prune it): one learned
+// at fewer GPUs is no lower bound at more. A figure of unknown width (the
+// executions did not say what they held) is a lower bound at width 1 only.
+// Nullopt when the card's size is unknown or no such figure is.
 const std::optional<ShardFit>& LadderBuilder::FitAt(const std::string& model, int width) const {
   auto key = std::make_pair(model, width);
   auto found = fits_.find(key);
@@ -198,35 +193,15 @@ const std::optional<ShardFit>& LadderBuilder::FitAt(const std::string& model, in
 
 std::optional<ShardFit> LadderBuilder::ComputeFitAt(const std::string& model, int width) const {
   const double card = CardMemory(model);
-  if (card <= 0) return std::nullopt;
-  std::optional<ShardFit> fit;
-  const auto consider = [&](double need, const std::string& learned_model, int learned_width) {
-    if (!fit || need > fit->need_gb ||
-        (need == fit->need_gb && learned_model == model && fit->learned_model != model)) {
-      fit = ShardFit{need, model, card, learned_model, learned_width, width};
-    }
-  };
-  for (const GcpMachineType& m : s_.config.machines) {
-    const CardNeed* need = m.gpu_count >= width ? ExactNeedOn(m) : nullptr;
-    if (need != nullptr) consider(*need->gpu_memory_gb, m.gpu_model, m.gpu_count);
-  }
-  if (width == 1) {
-    for (const GcpMachineType& m : s_.config.machines) {
-      const CardNeed* need = NeedOn(m);
-      if (need != nullptr && need->provenance == Provenance::kGpuModel) {
-        consider(*need->gpu_memory_gb, m.gpu_model, 0);
-      }
-    }
-    // What was learned on a SLURM partition or RunPod itself, whatever figures
-    // the GCP machine types of that card have.
-    const auto on_instance = [&](const std::string& instance_type, const std::string& learned_on) {
-      const CardNeed* need = NeedOnInstance(instance_type);
-      if (need != nullptr) consider(*need->gpu_memory_gb, learned_on, 0);
-    };
-    for (const SlurmLane& lane : s_.config.lanes) on_instance(lane.partition, lane.gpu_model);
-    on_instance(s_.config.runpod.gpu_type, s_.config.runpod.gpu_model);
-  }
-  return fit;
+  const CardNeed* need = NeedAt(model, width);
+  if (card <= 0 || need == nullptr) return std::nullopt;
+  const int learned = static_cast<int>(need->learned_width.value_or(0));
+  const bool lower_bound = learned == 0 ? width == 1 : learned >= width;
+  if (!lower_bound) return std::nullopt;
+  const bool on_card =
+      need->provenance == Provenance::kGpuModel || need->provenance == Provenance::kExact;
+  return ShardFit{
+      *need->gpu_memory_gb, model, card, on_card ? model : need->learned_on, learned, width};
 }
 
 void LadderBuilder::KeepUnpruned(const std::string& model, int width) {
@@ -239,32 +214,39 @@ void LadderBuilder::KeepUnpruned(const std::string& model, int width) {
   }
 }
 
-// For each card kept at a width without a figure of that width: the figure
-// seen instead (learned on that card at another width, else on any card), and
-// that it did not prune.
+// For each card kept at a width without a figure that sizes it: the figure
+// seen instead (learned at fewer GPUs, or of unknown width), and that it did
+// not prune. Widths that saw the same figure share one note.
 void LadderBuilder::AddUnusedFigureNotes() {
   for (const auto& [model, widths] : unpruned_) {
-    const GcpMachineType* seen = nullptr;
-    for (const GcpMachineType& m : s_.config.machines) {
-      if (ExactNeedOn(m) == nullptr) continue;
-      if (seen == nullptr || (m.gpu_model == model && seen->gpu_model != model)) seen = &m;
+    std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // figure -> widths
+    for (int width : widths) {
+      const CardNeed* need = NeedAt(model, width);
+      if (need == nullptr) continue;
+      const bool on_card =
+          need->provenance == Provenance::kGpuModel || need->provenance == Provenance::kExact;
+      const std::string where = on_card ? model : need->learned_on;
+      std::string figure =
+          need->learned_width
+              ? fmt::format(
+                    "{:.1f} GiB per GPU, learned on {} at width {}: a shard of more "
+                    "GPUs needs at most that",
+                    *need->gpu_memory_gb, where, *need->learned_width)
+              : fmt::format(
+                    "{:.1f} GiB per GPU, learned on {}, width unknown: its executions "
+                    "did not say how many GPUs they held",
+                    *need->gpu_memory_gb, where);
+      auto it = std::find_if(seen.begin(), seen.end(),
+                             [&](const auto& entry) { return entry.first == figure; });
+      if (it == seen.end()) it = seen.insert(seen.end(), {std::move(figure), {}});
+      it->second.push_back(std::to_string(width));
     }
-    std::string figure;
-    if (seen != nullptr) {
-      figure = fmt::format("{:.1f} GiB per GPU, learned on {} at width {}",
-                           *ExactNeedOn(*seen)->gpu_memory_gb, seen->gpu_model, seen->gpu_count);
-    } else if (const std::optional<ShardFit>& one = FitAt(model, 1)) {
-      figure = fmt::format("{:.1f} GiB per GPU, {}", one->need_gb, one->Learned());
-    } else {
-      continue;
+    for (const auto& [figure, at] : seen) {
+      plan_.notes.push_back(fmt::format(
+          "{}: no per-shard GPU memory figure learned at width {} or wider; the one seen ({}) "
+          "was not used to prune those rungs",
+          model, JoinOr(at), figure));
     }
-    std::vector<std::string> names;
-    for (int width : widths) names.push_back(std::to_string(width));
-    plan_.notes.push_back(fmt::format(
-        "{}: no per-shard GPU memory figure learned at width {} or wider; the one seen ({}) "
-        "was "
-        "not used to prune those rungs",
-        model, JoinOr(names), figure));
   }
 }
 
@@ -472,6 +454,8 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
     if (m.gpu_count != width || !seen.insert(m.gpu_model).second) continue;
     const CardNeed* need = NeedOn(m);
     if (need == nullptr || CardMemory(m.gpu_model) <= 0) continue;
+    const bool on_card =
+        need->provenance == Provenance::kExact || need->provenance == Provenance::kGpuModel;
     const std::optional<ShardFit>& fit = FitOn(m);
     if (fit && width == plan_.planned_width) {
       plan_.notes.push_back(fmt::format(
@@ -482,9 +466,7 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
       eligible.too_small.push_back(&m);
       continue;
     }
-    const int rank =
-        (need->provenance == Provenance::kExact || need->provenance == Provenance::kGpuModel) ? 0
-                                                                                              : 1;
+    const int rank = on_card ? 0 : 1;
     fits.push_back({rank, CardMemory(m.gpu_model), m.gpu_model != LegacyModel(), m.gpu_model});
   }
   std::sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) {

@@ -1,6 +1,11 @@
 // RouterSnapshot::Open: the configuration, the catalog's card sizes and what
-// each intent's workload needs per GPU on every GCP machine type (and on the
-// SLURM partitions and RunPod GPU type it ran on), read once.
+// each intent's workload needs per GPU on every card at every width, read once.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
 #include "base/status_error.h"
 #include "base/time.h"
 #include "hwrec/catalog.h"
@@ -14,44 +19,52 @@ namespace hwrec {
 
 namespace {
 
-// Needs of one workload per GCP machine type, and per SLURM partition and
-// RunPod GPU type where it ran there; empty when it has no GPU-memory history.
-std::map<std::string, CardNeed, std::less<>> NeedsOf(RecommendationQuery& query,
-                                                     const RouterConfig& config,
-                                                     const std::string& image, double as_of) {
-  std::map<std::string, CardNeed, std::less<>> needs;
+// The widths a rung of `intent` may have: every GCP machine width, 1, and the
+// intent's minimum (its SLURM and RunPod rungs' width).
+std::set<int> RungWidths(const RouterConfig& config, const Intent& intent) {
+  std::set<int> widths = {1, std::max(1, intent.min_width)};
+  for (const GcpMachineType& m : config.machines) widths.insert(m.gpu_count);
+  return widths;
+}
+
+// Needs of one intent's workload on every card the configuration offers, at
+// every width a rung of it may have; empty when it has no GPU-memory history.
+std::map<CardWidth, CardNeed> NeedsOf(RecommendationQuery& query, const RouterConfig& config,
+                                      const Intent& intent, double as_of) {
+  std::map<std::string, std::string> cards;  // model -> brand
+  for (const GcpMachineType& m : config.machines) cards.emplace(m.gpu_model, m.gpu_brand);
+  for (const SlurmLane& lane : config.lanes) cards.emplace(lane.gpu_model, lane.gpu_brand);
+  cards.emplace(config.runpod.gpu_model, config.runpod.gpu_brand);
+  std::map<CardWidth, CardNeed> needs;
   bool any_history = false;
-  for (const GcpMachineType& m : config.machines) {
-    HardwareKey key;
-    key.gpu_brand = m.gpu_brand;
-    key.gpu_model = m.gpu_model;
-    key.instance_type = m.machine_type;
-    auto rec = query.Recommend(image, key, as_of);
-    internal::ThrowIfError(rec.status());
-    const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
-    needs[m.machine_type] = CardNeed{figure.value, figure.provenance};
-    any_history = any_history || figure.value.has_value();
-  }
-  // The SLURM partitions' and RunPod's own figures (their width is not known):
-  // only what was learned there, keyed by the instance type the Runner reports.
-  const auto exact_on = [&](const std::string& brand, const std::string& model,
-                            const std::string& instance_type) {
-    if (instance_type.empty() || needs.count(instance_type) != 0) return;
+  for (const auto& [model, brand] : cards) {
+    if (model.empty()) continue;
     HardwareKey key;
     key.gpu_brand = brand;
     key.gpu_model = model;
-    key.instance_type = instance_type;
-    auto rec = query.Recommend(image, key, as_of);
-    internal::ThrowIfError(rec.status());
-    const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
-    if (!figure.value || figure.provenance != Provenance::kExact) return;
-    needs[instance_type] = CardNeed{figure.value, figure.provenance};
-    any_history = true;
-  };
-  for (const SlurmLane& lane : config.lanes)
-    exact_on(lane.gpu_brand, lane.gpu_model, lane.partition);
-  exact_on(config.runpod.gpu_brand, config.runpod.gpu_model, config.runpod.gpu_type);
+    for (int width : RungWidths(config, intent)) {
+      auto rec = query.Recommend(intent.workload_image, key, as_of, Explain::kNo, width);
+      internal::ThrowIfError(rec.status());
+      const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
+      needs[{model, width}] = CardNeed{figure.value, figure.provenance, figure.learned_width, ""};
+      any_history = any_history || figure.value.has_value();
+    }
+  }
   if (!any_history) needs.clear();
+  // Name the cards a figure learned on other cards comes from: those whose
+  // own figure was learned at the same width (or, width unknown, at all).
+  for (auto& [at, need] : needs) {
+    if (!need.gpu_memory_gb || need.provenance != Provenance::kWorkloadAnyHardware) continue;
+    std::set<std::string> sources;
+    for (const auto& [other, own] : needs) {
+      if (own.gpu_memory_gb && other.first != at.first &&
+          (own.provenance == Provenance::kGpuModel || own.provenance == Provenance::kExact) &&
+          own.learned_width == need.learned_width) {
+        sources.insert(other.first);
+      }
+    }
+    need.learned_on = sources.empty() ? "other cards" : fmt::format("{}", fmt::join(sources, ", "));
+  }
   return needs;
 }
 
@@ -70,7 +83,7 @@ Result<RouterSnapshot> RouterSnapshot::Open(const Store& store, std::optional<do
     auto query = RecommendationQuery::Open(store);
     if (!query.ok()) return query.status();
     for (const Intent& intent : snapshot.config.intents) {
-      auto needs = NeedsOf(**query, snapshot.config, intent.workload_image, at);
+      auto needs = NeedsOf(**query, snapshot.config, intent, at);
       if (!needs.empty()) snapshot.needs[intent.intent] = std::move(needs);
     }
     return snapshot;
