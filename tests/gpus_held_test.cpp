@@ -50,8 +50,8 @@ struct Fleet {
 
   // `n` executions of `image` on the 8-GPU pool, peaking at `peak_gb` per GPU,
   // holding `held` GPUs (absent: the record does not say).
-  IngestSummary Ingest(const std::string& image, int n, double peak_gb,
-                       std::optional<int> held, const std::string& tag) {
+  IngestSummary Ingest(const std::string& image, int n, double peak_gb, std::optional<int> held,
+                       const std::string& tag) {
     std::ostringstream lines;
     const auto now = static_cast<long long>(std::time(nullptr));
     for (int i = 0; i < n; ++i) {
@@ -155,8 +155,9 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
     CHECK(HasRung(wide, "gcp/a2-highgpu-2g/flex-start"));
     CHECK(AnyContains(wide.notes, "learned on H100 80GB at width 1"));
     // At width 1 the figure learned at width 1 prunes the card too small.
-    CHECK(AnyContains(pruned, "slurm/a100-40gb: needs 65.2 GiB GPU memory per shard (learned on "
-                              "H100 80GB at width 1)"));
+    CHECK(AnyContains(pruned,
+                      "slurm/a100-40gb: needs 65.2 GiB GPU memory per shard (learned on "
+                      "H100 80GB at width 1)"));
 
     const RoutePlan four = f.Route("eval-7b", 4);
     const std::vector<std::string> four_pruned = PrunedReasons(four);
@@ -165,10 +166,12 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
     // width-4 rung is sized by the width-4 history, not by the 77 GiB seen
     // when the workload held one GPU.
     CHECK(HasRung(four, "gcp/a2-highgpu-4g/flex-start"));
-    CHECK(AnyContains(four.notes, "A100 40GB: needs 33.0 GiB per GPU (learned on H100 80GB at "
-                                  "width 4); card holds 40 GiB: fits"));
-    CHECK(AnyContains(four_pruned, "needs 77.0 GiB GPU memory per shard (learned on H100 80GB at "
-                                   "width 1)"));
+    CHECK(AnyContains(four.notes,
+                      "A100 40GB: needs 33.0 GiB per GPU (learned on H100 80GB at "
+                      "width 4); card holds 40 GiB: fits"));
+    CHECK(AnyContains(four_pruned,
+                      "needs 77.0 GiB GPU memory per shard (learned on H100 80GB at "
+                      "width 1)"));
   }
 
   SECTION("placement asks for the GPUs the executions held") {
@@ -181,6 +184,10 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
     CHECK(four.shape.gpu_count == 4);
     REQUIRE(four.chosen_evaluation() != nullptr);
     CHECK(four.chosen_evaluation()->request.gpu_count == 4);
+    // Each of its 4 GPUs needs what each GPU needed at width 4, not the 77 GiB
+    // of the runs that held one.
+    REQUIRE(four.chosen_evaluation()->needs.gpu_memory_gb);
+    CHECK(*four.chosen_evaluation()->needs.gpu_memory_gb == Approx(33));
   }
 
   SECTION("recommend answers for a width and says which it was learned at") {
@@ -347,8 +354,9 @@ TEST_CASE("gpus held: a schema-13 store migrates with its rows of unknown width"
   CHECK(store->schema_version() == 14);
   {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
-    CHECK(db.execAndGet("SELECT count(*) FROM observations WHERE gpu_count_held IS NULL")
-              .getInt() == 1);
+    CHECK(
+        db.execAndGet("SELECT count(*) FROM observations WHERE gpu_count_held IS NULL").getInt() ==
+        1);
     CHECK(db.execAndGet("SELECT count(*) FROM aggregates WHERE width > 0").getInt() == 0);
     CHECK(db.execAndGet("SELECT count(*) FROM aggregates").getInt() == 4);
   }

@@ -160,38 +160,53 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
         "SELECT scope, gpu_brand, gpu_model, width, state, samples FROM aggregates "
         "WHERE workload_id = ? AND width > 0");
   }
-  // The card's rows and every card's, by width.
-  const std::string brand = out->hardware.gpu_brand.value_or("");
-  const std::string model = out->hardware.gpu_model.value_or("");
-  std::map<std::int64_t, KeyAggregate> on_card;
-  std::map<std::int64_t, KeyAggregate> on_any;
+  std::vector<std::pair<AggregateKey, KeyAggregate>> read;
   store::Statement& rows = *width_rows_;
   rows.Reset();
   rows.Bind(1, workload_id);
   while (rows.Step()) {
     const std::optional<Scope> scope = ScopeNamed(rows.Text(0));
-    std::map<std::int64_t, KeyAggregate>* into = nullptr;
-    if (scope == Scope::kAny) {
-      into = &on_any;
-    } else if (scope == Scope::kGpuModel && rows.Text(1) == brand && rows.Text(2) == model) {
-      into = &on_card;
-    }
-    if (into == nullptr) continue;
+    if (!scope) continue;
+    AggregateKey key{workload_id, *scope, rows.String(1), rows.String(2), "", rows.Int64(3)};
     KeyAggregate aggregate = AggregateFromState(rows.Blob(4));
     aggregate.samples = rows.Int64(5);
-    into->emplace(rows.Int64(3), std::move(aggregate));
+    read.emplace_back(std::move(key), std::move(aggregate));
   }
   rows.Reset();
+  WidthAggregates by_width;
+  for (const auto& [key, aggregate] : read) by_width.Add(key, aggregate, out->hardware);
+  AnswerForWidth(workload_id, width, explain, by_width, out);
+}
+
+void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
+                                                const KeyAggregate& aggregate,
+                                                const HardwareKey& hardware) {
+  if (key.width <= 0) return;
+  if (key.scope == Scope::kAny) {
+    on_any.emplace(key.width, &aggregate);
+  } else if (key.scope == Scope::kGpuModel && key.gpu_brand == hardware.gpu_brand.value_or("") &&
+             key.gpu_model == hardware.gpu_model.value_or("")) {
+    on_card.emplace(key.width, &aggregate);
+  }
+}
+
+void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
+                                          bool explain, const WidthAggregates& by_width,
+                                          Recommendation* out) {
+  out->width = width;
+  if (workload_id <= 0 || out->hardware.cpu_only) return;
+  const auto& on_any = by_width.on_any;
+  const auto& on_card = by_width.on_card;
   constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
   std::vector<std::int64_t> widths;
   for (const auto& [w, aggregate] : on_any) {
-    if (!aggregate.metric(kKind).empty()) widths.push_back(w);
+    if (!aggregate->metric(kKind).empty()) widths.push_back(w);
   }
   const std::int64_t learned = NearestWidth(widths, width);
   if (learned == 0) return;  // no execution said what it held: every width's figure stands
   const auto own = on_card.find(learned);
-  const bool on_this_card = own != on_card.end() && !own->second.metric(kKind).empty();
-  const KeyAggregate& aggregate = on_this_card ? own->second : on_any.at(learned);
+  const bool on_this_card = own != on_card.end() && !own->second->metric(kKind).empty();
+  const KeyAggregate& aggregate = on_this_card ? *own->second : *on_any.at(learned);
   const Provenance provenance =
       on_this_card ? Provenance::kGpuModel : Provenance::kWorkloadAnyHardware;
   Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
@@ -309,7 +324,7 @@ std::optional<ExplainedExecution> RecommendationReader::FindExecution(FigureKind
 
 Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
                                           const HardwareKey& hardware, double as_of,
-                                          AggregateMemo* memo) {
+                                          AggregateMemo* memo, std::optional<std::int64_t> width) {
   ScopeAggregates found{};
   if (workload_id > 0) {
     ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
@@ -318,7 +333,15 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
       if (entry->second) found[s] = &*entry->second;
     }
   }
-  return Estimate(workload, hardware, as_of, found);
+  Recommendation out = Estimate(workload, hardware, as_of, found);
+  if (width) {
+    WidthAggregates by_width;
+    for (const auto& [key, aggregate] : *memo) {
+      if (key.workload_id == workload_id && aggregate) by_width.Add(key, *aggregate, hardware);
+    }
+    AnswerForWidth(workload_id, *width, false, by_width, &out);
+  }
+  return out;
 }
 
 void RecommendationReader::ReadAggregates(std::int64_t workload_id,
@@ -354,7 +377,12 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
     select.AssignText(3, &key.instance_type);
     key.width = select.Int64(5);
     const auto entry = wanted.find(key);
-    if (entry != wanted.end()) entry->second = AggregateFromState(select.Blob(4));
+    if (entry != wanted.end()) {
+      entry->second = AggregateFromState(select.Blob(4));
+    } else if (key.width > 0 && memo->count(key) == 0) {
+      // A width's rows are few: kept for a Read at a width (GPU memory only).
+      wanted.emplace(key, AggregateFromState(select.Blob(4)));
+    }
   }
   select.Reset();
   memo->merge(wanted);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,9 +60,10 @@ class RecommendationReader {
   void ReadAggregates(std::int64_t workload_id, const std::vector<const HardwareKey*>& keys,
                       AggregateMemo* memo);
   // The same figures as Read above, from the rows in `memo`; those it lacks
-  // are read into it first.
+  // are read into it first (with the workload's rows of every width).
   Recommendation Read(std::int64_t workload_id, const std::string& workload,
-                      const HardwareKey& hardware, double as_of, AggregateMemo* memo);
+                      const HardwareKey& hardware, double as_of, AggregateMemo* memo,
+                      std::optional<std::int64_t> width = std::nullopt);
   const RecommenderSettings& settings() const { return settings_; }
 
  private:
@@ -70,10 +72,19 @@ class RecommendationReader {
   // Adds to each figure the reason it is what it is (Read with `explain`),
   // from the aggregate of the scope its provenance names.
   void Explain(std::int64_t workload_id, const ScopeAggregates& by_scope, Recommendation* out);
+  // A workload's aggregates of one width or more for one card: the card's
+  // own and every card's (scope any), by width.
+  struct WidthAggregates {
+    std::map<std::int64_t, const KeyAggregate*> on_card, on_any;
+    void Add(const AggregateKey& key, const KeyAggregate& aggregate, const HardwareKey& hardware);
+  };
   // Replaces the GPU memory figure by the one learned at `width` (or the
-  // nearest width the workload ran at) and sets out->width.
+  // nearest width the workload ran at) and sets out->width; the first reads
+  // the workload's rows of every width.
   void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
                       Recommendation* out);
+  void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
+                      const WidthAggregates& by_width, Recommendation* out);
   // The observation behind a recent value: by its id, or by workload, key and
   // finish time when the state predates ids (format 1 and 2).
   std::optional<ExplainedExecution> FindExecution(FigureKind kind, std::int64_t workload_id,

@@ -237,12 +237,15 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
   internal::AggregateMemo memo;
   read.ReadAggregates(workload_id, wanted, &memo);
   cache->assign(keys.size(), std::nullopt);
+  // GPU memory per GPU of the executions that held as many GPUs as this one gets.
+  std::optional<std::int64_t> width;
+  if (facts->shape.gpu_count > 0) width = facts->shape.gpu_count;
   std::vector<const Recommendation*> out(candidates.size(), nullptr);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (candidates[i] == nullptr) continue;
     std::optional<Recommendation>& slot = (*cache)[candidates[i]->key_index];
     if (!slot)
-      slot = read.Read(workload_id, workload, keys[candidates[i]->key_index], as_of, &memo);
+      slot = read.Read(workload_id, workload, keys[candidates[i]->key_index], as_of, &memo, width);
     out[i] = &*slot;
   }
   return out;
