@@ -133,6 +133,7 @@ class Figure:
     value: Optional[float]
     provenance: str  # exact, gpu_model, instance_type, workload_any_hardware, none
     held_share: bool  # compute share learned from shares held: no GPU utilisation was reported
+    learned_width: Optional[int]  # GPU memory: the GPUs held by the executions behind it
     samples: int
     confidence: float
     last_seen: Optional[float]
@@ -148,6 +149,7 @@ class Recommendation:
     workload: str
     hardware: dict[str, Any]
     as_of: float
+    width: Optional[int]  # the GPUs held per execution gpu_memory_gb answers for; None: every width
     figures: dict[str, Figure]
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -333,7 +335,8 @@ class Store:
     def recommend(self, image: str, pool: Optional[str] = None,
                   gpu_brand: Optional[str] = None, gpu_model: Optional[str] = None,
                   instance_type: Optional[str] = None, cpu_only: bool = False,
-                  as_of: Time = None, explain: bool = False) -> Recommendation: ...
+                  as_of: Time = None, explain: bool = False,
+                  width: Optional[int] = None) -> Recommendation: ...
     def place(self, execution: Dict[str, Any], candidates: Sequence[Candidate],
               policy: Literal["best_fit", "first_fit", "fragmentation"] = "best_fit", as_of: Time = None,
               record: Optional[str] = None) -> Placement: ...

@@ -57,6 +57,7 @@ int RunBacktestBench(const std::vector<std::string>& args);
 int RunFixtureBench(const std::vector<std::string>& args);
 // hwrec-bench migrate --rows N [--seed S] [--backup]
 int RunMigrateBench(const std::vector<std::string>& args);
+int RunSchemaMigrateBench(const std::vector<std::string>& args);
 
 // hwrec-bench route [--iterations N] [--walks W] [--format F]
 int RunRouteBench(const std::vector<std::string>& args);

@@ -31,6 +31,7 @@ struct IngestBenchOptions {
   std::uint64_t seed = 1;
   std::size_t batch = 10000;
   std::string store_path;  // empty: a scratch store removed at exit
+  bool gpus_held = false;  // GPU records say they held one GPU
   bool json = false;
 };
 
@@ -44,7 +45,8 @@ struct IngestMeasurement {
 };
 
 const char* const kIngestUsage =
-    "hwrec-bench ingest --observations N [--seed S] [--batch B] [--store PATH] [--format F]\n\n"
+    "hwrec-bench ingest --observations N [--seed S] [--batch B] [--store PATH] [--gpus-held]\n"
+    "                   [--format F]\n\n"
     "Generates N reproducible observations (300 images, 12 node pools, a few percent\n"
     "bad records and re-sends), ingests them with hwrec::Ingestor into a fresh store,\n"
     "then writes the same rows with plain prepared INSERTs (the raw SQLite ceiling)\n"
@@ -63,8 +65,10 @@ std::optional<IngestBenchOptions> ParseOptions(const std::vector<std::string>& a
       "batch,b", po::value(&batch)->default_value(10000), "records per transaction")(
       "store", po::value(&options.store_path),
       "write into a new store at PATH and keep it (default: a scratch store, removed)")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "gpus-held", po::bool_switch(&options.gpus_held),
+      "GPU records say they held one GPU (gpu_count_held): each also feeds its width's "
+      "aggregates")("format", po::value(&format)->default_value("table"),
+                    "output format: table or json")("help,h", "show this help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kIngestUsage, &vm)) return std::nullopt;
   if (observations < 1) throw UsageError("--observations must be at least 1");
@@ -142,10 +146,10 @@ void PrintTable(const IngestBenchOptions& options, const fixtures::ObservationGe
   const double ratio = Ratio(ours, ceiling);
   const auto& laps = ours.chunk_seconds;
   std::cout << fmt::format(
-      "hwrec-bench ingest: {} observations (seed {}, batch {}, {} images, {} node pools)\n\n",
+      "hwrec-bench ingest: {} observations (seed {}, batch {}, {} images, {} node pools{})\n\n",
       WithThousands(options.observations), options.seed,
       WithThousands(static_cast<std::int64_t>(options.batch)), generator.images().size(),
-      generator.pools().size());
+      generator.pools().size(), options.gpus_held ? ", GPU records hold 1 GPU each" : "");
   std::cout << "hwrec Ingestor::Ingest\n"
             << fmt::format("  accepted              {:>12}\n", WithThousands(s.accepted))
             << fmt::format("  duplicates            {:>12}\n", WithThousands(s.duplicates))
@@ -235,7 +239,8 @@ int RunIngestBench(const std::vector<std::string>& args) {
   ScratchDir scratch;
   const Result<std::string> store_path = StorePath(*options, scratch);
   if (!store_path.ok()) return Fail(store_path.status().message());
-  const fixtures::ObservationGenerator generator(options->seed, options->observations);
+  fixtures::ObservationGenerator generator(options->seed, options->observations);
+  generator.SendGpusHeld(options->gpus_held);
   Result<IngestMeasurement> ours = Status::Internal("not measured");
   {
     Result<std::unique_ptr<Store>> store = Store::Open(*store_path, BenchStoreOptions());

@@ -34,7 +34,7 @@ constexpr int kWarmup = 5;  // calls made before timing, in each language
 constexpr std::size_t kCandidates = 100;
 
 const char* const kPythonUsage =
-    "hwrec-bench python [--iterations N] [--seed S] [--python EXE] [--script PATH]\n"
+    "hwrec-bench python [--iterations N] [--seed S] [--python EXE] [--script PATH] [--gpus-held]\n"
     "                   [--module-dir DIR] [--format table|json]\n\n"
     "Builds the `place` bench's store (20,000 observations of history, 1,000 pools),\n"
     "times in C++ one recommend, one place over 100 candidates and one ingest of a\n"
@@ -46,6 +46,7 @@ struct PythonBenchOptions : TimedBenchOptions {
   std::string python = "/usr/bin/python3";
   std::string script = SourceTreePath("python/bench.py");
   std::string module_dir = BuiltPythonModuleDir();
+  bool gpus_held = false;  // the ingested records say they held one GPU
 };
 
 std::optional<PythonBenchOptions> ParsePythonOptions(const std::vector<std::string>& args) {
@@ -59,8 +60,10 @@ std::optional<PythonBenchOptions> ParsePythonOptions(const std::vector<std::stri
       "script", po::value(&o.script)->default_value(o.script), "the Python side of the bench")(
       "module-dir", po::value(&o.module_dir)->default_value(o.module_dir),
       "the folder holding the built hwrec package (PYTHONPATH)")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "gpus-held", po::bool_switch(&o.gpus_held),
+      "the ingested GPU records say they held one GPU (gpu_count_held): each also writes its "
+      "width's aggregates")("format", po::value(&format)->default_value("table"),
+                            "output format: table or json")("help,h", "show this help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kPythonUsage, &vm)) return std::nullopt;
   if (o.iterations < 1) throw UsageError("--iterations must be at least 1");
@@ -146,6 +149,7 @@ json ObservationJson(const Observation& o) {
   SetIf(j, "cpu_millicores_p95", o.cpu_millicores_p95);
   SetIf(j, "cpu_millicores_max", o.cpu_millicores_max);
   SetIf(j, "memory_peak_bytes", o.memory_peak_bytes);
+  SetIf(j, "gpu_count_held", o.gpu_count_held);
   json requested = json::object();
   SetIf(requested, "cpu_millicores", o.requested.cpu_millicores);
   SetIf(requested, "memory_bytes", o.requested.memory_bytes);
@@ -332,11 +336,12 @@ int RunPythonBench(const std::vector<std::string>& args) {
   ScratchDir scratch;
   const std::string store_path = scratch.File("python.hwrec");
   const std::string inputs_path = scratch.File("inputs.json");
-  const fixtures::ObservationGenerator gen(options->seed, kPlaceHistory);
+  fixtures::ObservationGenerator gen(options->seed, kPlaceHistory);
   CppFigures cpp;
   Inputs inputs;
-  inputs =
-      MakeInputs(gen, SetUpPlaceFixture(*OpenBenchStore(store_path), gen), options->iterations);
+  const PlaceFixture fixture = SetUpPlaceFixture(*OpenBenchStore(store_path), gen);
+  gen.SendGpusHeld(options->gpus_held);  // the records ingested, not the history
+  inputs = MakeInputs(gen, fixture, options->iterations);
   // Both languages time a store just opened, its journal checkpointed on close.
   cpp = TimeCpp(*OpenBenchStore(store_path), inputs, options->iterations);
   std::ofstream(inputs_path) << InputsJson(inputs, store_path, options->iterations).dump();

@@ -29,6 +29,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"fixture", "writes a legacy site-keyed store (fixture legacy --rows N --seed S STORE)",
        RunFixtureBench},
       {"migrate", "rows/s and peak RSS of the hp:v1 -> hp:v2 legacy migration", RunMigrateBench},
+      {"schema-migrate", "schema 13 -> latest at N observations: aggregates rebuilt, then check",
+       RunSchemaMigrateBench},
       {"route", "ladder-build latency (p50/p99) and a full simulated walk", RunRouteBench},
       {"place", "placement evaluation latency (p50/p99) for 10/100/1,000 candidates",
        RunPlaceBench},
