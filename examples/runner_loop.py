@@ -155,8 +155,9 @@ def complete_execution_metric(execution_id, image, pool, request, start, end, st
         "started_at": start, "ended_at": end, "status": status,
         "instance_type": pool["instance_type"], "node_pool_gpu": pool["gpu"],
         "node_pool_gpu_mode": pool["gpu_mode"], "node_pool_gpu_num_total": pool["gpu_num_total"],
+        # gpu: the GPUs the execution itself held, not the node's node_pool_gpu.
         "resources_allocation": {"cpu": request.cpu_request_millicores / 1000,
-                                 "memory": request.memory_bytes},
+                                 "memory": request.memory_bytes, "gpu": request.gpu_count},
         "metrics": {"cpu_avg": usage["cpu"], "cpu_p95": usage["cpu"] * 1.3,
                     "cpu_max": usage["cpu"] * 1.6, "memory_max": usage["memory"]},
     }

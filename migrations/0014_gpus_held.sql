@@ -5,7 +5,7 @@
 -- not send it, are of unknown width, never read as their node's count.
 --
 -- Aggregates gain a width: 0 is every execution of the key, whatever it
--- held, as before; N >= 1 (at the gpu_model and any scopes only) is the
+-- held, as before; N >= 1 (at the exact, gpu_model and any scopes) is the
 -- executions that held N GPUs, for the GPU memory each GPU needed at that
 -- width. The table is made anew and rebuilt from the observations by this
 -- migration (in its transaction, by hwrec itself).

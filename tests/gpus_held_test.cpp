@@ -203,7 +203,7 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
     const Figure four = f.GpuMemory(kFour, 4);
     CHECK(four.learned_width == 4);
     CHECK(*four.value == Approx(33));
-    CHECK(four.provenance == Provenance::kGpuModel);
+    CHECK(four.provenance == Provenance::kExact);  // on this very hardware key, at width 4
     // No history at 2: 1 is the nearest width; at 3, 4 is.
     CHECK(f.GpuMemory(kFour, 2).learned_width == 1);
     CHECK(f.GpuMemory(kFour, 3).learned_width == 4);

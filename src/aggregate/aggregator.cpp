@@ -202,6 +202,8 @@ void AggregateWriter::Add(const AggregateInput& in) {
   constexpr auto kGpuMemory = static_cast<std::size_t>(FigureKind::kGpuMemoryGb);
   if (in.has_gpu && in.gpus_held.value_or(0) >= 1 && values[kGpuMemory]) {
     const AggregateKey width_keys[] = {
+        {in.workload_id, Scope::kExact, in.gpu_brand, in.gpu_model, in.instance_type,
+         *in.gpus_held},
         {in.workload_id, Scope::kGpuModel, in.gpu_brand, in.gpu_model, "", *in.gpus_held},
         {in.workload_id, Scope::kAny, "", "", "", *in.gpus_held},
     };

@@ -4,8 +4,8 @@
 // (brand, model), instance_type, and any hardware. An unknown GPU model is the
 // empty string: the shared unknown population, never a guess. Those keys are
 // of width 0: every execution, whatever it held. An execution that says how
-// many GPUs it held (N >= 1) also feeds the gpu_model and any keys of width N
-// with the GPU memory each GPU needed.
+// many GPUs it held (N >= 1) also feeds the exact, gpu_model and any keys of
+// width N with the GPU memory each GPU needed.
 #pragma once
 
 #include <array>

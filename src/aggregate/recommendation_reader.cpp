@@ -157,8 +157,8 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   if (workload_id <= 0 || out->hardware.cpu_only) return;
   if (!width_rows_) {
     width_rows_ = db_.Prepare(
-        "SELECT scope, gpu_brand, gpu_model, width, state, samples FROM aggregates "
-        "WHERE workload_id = ? AND width > 0");
+        "SELECT scope, gpu_brand, gpu_model, width, state, samples, instance_type "
+        "FROM aggregates WHERE workload_id = ? AND width > 0");
   }
   std::vector<std::pair<AggregateKey, KeyAggregate>> read;
   store::Statement& rows = *width_rows_;
@@ -167,7 +167,8 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   while (rows.Step()) {
     const std::optional<Scope> scope = ScopeNamed(rows.Text(0));
     if (!scope) continue;
-    AggregateKey key{workload_id, *scope, rows.String(1), rows.String(2), "", rows.Int64(3)};
+    AggregateKey key{workload_id,    *scope,         rows.String(1),
+                     rows.String(2), rows.String(6), rows.Int64(3)};
     KeyAggregate aggregate = AggregateFromState(rows.Blob(4));
     aggregate.samples = rows.Int64(5);
     read.emplace_back(std::move(key), std::move(aggregate));
@@ -184,9 +185,17 @@ void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
   if (key.width <= 0) return;
   if (key.scope == Scope::kAny) {
     on_any.emplace(key.width, &aggregate);
-  } else if (key.scope == Scope::kGpuModel && key.gpu_brand == hardware.gpu_brand.value_or("") &&
-             key.gpu_model == hardware.gpu_model.value_or("")) {
+    return;
+  }
+  if (key.gpu_brand != hardware.gpu_brand.value_or("") ||
+      key.gpu_model != hardware.gpu_model.value_or("")) {
+    return;
+  }
+  if (key.scope == Scope::kGpuModel) {
     on_card.emplace(key.width, &aggregate);
+  } else if (key.scope == Scope::kExact &&
+             key.instance_type == hardware.instance_type.value_or("")) {
+    on_key.emplace(key.width, &aggregate);
   }
 }
 
@@ -196,7 +205,6 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   out->width = width;
   if (workload_id <= 0 || out->hardware.cpu_only) return;
   const auto& on_any = by_width.on_any;
-  const auto& on_card = by_width.on_card;
   constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
   std::vector<std::int64_t> widths;
   for (const auto& [w, aggregate] : on_any) {
@@ -204,25 +212,32 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   }
   const std::int64_t learned = NearestWidth(widths, width);
   if (learned == 0) return;  // no execution said what it held: every width's figure stands
-  const auto own = on_card.find(learned);
-  const bool on_this_card = own != on_card.end() && !own->second->metric(kKind).empty();
-  const KeyAggregate& aggregate = on_this_card ? *own->second : *on_any.at(learned);
-  const Provenance provenance =
-      on_this_card ? Provenance::kGpuModel : Provenance::kWorkloadAnyHardware;
+  // The most specific population at that width: the key, the card, any card.
+  const KeyAggregate* aggregate = on_any.at(learned);
+  Scope scope = Scope::kAny;
+  for (const auto& [at, rows] : {std::pair{Scope::kExact, &by_width.on_key},
+                                 std::pair{Scope::kGpuModel, &by_width.on_card}}) {
+    const auto found = rows->find(learned);
+    if (found != rows->end() && !found->second->metric(kKind).empty()) {
+      aggregate = found->second;
+      scope = at;
+      break;
+    }
+  }
+  const Provenance provenance = kProvenanceOfScope[static_cast<std::size_t>(scope)];
   Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
-  figure = EstimateFigure(kKind, aggregate.metric(kKind), settings_, provenance);
+  figure = EstimateFigure(kKind, aggregate->metric(kKind), settings_, provenance);
   figure.learned_width = learned;
   if (!explain || !figure.value) return;
   std::optional<RecentValue> set_by;
-  figure.reason = ExplainFigure(kKind, aggregate.metric(kKind), settings_, &set_by);
+  figure.reason = ExplainFigure(kKind, aggregate->metric(kKind), settings_, &set_by);
   if (!figure.reason) return;
   std::optional<ExplainedExecution> execution;
-  if (set_by) {
-    execution = FindExecution(kKind, workload_id, out->hardware,
-                              on_this_card ? Scope::kGpuModel : Scope::kAny, *set_by);
-  }
+  if (set_by) execution = FindExecution(kKind, workload_id, out->hardware, scope, *set_by);
   CompleteReason(kKind, settings_, set_by, execution, &*figure.reason);
-  const std::string where = on_this_card ? "on this card" : "on other cards";
+  const std::string where = scope == Scope::kExact      ? "on this hardware"
+                            : scope == Scope::kGpuModel ? "on this card"
+                                                        : "on any card";
   figure.reason->text.insert(
       0, learned == width
              ? fmt::format("per GPU, of the executions that held {} GPU(s) {}: ", width, where)

@@ -72,10 +72,10 @@ class RecommendationReader {
   // Adds to each figure the reason it is what it is (Read with `explain`),
   // from the aggregate of the scope its provenance names.
   void Explain(std::int64_t workload_id, const ScopeAggregates& by_scope, Recommendation* out);
-  // A workload's aggregates of one width or more for one card: the card's
-  // own and every card's (scope any), by width.
+  // A workload's aggregates of one width or more for one hardware key: the
+  // key's own (scope exact), its card's and every card's (scope any), by width.
   struct WidthAggregates {
-    std::map<std::int64_t, const KeyAggregate*> on_card, on_any;
+    std::map<std::int64_t, const KeyAggregate*> on_key, on_card, on_any;
     void Add(const AggregateKey& key, const KeyAggregate& aggregate, const HardwareKey& hardware);
   };
   // Replaces the GPU memory figure by the one learned at `width` (or the

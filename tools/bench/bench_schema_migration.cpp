@@ -170,10 +170,9 @@ int RunSchemaMigrateBench(const std::vector<std::string>& args) {
     for (const fixtures::BenchPool& pool : generator.pools()) {
       if (Status s = RegisterNodePool(**store, pool.pool); !s.ok()) return Fail(s.message());
     }
-    const TimedIngest ingested =
-        IngestGenerated(**store, generator,
-                        Chunks({0, options->observations}, static_cast<std::int64_t>(kBatch)),
-                        kBatch, "hwrec-bench");
+    const TimedIngest ingested = IngestGenerated(
+        **store, generator, Chunks({0, options->observations}, static_cast<std::int64_t>(kBatch)),
+        kBatch, "hwrec-bench");
     m.stored = ingested.summary.accepted;
     m.ingest_s = ingested.seconds;
     BackToSchema13(**store);
@@ -213,9 +212,8 @@ int RunSchemaMigrateBench(const std::vector<std::string>& args) {
         "\"ratio_floor_over_migrate\":{},\"aggregates\":{},\"check_s\":{},\"sound\":{},"
         "\"peak_rss_bytes\":{},\"load_average\":{}}}\n",
         options->postgresql ? "postgresql" : "sqlite", options->observations, m.stored,
-        options->seed, m.ingest_s, m.migrate_s,
-        PerSecond(m.stored, m.migrate_s), m.floor_s, ratio, m.aggregates, m.check_s,
-        m.sound ? "true" : "false", m.peak_rss, m.load_average);
+        options->seed, m.ingest_s, m.migrate_s, PerSecond(m.stored, m.migrate_s), m.floor_s, ratio,
+        m.aggregates, m.check_s, m.sound ? "true" : "false", m.peak_rss, m.load_average);
     return m.sound ? kExitOk : kExitError;
   }
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
@@ -231,9 +229,9 @@ int RunSchemaMigrateBench(const std::vector<std::string>& args) {
       "  peak RSS                  {:>10}\n"
       "load average {:.1f} on {} cores when the run started\n",
       WithThousands(m.stored), options->seed, options->postgresql ? "PostgreSQL" : "SQLite",
-      Store::LatestSchemaVersion(), m.ingest_s,
-      m.migrate_s, WithThousands(static_cast<std::int64_t>(PerSecond(m.stored, m.migrate_s))),
-      m.floor_s, WithThousands(m.floor_rows), ratio, WithThousands(m.aggregates), m.check_s,
+      Store::LatestSchemaVersion(), m.ingest_s, m.migrate_s,
+      WithThousands(static_cast<std::int64_t>(PerSecond(m.stored, m.migrate_s))), m.floor_s,
+      WithThousands(m.floor_rows), ratio, WithThousands(m.aggregates), m.check_s,
       m.sound ? "sound" : "NOT sound", m.check_summary, HumanBytes(m.peak_rss), m.load_average,
       cores);
   return m.sound ? kExitOk : kExitError;
