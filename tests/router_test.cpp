@@ -957,15 +957,18 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   // No execution held fewer GPUs: narrower rungs take the width-8 figure, a
   // lower bound of one shard there, and say it is the nearest width.
   CHECK(reasons.at("gcp/a2-ultragpu-4g/flex-start") ==
-        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8, the nearest width "
-        "it ran at); A100 80GB offers 80 GiB");
-  CHECK_THAT(reasons.at("gcp/a2-highgpu-2g/spot"),
-             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at); "
-                             "A100 40GB offers 40 GiB"));
-  CHECK_THAT(reasons.at("gcp/a2-ultragpu-1g/standard"),
-             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at)"));
-  CHECK_THAT(reasons.at("slurm/a100-80gb"),
-             Catch::Contains("(learned on A100 80GB at width 8, the nearest width it ran at)"));
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB at width 8, the nearest wider "
+        "width it ran at); A100 80GB offers 80 GiB");
+  CHECK_THAT(
+      reasons.at("gcp/a2-highgpu-2g/spot"),
+      Catch::Contains("(learned on A100 80GB at width 8, the nearest wider width it ran at); "
+                      "A100 40GB offers 40 GiB"));
+  CHECK_THAT(
+      reasons.at("gcp/a2-ultragpu-1g/standard"),
+      Catch::Contains("(learned on A100 80GB at width 8, the nearest wider width it ran at)"));
+  CHECK_THAT(
+      reasons.at("slurm/a100-80gb"),
+      Catch::Contains("(learned on A100 80GB at width 8, the nearest wider width it ran at)"));
   CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GiB"));
   CHECK_FALSE(AnyNoteContains(plan, "not used to prune"));
   CHECK_THAT(plan.no_fit, Catch::Contains("86.9 GiB GPU memory per shard (learned on A100 80GB at "
@@ -998,10 +1001,10 @@ TEST_CASE("router: history on a SLURM partition prunes width-1 rungs, its width 
   CHECK(Ids(plan.ladder).empty());
   const auto reasons = PrunedReasons(plan);
   CHECK(reasons.at("gcp/a2-ultragpu-1g/flex-start") ==
-        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB, width unknown); A100 80GB "
-        "offers 80 GiB");
+        "needs 86.9 GiB GPU memory per shard (learned on A100 80GB, width unknown: at least that "
+        "on one GPU); A100 80GB offers 80 GiB");
   CHECK_THAT(reasons.at("slurm/a100-80gb"),
-             Catch::Contains("(learned on A100 80GB, width unknown)"));
+             Catch::Contains("(learned on A100 80GB, width unknown: at least that on one GPU)"));
   CHECK_THAT(reasons.at("runpod/h100-80gb"), Catch::Contains("H100 80GB offers 80 GiB"));
   const auto cli = hwrec::test::RunCli("route " + hwrec::test::ShellQuote(f.path) +
                                        " --intent eval-13b --width 1 --length 2d");
@@ -1027,7 +1030,7 @@ TEST_CASE("router: a card no GCP machine type has takes the figure learned at it
     // width-2 figure, a lower bound of one GPU's need, sizes it.
     CHECK(PrunedReasons(plan).at("slurm/l40s") ==
           "needs 60.5 GiB GPU memory per shard (learned on A100 80GB at width 2, the nearest "
-          "width it ran at); L40S offers 48 GiB");
+          "wider width it ran at); L40S offers 48 GiB");
     CHECK_FALSE(AnyNoteContains(plan, "L40S: no per-shard"));
   }
 }
@@ -1048,9 +1051,11 @@ TEST_CASE(
     const auto reasons = PrunedReasons(plan);
     CHECK(
         reasons.at("slurm/l40s") ==
-        "needs 51.7 GiB GPU memory per shard (learned on L40S, width unknown); L40S offers 48 GiB");
+        "needs 51.7 GiB GPU memory per shard (learned on L40S, width unknown: at least that on one "
+        "GPU); L40S offers 48 GiB");
     CHECK_THAT(reasons.at("gcp/a2-highgpu-1g/spot"),
-               Catch::Contains("(learned on L40S, width unknown); A100 40GB offers 40 GiB"));
+               Catch::Contains("(learned on L40S, width unknown: at least that on one GPU); A100 "
+                               "40GB offers 40 GiB"));
     CHECK_THAT(reasons.at("slurm/a100-40gb"), Catch::Contains("A100 40GB offers 40 GiB"));
     for (const Rung& rung : plan.ladder) CHECK(rung.gpu_model != "A100 40GB");
   }
@@ -1068,7 +1073,7 @@ TEST_CASE(
     CHECK(Ids(plan.ladder).empty());
     CHECK_THAT(PrunedReasons(plan).at("gcp/a2-ultragpu-1g/flex-start"),
                Catch::Contains("needs 86.9 GiB GPU memory per shard (learned on A100 80GB, width "
-                               "unknown)"));
+                               "unknown: at least that on one GPU)"));
   }
 }
 

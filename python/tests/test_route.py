@@ -201,7 +201,7 @@ def test_a_figure_learned_at_width_8_leaves_no_rung_of_width_8_or_less(store):
     assert "learned on A100 80GB at width 8" in plan.no_fit
     assert "shard the work" not in plan.no_fit  # 8 is the widest machine width
     reasons = {p.id: p.reason for p in plan.pruned}
-    nearest = "(learned on A100 80GB at width 8, the nearest width it ran at)"
+    nearest = "(learned on A100 80GB at width 8, the nearest wider width it ran at)"
     assert nearest in reasons["gcp/a2-ultragpu-4g/flex-start"]
     assert nearest in reasons["slurm/a100-80gb"]
 

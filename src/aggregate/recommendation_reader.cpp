@@ -133,34 +133,30 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
 namespace {
 
 // The width whose rows answer for `width`: `width` itself, else the nearest
-// one with rows, the wider on a tie (its per-GPU figure is a lower bound of
-// the need at fewer GPUs); 0 when there are none.
+// one with rows, the narrower on a tie (its per-GPU figure is at least the
+// need at more GPUs: a request sized by it does not run out); 0 when there
+// are none.
 std::int64_t NearestWidth(const std::vector<std::int64_t>& widths, std::int64_t width) {
   std::int64_t best = 0;
   for (std::int64_t w : widths) {
-    if (best == 0) {
-      best = w;
-      continue;
-    }
     const std::int64_t d = w > width ? w - width : width - w;
     const std::int64_t best_d = best > width ? best - width : width - best;
-    if (d < best_d || (d == best_d && w > best)) best = w;
+    if (best == 0 || d < best_d || (d == best_d && w < best)) best = w;
   }
   return best;
 }
 
 }  // namespace
 
-void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
-                                          bool explain, Recommendation* out) {
-  out->width = width;
-  if (workload_id <= 0 || out->hardware.cpu_only) return;
+std::vector<std::pair<AggregateKey, KeyAggregate>> RecommendationReader::ReadWidthRows(
+    std::int64_t workload_id) {
+  std::vector<std::pair<AggregateKey, KeyAggregate>> read;
+  if (workload_id <= 0) return read;
   if (!width_rows_) {
     width_rows_ = db_.Prepare(
         "SELECT scope, gpu_brand, gpu_model, width, state, samples, instance_type "
         "FROM aggregates WHERE workload_id = ? AND width > 0");
   }
-  std::vector<std::pair<AggregateKey, KeyAggregate>> read;
   store::Statement& rows = *width_rows_;
   rows.Reset();
   rows.Bind(1, workload_id);
@@ -174,9 +170,35 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
     read.emplace_back(std::move(key), std::move(aggregate));
   }
   rows.Reset();
+  return read;
+}
+
+void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
+                                          bool explain, Recommendation* out) {
+  out->width = width;
+  if (workload_id <= 0 || out->hardware.cpu_only) return;
+  const auto read = ReadWidthRows(workload_id);
   WidthAggregates by_width;
   for (const auto& [key, aggregate] : read) by_width.Add(key, aggregate, out->hardware);
   AnswerForWidth(workload_id, width, explain, by_width, out);
+}
+
+std::map<std::int64_t, Figure> RecommendationReader::GpuMemoryByWidth(std::int64_t workload_id,
+                                                                      const HardwareKey& hardware) {
+  std::map<std::int64_t, Figure> figures;
+  if (hardware.cpu_only) return figures;
+  const auto read = ReadWidthRows(workload_id);
+  WidthAggregates by_width;
+  for (const auto& [key, aggregate] : read) by_width.Add(key, aggregate, hardware);
+  for (std::int64_t width : by_width.Widths()) {
+    const WidthAggregates::At at = by_width.MostSpecificAt(width);
+    Figure figure =
+        EstimateFigure(FigureKind::kGpuMemoryGb, at.aggregate->metric(FigureKind::kGpuMemoryGb),
+                       settings_, kProvenanceOfScope[static_cast<std::size_t>(at.scope)]);
+    figure.learned_width = width;
+    figures.emplace(width, std::move(figure));
+  }
+  return figures;
 }
 
 void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
@@ -199,31 +221,39 @@ void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
   }
 }
 
+std::vector<std::int64_t> RecommendationReader::WidthAggregates::Widths() const {
+  std::vector<std::int64_t> widths;
+  for (const auto& [w, aggregate] : on_any) {
+    if (!aggregate->metric(FigureKind::kGpuMemoryGb).empty()) widths.push_back(w);
+  }
+  return widths;
+}
+
+// The most specific population at `width` (one of Widths()): the key, the
+// card, any card.
+RecommendationReader::WidthAggregates::At RecommendationReader::WidthAggregates::MostSpecificAt(
+    std::int64_t width) const {
+  for (const auto& [scope, rows] :
+       {std::pair{Scope::kExact, &on_key}, std::pair{Scope::kGpuModel, &on_card}}) {
+    const auto found = rows->find(width);
+    if (found != rows->end() && !found->second->metric(FigureKind::kGpuMemoryGb).empty()) {
+      return {found->second, scope};
+    }
+  }
+  return {on_any.at(width), Scope::kAny};
+}
+
 void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
                                           bool explain, const WidthAggregates& by_width,
                                           Recommendation* out) {
   out->width = width;
   if (workload_id <= 0 || out->hardware.cpu_only) return;
-  const auto& on_any = by_width.on_any;
   constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
-  std::vector<std::int64_t> widths;
-  for (const auto& [w, aggregate] : on_any) {
-    if (!aggregate->metric(kKind).empty()) widths.push_back(w);
-  }
-  const std::int64_t learned = NearestWidth(widths, width);
+  const std::int64_t learned = NearestWidth(by_width.Widths(), width);
   if (learned == 0) return;  // no execution said what it held: every width's figure stands
-  // The most specific population at that width: the key, the card, any card.
-  const KeyAggregate* aggregate = on_any.at(learned);
-  Scope scope = Scope::kAny;
-  for (const auto& [at, rows] : {std::pair{Scope::kExact, &by_width.on_key},
-                                 std::pair{Scope::kGpuModel, &by_width.on_card}}) {
-    const auto found = rows->find(learned);
-    if (found != rows->end() && !found->second->metric(kKind).empty()) {
-      aggregate = found->second;
-      scope = at;
-      break;
-    }
-  }
+  const WidthAggregates::At at = by_width.MostSpecificAt(learned);
+  const KeyAggregate* aggregate = at.aggregate;
+  const Scope scope = at.scope;
   const Provenance provenance = kProvenanceOfScope[static_cast<std::size_t>(scope)];
   Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
   figure = EstimateFigure(kKind, aggregate->metric(kKind), settings_, provenance);

@@ -64,6 +64,12 @@ class RecommendationReader {
   Recommendation Read(std::int64_t workload_id, const std::string& workload,
                       const HardwareKey& hardware, double as_of, AggregateMemo* memo,
                       std::optional<std::int64_t> width = std::nullopt);
+  // GPU memory per GPU at each width the workload's executions said they
+  // held, learned on `hardware`'s key, else its card, else any card (the
+  // figure's provenance says which): width -> figure, ascending. Empty when
+  // none said. One query.
+  std::map<std::int64_t, Figure> GpuMemoryByWidth(std::int64_t workload_id,
+                                                  const HardwareKey& hardware);
   const RecommenderSettings& settings() const { return settings_; }
 
  private:
@@ -76,8 +82,17 @@ class RecommendationReader {
   // key's own (scope exact), its card's and every card's (scope any), by width.
   struct WidthAggregates {
     std::map<std::int64_t, const KeyAggregate*> on_key, on_card, on_any;
+    struct At {
+      const KeyAggregate* aggregate;
+      Scope scope;
+    };
     void Add(const AggregateKey& key, const KeyAggregate& aggregate, const HardwareKey& hardware);
+    // The widths with GPU memory history, on any card, ascending.
+    std::vector<std::int64_t> Widths() const;
+    At MostSpecificAt(std::int64_t width) const;
   };
+  // The workload's aggregate rows of one width or more.
+  std::vector<std::pair<AggregateKey, KeyAggregate>> ReadWidthRows(std::int64_t workload_id);
   // Replaces the GPU memory figure by the one learned at `width` (or the
   // nearest width the workload ran at) and sets out->width; the first reads
   // the workload's rows of every width.

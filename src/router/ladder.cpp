@@ -78,12 +78,14 @@ struct ShardFit {
   int width = 1;  // of the rungs this is the need of
   bool fits() const { return need_gb <= card_gb; }
   std::string Learned() const {
-    if (learned_width == 0) return fmt::format("learned on {}, width unknown", learned_model);
+    if (learned_width == 0) {
+      return fmt::format("learned on {}, width unknown: at least that on one GPU", learned_model);
+    }
     if (learned_width == width) {
       return fmt::format("learned on {} at width {}", learned_model, learned_width);
     }
-    return fmt::format("learned on {} at width {}, the nearest width it ran at", learned_model,
-                       learned_width);
+    return fmt::format("learned on {} at width {}, the nearest wider width it ran at",
+                       learned_model, learned_width);
   }
 };
 
@@ -178,12 +180,13 @@ const CardNeed* LadderBuilder::NeedAt(const std::string& model, int width) const
 // The per-shard need at `width` on `model` (a GCP rung, a SLURM lane, RunPod):
 // the GPU memory per GPU learned at that width (on the card, else on other
 // cards: GPU memory transfers between cards). Without history at that width,
-// the figure of the nearest width the workload ran at, unscaled. Per-GPU
-// memory never drops when the same work gets fewer GPUs, so only a figure
-// learned at `width` or wider sizes the rung (and may prune it): one learned
-// at fewer GPUs is no lower bound at more. A figure of unknown width (the
-// executions did not say what they held) is a lower bound at width 1 only.
-// Nullopt when the card's size is unknown or no such figure is.
+// the figure of the nearest wider width the workload ran at, unscaled:
+// per-GPU memory never drops when the same work gets fewer GPUs, so it is a
+// lower bound of one shard's need here. A figure learned only at fewer GPUs
+// is no lower bound at more: it sizes nothing (a note names it). A figure of
+// unknown width (its executions did not say what they held) was learned on
+// one GPU or more: a lower bound at width 1 only. Nullopt when the card's
+// size is unknown or no such figure is.
 const std::optional<ShardFit>& LadderBuilder::FitAt(const std::string& model, int width) const {
   auto key = std::make_pair(model, width);
   auto found = fits_.find(key);
@@ -222,7 +225,11 @@ void LadderBuilder::AddUnusedFigureNotes() {
     std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // figure -> widths
     for (int width : widths) {
       const CardNeed* need = NeedAt(model, width);
-      if (need == nullptr) continue;
+      // Only a figure that could not size the rungs: learned at fewer GPUs, or
+      // of unknown width on more than one (a card of unknown size is not noted).
+      if (need == nullptr || (need->learned_width ? *need->learned_width >= width : width == 1)) {
+        continue;
+      }
       const bool on_card =
           need->provenance == Provenance::kGpuModel || need->provenance == Provenance::kExact;
       const std::string where = on_card ? model : need->learned_on;

@@ -9,8 +9,8 @@
 #include "base/status_error.h"
 #include "base/time.h"
 #include "hwrec/catalog.h"
-#include "hwrec/recommend.h"
 #include "hwrec/router.h"
+#include "recommend/kept_reader.h"
 #include "router/router_internal.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -27,29 +27,50 @@ std::set<int> RungWidths(const RouterConfig& config, const Intent& intent) {
   return widths;
 }
 
+// The need at each width in `widths` from what the workload needed at the
+// widths it ran at (`by_width`; the pooled figure when it has none): the
+// figure of that width; else of the nearest wider one, a lower bound of one
+// shard's need; else of the nearest narrower one, which the ladder notes but
+// never prunes with.
+void NeedsAtWidths(const std::map<std::int64_t, Figure>& by_width, const Figure& pooled,
+                   const std::string& model, const std::set<int>& widths,
+                   std::map<CardWidth, CardNeed>* needs) {
+  for (int width : widths) {
+    CardNeed& need = (*needs)[{model, width}];
+    if (by_width.empty()) {
+      need = CardNeed{pooled.value, pooled.provenance, std::nullopt, ""};
+      continue;
+    }
+    auto at = by_width.lower_bound(width);         // this width, else the nearest wider
+    if (at == by_width.end()) at = std::prev(at);  // else the nearest narrower
+    need = CardNeed{at->second.value, at->second.provenance, at->first, ""};
+  }
+}
+
 // Needs of one intent's workload on every card the configuration offers, at
 // every width a rung of it may have; empty when it has no GPU-memory history.
-std::map<CardWidth, CardNeed> NeedsOf(RecommendationQuery& query, const RouterConfig& config,
-                                      const Intent& intent, double as_of) {
+std::map<CardWidth, CardNeed> NeedsOf(internal::RecommendationReader& reader,
+                                      const RouterConfig& config, const Intent& intent,
+                                      double as_of) {
+  std::map<CardWidth, CardNeed> needs;
+  const std::optional<std::int64_t> workload_id = reader.WorkloadId(intent.workload_image);
+  if (!workload_id) return needs;
   std::map<std::string, std::string> cards;  // model -> brand
   for (const GcpMachineType& m : config.machines) cards.emplace(m.gpu_model, m.gpu_brand);
   for (const SlurmLane& lane : config.lanes) cards.emplace(lane.gpu_model, lane.gpu_brand);
   cards.emplace(config.runpod.gpu_model, config.runpod.gpu_brand);
-  std::map<CardWidth, CardNeed> needs;
   bool any_history = false;
   for (const auto& [model, brand] : cards) {
     if (model.empty()) continue;
     HardwareKey key;
     key.gpu_brand = brand;
     key.gpu_model = model;
-    for (int width : RungWidths(config, intent)) {
-      auto rec = query.Recommend(intent.workload_image, key, as_of, Explain::kNo, width);
-      internal::ThrowIfError(rec.status());
-      const Figure& figure = rec->figure(FigureKind::kGpuMemoryGb);
-      needs[{model, width}] = CardNeed{figure.value, figure.provenance, figure.learned_width, ""};
-      any_history = any_history || figure.value.has_value();
-    }
+    const std::map<std::int64_t, Figure> by_width = reader.GpuMemoryByWidth(*workload_id, key);
+    const Recommendation pooled = reader.Read(*workload_id, intent.workload_image, key, as_of);
+    NeedsAtWidths(by_width, pooled.figure(FigureKind::kGpuMemoryGb), model,
+                  RungWidths(config, intent), &needs);
   }
+  for (const auto& [at, need] : needs) any_history = any_history || need.gpu_memory_gb;
   if (!any_history) needs.clear();
   // Name the cards a figure learned on other cards comes from: those whose
   // own figure was learned at the same width (or, width unknown, at all).
@@ -80,10 +101,14 @@ Result<RouterSnapshot> RouterSnapshot::Open(const Store& store, std::optional<do
     for (const GpuModel& card : catalog->models())
       snapshot.card_memory_gb[card.model] = card.memory_gb;
     const double at = as_of.value_or(internal::NowEpochSeconds());
-    auto query = RecommendationQuery::Open(store);
-    if (!query.ok()) return query.status();
+    // One snapshot of the store for every figure.
+    store::ReadSnapshot read(store::ConnectionOf(store));
+    store::ChangeWatch watch(store::ConnectionOf(store));
+    std::unique_ptr<internal::RecommendationReader> kept;
+    auto reader = internal::KeptReader(store, &kept, watch);
+    if (!reader.ok()) return reader.status();
     for (const Intent& intent : snapshot.config.intents) {
-      auto needs = NeedsOf(**query, snapshot.config, intent, at);
+      auto needs = NeedsOf(**reader, snapshot.config, intent, at);
       if (!needs.empty()) snapshot.needs[intent.intent] = std::move(needs);
     }
     return snapshot;
