@@ -236,6 +236,31 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
   }
 }
 
+TEST_CASE("gpus held: a width without history is sized by the nearest wider one, if any",
+          "[gpus_held][router][engine]") {
+  Fleet f;
+  // 30 GiB per GPU held alone (33 with the margin), 45 per GPU at 8 (49.5).
+  f.Ingest("ghcr.io/acme/lora-13b:1.0", 3, 30, 1, "one");
+  f.Ingest("ghcr.io/acme/lora-13b:1.0", 3, 45, 8, "eight");
+  const RoutePlan plan = f.Route("lora-13b", 2);
+  const std::vector<std::string> pruned = PrunedReasons(plan);
+  INFO(Joined(pruned) << Joined(plan.notes));
+  // Width 1 is nearer to 2, but only the width-8 figure bounds one shard of 2.
+  CHECK(AnyContains(pruned, "gcp/a2-highgpu-2g/flex-start: needs 49.5 GiB GPU memory per shard "
+                            "(learned on H100 80GB at width 8, the nearest wider width it ran "
+                            "at); A100 40GB offers 40 GiB"));
+  CHECK_FALSE(AnyContains(plan.notes, "not used to prune"));
+  // At width 1 its own figure: 33 GiB per shard fits the 40 GiB lane (pruned
+  // for being smaller than the intent's card, not for the shard).
+  CHECK_FALSE(AnyContains(pruned, "slurm/a100-40gb: needs"));
+  // A request is sized from the nearest width, the narrower on a tie: never
+  // below what executions of fewer GPUs needed per GPU.
+  f.Ingest("ghcr.io/acme/lora-7b:1.0", 2, 20, 2, "two");
+  f.Ingest("ghcr.io/acme/lora-7b:1.0", 2, 10, 4, "four");
+  CHECK(f.GpuMemory("ghcr.io/acme/lora-7b:1.0", 3).learned_width == 2);
+  CHECK(f.GpuMemory("ghcr.io/acme/lora-13b:1.0", 2).learned_width == 1);
+}
+
 TEST_CASE("gpus held: more than the node has, or GPU use with none held, is refused by name",
           "[gpus_held][ingest][engine]") {
   Fleet f;
@@ -249,18 +274,31 @@ TEST_CASE("gpus held: more than the node has, or GPU use with none held, is refu
       R"({"execution_id":"d","action_image":"x","finished_at":1700000000,"gpu_count_held":-1})"
       "\n"
       R"({"execution_id":"e","action_image":"x","finished_at":1700000000,"node_pool_id":"a3-8g","gpu_count_held":8})"
+      "\n"
+      // 8 cards split into 16 MIG partitions: up to 16 partitions held.
+      R"({"execution_id":"f","action_image":"x","finished_at":1700000000,"hardware":{"gpu_count":8,"gpu_mode":"mig-3g.20gb","gpu_total":16},"gpu_count_held":10})"
+      "\n"
+      R"({"execution_id":"g","action_image":"x","finished_at":1700000000,"hardware":{"gpu_count":8,"gpu_mode":"mig-3g.20gb","gpu_total":16},"gpu_count_held":17})"
+      "\n"
+      R"({"execution_id":"h","action_image":"x","finished_at":1700000000,"status":"gpu_oom","gpu_count_held":0})"
+      "\n"
+      R"({"execution_id":"i","action_image":"x","finished_at":1700000000,"gpu_count_held":5000})"
       "\n");
   auto ingestor = Ingestor::Open(*f.store);
   REQUIRE(ingestor.ok());
   auto summary = (*ingestor)->IngestJsonLines(in);
   REQUIRE(summary.ok());
-  CHECK(summary->accepted == 1);
-  REQUIRE(summary->rejects.size() == 4);
+  CHECK(summary->accepted == 2);
+  REQUIRE(summary->rejects.size() == 7);
   for (const RecordError& e : summary->rejects) CHECK(e.field == "gpu_count_held");
-  CHECK_THAT(summary->rejects[0].reason, Catch::Contains("more than the 8 GPU(s) of its node"));
-  CHECK_THAT(summary->rejects[1].reason, Catch::Contains("hardware.gpu_count 2"));
-  CHECK_THAT(summary->rejects[2].reason, Catch::Contains("gpu_memory_peak_gb is 3"));
+  CHECK_THAT(summary->rejects[0].reason,
+             Catch::Contains("more than the 8 GPU(s) a node of pool 'a3-8g' has"));
+  CHECK_THAT(summary->rejects[1].reason, Catch::Contains("more than the 2 GPU(s) its node has"));
+  CHECK_THAT(summary->rejects[2].reason, Catch::Contains("reports a GPU memory peak of 3"));
   CHECK_THAT(summary->rejects[3].reason, Catch::Contains("zero or more"));
+  CHECK_THAT(summary->rejects[4].reason, Catch::Contains("more than the 16 GPU(s) its node has"));
+  CHECK_THAT(summary->rejects[5].reason, Catch::Contains("ran out of GPU memory"));
+  CHECK_THAT(summary->rejects[6].reason, Catch::Contains("more GPUs than one node holds"));
 }
 
 TEST_CASE("gpus held: the Runner sends resources_allocation.gpu", "[gpus_held][runner]") {

@@ -39,6 +39,10 @@ struct RequestedResources {
   bool operator==(const RequestedResources& other) const;
 };
 
+// The most GPUs one execution may say it held (gpu_count_held): more than
+// any one node has.
+inline constexpr std::int64_t kMaxGpusHeld = 1024;
+
 // The longest wall time an observation may carry: a year (366 days). Longer is
 // a unit mistake (milliseconds sent as seconds) or an unset start time, and it
 // would put the execution's start before any calendar the backtest can draw.
@@ -97,6 +101,11 @@ ObservationParse ParseObservationJson(std::string_view json, bool strict = false
 // Checks an Observation built in C++ the way ParseObservationJson checks JSON:
 // every problem, at most one per field.
 std::vector<RecordError> ObservationProblems(const Observation& observation);
+// The GPUs a node with `hardware` offers an execution: its MIG partitions
+// (gpu_total) when split into them, else its cards (gpu_count); nullopt when
+// not recorded. gpu_count_held is at most this.
+std::optional<std::int64_t> GpusOfNode(const HardwareProfile& hardware);
+
 // The first of ObservationProblems, for callers that report one.
 std::optional<RecordError> ValidateObservation(const Observation& observation);
 

@@ -95,13 +95,14 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
   }
   // The node's GPU count may come from its registered pool, which the record's
   // own check (ObservationProblems) does not see.
-  if (o.gpu_count_held && h.gpu_count && !o.hardware.gpu_count &&
-      *o.gpu_count_held > *h.gpu_count) {
+  const std::optional<std::int64_t> node_gpus = GpusOfNode(h);
+  if (o.gpu_count_held && node_gpus && GpusOfNode(o.hardware) != node_gpus &&
+      *o.gpu_count_held > *node_gpus) {
     errors.push_back(FieldError{
         "gpu_count_held",
-        fmt::format("is {}, more than the {} GPU(s) of its node (hardware.gpu_count of node pool "
-                    "'{}'): send the GPUs the execution itself held, not the node's",
-                    *o.gpu_count_held, *h.gpu_count, o.node_pool_id.value_or("?"))});
+        fmt::format("is {}, more than the {} GPU(s) a node of pool '{}' has: send the GPUs the "
+                    "execution itself held, not the node's",
+                    *o.gpu_count_held, *node_gpus, o.node_pool_id.value_or("?"))});
   }
   return errors;
 }

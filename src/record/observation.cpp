@@ -128,30 +128,40 @@ void CheckMeasurements(const Observation& o, Checker& check) {
 
 // The GPUs the execution held: no more than its node has, and none when it
 // reports using a GPU. The node's count resolved from its pool is checked at
-// ingest (CheckWithinHardware).
+// ingest (CheckWithinHardware). Reasons name no other field: the Runner's
+// form spells them its own way.
 void CheckGpusHeld(const Observation& o, Checker& check) {
   const std::optional<std::int64_t>& held = o.gpu_count_held;
   check.NonNegative("gpu_count_held", held);
   if (!held || *held < 0) return;
-  const std::optional<std::int64_t>& node = o.hardware.gpu_count;
-  if (node && *node >= 0 && *held > *node) {
+  if (*held > kMaxGpusHeld) {
     return check.Fail("gpu_count_held",
-                      fmt::format("is {}, more than the node's hardware.gpu_count {}: send the "
-                                  "GPUs the execution itself held, not the node's",
+                      fmt::format("is {}: more GPUs than one node holds (at most {}): send the "
+                                  "GPUs the execution itself held",
+                                  *held, kMaxGpusHeld));
+  }
+  if (const std::optional<std::int64_t> node = GpusOfNode(o.hardware); node && *held > *node) {
+    return check.Fail("gpu_count_held",
+                      fmt::format("is {}, more than the {} GPU(s) its node has: send the GPUs the "
+                                  "execution itself held, not the node's",
                                   *held, *node));
   }
   if (*held != 0) return;
   const std::pair<const char*, const std::optional<double>*> used[] = {
-      {"gpu_memory_peak_gb", &o.gpu_memory_peak_gb},
-      {"gpu_utilization", &o.gpu_utilization},
-      {"gpu_compute_fraction", &o.gpu_compute_fraction}};
-  for (const auto& [field, value] : used) {
+      {"a GPU memory peak", &o.gpu_memory_peak_gb},
+      {"a GPU utilisation", &o.gpu_utilization},
+      {"a GPU compute share", &o.gpu_compute_fraction}};
+  for (const auto& [what, value] : used) {
     if (value->has_value() && **value > 0) {
       return check.Fail("gpu_count_held",
-                        fmt::format("is 0, but {} is {}: an execution that held no GPU used "
-                                    "none; send the GPUs it held",
-                                    field, **value));
+                        fmt::format("is 0, but the record reports {} of {}: an execution that "
+                                    "held no GPU used none; send the GPUs it held",
+                                    what, **value));
     }
+  }
+  if (o.status == ExecutionStatus::kGpuOom) {
+    check.Fail("gpu_count_held",
+               "is 0, but the execution ran out of GPU memory: send the GPUs it held");
   }
 }
 
@@ -405,6 +415,14 @@ std::vector<RecordError> ObservationProblems(const Observation& observation) {
   CheckMeasurements(observation, check);
   CheckGpusHeld(observation, check);
   return std::move(check.errors);
+}
+
+std::optional<std::int64_t> GpusOfNode(const HardwareProfile& hardware) {
+  // A node split into MIG partitions offers gpu_total of them.
+  const bool partitioned = hardware.gpu_mode && hardware.gpu_mode->rfind("mig-", 0) == 0;
+  if (partitioned && hardware.gpu_total.value_or(0) > 0) return hardware.gpu_total;
+  if (hardware.gpu_count && *hardware.gpu_count >= 0) return hardware.gpu_count;
+  return std::nullopt;
 }
 
 std::optional<RecordError> ValidateObservation(const Observation& observation) {
