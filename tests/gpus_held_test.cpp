@@ -19,6 +19,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/router.h"
 #include "hwrec/runner.h"
+#include "hwrec/store_copy.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "test_support.h"
@@ -228,11 +229,30 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
     CHECK(AnyContains(placed.shape.notes, "none of its executions said how many GPUs it held"));
   }
 
-  SECTION("the check finds every per-width aggregate equal to a rebuild") {
+  SECTION("check and copy keep every per-width aggregate equal to a rebuild") {
     auto report = CheckStore(f.path);
     REQUIRE(report.ok());
     for (const CheckResult& c : report->checks) INFO(c.name << ": " << c.summary);
     CHECK(report->sound());
+    // To a file, whichever engine the fleet's store is on: the copy verifies
+    // its aggregates against the source's and a rebuild.
+    const std::string copy_path = f.dir.File("copy.db");
+    auto copy = test::OpenStoreOrFail(copy_path);
+    auto copied = CopyStore(*f.store, *copy);
+    INFO(copied.status().ToString());
+    REQUIRE(copied.ok());
+    CHECK(f.GpuMemory(kFour, 4).value == [&] {
+      auto query = RecommendationQuery::Open(*copy);
+      REQUIRE(query.ok());
+      HardwareKey key;
+      key.gpu_brand = "NVIDIA";
+      key.gpu_model = "H100 80GB";
+      key.instance_type = "a3-highgpu-8g";
+      return (*query)
+          ->Recommend(kFour, key, std::nullopt, Explain::kNo, 4)
+          ->figure(FigureKind::kGpuMemoryGb)
+          .value;
+    }());
   }
 }
 
@@ -246,9 +266,10 @@ TEST_CASE("gpus held: a width without history is sized by the nearest wider one,
   const std::vector<std::string> pruned = PrunedReasons(plan);
   INFO(Joined(pruned) << Joined(plan.notes));
   // Width 1 is nearer to 2, but only the width-8 figure bounds one shard of 2.
-  CHECK(AnyContains(pruned, "gcp/a2-highgpu-2g/flex-start: needs 49.5 GiB GPU memory per shard "
-                            "(learned on H100 80GB at width 8, the nearest wider width it ran "
-                            "at); A100 40GB offers 40 GiB"));
+  CHECK(AnyContains(pruned,
+                    "gcp/a2-highgpu-2g/flex-start: needs 49.5 GiB GPU memory per shard "
+                    "(learned on H100 80GB at width 8, the nearest wider width it ran "
+                    "at); A100 40GB offers 40 GiB"));
   CHECK_FALSE(AnyContains(plan.notes, "not used to prune"));
   // At width 1 its own figure: 33 GiB per shard fits the 40 GiB lane (pruned
   // for being smaller than the intent's card, not for the shard).
