@@ -14,6 +14,7 @@
 #include "hwrec/legacy_migration.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/recommend.h"
+#include "hwrec/store_copy.h"
 #include "legacy_fixture.h"
 #include "store/sqlite_connection.h"
 #include "test_support.h"
@@ -926,6 +927,54 @@ TEST_CASE("quarantine: resolve moves rows into observations and refreshes recomm
   CHECK(db.execAndGet("SELECT gpu_model FROM observations WHERE execution_id = 'q-neither'")
             .getString() == "L4");
   CHECK(CountRows(path, "legacy_quarantine") == 4);
+}
+
+TEST_CASE("quarantine: list and resolve work on a migrated store copied to either engine",
+          "[legacy][engine]") {
+  // The documented path to PostgreSQL: migrate the legacy file, then copy it.
+  TempDir dir;
+  const std::string path = dir.File("legacy.db");
+  WriteEveryReason(path);
+  MigrateOrFail(path);
+  const std::string location = hwrec::test::NewStoreLocation(dir, "copied.db");
+  {
+    auto file = hwrec::test::OpenStoreOrFail(path);
+    auto copy = hwrec::test::OpenStoreOrFail(location);
+    auto copied = hwrec::CopyStore(*file, *copy);
+    INFO(copied.status().ToString());
+    REQUIRE(copied.ok());
+  }
+  const std::string store_arg = ShellQuote(location);
+  const auto list = RunCli("quarantine list " + store_arg + " --format json");
+  INFO(list.err);
+  REQUIRE(list.exit_code == 0);
+  const auto rows = nlohmann::json::parse(list.out);
+  REQUIRE(rows.size() == 7);
+  std::int64_t no_model_id = 0;
+  for (const auto& row : rows) {
+    if (row.at("execution_id") == "q-no-model") no_model_id = row.at("id").get<std::int64_t>();
+  }
+  REQUIRE(no_model_id != 0);
+  // By its quarantine id, then by a filter.
+  const auto by_id = RunCli("quarantine resolve " + store_arg + " --id " +
+                            std::to_string(no_model_id) + " --gpu-model 'A100 40GB'");
+  INFO(by_id.err);
+  CHECK(by_id.exit_code == 0);
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  hwrec::QuarantineFilter mode;
+  mode.node_pool_id = "pool-a30";
+  auto fits = hwrec::ResolveQuarantine(*store, mode, "A100 80GB", std::string("NVIDIA"));
+  INFO(fits.status().ToString());
+  REQUIRE(fits.ok());
+  CHECK(fits->moved == 1);
+  hwrec::QuarantineFilter ids;
+  ids.ids = {no_model_id};
+  auto gone = hwrec::ListQuarantine(*store, ids);
+  REQUIRE(gone.ok());
+  CHECK(gone->empty());
+  auto left = hwrec::ListQuarantine(*store, hwrec::QuarantineFilter{});
+  REQUIRE(left.ok());
+  CHECK(left->size() == 5);
 }
 
 TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", "[legacy]") {

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <set>
+
 #include <memory>
 
 #include "aggregate/aggregator.h"
@@ -47,24 +49,25 @@ QuarantinedRow ToQuarantinedRow(const LegacyRow& row, std::string code, std::str
 }
 
 // The quarantined rows `filter` selects, with their reason code and reason.
+// The ids are matched here, not in SQL: the same statement runs on both
+// engines (the quarantine is small: rows no migration could place).
 template <typename Fn>
 void ForEachMatch(store::Connection& db, const QuarantineFilter& filter, Fn&& fn) {
-  const auto query = db.Prepare(
-      fmt::format("SELECT {}, reason_code, reason FROM legacy_quarantine WHERE "
-                  "(?1 IS NULL OR site_id = ?1) AND (?2 IS NULL OR node_pool_id = ?2) AND "
-                  "(?3 IS NULL OR node_pool_gpu = ?3) AND (?4 IS NULL OR reason_code = ?4) "
-                  "AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5))) ORDER BY id",
-                  internal::kLegacyColumns));
+  const auto query =
+      db.Prepare(fmt::format("SELECT {}, reason_code, reason FROM legacy_quarantine WHERE "
+                             "(CAST(?1 AS TEXT) IS NULL OR site_id = ?1) AND "
+                             "(CAST(?2 AS TEXT) IS NULL OR node_pool_id = ?2) AND "
+                             "(CAST(?3 AS TEXT) IS NULL OR node_pool_gpu = ?3) AND "
+                             "(CAST(?4 AS TEXT) IS NULL OR reason_code = ?4) "
+                             "ORDER BY id",
+                             internal::kLegacyColumns));
   store::BindRow(*query, filter.site_id, filter.node_pool_id, filter.node_pool_gpu,
                  filter.reason_code);
-  if (filter.ids.empty()) {
-    query->Bind(5, std::nullopt);
-  } else {
-    query->Bind(5, fmt::format("[{}]", fmt::join(filter.ids, ",")));
-  }
+  const std::set<std::int64_t> ids(filter.ids.begin(), filter.ids.end());
   LegacyRow row;
   while (query->Step()) {
     internal::ReadLegacyRow(*query, 0, &row);
+    if (!ids.empty() && ids.count(row.id) == 0) continue;
     fn(row, query->String(internal::kLegacyColumnCount),
        query->String(internal::kLegacyColumnCount + 1));
   }
