@@ -117,6 +117,21 @@ TEST_CASE("report: a name with a broken UTF-8 byte keeps its well-formed charact
   CHECK_THAT(page, Contains("caf\xC3\xA9-\xEF\xBF\xBD-\xE6\xA8\xA1\xE5\x9E\x8B:1"));
 }
 
+TEST_CASE("report: bidirectional overrides and zero-width characters show as escapes",
+          "[backtest][report]") {
+  // U+202E..U+202C would render "ghcr.io/acme/gnp.exe:1"; U+200B hides in "llm-finetune".
+  const std::string reversed =
+      "ghcr.io/acme/\xE2\x80\xAE"
+      "exe.gnp\xE2\x80\xAC:1";
+  const std::string hidden = "llm\xE2\x80\x8B-finetune:2";
+  const std::string page = Page(hwrec::test::SampleResult(
+      {{reversed, hwrec::test::CpuKey("n2")}, {hidden, hwrec::test::CpuKey("n2")}}, 5));
+  CHECK(page.find("\xE2\x80\xAE") == std::string::npos);
+  CHECK(page.find("\xE2\x80\x8B") == std::string::npos);
+  CHECK_THAT(page, Contains("ghcr.io/acme/\\u202eexe.gnp\\u202c:1"));
+  CHECK_THAT(page, Contains("llm\\u200b-finetune:2"));
+}
+
 TEST_CASE("report: the runs side by side, with each preset's description and source",
           "[backtest][report]") {
   const auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(2));

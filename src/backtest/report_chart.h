@@ -26,7 +26,9 @@ struct FigureDisplay {
 const FigureDisplay& DisplayOf(FigureKind kind);
 
 // `text` as HTML character data or a quoted attribute value: markup
-// characters as entities, control characters and invalid UTF-8 as U+FFFD.
+// characters as entities, control characters and invalid UTF-8 as U+FFFD,
+// characters that are invisible or reorder text (bidirectional overrides,
+// zero-width spaces) as `\u202e`, as the CLI shows them.
 std::string EscapeHtml(std::string_view text);
 
 // A number for a label: up to 4 significant digits, no exponent for
