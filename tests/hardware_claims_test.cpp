@@ -477,3 +477,49 @@ TEST_CASE(
   REQUIRE(with_store.exit_code == 0);
   CHECK(nlohmann::json::parse(with_store.out)["hp_v2"] == expected);
 }
+
+TEST_CASE("claims: absurd values on hardware of unknown size are refused by name",
+          "[ingest][claims][engine]") {
+  ClaimsFixture f;
+  // An unregistered pool: neither the card nor the node's size is known.
+  const auto summary = f.Ingest(fmt::format(
+      R"({{"execution_id": "absurd", "action_image": "train:1", "finished_at": {0:.0f},)"
+      R"( "node_pool_id": "nowhere", "gpu_memory_peak_gb": 1e307, "memory_peak_bytes": 9e18,)"
+      R"( "cpu_millicores_avg": 1e300}})"
+      "\n"
+      R"({{"execution_id": "big-but-real", "action_image": "train:1", "finished_at": {0:.0f},)"
+      R"( "node_pool_id": "nowhere", "gpu_memory_peak_gb": 1200, "memory_peak_bytes": {1},)"
+      R"( "cpu_millicores_avg": 1900000}})"
+      "\n",
+      kNow - 60, 30LL * 1024 * kGiB));
+  CHECK(summary.accepted == 1);
+  const auto rejects = RejectsById(summary);
+  REQUIRE(rejects.count("absurd") == 1);
+  std::map<std::string, std::string> reasons;
+  for (const hwrec::RecordError& e : rejects.at("absurd").errors) reasons[e.field] = e.reason;
+  REQUIRE(reasons.count("gpu_memory_peak_gb") == 1);
+  // 16 × the largest catalogued card (80 GiB or more).
+  CHECK_THAT(reasons["gpu_memory_peak_gb"],
+             Catch::Contains("more than a card of unknown size is taken to hold"));
+  CHECK_THAT(reasons["gpu_memory_peak_gb"],
+             Catch::Contains("ingest.unknown_hardware.gpu_memory_factor"));
+  REQUIRE(reasons.count("memory_peak_bytes") == 1);
+  CHECK_THAT(reasons["memory_peak_bytes"], Catch::Contains("35184372088832 bytes"));
+  REQUIRE(reasons.count("cpu_millicores_avg") == 1);
+  CHECK_THAT(reasons["cpu_millicores_avg"], Catch::Contains("2048000 millicores"));
+
+  // The bounds are settings: 16 cores refuse what 2,048 accepted.
+  const auto set =
+      RunCli("config set " + ShellQuote(f.location) + " ingest.unknown_hardware.max_cpu_cores 16");
+  INFO(set.err);
+  REQUIRE(set.exit_code == 0);
+  const auto again = f.Ingest(fmt::format(
+      R"({{"execution_id": "twenty-cores", "action_image": "train:1", "finished_at": {:.0f},)"
+      R"( "node_pool_id": "nowhere", "cpu_millicores_avg": 20000}})"
+      "\n",
+      kNow - 30));
+  CHECK(again.accepted == 0);
+  REQUIRE(again.rejects.size() == 1);
+  CHECK(again.rejects[0].field == "cpu_millicores_avg");
+  CHECK_THAT(again.rejects[0].reason, Catch::Contains("16000 millicores"));
+}

@@ -40,6 +40,9 @@ const std::map<std::string, NumericRange>& NumericRanges() {
       {"gpu_memory.margin", {0, 10, true, false}},
       {"gpu_compute.margin", {0, 10, true, false}},
       {"ingest.max_clock_skew_hours", {0, 8760, true, false}},
+      {"ingest.unknown_hardware.gpu_memory_factor", {1, 1e6, true, false}},
+      {"ingest.unknown_hardware.max_cpu_cores", {1, 1e9, true, false}},
+      {"ingest.unknown_hardware.max_memory_gib", {1, 1e12, true, false}},
       {"default.cpu_request_millicores", {1, 1e6, true, true}},
       {"default.memory_bytes", {1, 1e15, true, true}},
   };
@@ -92,6 +95,18 @@ const std::vector<ConfigKey>& ConfigKeys() {
        "how many hours after the store's clock a finished_at may be; later records are "
        "rejected and left out of rebuilt aggregates",
        false},
+      {"ingest.unknown_hardware.gpu_memory_factor", "16",
+       "where a record's card is of unknown size, its GPU memory peak may be at most the "
+       "largest catalogued card's memory times this; more rejects the record",
+       false, false},
+      {"ingest.unknown_hardware.max_cpu_cores", "2048",
+       "where a record's node has no known CPU count, its CPU figures may be at most this many "
+       "cores; more rejects the record",
+       false, false},
+      {"ingest.unknown_hardware.max_memory_gib", "32768",
+       "where a record's node has no known memory size, its memory peak may be at most this "
+       "many GiB (32 TiB); more rejects the record",
+       false, false},
       {"fallback.cpu_memory_any_hardware", "false",
        "true: CPU and memory fall back to the workload's history on any hardware when an "
        "instance type has none",
@@ -164,6 +179,9 @@ RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values
   s.total_compute_slices = static_cast<int>(std::stod(values["total_compute_slices"]));
   s.oom_bump_factor = std::stod(values["oom_bump_factor"]);
   s.max_clock_skew_hours = std::stod(values["ingest.max_clock_skew_hours"]);
+  s.unknown_gpu_memory_factor = std::stod(values["ingest.unknown_hardware.gpu_memory_factor"]);
+  s.unknown_max_cpu_cores = std::stod(values["ingest.unknown_hardware.max_cpu_cores"]);
+  s.unknown_max_memory_gib = std::stod(values["ingest.unknown_hardware.max_memory_gib"]);
   s.cpu_memory_any_hardware = values["fallback.cpu_memory_any_hardware"] == "true";
   s.default_cpu_request_millicores = std::stod(values["default.cpu_request_millicores"]);
   s.default_memory_bytes = std::stod(values["default.memory_bytes"]);

@@ -35,8 +35,12 @@ struct RecommenderSettings {
   double compute_ladder_step = 0.05;
   int total_compute_slices = 7;
   double oom_bump_factor = 1.2;
-  double max_clock_skew_hours = 24;      // how far ahead of now a finished_at may be
-  bool cpu_memory_any_hardware = false;  // CPU and memory may fall back across instance types
+  double max_clock_skew_hours = 24;  // how far ahead of now a finished_at may be
+  // Bounds of what a record may report where its hardware's size is unknown.
+  double unknown_gpu_memory_factor = 16;  // × the largest catalogued card's memory
+  double unknown_max_cpu_cores = 2048;
+  double unknown_max_memory_gib = 32768;  // 32 TiB
+  bool cpu_memory_any_hardware = false;   // CPU and memory may fall back across instance types
   // The request placement gives a pool where neither history nor the execution sizes it.
   double default_cpu_request_millicores = 1000;
   double default_memory_bytes = 2147483648.0;  // 2 GiB

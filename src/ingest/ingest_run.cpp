@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -56,8 +57,20 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   if (!pools.ok()) return pools.status();
   store::Connection& db = store::ConnectionOf(store);
   internal::RecommenderSettings settings = internal::LoadSettings(db);
+  internal::UnknownHardwareBounds unknown;
+  double largest_card_gb = 0;
+  for (const GpuModel& card : catalog->models()) {
+    largest_card_gb = std::max(largest_card_gb, card.memory_gb);
+  }
+  if (largest_card_gb > 0) {
+    unknown.gpu_memory_gb = largest_card_gb * settings.unknown_gpu_memory_factor;
+  }
+  unknown.cpu_millicores = settings.unknown_max_cpu_cores * 1000.0;
+  unknown.memory_bytes = settings.unknown_max_memory_gib * 1073741824.0;
   HardwareResolver resolver(std::move(catalog).value(), *pools, settings.total_compute_slices);
-  return std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
+  auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
+  run->unknown_ = unknown;
+  return run;
 }
 
 IngestRun::SummaryMark IngestRun::Mark() const {
@@ -103,7 +116,7 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
   const ResolvedHardware* resolved = resolver_.Resolve(o, &error);
   // Every bad field is named: the hardware, the time, each figure above its bound.
   std::vector<FieldError> errors =
-      internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours);
+      internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours, unknown_);
   if (resolved == nullptr) errors.insert(errors.begin(), std::move(error));
   if (!errors.empty()) {
     Reject(line, o.execution_id, errors, record_text());
@@ -177,7 +190,7 @@ void IngestRun::RejectRefused(std::int64_t line, const std::string& execution_id
     const bool hardware_read = !partial->Refused("node_pool_id") && !partial->Refused("hardware");
     if (hardware_read) resolved = resolver_.Resolve(o, &unresolved);
     std::vector<FieldError> more =
-        internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours);
+        internal::BoundsErrors(o, resolved, now_, settings_.max_clock_skew_hours, unknown_);
     if (hardware_read && resolved == nullptr) more.insert(more.begin(), std::move(unresolved));
     for (FieldError& e : more) {
       if (partial->Refused(e.field)) continue;

@@ -18,6 +18,7 @@
 #include "hwrec/store.h"
 #include "ingest/hardware_resolver.h"
 #include "ingest/observation_writer.h"
+#include "ingest/record_bounds.h"
 #include "record/observation_json.h"
 #include "store/database.h"
 
@@ -91,6 +92,8 @@ class IngestRun {
   HardwareResolver resolver_;
   ObservationWriter writer_;
   internal::RecommenderSettings settings_;
+  // What a record may report where its hardware's size is unknown.
+  internal::UnknownHardwareBounds unknown_;
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   // The summary's counts and list lengths when the chunk began.

@@ -68,8 +68,18 @@ std::optional<FieldError> CheckFinishedAt(double finished_at, double now, double
                   FutureTimeCause(finished_at, latest))};
 }
 
-std::vector<FieldError> CheckWithinHardware(const Observation& o,
-                                            const ResolvedHardware& resolved) {
+// A value past what hardware of unknown size is taken to hold: the setting
+// that bounds it names the fix when the value is real.
+FieldError AboveUnknownBound(const char* field, double value, const char* unit, double bound,
+                             const char* what, const char* setting) {
+  return FieldError{
+      field, fmt::format("{} {} is more than {} of unknown size is taken to hold ({} {}, setting "
+                         "{}): check the unit, or register the node pool with its hardware",
+                         Number(value), unit, what, Number(bound), unit, setting)};
+}
+
+std::vector<FieldError> CheckWithinHardware(const Observation& o, const ResolvedHardware& resolved,
+                                            const UnknownHardwareBounds& unknown) {
   std::vector<FieldError> errors;
   const HardwareProfile& h = resolved.hardware;
   const std::optional<double> gpu_bound =
@@ -78,6 +88,12 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
     errors.push_back(AboveBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GiB", *gpu_bound,
                                 fmt::format("a {} {} partition", h.gpu_model.value_or("GPU"),
                                             h.gpu_mode.value_or("full"))));
+  } else if (o.gpu_memory_peak_gb && !gpu_bound &&
+             Exceeds(*o.gpu_memory_peak_gb, unknown.gpu_memory_gb)) {
+    errors.push_back(AboveUnknownBound("gpu_memory_peak_gb", *o.gpu_memory_peak_gb, "GiB",
+                                       *unknown.gpu_memory_gb, "a card",
+                                       "ingest.unknown_hardware.gpu_memory_factor × the largest "
+                                       "catalogued card"));
   }
   const std::optional<double> cpu_bound = AsDouble(h.cpu_millicores);
   const std::optional<double> cpu[] = {o.cpu_millicores_avg, o.cpu_millicores_p95,
@@ -86,12 +102,21 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
   for (int i = 0; i < 3; ++i) {
     if (cpu[i] && Exceeds(*cpu[i], cpu_bound)) {
       errors.push_back(AboveBound(cpu_fields[i], *cpu[i], "millicores", *cpu_bound, "the node"));
+    } else if (cpu[i] && !cpu_bound && Exceeds(*cpu[i], unknown.cpu_millicores)) {
+      errors.push_back(AboveUnknownBound(cpu_fields[i], *cpu[i], "millicores",
+                                         *unknown.cpu_millicores, "a node",
+                                         "ingest.unknown_hardware.max_cpu_cores"));
     }
   }
   const std::optional<double> memory_bound = AsDouble(h.memory_bytes);
   if (o.memory_peak_bytes && Exceeds(static_cast<double>(*o.memory_peak_bytes), memory_bound)) {
     errors.push_back(AboveBound("memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes),
                                 "bytes", *memory_bound, "the node"));
+  } else if (o.memory_peak_bytes && !memory_bound &&
+             Exceeds(static_cast<double>(*o.memory_peak_bytes), unknown.memory_bytes)) {
+    errors.push_back(AboveUnknownBound(
+        "memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
+        *unknown.memory_bytes, "a node", "ingest.unknown_hardware.max_memory_gib"));
   }
   // The node's GPU count may come from its registered pool, which the record's
   // own check (ObservationProblems) does not see.
@@ -108,13 +133,16 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o,
 }
 
 std::vector<FieldError> BoundsErrors(const Observation& o, const ResolvedHardware* resolved,
-                                     double now, double max_skew_hours) {
+                                     double now, double max_skew_hours,
+                                     const UnknownHardwareBounds& unknown) {
   std::vector<FieldError> errors;
   if (auto late = CheckFinishedAt(o.finished_at, now, max_skew_hours)) {
     errors.push_back(std::move(*late));
   }
   if (resolved != nullptr) {
-    for (FieldError& e : CheckWithinHardware(o, *resolved)) errors.push_back(std::move(e));
+    for (FieldError& e : CheckWithinHardware(o, *resolved, unknown)) {
+      errors.push_back(std::move(e));
+    }
   }
   return errors;
 }
