@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -843,6 +844,22 @@ TEST_CASE("legacy migration: a backup of the legacy store is written next to it 
   SQLite::Database db(backup, SQLite::OPEN_READONLY);
   CHECK(db.execAndGet("PRAGMA user_version").getInt() == 1);
   CHECK(db.execAndGet("SELECT count(*) FROM site_observations").getInt() == 10);
+}
+
+TEST_CASE("legacy migration: --no-backup removes what a killed earlier backup left", "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("killed.db");
+  WriteEveryReason(path);
+  // A backup killed mid-copy: its process (no pid is this high) is gone.
+  const std::string partial = path + ".hp-v1-backup-20261205T000000Z.partial-2147483646";
+  { std::ofstream(partial) << std::string(4096, 'x'); }
+  const std::string other = path + ".not-a-backup.partial-2147483646";
+  { std::ofstream(other) << "kept"; }
+  const auto cli = RunCli("migrate " + ShellQuote(path) + " --accept-hp-v2 --no-backup");
+  INFO(cli.err);
+  REQUIRE(cli.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(partial));
+  CHECK(std::filesystem::exists(other));
 }
 
 TEST_CASE("legacy migration: pools given with --pools resolve rows and are registered",

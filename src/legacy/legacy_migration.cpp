@@ -87,8 +87,10 @@ Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOp
       auto backup = internal::WriteBackup(store, "hp-v1-backup", internal::BackupStamp());
       if (!backup.ok()) return backup.status();
       report.backup_path = std::move(backup).value();
-    } else if (Status s = internal::RefuseIfDamaged(store, "the migration"); !s.ok()) {
-      return s;
+    } else {
+      if (Status s = internal::RefuseIfDamaged(store, "the migration"); !s.ok()) return s;
+      // No backup now: what a killed earlier one left is not kept either.
+      internal::RemoveStaleBackupPartials(store, "hp-v1-backup");
     }
     migrator.EnsureBookkeeping();
     store::BulkWriteMode bulk(db);

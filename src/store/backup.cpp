@@ -189,6 +189,13 @@ Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_p
   }
 }
 
+void RemoveStaleBackupPartials(const Store& store, std::string_view label) {
+  if (store::ConnectionOf(store).engine() != store::Engine::kSqlite || store.path() == ":memory:") {
+    return;
+  }
+  RemoveStalePartials(store.path(), label);
+}
+
 Result<std::string> WriteBackup(const Store& store, std::string_view label,
                                 std::string_view stamp) {
   return WriteBackup(StoreAccess::Db(store), store.path(), label, stamp);

@@ -33,6 +33,12 @@ Result<std::string> WriteBackup(SQLite::Database& db, const std::string& store_p
 
 // The same for an open Store, for the layers above src/store/.
 Result<std::string> WriteBackup(const Store& store, std::string_view label, std::string_view stamp);
+
+// Removes the temporary copies a killed earlier backup of `store` left
+// (`<store>.<label>-….partial-<pid>`, this user's, their process gone), as
+// WriteBackup does: for a run that writes no backup. No-op for a store that
+// is no file.
+void RemoveStaleBackupPartials(const Store& store, std::string_view label);
 Status RefuseIfDamaged(const Store& store, std::string_view action);
 
 // The newest complete backup of the store (`<store_path>.<label>-*`, by
