@@ -193,8 +193,8 @@ TEST_CASE("cli: status shows a store whose applied migration changed, naming the
 }
 
 TEST_CASE(
-    "cli: status, recommend, place and route read a store in a directory no one else can "
-    "write",
+    "cli: status, recommend, place, route and check read a store in a directory no one else "
+    "can write",
     "[cli][open][readonly]") {
   if (!CanRunAsNobody()) {
     WARN("skipped: needs root and runuser to run the CLI as the unprivileged user nobody");
@@ -231,6 +231,11 @@ TEST_CASE(
     INFO(route.err);
     CHECK(route.exit_code == 0);
   }
+  // check never writes: it reads such a store as it is, with no flag to add.
+  const auto check = RunCliAsNobody("check " + store);
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
+  CHECK_THAT(check.out, Catch::Contains("the store is sound"));
   CHECK(ReadFile(dir.File("store.db")) == before);
 }
 

@@ -14,10 +14,25 @@ namespace hwrec::store {
 
 namespace {
 
+// The file opened read-only, or, where its WAL index cannot be made (a
+// directory this user cannot write, read-only media), immutable, as a
+// read-only Store does: a check never writes, so it needs no flag for that.
+SQLite::Database OpenForReading(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  try {
+    db.execAndGet("SELECT count(*) FROM sqlite_master");
+    return db;
+  } catch (const SQLite::Exception& e) {
+    if (!internal::MayOpenImmutable(e.getExtendedErrorCode())) throw;
+    if (internal::ImmutableWouldMislead(path)) throw;
+  }
+  return SQLite::Database(internal::ImmutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+}
+
 class SqliteInspection : public Inspection {
  public:
   explicit SqliteInspection(const std::string& path)
-      : db_(path, SQLite::OPEN_READONLY), connection_(MakeSqliteConnection(db_.getHandle())) {
+      : db_(OpenForReading(path)), connection_(MakeSqliteConnection(db_.getHandle())) {
     try {
       has_bookkeeping_ = db_.tableExists("schema_migrations");
     } catch (const SQLite::Exception& e) {
