@@ -293,3 +293,48 @@ TEST_CASE("cli: a directory or a non-database file given as STORE is named, with
   }
   CHECK(ReadFile(text) == std::string(4096, 'n'));
 }
+
+TEST_CASE("cli: init and copy never create a store through a link or in another's empty file",
+          "[cli][open][readonly]") {
+  if (!CanRunAsNobody()) {
+    WARN("skipped: needs root and runuser to run the CLI as the unprivileged user nobody");
+    return;
+  }
+  namespace fs = std::filesystem;
+  TempDir dir;
+  // A shared directory everyone may write, sticky as /tmp is.
+  const std::string shared = dir.File("shared");
+  fs::create_directory(shared);
+  fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+  fs::permissions(dir.path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  // What `nobody` plants: a link to a path of root's, and an empty file.
+  const std::string target = dir.File("roots.db");
+  const std::string link = shared + "/store.db";
+  const std::string empty = shared + "/empty.db";
+  REQUIRE(RunShell("runuser -u nobody -- ln -s " + ShellQuote(target) + " " + ShellQuote(link))
+              .exit_code == 0);
+  REQUIRE(RunShell("runuser -u nobody -- touch " + ShellQuote(empty)).exit_code == 0);
+
+  const auto init = RunCli("init " + ShellQuote(link));
+  INFO(init.err);
+  CHECK(init.exit_code == 1);
+  CHECK_THAT(init.err, Catch::Contains(link + " is a symbolic link"));
+  CHECK_FALSE(fs::exists(target));
+  const auto in_empty = RunCli("init " + ShellQuote(empty));
+  INFO(in_empty.err);
+  CHECK(in_empty.exit_code == 1);
+  CHECK_THAT(in_empty.err, Catch::Contains("an empty file of another user"));
+  CHECK(fs::file_size(empty) == 0);
+
+  const std::string source = dir.File("source.db");
+  REQUIRE(RunCli("init " + ShellQuote(source)).exit_code == 0);
+  const auto copy = RunCli("copy " + ShellQuote(source) + " " + ShellQuote(link));
+  INFO(copy.err);
+  CHECK(copy.exit_code == 1);
+  CHECK_FALSE(fs::exists(target));
+  // This user's own empty file, and a path that is no link, still become stores.
+  const std::string mine = dir.File("mine.db");
+  hwrec::test::WriteFile(mine, "");
+  CHECK(RunCli("init " + ShellQuote(mine)).exit_code == 0);
+}

@@ -233,9 +233,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
 std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const StoreOptions& options) {
   // A Store is used from one thread at a time, so SQLite need not lock the
   // connection around every call (multi-thread mode).
+  // A store is created only at a path that is no link (CheckStorePath): the
+  // open refuses one that appeared since.
+  const bool create = options.create_if_missing && !options.read_only;
   const int flags =
       SQLite::OPEN_NOMUTEX |
-      (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+      (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) |
+      (create ? SQLite::OPEN_NOFOLLOW : 0);
   auto impl = std::make_unique<Impl>(path, path, flags, options);
   if (!options.read_only) return impl;
   std::string failure;

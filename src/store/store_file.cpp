@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -56,6 +57,35 @@ bool HasBookkeepingColumns(SQLite::Database& db) {
 
 }  // namespace
 
+namespace {
+
+// Where a store may be made: never through a symbolic link at the final
+// component, nor in an empty file of another user: in a shared directory
+// either may have been planted to make this user write where it should not.
+// (The open itself refuses a link that appears later: SQLITE_OPEN_NOFOLLOW.)
+Status CheckCreatePath(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return Status::Ok();  // nothing there yet
+  if (S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);
+    return Status::InvalidArgument(fmt::format(
+        "{} is a symbolic link (to {}): hwrec makes a store only at a path that is no link, "
+        "since another user may have planted it: give the path the store should have, or "
+        "remove the link",
+        path, ec ? std::string("?") : target.string()));
+  }
+  if (S_ISREG(st.st_mode) && st.st_size == 0 && st.st_uid != geteuid()) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is an empty file of another user (uid {}): hwrec makes a store only in a new file or "
+        "an empty one of this user: remove it, or choose another path",
+        path, st.st_uid));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CheckStorePath(const std::string& path, bool create) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -65,7 +95,7 @@ Status CheckStorePath(const std::string& path, bool create) {
         "one with `hwrec init {}`",
         path, (fs::path(path) / "hwrec.db").string()));
   }
-  if (create) return Status::Ok();
+  if (create) return CheckCreatePath(path);
   if (!fs::exists(status)) {
     return Status::NotFound(
         fmt::format("no hwrec store at {}: create it with `hwrec init {}`", path, path));
