@@ -1,5 +1,8 @@
 // hwrec.Error and one subclass per StatusCode, plus ConcurrentUseError; the
-// C++ message is carried unchanged as `.message` and str(e).
+// C++ message is carried unchanged as `.message` and str(e). A class whose
+// kind Python has a built-in exception for derives from it too
+// (InvalidArgumentError is a ValueError, NotFoundError a LookupError), so
+// that `except ValueError` catches hwrec's refusals as it catches Python's.
 #include <pybind11/pybind11.h>
 
 #include <array>
@@ -15,16 +18,20 @@ struct ErrorClass {
   StatusCode code;
   const char* code_name;
   const char* class_name;
+  PyObject* (*builtin)();  // the built-in exception it is also, or null
 };
 
+PyObject* ValueErrorClass() { return PyExc_ValueError; }
+PyObject* LookupErrorClass() { return PyExc_LookupError; }
+
 constexpr std::array<ErrorClass, 7> kErrorClasses{{
-    {StatusCode::kInvalidArgument, "invalid_argument", "InvalidArgumentError"},
-    {StatusCode::kNotFound, "not_found", "NotFoundError"},
-    {StatusCode::kConflict, "conflict", "ConflictError"},
-    {StatusCode::kSchemaMismatch, "schema_mismatch", "SchemaMismatchError"},
-    {StatusCode::kReadOnly, "read_only", "ReadOnlyError"},
-    {StatusCode::kIoError, "io_error", "IoError"},
-    {StatusCode::kInternal, "internal", "InternalError"},
+    {StatusCode::kInvalidArgument, "invalid_argument", "InvalidArgumentError", &ValueErrorClass},
+    {StatusCode::kNotFound, "not_found", "NotFoundError", &LookupErrorClass},
+    {StatusCode::kConflict, "conflict", "ConflictError", nullptr},
+    {StatusCode::kSchemaMismatch, "schema_mismatch", "SchemaMismatchError", nullptr},
+    {StatusCode::kReadOnly, "read_only", "ReadOnlyError", nullptr},
+    {StatusCode::kIoError, "io_error", "IoError", nullptr},
+    {StatusCode::kInternal, "internal", "InternalError", nullptr},
 }};
 
 PyObject* g_error = nullptr;
@@ -74,7 +81,13 @@ void RegisterErrors(py::module_& m) {
   PyObject_SetAttrString(g_error, "code", py::str("").ptr());
   PyObject_SetAttrString(g_error, "message", py::str("").ptr());
   for (std::size_t i = 0; i < kErrorClasses.size(); ++i) {
-    g_classes[i] = NewClass(m, kErrorClasses[i].class_name, g_error, nullptr);
+    const ErrorClass& c = kErrorClasses[i];
+    if (c.builtin == nullptr) {
+      g_classes[i] = NewClass(m, c.class_name, g_error, nullptr);
+      continue;
+    }
+    const py::tuple bases = py::make_tuple(py::handle(g_error), py::handle(c.builtin()));
+    g_classes[i] = NewClass(m, c.class_name, bases.ptr(), nullptr);
   }
   g_concurrent = NewClass(m, "ConcurrentUseError", g_error,
                           "A Store was used while another call on it was under way (from "

@@ -23,6 +23,17 @@ def test_init_creates_a_store_at_the_latest_schema(store_path):
         assert s.migrate() == []
 
 
+def test_refusals_are_also_the_builtin_exceptions_python_code_catches(store):
+    with pytest.raises(ValueError) as invalid:
+        store.recommend("ghcr.io/acme/train:1", gpu_model="A30", width=0)
+    assert isinstance(invalid.value, hwrec.InvalidArgumentError)
+    assert invalid.value.code == "invalid_argument" and "width 0" in str(invalid.value)
+    with pytest.raises(LookupError) as missing:
+        store.recommend("ghcr.io/acme/train:1", pool="no-such-pool")
+    assert isinstance(missing.value, hwrec.NotFoundError)
+    assert not issubclass(hwrec.ConflictError, (ValueError, LookupError))
+
+
 def test_status_to_dict_is_json_and_repr_names_fields(store):
     status = store.status()
     d = status.to_dict()
