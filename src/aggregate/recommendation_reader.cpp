@@ -148,48 +148,32 @@ std::int64_t NearestWidth(const std::vector<std::int64_t>& widths, std::int64_t 
 
 }  // namespace
 
-std::vector<std::pair<AggregateKey, KeyAggregate>> RecommendationReader::ReadWidthRows(
-    std::int64_t workload_id) {
-  std::vector<std::pair<AggregateKey, KeyAggregate>> read;
-  if (workload_id <= 0) return read;
-  if (!width_rows_) {
-    width_rows_ = db_.Prepare(
-        "SELECT scope, gpu_brand, gpu_model, width, state, samples, instance_type "
-        "FROM aggregates WHERE workload_id = ? AND width > 0");
+RecommendationReader::WidthAggregates RecommendationReader::WidthAggregatesIn(
+    const AggregateMemo& memo, std::int64_t workload_id, const HardwareKey& hardware) {
+  WidthAggregates by_width;
+  for (const auto& [key, aggregate] : memo) {
+    if (key.workload_id == workload_id && aggregate) by_width.Add(key, *aggregate, hardware);
   }
-  store::Statement& rows = *width_rows_;
-  rows.Reset();
-  rows.Bind(1, workload_id);
-  while (rows.Step()) {
-    const std::optional<Scope> scope = ScopeNamed(rows.Text(0));
-    if (!scope) continue;
-    AggregateKey key{workload_id,    *scope,         rows.String(1),
-                     rows.String(2), rows.String(6), rows.Int64(3)};
-    KeyAggregate aggregate = AggregateFromState(rows.Blob(4));
-    aggregate.samples = rows.Int64(5);
-    read.emplace_back(std::move(key), std::move(aggregate));
-  }
-  rows.Reset();
-  return read;
+  return by_width;
 }
 
 void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
                                           bool explain, Recommendation* out) {
   out->width = width;
   if (workload_id <= 0 || out->hardware.cpu_only) return;
-  const auto read = ReadWidthRows(workload_id);
-  WidthAggregates by_width;
-  for (const auto& [key, aggregate] : read) by_width.Add(key, aggregate, out->hardware);
-  AnswerForWidth(workload_id, width, explain, by_width, out);
+  AggregateMemo memo;  // the workload's rows of every width, in ReadAggregates' one pass
+  ReadAggregates(workload_id, {&out->hardware}, &memo);
+  AnswerForWidth(workload_id, width, explain, WidthAggregatesIn(memo, workload_id, out->hardware),
+                 out);
 }
 
 std::map<std::int64_t, Figure> RecommendationReader::GpuMemoryByWidth(std::int64_t workload_id,
-                                                                      const HardwareKey& hardware) {
+                                                                      const HardwareKey& hardware,
+                                                                      AggregateMemo* memo) {
   std::map<std::int64_t, Figure> figures;
-  if (hardware.cpu_only) return figures;
-  const auto read = ReadWidthRows(workload_id);
-  WidthAggregates by_width;
-  for (const auto& [key, aggregate] : read) by_width.Add(key, aggregate, hardware);
+  if (hardware.cpu_only || workload_id <= 0) return figures;
+  ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
+  const WidthAggregates by_width = WidthAggregatesIn(*memo, workload_id, hardware);
   for (std::int64_t width : by_width.Widths()) {
     const WidthAggregates::At at = by_width.MostSpecificAt(width);
     Figure figure =
@@ -380,11 +364,8 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
   }
   Recommendation out = Estimate(workload, hardware, as_of, found);
   if (width) {
-    WidthAggregates by_width;
-    for (const auto& [key, aggregate] : *memo) {
-      if (key.workload_id == workload_id && aggregate) by_width.Add(key, *aggregate, hardware);
-    }
-    AnswerForWidth(workload_id, *width, false, by_width, &out);
+    AnswerForWidth(workload_id, *width, false, WidthAggregatesIn(*memo, workload_id, hardware),
+                   &out);
   }
   return out;
 }

@@ -67,9 +67,10 @@ class RecommendationReader {
   // GPU memory per GPU at each width the workload's executions said they
   // held, learned on `hardware`'s key, else its card, else any card (the
   // figure's provenance says which): width -> figure, ascending. Empty when
-  // none said. One query.
+  // none said. From the rows in `memo`, read into it first when it lacks
+  // them (one query).
   std::map<std::int64_t, Figure> GpuMemoryByWidth(std::int64_t workload_id,
-                                                  const HardwareKey& hardware);
+                                                  const HardwareKey& hardware, AggregateMemo* memo);
   const RecommenderSettings& settings() const { return settings_; }
 
  private:
@@ -91,11 +92,12 @@ class RecommendationReader {
     std::vector<std::int64_t> Widths() const;
     At MostSpecificAt(std::int64_t width) const;
   };
-  // The workload's aggregate rows of one width or more.
-  std::vector<std::pair<AggregateKey, KeyAggregate>> ReadWidthRows(std::int64_t workload_id);
+  // The width rows of `workload_id` in `memo` that answer for `hardware`.
+  static WidthAggregates WidthAggregatesIn(const AggregateMemo& memo, std::int64_t workload_id,
+                                           const HardwareKey& hardware);
   // Replaces the GPU memory figure by the one learned at `width` (or the
   // nearest width the workload ran at) and sets out->width; the first reads
-  // the workload's rows of every width.
+  // the workload's rows (ReadAggregates).
   void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
                       Recommendation* out);
   void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
@@ -111,7 +113,6 @@ class RecommendationReader {
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use
-  std::unique_ptr<store::Statement> width_rows_;         // its rows of one width; on first use
   std::unique_ptr<store::Statement> execution_by_id_;    // prepared on first use
   std::unique_ptr<store::Statement> execution_by_time_;  // prepared on first use
 };

@@ -60,13 +60,24 @@ std::map<CardWidth, CardNeed> NeedsOf(internal::RecommendationReader& reader,
   for (const SlurmLane& lane : config.lanes) cards.emplace(lane.gpu_model, lane.gpu_brand);
   cards.emplace(config.runpod.gpu_model, config.runpod.gpu_brand);
   bool any_history = false;
+  std::vector<HardwareKey> keys;
   for (const auto& [model, brand] : cards) {
     if (model.empty()) continue;
-    HardwareKey key;
+    HardwareKey& key = keys.emplace_back();
     key.gpu_brand = brand;
     key.gpu_model = model;
-    const std::map<std::int64_t, Figure> by_width = reader.GpuMemoryByWidth(*workload_id, key);
-    const Recommendation pooled = reader.Read(*workload_id, intent.workload_image, key, as_of);
+  }
+  // Every card's rows, of every width, in one read of the workload's aggregates.
+  std::vector<const HardwareKey*> wanted;
+  for (const HardwareKey& key : keys) wanted.push_back(&key);
+  internal::AggregateMemo memo;
+  reader.ReadAggregates(*workload_id, wanted, &memo);
+  for (const HardwareKey& key : keys) {
+    const std::string& model = *key.gpu_model;
+    const std::map<std::int64_t, Figure> by_width =
+        reader.GpuMemoryByWidth(*workload_id, key, &memo);
+    const Recommendation pooled =
+        reader.Read(*workload_id, intent.workload_image, key, as_of, &memo);
     NeedsAtWidths(by_width, pooled.figure(FigureKind::kGpuMemoryGb), model,
                   RungWidths(config, intent), &needs);
   }
