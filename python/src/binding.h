@@ -78,6 +78,12 @@ std::string FsPath(const py::handle& path);
 std::optional<double> EpochSeconds(const py::handle& value, const char* what);
 
 void RegisterErrors(py::module_& m);
+// Routes every function bound in `m` through a dispatcher whose argument
+// errors name the argument and its type and quote no value (argument_errors.cpp).
+// Called last, once everything is bound.
+namespace argument_errors {
+void GuardArgumentErrors(py::module_& m);
+}
 void RegisterStoreValues(py::module_& m);
 void RegisterPlacementValues(py::module_& m);
 void RegisterRouteValues(py::module_& m);

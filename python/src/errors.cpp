@@ -69,6 +69,12 @@ void Translate(std::exception_ptr exception) {
     Raise(g_concurrent, "concurrent_use", e.message);
   } catch (const ClosedStore& e) {
     Raise(g_error, "closed", e.message);
+  } catch (const py::cast_error&) {
+    // pybind11's own text names a C++ type and the build flags: say it in the caller's terms.
+    PyErr_SetString(PyExc_TypeError,
+                    "hwrec could not read a value given to it as the type it takes (e.g. text "
+                    "that is not UTF-8, or a number out of range): see help() for the argument "
+                    "types");
   }
 }
 

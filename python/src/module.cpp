@@ -72,4 +72,5 @@ PYBIND11_MODULE(_hwrec, m) {
   hp::RegisterRouteValues(m);
   hp::RegisterStore(m);
   hp::RegisterFunctions(m);
+  hp::argument_errors::GuardArgumentErrors(m);
 }
