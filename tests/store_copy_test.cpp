@@ -221,7 +221,8 @@ TEST_CASE("copy: a URI's password is never printed, and SQLite-only commands say
   CHECK(legacy.exit_code == 1);
   CHECK_THAT(legacy.err, Catch::Contains("legacy stores are files"));
   CHECK(legacy.err.find(kSecret) == std::string::npos);
-  CHECK_THAT(RunCli("--help").out, Catch::Contains("postgresql:// URI"));
+  CHECK_THAT(RunCli("--help").out, Catch::Contains("starts with postgresql://") &&
+                                       Catch::Contains("key=value string naming host"));
   CHECK_THAT(RunCli("status --help").out, Catch::Contains("postgresql:// URI"));
 }
 

@@ -31,6 +31,7 @@ class ConcurrentUseError(Error): ...
 
 class StoreStatus:
     path: str
+    engine: str
     schema_version: int
     latest_schema_version: int
     hp_version: str

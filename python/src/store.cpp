@@ -167,6 +167,28 @@ auto WithLines(const LinesInput& input, Fn&& read)
   return read(in);
 }
 
+// A Status of `status`'s code with another message.
+Status SameKind(const Status& status, std::string message) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+      return Status::InvalidArgument(std::move(message));
+    case StatusCode::kNotFound:
+      return Status::NotFound(std::move(message));
+    case StatusCode::kConflict:
+      return Status::Conflict(std::move(message));
+    case StatusCode::kSchemaMismatch:
+      return Status::SchemaMismatch(std::move(message));
+    case StatusCode::kReadOnly:
+      return Status::ReadOnly(std::move(message));
+    case StatusCode::kIoError:
+      return Status::IoError(std::move(message));
+    case StatusCode::kOk:
+    case StatusCode::kInternal:
+      break;
+  }
+  return Status::Internal(std::move(message));
+}
+
 std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& options) {
   auto out = std::make_shared<PyStore>();
   const std::string location = FsPath(path);  // a file path or a postgresql:// URI
@@ -175,7 +197,11 @@ std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& o
     py::gil_scoped_release release;
     return Store::Open(location, options);
   }();
-  out->store = Unwrap(std::move(opened));
+  if (!opened.ok()) {  // never a secret of the location in what Python raises
+    const Status& failed = opened.status();
+    ThrowStatus(SameKind(failed, RedactedMessage(failed.message(), location)));
+  }
+  out->store = std::move(opened).value();
   out->path = out->store->path();  // a URI without its password: what reprs and errors show
   return out;
 }

@@ -76,6 +76,7 @@ py::dict TablesDict(const StoreStatus& s) {
 py::dict StatusDict(const StoreStatus& s) {
   py::dict d;
   d["path"] = s.path;
+  d["engine"] = s.engine;
   d["schema_version"] = s.schema_version;
   d["latest_schema_version"] = s.latest_schema_version;
   d["hp_version"] = s.hp_version;
@@ -233,7 +234,8 @@ void RegisterPoolValues(py::module_& m) {
 
 void RegisterStoreValues(py::module_& m) {
   py::class_<StoreStatus> status(m, "StoreStatus", "What `hwrec status` shows.");
-  status.def_readonly("path", &StoreStatus::path)
+  status.def_readonly("engine", &StoreStatus::engine)
+      .def_readonly("path", &StoreStatus::path)
       .def_readonly("schema_version", &StoreStatus::schema_version)
       .def_readonly("latest_schema_version", &StoreStatus::latest_schema_version)
       .def_readonly("hp_version", &StoreStatus::hp_version)

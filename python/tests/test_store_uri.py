@@ -80,3 +80,60 @@ def test_a_postgresql_password_is_never_shown(pg_uri):
         with pytest.raises(hwrec.Error) as e:
             s.status()
         assert SECRET not in str(e.value)
+
+
+MARKER = "Zq9S3cret"
+# The forms an outside trial saw printed, each naming a server that refuses
+# connections; tests/store_secrets_test.cpp runs the same through the CLI and
+# the bench.
+UNREACHABLE_FORMS = [
+    "postgresql://u:Zq9S3cret-a@127.0.0.1:1/db?sslpassword=Zq9S3cret-b",
+    "postgresql://u@127.0.0.1:1/db?pass%77ord=Zq9S3cret-c",
+    "postgresql://u:Sl/ash-Zq9S3cret-d@127.0.0.1:1/db",
+    "postgresql://u:Qu?est-Zq9S3cret-e@127.0.0.1:1/db",
+    "postgresql://u:p@Sign-Zq9S3cret-f@127.0.0.1:1/db",
+    "postgresql://u:%5Aq9S3cret-g@127.0.0.1:1/db",
+    "POSTGRESQL://u:Zq9S3cret-h@127.0.0.1:1/db",
+    "Postgres://u:Zq9S3cret-i@127.0.0.1:1/db",
+    "host=127.0.0.1 port=1 dbname=db user=u password=Zq9S3cret-j",
+    "host=127.0.0.1 port=1 password='a b\\'Zq9S3cret-k' dbname=db",
+    "hostaddr=127.0.0.1 port=1 sslpassword=Zq9S3cret-l",
+]
+
+
+@pytest.mark.parametrize("uri", UNREACHABLE_FORMS)
+def test_no_form_of_a_location_shows_its_secret(uri, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for call in (lambda: hwrec.Store(uri), lambda: hwrec.Store.init(uri),
+                 lambda: hwrec.Store(uri, read_only=True)):
+        with pytest.raises(hwrec.Error) as e:
+            call()
+        assert MARKER not in str(e.value) and MARKER not in repr(e.value)
+        assert "PostgreSQL" in str(e.value)  # taken for a server, never a file path
+    with pytest.raises(TypeError) as wrong:
+        hwrec.Store(uri, busy_timeout_ms="5000")
+    assert MARKER not in str(wrong.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_postgresql
+def test_each_form_opens_the_server_without_showing_its_secret(pg_uri):
+    hwrec.Store.init(pg_uri).close()
+    scheme, rest = pg_uri.split("://", 1)
+    user, server = rest.split("@", 1)
+    host_port, path = server.split("/", 1)
+    host, port = host_port.split(":")
+    db, query = path.split("?", 1)
+    schema = query.split("%3D", 1)[1]
+    forms = [
+        f"postgresql://{user}:Zq9S3cret-a@{server}&sslpassword=Zq9S3cret-b",
+        f"{pg_uri}&pass%77ord=Zq9S3cret-c",
+        f"POSTGRESQL://{user}:Zq9S3cret-h@{server}",
+        f"host={host} port={port} user={user} dbname={db} password=Zq9S3cret-j "
+        f"options='-csearch_path={schema}'",
+    ]
+    for uri in forms:
+        with hwrec.Store(uri) as s:
+            assert MARKER not in s.path and MARKER not in repr(s)
+            assert s.status().engine == "postgresql"
+            assert MARKER not in str(s.status().to_dict())

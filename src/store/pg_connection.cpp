@@ -87,31 +87,6 @@ std::string NumberParameters(std::string_view sql, int* count) {
   return out;
 }
 
-// The passwords a URI holds (user info and `password=`), as written: what a
-// message quoting the URI would show.
-std::vector<std::string> Passwords(std::string_view uri) {
-  std::vector<std::string> found;
-  const std::string redacted = RedactedUri(uri);
-  // Where RedactedUri put "***", the original held a password.
-  std::size_t u = 0;
-  std::size_t r = 0;
-  while (u < uri.size() && r < redacted.size()) {
-    if (redacted.compare(r, 3, "***") == 0 && uri.compare(u, 3, "***") != 0) {
-      const std::size_t resume = r + 3;
-      const char next = resume < redacted.size() ? redacted[resume] : '\0';
-      const std::size_t end = next == '\0' ? uri.size() : uri.find(next, u);
-      const std::size_t stop = end == std::string_view::npos ? uri.size() : end;
-      if (stop > u) found.emplace_back(uri.substr(u, stop - u));
-      u = stop;
-      r = resume;
-      continue;
-    }
-    ++u;
-    ++r;
-  }
-  return found;
-}
-
 class PgConnection;
 
 class PgStatement final : public Statement {
@@ -449,17 +424,8 @@ class PgConnection final : public Connection {
       Check(read_only.get());
     }
   }
-  // libpq's messages may quote the connection string it could not parse:
-  // any password in it is replaced, as RedactedUri does.
-  std::string Scrubbed(std::string message) const {
-    for (const std::string& secret : Passwords(uri_)) {
-      for (std::size_t at = message.find(secret); at != std::string::npos;
-           at = message.find(secret, at + 3)) {
-        message.replace(at, secret.size(), "***");
-      }
-    }
-    return message;
-  }
+  // libpq's messages may quote the connection string, or pieces of it.
+  std::string Scrubbed(const std::string& message) const { return RedactedText(message, uri_); }
 
   std::string uri_;
   bool read_only_ = false;
@@ -511,36 +477,8 @@ void PgStatement::Execute() {
 
 }  // namespace
 
-bool IsPostgresqlUri(std::string_view location) {
-  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
-}
-
-std::string RedactedUri(std::string_view uri) {
-  std::string out(uri);
-  const std::size_t scheme = out.find("://");
-  if (scheme != std::string::npos) {
-    const std::size_t begin = scheme + 3;
-    const std::size_t end = out.find_first_of("/?", begin);
-    const std::size_t authority_end = end == std::string::npos ? out.size() : end;
-    const std::size_t at = out.rfind('@', authority_end);
-    if (at != std::string::npos && at >= begin) {
-      const std::size_t colon = out.find(':', begin);
-      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  // password=… among the query parameters
-  for (std::size_t pos = out.find('?'); pos != std::string::npos; pos = out.find('&', pos + 1)) {
-    const std::size_t key = pos + 1;
-    if (out.compare(key, 9, "password=") != 0) continue;
-    const std::size_t value = key + 9;
-    const std::size_t stop = out.find('&', value);
-    out.replace(value, (stop == std::string::npos ? out.size() : stop) - value, "***");
-  }
-  return out;
-}
-
 std::unique_ptr<Connection> ConnectPostgresql(const std::string& uri, bool read_only) {
-  return std::make_unique<PgConnection>(uri, read_only);
+  return std::make_unique<PgConnection>(LibpqConninfo(uri), read_only);
 }
 
 }  // namespace hwrec::store

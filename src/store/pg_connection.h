@@ -17,12 +17,24 @@
 
 namespace hwrec::store {
 
-// Whether `location` names a PostgreSQL store ("postgresql://…" or
-// "postgres://…", libpq's URI forms) rather than a SQLite file.
+// Whether `location` names a PostgreSQL store rather than a SQLite file: it
+// starts with postgresql:// or postgres:// (any case), or it is a libpq
+// key=value string naming host, hostaddr, dbname or service, as
+// PQconninfoParse reads it (pg_location.cpp).
 bool IsPostgresqlUri(std::string_view location);
 
-// `uri` with any password replaced by "***": the one form hwrec prints.
+// `location` as libpq takes it: the URI scheme in lower case.
+std::string LibpqConninfo(std::string_view location);
+
+// `uri` with every secret libpq knows (password, sslpassword, ...) replaced
+// by "***", however it is written: the one form hwrec prints.
 std::string RedactedUri(std::string_view uri);
+
+// `text` (a message that may quote `location`, or libpq's words about it)
+// with `location` shown redacted and every secret of it masked: as written,
+// percent-decoded, unquoted, and in the pieces libpq splits a URI's user
+// info into. `text` unchanged when `location` is not PostgreSQL's.
+std::string RedactedText(std::string_view text, std::string_view location);
 
 // Connects; throws EngineError ("08001") naming the redacted URI and what
 // libpq said when the server cannot be reached or refuses the login. With

@@ -15,7 +15,21 @@ std::string PrintableLocation(std::string_view location) {
   return IsPostgresqlLocation(location) ? store::RedactedUri(location) : std::string(location);
 }
 
+std::string RedactedMessage(std::string_view message, std::string_view location) {
+  return store::RedactedText(message, location);
+}
+
 std::string PostgresqlLocationInSchema(std::string_view uri, std::string_view schema) {
+  if (uri.find("://") == std::string_view::npos) {  // key=value: a quoted value of its own
+    std::string out(uri);
+    out += " options='-csearch_path=";
+    for (const char c : schema) {
+      if (c == '\\' || c == '\'') out += '\\';
+      out += c;
+    }
+    out += '\'';
+    return out;
+  }
   std::string out(uri);
   out += uri.find('?') == std::string_view::npos ? '?' : '&';
   out += "options=-csearch_path%3D";

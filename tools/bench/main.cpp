@@ -11,6 +11,7 @@
 #include "bench/bench_commands.h"
 #include "common/dispatch.h"
 #include "common/exit_codes.h"
+#include "hwrec/store_location.h"
 #include "hwrec/version.h"
 
 namespace hwrec::bench {
@@ -95,7 +96,8 @@ int Main(int argc, char** argv) {
     return tools::RunSubcommand("hwrec-bench", *subcommand, {name_at + 1, args.end()},
                                 tools::Unfiltered);
   }
-  std::cerr << "hwrec-bench: unknown subcommand '" << *name_at << "'. Try `hwrec-bench --help`.\n";
+  std::cerr << "hwrec-bench: unknown subcommand '" << PrintableLocation(*name_at)
+            << "'. Try `hwrec-bench --help`.\n";
   return kExitUsage;
 }
 

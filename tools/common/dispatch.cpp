@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "common/exit_codes.h"
+#include "hwrec/store_location.h"
 #include "hwrec/version.h"
 
 namespace hwrec::tools {
@@ -49,10 +50,29 @@ std::string HelpText(const ToolHelp& tool, const std::vector<Subcommand>& table,
 
 std::string Unfiltered(std::string_view text) { return std::string(text); }
 
+namespace {
+
+// `message` with the secrets of every PostgreSQL location among `args` (a
+// STORE, or --option=STORE) masked: whatever reports an error, it never
+// prints a password it was given.
+std::string WithoutSecrets(std::string message, const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    std::string_view value = arg;
+    if (value.rfind("--", 0) == 0 && value.find('=') != std::string_view::npos) {
+      value.remove_prefix(value.find('=') + 1);
+    }
+    if (IsPostgresqlLocation(value)) message = RedactedMessage(message, value);
+  }
+  return message;
+}
+
+}  // namespace
+
 int RunSubcommand(const char* program, const Subcommand& subcommand,
                   const std::vector<std::string>& args, MessageFilter filter) {
   const auto usage = [&](const std::exception& e) {
-    std::cerr << program << " " << subcommand.name << ": " << filter(e.what()) << "\n"
+    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what(), args))
+              << "\n"
               << "Try `" << program << " " << subcommand.name << " --help`.\n";
     return kExitUsage;
   };
@@ -63,7 +83,8 @@ int RunSubcommand(const char* program, const Subcommand& subcommand,
   } catch (const boost::program_options::error& e) {
     return usage(e);
   } catch (const std::exception& e) {
-    std::cerr << program << " " << subcommand.name << ": " << filter(e.what()) << "\n";
+    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what(), args))
+              << "\n";
     return kExitError;
   }
 }

@@ -55,7 +55,9 @@ std::string Unfiltered(std::string_view text);
 // Runs `subcommand` with `args`. A UsageError or a Boost.Program_options error
 // prints "<program> <name>: <what>" and "Try `<program> <name> --help`." to
 // stderr and returns kExitUsage; any other std::exception prints
-// "<program> <name>: <what>" and returns kExitError.
+// "<program> <name>: <what>" and returns kExitError. Every message printed
+// has the secrets of each PostgreSQL location among `args` masked
+// (RedactedMessage).
 int RunSubcommand(const char* program, const Subcommand& subcommand,
                   const std::vector<std::string>& args, MessageFilter filter);
 

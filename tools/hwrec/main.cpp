@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/terminal_text.h"
+#include "hwrec/store_location.h"
 #include "hwrec/version.h"
 
 namespace hwrec::cli {
@@ -62,9 +63,11 @@ void PrintHelp(std::ostream& out) {
            "recorded outcome (route)"},
           {kExitStopped, "stopped: the walk met a failure that is not a capacity miss (route)"},
       });
-  out << "\nSTORE, in every command, is a file path (a SQLite store) or a postgresql:// URI\n"
-         "(postgresql://user@host:port/db?..., a PostgreSQL store; hwrec never prints its\n"
-         "password). `hwrec copy SRC DST` moves a whole store between the two.\n";
+  out << "\nSTORE, in every command, is a PostgreSQL store when it starts with postgresql://\n"
+         "or postgres:// (any case: postgresql://user@host:port/db?...) or is a libpq\n"
+         "key=value string naming host, hostaddr, dbname or service; anything else is a\n"
+         "SQLite file path. hwrec never prints a password or other secret of it.\n"
+         "`hwrec copy SRC DST` moves a whole store between the two.\n";
 }
 
 }  // namespace
@@ -87,7 +90,8 @@ int Main(int argc, char** argv) {
   if (const Command* command = tools::FindSubcommand(Commands(), name)) {
     return tools::RunSubcommand("hwrec", *command, {args.begin() + 1, args.end()}, TerminalSafe);
   }
-  std::cerr << "hwrec: unknown command '" << TerminalSafe(name) << "'. Try `hwrec --help`.\n";
+  std::cerr << "hwrec: unknown command '" << TerminalSafe(PrintableLocation(name))
+            << "'. Try `hwrec --help`.\n";
   return kExitUsage;
 }
 
