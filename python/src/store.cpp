@@ -36,7 +36,9 @@ Claim::Claim(PyStore& store) : store_(store) {
 
 std::string FsPath(const py::handle& path) {
   const py::module_ os = py::module_::import("os");
-  std::string text = py::str(os.attr("fsdecode")(os.attr("fspath")(path))).cast<std::string>();
+  // The path's bytes as the file system names it (os.fsencode): a name that
+  // is not UTF-8, read through surrogate escapes, opens the file it names.
+  std::string text = os.attr("fsencode")(os.attr("fspath")(path)).cast<py::bytes>();
   if (text.find('\0') != std::string::npos) {
     ThrowStatus(Status::InvalidArgument("path '" +
                                         PrintableLocation(text.substr(0, text.find('\0'))) +
@@ -213,7 +215,8 @@ void DefineOpening(PyStoreClass& cls) {
             options.busy_timeout_ms = busy_timeout_ms;
             return OpenStore(path, options);
           }),
-          py::arg("path"), py::arg("read_only") = false, py::arg("busy_timeout_ms") = 5000,
+          py::arg("path"), py::arg("read_only").noconvert() = false,
+          py::arg("busy_timeout_ms") = 5000,
           "Opens an existing store: a file path (SQLite) or a postgresql:// URI (PostgreSQL). "
           "NotFoundError when it is missing.")
       .def_static(
@@ -230,7 +233,14 @@ void DefineOpening(PyStoreClass& cls) {
            "Closes the store (again: nothing); later calls raise hwrec.Error.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyStore& s, const py::args&) { CloseStore(s); })
-      .def_property_readonly("path", [](const PyStore& s) { return s.path; })
+      .def_property_readonly(
+          "path",
+          [](const PyStore& s) {
+            // The str the caller gave: file names that are not UTF-8
+            // come back through surrogate escapes, as os.fsdecode does.
+            return py::reinterpret_steal<py::str>(PyUnicode_DecodeFSDefaultAndSize(
+                s.path.data(), static_cast<Py_ssize_t>(s.path.size())));
+          })
       .def_property_readonly("read_only", [](const PyStore& s) { return s.read_only; })
       .def_property_readonly("closed", [](const PyStore& s) { return !s.store; })
       .def_property_readonly("schema_version", [](PyStore& s) {
@@ -303,13 +313,16 @@ void DefinePools(PyStoreClass& cls) {
       });
 }
 
-IngestOptions ReadIngestOptions(const std::string& form, bool strict, std::size_t batch_size,
+IngestOptions ReadIngestOptions(const std::string& form, bool strict, std::int64_t batch_size,
                                 const std::optional<std::string>& source) {
   IngestOptions options;
   options.form = FormOf(form);
   options.strict = strict;
-  if (batch_size == 0) ThrowStatus(Status::InvalidArgument("batch_size: must be at least 1"));
-  options.batch_size = batch_size;
+  if (batch_size < 1) {
+    ThrowStatus(Status::InvalidArgument("batch_size: is " + std::to_string(batch_size) +
+                                        ": give 1 or more records a transaction"));
+  }
+  options.batch_size = static_cast<std::size_t>(batch_size);
   if (source) options.source = *source;
   return options;
 }
@@ -318,7 +331,7 @@ void DefineIngest(PyStoreClass& cls) {
   cls.def(
       "ingest",
       [](PyStore& s, const py::object& records, const std::string& form, bool strict,
-         std::size_t batch_size, const std::optional<std::string>& source) {
+         std::int64_t batch_size, const std::optional<std::string>& source) {
         IngestOptions options = ReadIngestOptions(form, strict, batch_size, source);
         Claim claim(s);
         const LinesInput input = ReadLines(records, "records");
@@ -330,7 +343,7 @@ void DefineIngest(PyStoreClass& cls) {
         });
         return Unwrap(std::move(summary));
       },
-      py::arg("records"), py::arg("form") = "auto", py::arg("strict") = false,
+      py::arg("records"), py::arg("form") = "auto", py::arg("strict").noconvert() = false,
       py::arg("batch_size") = 10000, py::arg("source") = py::none());
 }
 
@@ -348,7 +361,10 @@ void RegisterStore(py::module_& m) {
   DefineQueryMethods(cls);
   DefineRouteMethods(cls);
   cls.def("__repr__", [](const PyStore& s) {
-    return "Store(path=" + py::repr(py::str(s.path)).cast<std::string>() +
+    return "Store(path=" +
+           py::repr(py::reinterpret_steal<py::str>(PyUnicode_DecodeFSDefaultAndSize(
+                        s.path.data(), static_cast<Py_ssize_t>(s.path.size()))))
+               .cast<std::string>() +
            (s.read_only ? ", read_only=True" : "") + (s.store ? "" : ", closed") + ")";
   });
 }

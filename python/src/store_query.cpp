@@ -396,8 +396,9 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),
           py::arg("gpu_brand") = py::none(), py::arg("gpu_model") = py::none(),
-          py::arg("instance_type") = py::none(), py::arg("cpu_only") = false,
-          py::arg("as_of") = py::none(), py::arg("explain") = false, py::arg("width") = py::none(),
+          py::arg("instance_type") = py::none(), py::arg("cpu_only").noconvert() = false,
+          py::arg("as_of") = py::none(), py::arg("explain").noconvert() = false,
+          py::arg("width") = py::none(),
           "What `image` should request on a hardware key, or on a registered pool's key; with "
           "`explain`, each figure's `reason` says why it is what it is; with `width` (GPUs held "
           "per execution), gpu_memory_gb per GPU of executions that held that many.")

@@ -72,7 +72,15 @@ LaunchResult ReadLaunch(const py::object& returned) {
   LaunchResult out;
   if (py::isinstance<py::tuple>(returned) && py::len(returned) == 2) {
     outcome = returned.cast<py::tuple>()[0];
-    out.detail = py::str(returned.cast<py::tuple>()[1]).cast<std::string>();
+    const py::object detail = returned.cast<py::tuple>()[1];
+    if (!py::isinstance<py::str>(detail)) {
+      ThrowStatus(
+          Status::InvalidArgument("launcher: returned (outcome, detail) with a detail of type " +
+                                  std::string(Py_TYPE(detail.ptr())->tp_name) +
+                                  ": the detail is text, e.g. "
+                                  "(\"capacity_miss\", \"zone us-central1-a has no A100\")"));
+    }
+    out.detail = detail.cast<std::string>();
   }
   const std::optional<LaunchOutcome> parsed = py::isinstance<py::str>(outcome)
                                                   ? ParseLaunchOutcome(outcome.cast<std::string>())
@@ -118,12 +126,12 @@ RouteResult Walk(PyStore& s, const RoutePlanView& plan, const py::function& laun
 void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("route", &Route, py::arg("intent"), py::arg("width"), py::arg("length"),
           py::arg("simulate") = py::none(), py::arg("as_of") = py::none(),
-          py::arg("sharded") = false,
+          py::arg("sharded").noconvert() = false,
           "The provisioning ladder for one dispatch; width > 1 needs sharded=True (the launch "
           "command splits the work across the GPUs it gets). With `simulate` (a capacity dict "
           "like the CLI's --simulate file) also walked as a dry run.")
-      .def("walk", &Walk, py::arg("plan"), py::arg("launcher"), py::arg("dry_run") = false,
-           py::arg("now") = py::none(),
+      .def("walk", &Walk, py::arg("plan"), py::arg("launcher"),
+           py::arg("dry_run").noconvert() = false, py::arg("now") = py::none(),
            "Walks `plan`, calling launcher(rung) for each rung tried, and records the day's "
            "GCP attempt and quota blocks in the store (unless dry_run).")
       .def(

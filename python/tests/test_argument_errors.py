@@ -119,3 +119,49 @@ def test_hostile_calls_raise_clean_errors(store_path):
     print(f"{calls} calls, {failures} refused")
     # Calls without arguments to methods that need none succeed; most fail.
     assert calls > 200 and failures > calls // 2, (calls, failures)
+
+
+def test_the_constructor_refuses_bad_options_by_name(store_path):
+    hwrec.Store.init(store_path).close()
+    with pytest.raises(TypeError, match="'read_only' must be bool, not None"):
+        hwrec.Store(store_path, read_only=None)
+    with pytest.raises(TypeError, match="'read_only' must be bool, not int"):
+        hwrec.Store(store_path, read_only=1)
+    with pytest.raises(ValueError, match="busy_timeout_ms is -1"):
+        hwrec.Store(store_path, busy_timeout_ms=-1)
+
+
+def test_a_path_that_is_not_utf8_opens_the_file_it_names(tmp_path):
+    path = os.fsdecode(os.fsencode(str(tmp_path)) + b"/\x80store.db")
+    with pytest.raises(hwrec.NotFoundError) as missing:
+        hwrec.Store(path)
+    assert "\\x80store.db" in str(missing.value)
+    with hwrec.Store.init(path) as created:
+        assert created.path == path
+    assert os.path.exists(os.fsencode(str(tmp_path)) + b"/\x80store.db")
+    with hwrec.Store(path, read_only=True) as opened:
+        assert opened.schema_version > 0
+
+
+def test_argument_values_are_refused_by_name(loaded):
+    with pytest.raises(ValueError, match="batch_size: is -1"):
+        loaded.ingest([], batch_size=-1)
+    with pytest.raises(ValueError, match="image is empty"):
+        loaded.recommend("")
+    with pytest.raises(ValueError, match="image holds a NUL character"):
+        loaded.recommend("ghcr.io/acme/a\0b:1")
+    with pytest.raises(ValueError, match="length: 1e\\+300 h is longer"):
+        loaded.route("lora-7b", width=1, length=1e300)
+    with pytest.raises(ValueError, match="profile names no field"):
+        hwrec.hardware_profile_id({})
+    with pytest.raises(ValueError, match="gpu_mode is 'whole'"):
+        hwrec.hardware_profile_id({"instance_type": "a2-highgpu-1g", "gpu_count": 1,
+                                   "gpu_mode": "whole", "gpu_brand": "NVIDIA",
+                                   "gpu_model": "A100 40GB"})
+
+
+def test_a_launcher_detail_must_be_text(loaded):
+    plan = loaded.route("lora-7b", width=1, length="1h")
+    with pytest.raises(ValueError, match="launcher: returned \\(outcome, detail\\) with a detail "
+                                         "of type int"):
+        loaded.walk(plan, lambda rung: ("launched", 5), dry_run=False)

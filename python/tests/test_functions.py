@@ -18,7 +18,11 @@ def test_hardware_profile_ids_and_canonical_forms():
     assert hwrec.hardware_profile_id(A100) == "hp:v2:93062af5d26b055e"
     assert hwrec.canonical_profile(A100, 1) == (
         '["hp:v1","a2-ultragpu-1g","x86_64",12000,182536110080,1,"full",1]')
-    assert hwrec.canonical_profile({}) == '["hp:v2",null,null,null,null,null,null,null,null,null]'
+    # Absent fields are null, but a profile must name something.
+    assert hwrec.canonical_profile({"instance_type": "n2-standard-8"}) == (
+        '["hp:v2","n2-standard-8",null,null,null,null,null,null,null,null]')
+    with pytest.raises(ValueError, match="profile names no field"):
+        hwrec.canonical_profile({})
 
 
 @pytest.mark.skipif(not VECTORS.exists(), reason="the shared reference vectors are absent")

@@ -6,6 +6,7 @@
 
 #include "base/json_fields.h"
 #include "base/sha256.h"
+#include "hardware/gpu_mode.h"
 
 namespace hwrec {
 
@@ -103,6 +104,14 @@ Result<HardwareProfile> ParseHardwareProfile(std::string_view json) {
   if (!error) error = fields.String("gpu_brand", &p.gpu_brand, true);
   if (!error) error = fields.String("gpu_model", &p.gpu_model, true);
   if (error) return Status::InvalidArgument(fmt::format("{} {}", error->field, error->reason));
+  if (p.gpu_mode && !internal::IsGpuModeSyntax(*p.gpu_mode)) {
+    return Status::InvalidArgument(
+        fmt::format("gpu_mode is '{}': use full or mig-<profile>, e.g. mig-1g.10gb", *p.gpu_mode));
+  }
+  if (p == HardwareProfile{}) {
+    return Status::InvalidArgument(
+        "profile names no field: give at least instance_type, or gpu_brand and gpu_model");
+  }
   return p;
 }
 

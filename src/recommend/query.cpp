@@ -53,6 +53,13 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
                                                       std::optional<double> as_of, Explain explain,
                                                       std::optional<std::int64_t> width) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
+  if (workload.empty()) {
+    return Status::InvalidArgument("image is empty: give the action image of the workload");
+  }
+  if (workload.find('\0') != std::string::npos) {  // a C string would end there: another image
+    return Status::InvalidArgument(
+        "image holds a NUL character: give the action image as ingest stores it");
+  }
   if (width && *width < 1) {
     return Status::InvalidArgument(fmt::format(
         "width {} is not a number of GPUs held: ask for 1 or more, or leave it out for every "

@@ -16,6 +16,9 @@
 
 namespace hwrec {
 
+// The longest run a plan is made for: a year.
+constexpr double kMaxLengthHours = 8760;
+
 // Names of the plan's enums (constexpr: internal to this file).
 constexpr internal::EnumName<Backend> kBackendNames[] = {
     {Backend::kGcp, "gcp"}, {Backend::kSlurm, "slurm"}, {Backend::kRunPod, "runpod"}};
@@ -594,7 +597,13 @@ Status CheckRequest(const Intent& intent, const RouteRequest& r, const std::set<
         r.width, planned, intent.intent, intent.min_width, least_width));
   }
   if (!(r.length_hours > 0) || !std::isfinite(r.length_hours)) {
-    return Status::InvalidArgument("the expected length must be a positive duration, e.g. 6h");
+    return Status::InvalidArgument(
+        "length: the expected length must be a positive duration, e.g. 6h");
+  }
+  if (r.length_hours > kMaxLengthHours) {
+    return Status::InvalidArgument(fmt::format(
+        "length: {} h is longer than any run the ladder plans for: give at most a year ({}h)",
+        r.length_hours, kMaxLengthHours));
   }
   return Status::Ok();
 }

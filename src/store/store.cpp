@@ -206,6 +206,12 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  if (options.busy_timeout_ms < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "busy_timeout_ms is {}: give 0 (fail at once when another writer holds the store) or "
+        "more milliseconds",
+        options.busy_timeout_ms));
+  }
   if (store::IsPostgresqlUri(path)) return OpenPostgresql(path, options);
   const bool create = options.create_if_missing && !options.read_only;
   if (path == ":memory:" && !create) {
