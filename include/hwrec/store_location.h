@@ -2,9 +2,11 @@
 // STORE is PostgreSQL's when it starts with postgresql:// or postgres:// (in
 // any case), or when it is a libpq key=value string naming host, hostaddr,
 // dbname or service ("host=db1 dbname=hwrec user=runner"), as libpq's
-// PQconninfoParse reads it; anything else is a SQLite file path. Tools use it
-// to tell the two apart before opening, and to print a location, or a message
-// about one, without its secrets. Thread-safe: pure functions.
+// PQconninfoParse reads it, or one setting a secret (password=...) that libpq
+// cannot read, so that a password is never taken for a file name; anything
+// else is a SQLite file path. Tools use it to tell the two apart before
+// opening, and to print a location, or a message about one, without its
+// secrets. Thread-safe: pure functions.
 #pragma once
 
 #include <string>

@@ -7,8 +7,9 @@ __version__: str
 __all__: list[str]
 
 PathLike = Union[str, "os.PathLike[str]"]
-# Where a store lives: a SQLite file path, or a PostgreSQL URI
-# ("postgresql://user@host:port/db?...", never shown with its password).
+# Where a store lives: a SQLite file path, or a PostgreSQL location (a
+# "postgresql://user@host:port/db?..." URI in any case, or a libpq key=value
+# string naming host, hostaddr, dbname or service; never shown with a secret).
 StoreLocation = PathLike
 Records = Union[PathLike, IO[str], Dict[str, Any], Iterable[Dict[str, Any]]]
 Form = Literal["auto", "hwrec", "runner"]
@@ -306,8 +307,9 @@ Launcher = Callable[[Rung], Union[Outcome, str, Tuple[str, str]]]
 class Store:
     """One store: one connection for one thread at a time.
 
-    `path` is a file path (SQLite) or a postgresql:// URI (PostgreSQL);
-    Store.path, reprs and error messages show a URI without its password.
+    `path` is a file path (SQLite) or a PostgreSQL location (a postgresql://
+    URI or libpq key=value); Store.path, reprs and error messages show it
+    without its password or any other secret.
     """
 
     def __init__(self, path: StoreLocation, read_only: bool = False,

@@ -39,10 +39,11 @@ std::string FsPath(const py::handle& path) {
   // The path's bytes as the file system names it (os.fsencode): a name that
   // is not UTF-8, read through surrogate escapes, opens the file it names.
   std::string text = os.attr("fsencode")(os.attr("fspath")(path)).cast<py::bytes>();
-  if (text.find('\0') != std::string::npos) {
-    ThrowStatus(Status::InvalidArgument("path '" +
-                                        PrintableLocation(text.substr(0, text.find('\0'))) +
-                                        "...' holds a NUL character: give the file's path"));
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    // Not quoted: the text before the NUL may be part of a location's password.
+    ThrowStatus(Status::InvalidArgument("path holds a NUL character at byte " +
+                                        std::to_string(nul) +
+                                        ": give the file's path or the PostgreSQL location"));
   }
   return text;
 }
@@ -193,7 +194,7 @@ Status SameKind(const Status& status, std::string message) {
 
 std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& options) {
   auto out = std::make_shared<PyStore>();
-  const std::string location = FsPath(path);  // a file path or a postgresql:// URI
+  const std::string location = FsPath(path);  // a file path or a PostgreSQL location
   out->read_only = options.read_only;
   Result<std::unique_ptr<Store>> opened = [&] {
     py::gil_scoped_release release;
@@ -204,7 +205,7 @@ std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& o
     ThrowStatus(SameKind(failed, RedactedMessage(failed.message(), location)));
   }
   out->store = std::move(opened).value();
-  out->path = out->store->path();  // a URI without its password: what reprs and errors show
+  out->path = out->store->path();  // a location without its secrets: what reprs and errors show
   return out;
 }
 
@@ -217,7 +218,8 @@ void DefineOpening(PyStoreClass& cls) {
           }),
           py::arg("path"), py::arg("read_only").noconvert() = false,
           py::arg("busy_timeout_ms") = 5000,
-          "Opens an existing store: a file path (SQLite) or a postgresql:// URI (PostgreSQL). "
+          "Opens an existing store: a file path (SQLite) or a PostgreSQL location (a "
+          "postgresql:// URI or libpq key=value). "
           "NotFoundError when it is missing.")
       .def_static(
           "init",
@@ -228,7 +230,7 @@ void DefineOpening(PyStoreClass& cls) {
           },
           py::arg("path"),
           "Creates a store at the latest schema (as `hwrec init`), or opens it: a file path or a "
-          "postgresql:// URI.")
+          "PostgreSQL location (a postgresql:// URI or libpq key=value).")
       .def("close", &CloseStore,
            "Closes the store (again: nothing); later calls raise hwrec.Error.")
       .def("__enter__", [](py::object self) { return self; })

@@ -98,6 +98,14 @@ UNREACHABLE_FORMS = [
     "host=127.0.0.1 port=1 dbname=db user=u password=Zq9S3cret-j",
     "host=127.0.0.1 port=1 password='a b\\'Zq9S3cret-k' dbname=db",
     "hostaddr=127.0.0.1 port=1 sslpassword=Zq9S3cret-l",
+    "postgresql://127.0.0.1:1/db?password=se@Zq9S3cret-m",
+    "postgresql://u@127.0.0.1:1/db?password=Zq9S3cret-n&application_name=a@b",
+    "postgresql://[::1]:1/db?application_name=a@b&password=Zq9S3cret-o",
+    "postgresql://127.0.0.1:1/db?password=abcd&Zq9S3cret-p",
+    "host=127.0.0.1 password=Zq9S3cret-q sslmod=require",
+    "host=127.0.0.1 port=1 password='Zq9S3cret-r",
+    "host=127.0.0.1 port=1 dbname=postgresql://u:Zq9S3cret-s@h/db",
+    "host=127.0.0.1 port=1 dbname='host=h password=Zq9S3cret-t'",
 ]
 
 

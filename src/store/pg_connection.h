@@ -20,7 +20,8 @@ namespace hwrec::store {
 // Whether `location` names a PostgreSQL store rather than a SQLite file: it
 // starts with postgresql:// or postgres:// (any case), or it is a libpq
 // key=value string naming host, hostaddr, dbname or service, as
-// PQconninfoParse reads it (pg_location.cpp).
+// PQconninfoParse reads it, or one setting a secret that libpq cannot read
+// (pg_location.cpp).
 bool IsPostgresqlUri(std::string_view location);
 
 // `location` as libpq takes it: the URI scheme in lower case.

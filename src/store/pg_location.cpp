@@ -43,7 +43,8 @@ const std::set<std::string, std::less<>>& SecretKeys() {
     auto* out = new std::set<std::string, std::less<>>();
     const Options all = Parse("");  // every option libpq knows, none set
     for (const PQconninfoOption* o = all.get(); o != nullptr && o->keyword != nullptr; ++o) {
-      if (o->dispchar != nullptr && std::string_view(o->dispchar).find('*') != std::string_view::npos) {
+      if (o->dispchar != nullptr &&
+          std::string_view(o->dispchar).find('*') != std::string_view::npos) {
         out->insert(o->keyword);
       }
     }
@@ -63,7 +64,8 @@ bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
 
 // The length of the URI scheme ("postgresql://", "postgres://", any case), or 0.
 std::size_t SchemeLength(std::string_view location) {
-  for (std::string_view scheme : {std::string_view("postgresql://"), std::string_view("postgres://")}) {
+  for (std::string_view scheme :
+       {std::string_view("postgresql://"), std::string_view("postgres://")}) {
     if (StartsWithNoCase(location, scheme)) return scheme.size();
   }
   return 0;
@@ -109,39 +111,66 @@ std::string PercentDecoded(std::string_view text) {
 struct Span {
   std::size_t begin;
   std::size_t end;
-  bool user_info;  // the password of a URI's authority
 };
 
-// Where a URI writes its secrets: the password of its user info, which runs
-// to the last '@' (a password may hold an unescaped '/', '?' or '@', and
-// hwrec would rather hide too much than print part of one), and the values
-// of query parameters whose key, decoded, libpq keeps secret.
+// Where a URI's user info ends: at the first '@' before any '/', as libpq
+// reads it, or, when a password was written with an unescaped '/' or '@', at
+// the last '@' with no '=' before it (an '@' after a '=' is a query value's).
+// npos when it has none.
+std::size_t UserInfoEnd(std::string_view uri, std::size_t scheme) {
+  std::size_t end = std::string_view::npos;
+  const std::size_t first = uri.find_first_of("@/", scheme);
+  if (first != std::string_view::npos && uri[first] == '@') end = first;
+  const std::size_t equals = uri.find('=', scheme);
+  const std::size_t last = uri.substr(0, equals).rfind('@');
+  if (last != std::string_view::npos && last >= scheme &&
+      (end == std::string_view::npos || last > end)) {
+    end = last;
+  }
+  return end;
+}
+
+// Where a URI writes its secrets: the password of its user info (see
+// UserInfoEnd: hwrec would rather hide too much than print part of one), and
+// the value of every query parameter whose key, decoded, libpq keeps secret,
+// wherever a '?' or '&' starts one (a raw '?' in a password moves libpq's
+// query start). A value runs to the next parameter that has a '=': an '&' in
+// a password leaves its tail as a parameter libpq quotes in its error.
 std::vector<Span> UriSecrets(std::string_view uri, std::size_t scheme) {
   std::vector<Span> spans;
-  const std::size_t at = uri.rfind('@');
-  std::size_t query_from = scheme;
-  if (at != std::string_view::npos && at >= scheme) {
+  const std::size_t user_end = UserInfoEnd(uri, scheme);
+  if (user_end != std::string_view::npos) {
     const std::size_t colon = uri.find(':', scheme);
-    if (colon != std::string_view::npos && colon < at) spans.push_back({colon + 1, at, true});
-    query_from = at;
-  }
-  const std::size_t query = uri.find('?', query_from);
-  if (query == std::string_view::npos) return spans;
-  std::size_t param = query + 1;
-  while (param <= uri.size()) {
-    std::size_t stop = uri.find('&', param);
-    if (stop == std::string_view::npos) stop = uri.size();
-    const std::size_t equals = uri.find('=', param);
-    if (equals != std::string_view::npos && equals < stop) {
-      const std::string key = PercentDecoded(uri.substr(param, equals - param));
-      if (SecretKeys().count(key) != 0) spans.push_back({equals + 1, stop, false});
+    if (colon != std::string_view::npos && colon < user_end) {
+      spans.push_back({colon + 1, user_end});
     }
-    param = stop + 1;
+  }
+  for (std::size_t start = uri.find_first_of("?&", scheme); start != std::string_view::npos;
+       start = uri.find_first_of("?&", start + 1)) {
+    const std::size_t key = start + 1;
+    const std::size_t equals = uri.find('=', key);
+    const std::size_t next = uri.find_first_of("?&", key);
+    if (equals == std::string_view::npos || (next != std::string_view::npos && next < equals)) {
+      continue;
+    }
+    if (SecretKeys().count(PercentDecoded(uri.substr(key, equals - key))) == 0) continue;
+    std::size_t stop = uri.find('&', equals);
+    while (stop != std::string_view::npos) {
+      const std::size_t following = uri.find('&', stop + 1);
+      const std::string_view param =
+          uri.substr(stop + 1, following == std::string_view::npos ? std::string_view::npos
+                                                                   : following - stop - 1);
+      if (param.find('=') != std::string_view::npos) break;
+      stop = following;
+    }
+    spans.push_back({equals + 1, stop == std::string_view::npos ? uri.size() : stop});
   }
   return spans;
 }
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::vector<Span> SecretsOf(std::string_view location);
 
 // Where a key=value string writes its secrets, read as libpq reads it: values
 // quoted with ' (and \ escapes) or bare up to the next space.
@@ -173,14 +202,35 @@ std::vector<Span> KeywordSecrets(std::string_view text) {
       }
       i = std::min(i, text.size());
     }
-    if (SecretKeys().count(key) != 0) spans.push_back({value_begin, i, false});
+    if (SecretKeys().count(key) != 0) {
+      spans.push_back({value_begin, i});
+    } else if (key == "dbname") {  // libpq reads a connection string there as one
+      const bool quoted = text[value_begin] == '\'';
+      const std::size_t inner = value_begin + (quoted ? 1 : 0);
+      const std::size_t inner_end = quoted && i > inner && text[i - 1] == '\'' ? i - 1 : i;
+      for (const Span& nested : SecretsOf(text.substr(inner, inner_end - inner))) {
+        spans.push_back({inner + nested.begin, inner + nested.end});
+      }
+    }
   }
   return spans;
 }
 
+// The spans of `location`'s secrets, in order, overlapping ones joined.
 std::vector<Span> SecretsOf(std::string_view location) {
-  if (const std::size_t scheme = SchemeLength(location)) return UriSecrets(location, scheme);
-  return KeywordSecrets(location);
+  const std::size_t scheme = SchemeLength(location);
+  std::vector<Span> spans = scheme != 0 ? UriSecrets(location, scheme) : KeywordSecrets(location);
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  std::vector<Span> merged;
+  for (const Span& span : spans) {
+    if (!merged.empty() && span.begin <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, span.end);
+    } else {
+      merged.push_back(span);
+    }
+  }
+  return merged;
 }
 
 bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
@@ -202,10 +252,25 @@ void Mask(std::string& text, const std::string& secret) {
   }
 }
 
+// The values of the secret options as libpq decodes them.
+std::vector<std::string> DecodedSecrets(std::string_view location) {
+  std::vector<std::string> out;
+  if (const Options options = Parse(LibpqConninfo(location))) {
+    for (const PQconninfoOption* o = options.get(); o->keyword != nullptr; ++o) {
+      if (o->val != nullptr && SecretKeys().count(o->keyword) != 0) out.emplace_back(o->val);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsPostgresqlUri(std::string_view location) {
-  return SchemeLength(location) != 0 || IsKeywordForm(location);
+  if (SchemeLength(location) != 0 || IsKeywordForm(location)) return true;
+  // key=value setting a secret that libpq cannot read (a misspelt key, an
+  // unterminated quote): taken for a file path, its password would be printed
+  // as one; as PostgreSQL's, libpq says what is wrong and the secret is masked.
+  return location.find('=') != std::string_view::npos && !KeywordSecrets(location).empty();
 }
 
 std::string LibpqConninfo(std::string_view location) {
@@ -219,9 +284,12 @@ std::string LibpqConninfo(std::string_view location) {
 
 std::string RedactedUri(std::string_view uri) {
   std::string out(uri);
-  std::vector<Span> spans = SecretsOf(uri);
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin > b.begin; });
-  for (const Span& span : spans) out.replace(span.begin, span.end - span.begin, kMask);
+  const std::vector<Span> spans = SecretsOf(uri);
+  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
+    out.replace(span->begin, span->end - span->begin, kMask);
+  }
+  // And whatever libpq decodes as a secret, should it be written elsewhere too.
+  for (const std::string& secret : DecodedSecrets(uri)) Mask(out, secret);
   return out;
 }
 
@@ -234,18 +302,17 @@ std::string RedactedText(std::string_view text, std::string_view location) {
        at = out.find(location, at + shown.size())) {
     out.replace(at, location.size(), shown);
   }
-  // Then every secret, as written, as libpq decoded it, and (for a URI's user
-  // info, which libpq splits at / ? @ : when it is not escaped) in the pieces
-  // libpq may quote.
+  // Then every secret, as written, as libpq decoded it, and in the pieces
+  // libpq quotes when it splits an unescaped secret at / ? @ : & = #.
   std::vector<std::string> secrets;
   for (const Span& span : SecretsOf(location)) {
     const std::string written(location.substr(span.begin, span.end - span.begin));
     secrets.push_back(written);
     secrets.push_back(PercentDecoded(written));
-    if (!span.user_info) continue;
     std::size_t piece = 0;
     for (std::size_t i = 0; i <= written.size(); ++i) {
-      if (i == written.size() || std::string_view("/?@:&=#").find(written[i]) != std::string_view::npos) {
+      if (i == written.size() ||
+          std::string_view("/?@:&=#").find(written[i]) != std::string_view::npos) {
         if (i - piece >= 2) {
           secrets.push_back(written.substr(piece, i - piece));
           secrets.push_back(PercentDecoded(written.substr(piece, i - piece)));
@@ -254,11 +321,7 @@ std::string RedactedText(std::string_view text, std::string_view location) {
       }
     }
   }
-  if (const Options options = Parse(LibpqConninfo(location))) {
-    for (const PQconninfoOption* o = options.get(); o->keyword != nullptr; ++o) {
-      if (o->val != nullptr && SecretKeys().count(o->keyword) != 0) secrets.emplace_back(o->val);
-    }
-  }
+  for (std::string& secret : DecodedSecrets(location)) secrets.push_back(std::move(secret));
   std::sort(secrets.begin(), secrets.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& secret : secrets) Mask(out, secret);

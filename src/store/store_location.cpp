@@ -20,7 +20,11 @@ std::string RedactedMessage(std::string_view message, std::string_view location)
 }
 
 std::string PostgresqlLocationInSchema(std::string_view uri, std::string_view schema) {
-  if (uri.find("://") == std::string_view::npos) {  // key=value: a quoted value of its own
+  // A URI starts with its scheme (any case); key=value may hold "://" in a value.
+  const std::string lowered = store::LibpqConninfo(uri);
+  const bool is_uri =
+      lowered.rfind("postgresql://", 0) == 0 || lowered.rfind("postgres://", 0) == 0;
+  if (!is_uri) {  // key=value: a quoted value of its own
     std::string out(uri);
     out += " options='-csearch_path=";
     for (const char c : schema) {

@@ -52,26 +52,33 @@ std::string Unfiltered(std::string_view text) { return std::string(text); }
 
 namespace {
 
-// `message` with the secrets of every PostgreSQL location among `args` (a
-// STORE, or --option=STORE) masked: whatever reports an error, it never
-// prints a password it was given.
-std::string WithoutSecrets(std::string message, const std::vector<std::string>& args) {
+// The PostgreSQL locations among the running subcommand's arguments (a STORE,
+// or --option=STORE), as given.
+std::vector<std::string>& LocationsGiven() {
+  static std::vector<std::string> locations;
+  return locations;
+}
+
+}  // namespace
+
+std::string WithoutSecrets(std::string_view message) {
+  std::string out(message);
+  for (const std::string& location : LocationsGiven()) out = RedactedMessage(out, location);
+  return out;
+}
+
+int RunSubcommand(const char* program, const Subcommand& subcommand,
+                  const std::vector<std::string>& args, MessageFilter filter) {
+  LocationsGiven().clear();
   for (const std::string& arg : args) {
     std::string_view value = arg;
     if (value.rfind("--", 0) == 0 && value.find('=') != std::string_view::npos) {
       value.remove_prefix(value.find('=') + 1);
     }
-    if (IsPostgresqlLocation(value)) message = RedactedMessage(message, value);
+    if (IsPostgresqlLocation(value)) LocationsGiven().emplace_back(value);
   }
-  return message;
-}
-
-}  // namespace
-
-int RunSubcommand(const char* program, const Subcommand& subcommand,
-                  const std::vector<std::string>& args, MessageFilter filter) {
   const auto usage = [&](const std::exception& e) {
-    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what(), args))
+    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what()))
               << "\n"
               << "Try `" << program << " " << subcommand.name << " --help`.\n";
     return kExitUsage;
@@ -83,7 +90,7 @@ int RunSubcommand(const char* program, const Subcommand& subcommand,
   } catch (const boost::program_options::error& e) {
     return usage(e);
   } catch (const std::exception& e) {
-    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what(), args))
+    std::cerr << program << " " << subcommand.name << ": " << filter(WithoutSecrets(e.what()))
               << "\n";
     return kExitError;
   }

@@ -61,6 +61,11 @@ std::string Unfiltered(std::string_view text);
 int RunSubcommand(const char* program, const Subcommand& subcommand,
                   const std::vector<std::string>& args, MessageFilter filter);
 
+// `message` with the secrets of every PostgreSQL location among the running
+// subcommand's arguments masked (RedactedMessage): what the tools print of any
+// message that may quote one. Not thread-safe: for the tool's main thread.
+std::string WithoutSecrets(std::string_view message);
+
 // The second level of a command with subcommands of its own (`hwrec pools
 // import`): `help` is printed for -h/--help (and the word help when
 // `help_word`). Without a subcommand, or with one not in `table`, a

@@ -137,7 +137,7 @@ std::optional<StoreAndFormat> ParseStoreAndFormat(const std::vector<std::string>
 }
 
 int Fail(const Status& status) {
-  std::cerr << "hwrec: " << TerminalSafe(status.message()) << "\n";
+  std::cerr << "hwrec: " << TerminalSafe(tools::WithoutSecrets(status.message())) << "\n";
   return kExitError;
 }
 
