@@ -156,7 +156,8 @@ Fit Fits(std::string_view type, PyObject* value) {
     return IsPlainValue(value) ? Fit::kNo : Fit::kUnknown;
   }
   if (type == "list" || type.rfind("List[", 0) == 0 || type.rfind("Sequence[", 0) == 0) {
-    if (PyList_Check(value) || PyTuple_Check(value)) return type == "list" ? Fit::kYes : Fit::kUnknown;
+    if (PyList_Check(value) || PyTuple_Check(value))
+      return type == "list" ? Fit::kYes : Fit::kUnknown;
     return IsPlainValue(value) ? Fit::kNo : Fit::kUnknown;
   }
   if (type.rfind("Callable", 0) == 0 || type == "function") {
@@ -291,13 +292,18 @@ std::string Rewritten(PyObject* self, PyObject* args, PyObject* kwargs,
   if (signatures.size() == 1) {
     const std::string why = WhyNot(ParametersOf(signatures.front()), constructor, args, kwargs);
     if (!why.empty()) return name + ": " + why;
+    // Every argument is of a type it takes: a value is beyond what the type holds.
+    const std::size_t open = signatures.front().find('(');
+    return name +
+           ": a value given is out of the range of its type (e.g. an int of more than "
+           "64 bits, or a negative one where a count is taken); it takes " +
+           Shown(open == std::string::npos ? signatures.front() : signatures.front().substr(open));
   }
   const std::vector<Parameter> first =
       signatures.empty() ? std::vector<Parameter>() : ParametersOf(signatures.front());
   const bool method = !first.empty() && first.front().name == "self";
   std::string out = name + ": no form of it takes (" +
-                    GivenTypes(args, kwargs, constructor || method) +
-                    "); it takes";
+                    GivenTypes(args, kwargs, constructor || method) + "); it takes";
   for (const std::string& signature : signatures) {
     const std::size_t open = signature.find('(');
     out += "\n  " + Shown(open == std::string::npos ? signature : signature.substr(open));
@@ -323,9 +329,12 @@ PyObject* Guarded(PyObject* self, PyObject* args, PyObject* kwargs) {
     Py_XDECREF(text);
   }
   PyErr_Clear();
-  // Only pybind11's own overload message: a TypeError from inside the
-  // function (a launcher's, or hwrec's) passes as it is.
-  if (message.find("(): incompatible ") == std::string::npos ||
+  // Only the message pybind11's dispatcher just set, "<name>(): incompatible
+  // ...": a TypeError raised in Python code under the call (a launcher's, or
+  // another module's with the same words) carries a traceback and passes as it is.
+  const std::size_t incompatible = message.find("(): incompatible ");
+  if (traceback != nullptr || incompatible == std::string::npos ||
+      message.find_first_of(" \n") < incompatible ||
       message.find("\nInvoked with") == std::string::npos) {
     PyErr_Restore(type, value, traceback);
     return nullptr;
@@ -337,8 +346,9 @@ PyObject* Guarded(PyObject* self, PyObject* args, PyObject* kwargs) {
     const std::string rewritten = Rewritten(self, args, kwargs, message);
     PyErr_SetString(PyExc_TypeError, rewritten.c_str());
   } catch (...) {
-    PyErr_SetString(PyExc_TypeError, "an hwrec call was given arguments of the wrong types: see "
-                                     "help() for what it takes");
+    PyErr_SetString(PyExc_TypeError,
+                    "an hwrec call was given arguments of the wrong types: see "
+                    "help() for what it takes");
   }
   return nullptr;
 }

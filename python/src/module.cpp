@@ -16,7 +16,10 @@ HardwareProfile ReadProfile(const py::handle& profile) {
   if (!py::isinstance<py::dict>(profile)) throw py::type_error("profile: expected a dict");
   const std::string json = ToJson(profile, "profile");
   Result<HardwareProfile> parsed = ParseHardwareProfile(json);
-  if (!parsed.ok()) ThrowStatus(Status::InvalidArgument("profile: " + parsed.status().message()));
+  if (!parsed.ok()) {  // its messages that name no field begin with "profile"
+    const std::string& why = parsed.status().message();
+    ThrowStatus(Status::InvalidArgument(why.rfind("profile", 0) == 0 ? why : "profile: " + why));
+  }
   return std::move(parsed).value();
 }
 

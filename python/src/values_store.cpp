@@ -73,9 +73,16 @@ py::dict TablesDict(const StoreStatus& s) {
   return tables;
 }
 
+// A file path as Python names it: bytes that are not UTF-8 through surrogate
+// escapes (os.fsdecode), so that a store at such a path reports its status.
+py::str PathText(const std::string& path) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
+}
+
 py::dict StatusDict(const StoreStatus& s) {
   py::dict d;
-  d["path"] = s.path;
+  d["path"] = PathText(s.path);
   d["engine"] = s.engine;
   d["schema_version"] = s.schema_version;
   d["latest_schema_version"] = s.latest_schema_version;
@@ -235,7 +242,7 @@ void RegisterPoolValues(py::module_& m) {
 void RegisterStoreValues(py::module_& m) {
   py::class_<StoreStatus> status(m, "StoreStatus", "What `hwrec status` shows.");
   status.def_readonly("engine", &StoreStatus::engine)
-      .def_readonly("path", &StoreStatus::path)
+      .def_property_readonly("path", [](const StoreStatus& s) { return PathText(s.path); })
       .def_readonly("schema_version", &StoreStatus::schema_version)
       .def_readonly("latest_schema_version", &StoreStatus::latest_schema_version)
       .def_readonly("hp_version", &StoreStatus::hp_version)

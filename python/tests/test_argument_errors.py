@@ -75,6 +75,27 @@ def test_a_type_error_from_inside_a_call_passes_unchanged(loaded):
     assert str(error.value) == "the launcher's own TypeError"
 
 
+def test_a_pybind11_worded_type_error_from_a_callback_passes_unchanged(store):
+    words = ("other(): incompatible function arguments. The following argument types are "
+             "supported:\n    1. (x: int) -> int\n\nInvoked with: 'theirs'")
+
+    def records():
+        yield {"execution_id": "e1"}
+        raise TypeError(words)
+
+    with pytest.raises(TypeError) as error:
+        store.ingest(records())
+    assert str(error.value) == words
+
+
+def test_a_value_out_of_its_type_range_is_said_so(store_path):
+    hwrec.Store.init(store_path).close()
+    with pytest.raises(TypeError) as error:
+        hwrec.Store(store_path, busy_timeout_ms=2**40)
+    assert_clean(error.value)
+    assert "out of the range of its type" in str(error.value)
+
+
 def hostile_values():
     yield Hostile()
     yield {"password": Hostile(), SECRET: 1}
@@ -141,6 +162,8 @@ def test_a_path_that_is_not_utf8_opens_the_file_it_names(tmp_path):
     assert os.path.exists(os.fsencode(str(tmp_path)) + b"/\x80store.db")
     with hwrec.Store(path, read_only=True) as opened:
         assert opened.schema_version > 0
+        assert opened.status().path == path
+        assert opened.status().to_dict()["path"] == path
 
 
 def test_argument_values_are_refused_by_name(loaded):
@@ -152,7 +175,7 @@ def test_argument_values_are_refused_by_name(loaded):
         loaded.recommend("ghcr.io/acme/a\0b:1")
     with pytest.raises(ValueError, match="length: 1e\\+300 h is longer"):
         loaded.route("lora-7b", width=1, length=1e300)
-    with pytest.raises(ValueError, match="profile names no field"):
+    with pytest.raises(ValueError, match="^profile names none of its fields"):
         hwrec.hardware_profile_id({})
     with pytest.raises(ValueError, match="gpu_mode is 'whole'"):
         hwrec.hardware_profile_id({"instance_type": "a2-highgpu-1g", "gpu_count": 1,

@@ -21,7 +21,7 @@ def test_hardware_profile_ids_and_canonical_forms():
     # Absent fields are null, but a profile must name something.
     assert hwrec.canonical_profile({"instance_type": "n2-standard-8"}) == (
         '["hp:v2","n2-standard-8",null,null,null,null,null,null,null,null]')
-    with pytest.raises(ValueError, match="profile names no field"):
+    with pytest.raises(ValueError, match="^profile names none of its fields"):
         hwrec.canonical_profile({})
 
 

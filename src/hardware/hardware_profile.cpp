@@ -110,7 +110,8 @@ Result<HardwareProfile> ParseHardwareProfile(std::string_view json) {
   }
   if (p == HardwareProfile{}) {
     return Status::InvalidArgument(
-        "profile names no field: give at least instance_type, or gpu_brand and gpu_model");
+        "profile names none of its fields: give at least one of instance_type, architecture, "
+        "cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, gpu_brand and gpu_model");
   }
   return p;
 }

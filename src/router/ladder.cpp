@@ -16,8 +16,9 @@
 
 namespace hwrec {
 
-// The longest run a plan is made for: a year.
-constexpr double kMaxLengthHours = 8760;
+// The longest run a plan is made for: a year of 366 days, as ingest's
+// longest duration_s.
+constexpr double kMaxLengthHours = 366 * 24;
 
 // Names of the plan's enums (constexpr: internal to this file).
 constexpr internal::EnumName<Backend> kBackendNames[] = {
