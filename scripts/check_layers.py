@@ -54,6 +54,7 @@ PUBLIC = {
     "placement_types.h": "placement",
     "placement_record.h": "placement",
     "placement_json.h": "placement",
+    "placement_runner.h": "placement",
     "ladder.h": "router",
     "ladder_walk.h": "router",
     "router.h": "router",

@@ -19,6 +19,7 @@
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "hwrec/placement_runner.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/pool_import.h"
 #include "hwrec/recommend.h"

@@ -209,6 +209,8 @@ class Placement:
     shape: ExecutionShape
     chosen: Optional[str]
     chosen_request: Optional[EffectiveRequest]
+    runner_allocation: Optional[dict[str, Any]]
+    compute_fraction: Optional[float]
     placement_id: Optional[int]
     candidates: list[CandidateEvaluation]
     def to_payload(self) -> dict[str, Any]: ...

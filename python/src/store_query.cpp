@@ -303,7 +303,9 @@ PlacementView Place(PyStore& s, const py::object& execution, const py::object& c
     Result<PlacementResult> result = s.evaluator->Evaluate(to_place, pools, *policy, when);
     if (!result.ok()) return result.status();
     view.result = std::make_shared<const PlacementResult>(std::move(result).value());
-    if (!record) return Status::Ok();
+    // Nothing fits: the answer is every candidate's reason, and nothing is
+    // recorded (as `hwrec place --record`, which exits 5).
+    if (!record || view.result->chosen_evaluation() == nullptr) return Status::Ok();
     Result<std::int64_t> id = RecordPlacement(*s.store, *record, *view.result);
     if (!id.ok()) return id.status();
     view.placement_id = *id;
@@ -406,7 +408,8 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            py::arg("policy") = "best_fit", py::arg("as_of") = py::none(),
            py::arg("record") = py::none(),
            "Evaluates the candidate pools for one execution and chooses one; with `record`, "
-           "writes the chosen request for that execution_id.")
+           "writes the chosen request for that execution_id. When nothing fits, the result "
+           "says why of each candidate (chosen is None) and nothing is recorded.")
       .def(
           "retry_floor",
           [](PyStore& s, const std::string& execution_id,

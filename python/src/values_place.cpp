@@ -5,6 +5,7 @@
 #include "binding.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "hwrec/placement_runner.h"
 #include "placement_view.h"
 #include "values.h"
 
@@ -351,6 +352,20 @@ void RegisterCandidate(py::module_& m) {
   AddDictAndRepr(candidate, "CandidateEvaluation", CandidateDict);
 }
 
+// The chosen request in the Runner's resources_allocation form, or None.
+py::object ChosenRunnerAllocation(const PlacementView& p) {
+  const CandidateEvaluation* chosen = p.result->chosen_evaluation();
+  if (chosen == nullptr) return py::none();
+  const RunnerAllocation a = ToRunnerAllocation(chosen->request);
+  py::dict d;
+  if (a.cpu) d["cpu"] = *a.cpu;
+  if (a.memory) d["memory"] = *a.memory;
+  d["gpu"] = a.gpu;
+  if (a.gpu_memory_gb) d["gpu_memory_gb"] = *a.gpu_memory_gb;
+  if (a.gpu_compute_fraction) d["gpu_compute_fraction"] = *a.gpu_compute_fraction;
+  return std::move(d);
+}
+
 py::object ChosenRequest(py::object self) {
   const auto& p = self.cast<const PlacementView&>();
   const CandidateEvaluation* chosen = p.result->chosen_evaluation();
@@ -374,6 +389,19 @@ void RegisterPlacement(py::module_& m) {
                                return c ? py::cast(c->node_pool_id) : py::none();
                              })
       .def_property_readonly("chosen_request", ChosenRequest)
+      .def_property_readonly("runner_allocation", ChosenRunnerAllocation,
+                             "The chosen request as the Runner's resources_allocation: cpu in "
+                             "cores, memory in bytes, gpu, gpu_memory_gb (GiB per GPU), "
+                             "gpu_compute_fraction (per GPU); None when nothing fits.")
+      .def_property_readonly(
+          "compute_fraction",
+          [](const PlacementView& p) -> std::optional<double> {
+            const CandidateEvaluation* chosen = p.result->chosen_evaluation();
+            return chosen != nullptr ? StampedComputeFraction(*chosen) : std::nullopt;
+          },
+          "The share of one card the chosen pool gives the execution (its partition's, 3/7 "
+          "for an A100 mig-3g.40gb): what the Runner stamps on StartExecutionV2's metadata. "
+          "None when nothing fits, it holds no GPU, or the pool's partitioning is unknown.")
       .def_readonly("placement_id", &PlacementView::placement_id)
       .def_property_readonly(
           "candidates",

@@ -324,3 +324,27 @@ def test_retry_floor_of_an_oom_comes_from_the_store_and_place_keeps_it(loaded):
         loaded.retry_floor("ex-2026-11-28-1040")
     with pytest.raises(hwrec.NotFoundError, match="no stored observation"):
         loaded.retry_floor("no-such-execution")
+
+
+def test_nothing_fits_with_record_returns_the_reasons_and_records_nothing(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    placement = loaded.place({"image": WHISPER, "declared": {"gpu_model": "B200"}}, pools,
+                             record="ex-nowhere")
+    assert placement.chosen is None and placement.placement_id is None
+    assert placement.candidates and all(c.reason != "fits" for c in placement.candidates)
+    assert placement.runner_allocation is None and placement.compute_fraction is None
+    assert loaded.placements("ex-nowhere") == []
+
+
+def test_the_chosen_request_in_the_runners_units(loaded):
+    placement = loaded.place(
+        {"image": WHISPER, "declared": {"gpu_count": 1, "gpu_memory_gb": 10,
+                                        "cpu_millicores": 1500, "memory_bytes": 4 << 30}},
+        ["siteb-a100-40gb-mig"])
+    assert placement.chosen == "siteb-a100-40gb-mig"
+    request = placement.chosen_request
+    allocation = placement.runner_allocation
+    assert allocation == {"cpu": request.cpu_request_millicores / 1000,
+                          "memory": request.memory_bytes, "gpu": request.gpu_count,
+                          "gpu_memory_gb": 20.0, "gpu_compute_fraction": 0.428571}
+    assert placement.compute_fraction == pytest.approx(3 / 7, abs=1e-6)
