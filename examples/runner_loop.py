@@ -24,6 +24,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 import hwrec
 
@@ -34,8 +35,12 @@ GIB = 2**30
 HOUR_S = 3600
 HOURS_RUN = 4  # executions per GPU workload, one per hour of its series
 
+Sample = Tuple[float, float, float]  # (timestamp, GPU memory bytes, duty %)
+Series = Dict[str, List[Sample]]  # per pod, by time
+Json = Dict[str, Any]
+
 # The Runner's node pools, as its API serialises RunnerNodePool.
-INVENTORY = [
+INVENTORY: List[Json] = [
     {"id": "a100-mig", "name": "A100 80GB split 3g.40gb", "site_id": "site-a",
      "cpu": 96, "memory": 1024 * GIB, "gpu": 4, "architecture": "x86_64",
      "gpu_mode": "mig-3g.40gb", "gpu_num_total": 8, "gpu_brand": "NVIDIA",
@@ -57,10 +62,10 @@ INVENTORY = [
      "gpu_num_total": 0, "instance_type": "c2-standard-60", "maximum_time_in_sec": 86400},
 ]
 # What the simulator knows and hwrec does not: the unrecorded card is an L4.
-PARTITION_GB = {"a100-mig": 40, "a30-mig": 24, "h100-full": 80, "gpu-unrecorded": 24}
+PARTITION_GB: Dict[str, int] = {"a100-mig": 40, "a30-mig": 24, "h100-full": 80, "gpu-unrecorded": 24}
 
 # (image, which pod of the series by peak, what its author declared)
-WORKLOADS = [
+WORKLOADS: List[Tuple[str, str, Json]] = [
     ("ghcr.io/acme/sd-lite:1.0", "smallest", {"gpu_count": 1, "gpu_memory_gb": 16,
                                               "cpu_millicores": 2000, "memory_bytes": 16 * GIB}),
     ("ghcr.io/acme/sd-serve:2.1", "median", {"gpu_count": 1, "gpu_memory_gb": 20,
@@ -68,21 +73,23 @@ WORKLOADS = [
     ("ghcr.io/acme/sd-xl-lora:0.7", "largest", {"gpu_count": 1, "gpu_memory_gb": 30,
                                                 "cpu_millicores": 4000, "memory_bytes": 32 * GIB}),
 ]
-CPU_WORKLOAD = ("ghcr.io/acme/feature-etl:0.9",
+CPU_WORKLOAD: Tuple[str, Json] = ("ghcr.io/acme/feature-etl:0.9",
                 {"gpu_count": 0, "cpu_millicores": 8000, "memory_bytes": 32 * GIB})
 
 
-def read_trace(data_dir):
+def read_trace(data_dir: Path) -> Series:
     """Per pod: sorted (timestamp, GPU memory bytes, duty %) from the real trace."""
-    def series(name):
+    def series(name: str) -> Dict[Tuple[str, float], float]:
         with tarfile.open(data_dir / f"{name}.tar.gz") as tar:
             member = tar.getmembers()[0]
-            rows = csv.DictReader(io.TextIOWrapper(tar.extractfile(member)))
+            extracted = tar.extractfile(member)
+            assert extracted is not None, f"{name}: its first member is not a file"
+            rows = csv.DictReader(io.TextIOWrapper(extracted))
             return {(r["container_ip"], float(r["timestamp_anon"])): float(r["value"])
                     for r in rows}
     memory = series("pod_gpu_memory_used_bytes_anon")
     duty = series("pod_gpu_duty_cycle_anon")
-    pods = collections.defaultdict(list)
+    pods: Dict[str, List[Sample]] = collections.defaultdict(list)
     for (pod, t), used in memory.items():
         if (pod, t) in duty:
             pods[pod].append((t, used, duty[(pod, t)]))
@@ -90,8 +97,8 @@ def read_trace(data_dir):
     return {pod: sorted(s) for pod, s in pods.items() if len(s) >= 24 * 60}
 
 
-def read_sample(path):
-    pods = collections.defaultdict(list)
+def read_sample(path: Path) -> Series:
+    pods: Dict[str, List[Sample]] = collections.defaultdict(list)
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             pods[r["container_ip"]].append((float(r["timestamp_anon"]),
@@ -100,43 +107,47 @@ def read_sample(path):
     return {pod: sorted(s) for pod, s in pods.items()}
 
 
-def load_series(data_arg):
+def load_series(data_arg: Optional[str]) -> Series:
     data_dir = Path(data_arg) if data_arg else DEFAULT_DATA
+    # The folder as given, or the default's place beside the checkout: never
+    # the path of the machine that built it.
+    shown = data_arg if data_arg else f"../shared/data/{DEFAULT_DATA.name}"
     if (data_dir / "pod_gpu_memory_used_bytes_anon.tar.gz").exists():
-        print(f"usage: Alibaba GenAI trace in {data_dir} (GPU memory, duty cycle per pod)")
+        print(f"GPU usage: the Alibaba GenAI trace in {shown} (GPU memory, duty cycle per pod)")
         return read_trace(data_dir)
-    print(f"usage: {data_dir} not found; using the bundled synthetic sample {SAMPLE.name}")
+    print(f"GPU usage: {shown} not found; using the bundled synthetic sample {SAMPLE.name}")
     return read_sample(SAMPLE)
 
 
-def pick_pods(pods):
+def pick_pods(pods: Series) -> Dict[str, str]:
     """The smallest, median and largest pod by peak GPU memory (ties by id)."""
     ranked = sorted(pods, key=lambda p: (max(s[1] for s in pods[p]), p))
     return {"smallest": ranked[0], "median": ranked[len(ranked) // 2], "largest": ranked[-1]}
 
 
-def hour_window(samples, hour):
+def hour_window(samples: List[Sample], hour: int) -> Tuple[float, List[Sample]]:
     start = samples[0][0] + hour * HOUR_S
     window = [s for s in samples if start <= s[0] < start + HOUR_S]
     return start, window
 
 
-def candidates():
+def candidates() -> List[hwrec.Candidate]:
     """Every pool, with the free capacity the simulated cluster has now."""
     return [{"node_pool_id": p["id"], "free_partitions": 2 if p["gpu"] else 0,
              "free_cpu_millicores": 32000, "free_memory_bytes": 128 * GIB} for p in INVENTORY]
 
 
-def fmt_gb(value):
+def fmt_gb(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.1f} GiB"
 
 
-def describe_choice(placement):
+def describe_choice(placement: hwrec.Placement) -> hwrec.CandidateEvaluation:
     chosen = next(c for c in placement.candidates if c.node_pool_id == placement.chosen)
     r = chosen.request
     origin = r.origins  # figure name -> where its value came from
+    memory = "-" if r.memory_bytes is None else f"{r.memory_bytes / GIB:.1f} GiB"
     parts = [f"cpu {r.cpu_request_millicores}m [{origin['cpu_request_millicores']}]",
-             f"memory {r.memory_bytes / GIB:.1f} GiB [{origin['memory_bytes']}]"]
+             f"memory {memory} [{origin['memory_bytes']}]"]
     if r.gpu_count:
         parts[:0] = [f"{r.gpu_count} x {r.gpu_config_id}",
                      f"gpu_memory {fmt_gb(r.gpu_memory_gb)} [{origin['gpu_memory_gb']}]"]
@@ -147,31 +158,36 @@ def describe_choice(placement):
     return chosen
 
 
-def complete_execution_metric(execution_id, image, pool, request, start, end, status, usage):
+def complete_execution_metric(execution_id: str, image: str, pool: Json,
+                              request: hwrec.EffectiveRequest, start: float, end: float,
+                              status: str, usage: Dict[str, float]) -> Json:
     """The record the Runner's worker sends when an execution ends."""
-    record = {
+    cpu = request.cpu_request_millicores
+    allocation: Json = {"cpu": None if cpu is None else cpu / 1000,
+                        "memory": request.memory_bytes, "gpu": request.gpu_count}
+    metrics: Json = {"cpu_avg": usage["cpu"], "cpu_p95": usage["cpu"] * 1.3,
+                     "cpu_max": usage["cpu"] * 1.6, "memory_max": usage["memory"]}
+    record: Json = {
         "execution_id": execution_id, "action_container_image": image,
         "site_id": pool["site_id"], "node_pool_id": pool["id"],
         "started_at": start, "ended_at": end, "status": status,
         "instance_type": pool["instance_type"], "node_pool_gpu": pool["gpu"],
         "node_pool_gpu_mode": pool["gpu_mode"], "node_pool_gpu_num_total": pool["gpu_num_total"],
         # gpu: the GPUs the execution itself held, not the node's node_pool_gpu.
-        "resources_allocation": {"cpu": request.cpu_request_millicores / 1000,
-                                 "memory": request.memory_bytes, "gpu": request.gpu_count},
-        "metrics": {"cpu_avg": usage["cpu"], "cpu_p95": usage["cpu"] * 1.3,
-                    "cpu_max": usage["cpu"] * 1.6, "memory_max": usage["memory"]},
+        "resources_allocation": allocation,
+        "metrics": metrics,
     }
     if request.gpu_count:
-        record["resources_allocation"]["gpu_memory_gb"] = request.gpu_memory_gb
-        record["metrics"]["gpu_util"] = usage["gpu_util"]
-        record["metrics"]["gpu_memory_max_mib"] = usage["gpu_memory_gb"] * 1024
+        allocation["gpu_memory_gb"] = request.gpu_memory_gb
+        metrics["gpu_util"] = usage["gpu_util"]
+        metrics["gpu_memory_max_mib"] = usage["gpu_memory_gb"] * 1024
         if request.gpu_compute_fraction is not None:
-            record["resources_allocation"]["gpu_compute_fraction"] = request.gpu_compute_fraction
-            record["metrics"]["gpu_compute_fraction"] = request.gpu_compute_fraction
+            allocation["gpu_compute_fraction"] = request.gpu_compute_fraction
+            metrics["gpu_compute_fraction"] = request.gpu_compute_fraction
     return record
 
 
-def ingest(store, record):
+def ingest(store: hwrec.Store, record: Json) -> bool:
     summary = store.ingest(record)
     for reject in summary.rejects:
         print(f"    REJECTED by ingest: {reject.field}: {reject.reason}")
@@ -181,21 +197,22 @@ def ingest(store, record):
 
 
 class Runner:
-    def __init__(self, store, rng):
+    def __init__(self, store: hwrec.Store, rng: random.Random) -> None:
         self.store = store
         self.rng = rng
         self.pools = {p["id"]: p for p in INVENTORY}
         self.sequence = 0
         self.ok = True
 
-    def next_id(self):
+    def next_id(self) -> str:
         self.sequence += 1
         return f"ex-{self.sequence:04d}"
 
-    def run_gpu(self, image, declared, start, window, label):
+    def run_gpu(self, image: str, declared: Json, start: float, window: List[Sample],
+                label: str) -> None:
         """Places, runs and ingests one execution; retries a GPU OOM with a floor."""
         execution_id = self.next_id()
-        execution = {"image": image, "declared": declared}
+        execution: Json = {"image": image, "declared": declared}
         peak_gb = max(s[1] for s in window) / GIB
         for attempt in range(3):
             print(f"[{execution_id}] {image} ({label}){' retry' if attempt else ''}")
@@ -207,7 +224,7 @@ class Runner:
             request = describe_choice(placement).request
             pool = self.pools[placement.chosen]
             held = PARTITION_GB.get(pool["id"], 0)
-            oom = request.gpu_count and peak_gb > held
+            oom = request.gpu_count > 0 and peak_gb > held
             reached = [s for s in window if s[1] / GIB > held] if oom else []
             end = reached[0][0] if oom else start + HOUR_S
             usage = {"gpu_memory_gb": held if oom else peak_gb,
@@ -231,12 +248,13 @@ class Runner:
             start = end
         self.ok = False
 
-    def run_cpu(self, start, label):
+    def run_cpu(self, start: float, label: str) -> None:
         image, declared = CPU_WORKLOAD
         execution_id = self.next_id()
         print(f"[{execution_id}] {image} ({label})")
         placement = self.store.place({"image": image, "declared": declared}, candidates(),
                                      as_of=start, record=execution_id)
+        assert placement.chosen is not None, "the CPU pool takes the CPU workload"
         request = describe_choice(placement).request
         cores = 5.0 + self.rng.uniform(0, 1.5)
         usage = {"cpu": cores, "memory": (20 + self.rng.uniform(0, 6)) * GIB}
@@ -247,7 +265,7 @@ class Runner:
               f"-> Success, ingested")
 
 
-def register_inventory(store):
+def register_inventory(store: hwrec.Store) -> bool:
     summary = store.register_pools(INVENTORY)
     print(f"registered {summary.registered} RunnerNodePool records "
           f"({', '.join(p['id'] for p in INVENTORY)}), rejected {summary.rejected}")
@@ -256,7 +274,7 @@ def register_inventory(store):
     return summary.rejected == 0
 
 
-def report_recommendations(store):
+def report_recommendations(store: hwrec.Store) -> None:
     print("\nwhat hwrec now recommends (gpu_memory_gb per pool):")
     for image, _, _ in WORKLOADS:
         figures = []
@@ -266,7 +284,7 @@ def report_recommendations(store):
         print(f"  {image}: {'; '.join(figures)}")
 
 
-def route_wide_job(store, now):
+def route_wide_job(store: hwrec.Store, now: float) -> bool:
     print("\nroute capture-7b, width 8, 2 days; the 8- and 4-wide GCP machines have no capacity")
     plan = store.route("capture-7b", 8, "2d", as_of=now, sharded=True)
     print(f"  ladder ({len(plan.ladder)} rungs, {plan.length_class}): "
@@ -274,25 +292,27 @@ def route_wide_job(store, now):
     for pruned in plan.pruned:
         print(f"  pruned {pruned.id}: {pruned.reason}")
 
-    def launcher(rung):
+    def launcher(rung: hwrec.Rung) -> Tuple[str, str] | str:
         if rung.backend == "gcp" and rung.width > 2:
             return ("capacity_miss", f"no {rung.width}-wide capacity (simulated)")
         return "launched"
 
-    result = store.walk(plan, launcher, now=now)
+    # The walk is recorded on the day it runs: the router counts each day's
+    # GCP attempts against its daily limit.
+    result = store.walk(plan, launcher)
     for attempt in result.attempts:
         detail = f" ({attempt.detail})" if attempt.detail else ""
         print(f"  walked {attempt.rung.id}: {attempt.outcome}{detail}")
     selected = result.selected.id if result.selected else "nothing"
     print(f"  selected {selected}: realized width {result.realized_width} of "
           f"{result.requested_width}{' (degraded)' if result.degraded else ''}")
-    day = store.router_day(now=now)
-    print(f"  GCP attempts counted on {day.day}: {day.gcp_attempts} (one walk counts once)")
+    day = store.router_day()
+    print(f"  GCP attempts counted today: {day.gcp_attempts} (one walk counts once)")
     return result.realized_width == 2 and result.degraded
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--store", help="create the store at PATH (default: a temp dir)")
     parser.add_argument("--data", help=f"the GenAI trace folder (default: {DEFAULT_DATA})")
     parser.add_argument("--seed", type=int, default=13, help="seed of the synthetic CPU figures")
@@ -309,6 +329,7 @@ def main():
             ok = register_inventory(store)
             runner = Runner(store, random.Random(args.seed))
             last = 0.0
+            start = 0.0
             for hour in range(HOURS_RUN):
                 for image, rank, declared in WORKLOADS:
                     start, window = hour_window(pods[chosen[rank]], hour)

@@ -20,6 +20,7 @@ build=(
 test=(
   catch2 clang-format sqlite3 postgresql
   python3-pytest python3-venv python3-setuptools python3-wheel
+  python3-mypy   # stubtest and mypy --strict on the module's stubs, example and docs
   chromium python3-pil fonts-dejavu-core   # the report's headless-browser test
 )
 case $what in

@@ -4,7 +4,57 @@ import os
 from typing import IO, Any, Callable, Dict, Iterable, Literal, Optional, Sequence, Tuple, Union
 
 __version__: str
-__all__: list[str]
+__all__ = [
+    "Candidate",
+    "Form",
+    "Launcher",
+    "Outcome",
+    "PathLike",
+    "Records",
+    "StoreLocation",
+    "Time",
+    "CandidateEvaluation",
+    "ConcurrentUseError",
+    "ConflictError",
+    "EffectiveRequest",
+    "Error",
+    "ExecutionShape",
+    "FieldError",
+    "Figure",
+    "GpuPartition",
+    "IngestReject",
+    "IngestSummary",
+    "IngestWarning",
+    "InternalError",
+    "InvalidArgumentError",
+    "IoError",
+    "NodePool",
+    "NotFoundError",
+    "Placement",
+    "PlacementNeeds",
+    "PlacementRecord",
+    "PlacementWaste",
+    "PoolImportSummary",
+    "PoolReject",
+    "ReadOnlyError",
+    "Recommendation",
+    "RetryFloor",
+    "RetryFloorOnPool",
+    "RoutePlan",
+    "RouteAttempt",
+    "RouteResult",
+    "RouterDayState",
+    "Rung",
+    "PrunedRung",
+    "QuotaBlock",
+    "SchemaMismatchError",
+    "Store",
+    "StoreStatus",
+    "canonical_profile",
+    "catalog",
+    "hardware_profile_id",
+    "__version__",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 # Where a store lives: a SQLite file path, or a PostgreSQL location (a
@@ -31,276 +81,462 @@ class InternalError(Error): ...
 class ConcurrentUseError(Error): ...
 
 class StoreStatus:
-    path: str
-    engine: str
-    schema_version: int
-    latest_schema_version: int
-    hp_version: str
-    journal_mode: str
-    file_size_bytes: int
-    wal_size_bytes: int
-    tables: dict[str, int]
-    opened: str
-    immutable: bool
+    @property
+    def path(self) -> str: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def schema_version(self) -> int: ...
+    @property
+    def latest_schema_version(self) -> int: ...
+    @property
+    def hp_version(self) -> str: ...
+    @property
+    def journal_mode(self) -> str: ...
+    @property
+    def file_size_bytes(self) -> int: ...
+    @property
+    def wal_size_bytes(self) -> int: ...
+    @property
+    def tables(self) -> dict[str, int]: ...
+    @property
+    def opened(self) -> str: ...
+    @property
+    def immutable(self) -> bool: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class NodePool:
-    node_pool_id: str
-    site_id: str
-    name: str
-    hardware: dict[str, Any]
-    gpu_model_known: bool
+    @property
+    def node_pool_id(self) -> str: ...
+    @property
+    def site_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def hardware(self) -> dict[str, Any]: ...
+    @property
+    def gpu_model_known(self) -> bool: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class PoolReject:
-    line: int
-    node_pool_id: str
-    field: str
-    reason: str
+    @property
+    def line(self) -> int: ...
+    @property
+    def node_pool_id(self) -> str: ...
+    @property
+    def field(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class PoolImportSummary:
-    registered: int
-    updated: int
-    unchanged: int
-    rejected: int
-    rejects: list[PoolReject]
-    warnings: list[PoolReject]  # registered, with a RunnerNodePool field ignored
+    @property
+    def registered(self) -> int: ...
+    @property
+    def updated(self) -> int: ...
+    @property
+    def unchanged(self) -> int: ...
+    @property
+    def rejected(self) -> int: ...
+    @property
+    def rejects(self) -> list[PoolReject]: ...
+    @property
+    def warnings(self) -> list[PoolReject]: ...  # registered, with a RunnerNodePool field ignored
     def to_dict(self) -> dict[str, Any]: ...
 
 class FieldError:
-    field: str
-    reason: str
+    @property
+    def field(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class IngestReject:
-    line: int
-    execution_id: str
-    field: str
-    reason: str
-    errors: list[FieldError]
+    @property
+    def line(self) -> int: ...
+    @property
+    def execution_id(self) -> str: ...
+    @property
+    def field(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def errors(self) -> list[FieldError]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class IngestWarning:
-    line: int
-    execution_id: str
-    field: str
-    message: str
+    @property
+    def line(self) -> int: ...
+    @property
+    def execution_id(self) -> str: ...
+    @property
+    def field(self) -> str: ...
+    @property
+    def message(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class IngestSummary:
-    accepted: int
-    duplicates: int
-    conflicts: int
-    rejected: int
-    profile_id_mismatches: int
-    unresolved_hardware: int
-    rejects: list[IngestReject]
-    warnings: list[IngestWarning]
-    conflict_execution_ids: list[str]
+    @property
+    def accepted(self) -> int: ...
+    @property
+    def duplicates(self) -> int: ...
+    @property
+    def conflicts(self) -> int: ...
+    @property
+    def rejected(self) -> int: ...
+    @property
+    def profile_id_mismatches(self) -> int: ...
+    @property
+    def unresolved_hardware(self) -> int: ...
+    @property
+    def rejects(self) -> list[IngestReject]: ...
+    @property
+    def warnings(self) -> list[IngestWarning]: ...
+    @property
+    def conflict_execution_ids(self) -> list[str]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class GpuPartition:
-    gpu_config_id: str
-    brand: str
-    model: str
-    mode: str
-    memory_gb: float  # GiB (2^30 bytes): an A100 80GB holds 80
-    compute_slices: int
-    compute_fraction: float
+    @property
+    def gpu_config_id(self) -> str: ...
+    @property
+    def brand(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def memory_gb(self) -> float: ...  # GiB (2^30 bytes): an A100 80GB holds 80
+    @property
+    def compute_slices(self) -> int: ...
+    @property
+    def compute_fraction(self) -> float: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class FigureReason:
-    source: str  # max_of_recent, percentile, average
-    statistic: str
-    statistic_value: float
-    execution_id: Optional[str]  # max of last N: the execution that set the max
-    finished_at: Optional[float]
-    status: Optional[str]
-    oom_factor: Optional[float]  # when that execution ran out of memory
-    oom_applied_to: Optional[str]  # requested or observed
-    oom_base: Optional[float]
-    bucket_lower: Optional[float]  # percentiles: the bucket that holds it
-    bucket_upper: Optional[float]
-    share_at_or_below: Optional[float]
-    margin: float
-    with_margin: float
-    rounding: str
-    value: float
-    text: str  # in words; memory in GiB (2^30 bytes)
+    @property
+    def source(self) -> str: ...  # max_of_recent, percentile, average
+    @property
+    def statistic(self) -> str: ...
+    @property
+    def statistic_value(self) -> float: ...
+    @property
+    def execution_id(self) -> Optional[str]: ...  # max of last N: the execution that set the max
+    @property
+    def finished_at(self) -> Optional[float]: ...
+    @property
+    def status(self) -> Optional[str]: ...
+    @property
+    def oom_factor(self) -> Optional[float]: ...  # when that execution ran out of memory
+    @property
+    def oom_applied_to(self) -> Optional[str]: ...  # requested or observed
+    @property
+    def oom_base(self) -> Optional[float]: ...
+    @property
+    def bucket_lower(self) -> Optional[float]: ...  # percentiles: the bucket that holds it
+    @property
+    def bucket_upper(self) -> Optional[float]: ...
+    @property
+    def share_at_or_below(self) -> Optional[float]: ...
+    @property
+    def margin(self) -> float: ...
+    @property
+    def with_margin(self) -> float: ...
+    @property
+    def rounding(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def text(self) -> str: ...  # in words; memory in GiB (2^30 bytes)
     def to_dict(self) -> dict[str, Any]: ...
 
 class Figure:
-    kind: str
-    value: Optional[float]
-    provenance: str  # exact, gpu_model, instance_type, workload_any_hardware, none
-    held_share: bool  # compute share learned from shares held: no GPU utilisation was reported
-    learned_width: Optional[int]  # GPU memory: the GPUs held by the executions behind it
-    samples: int
-    confidence: float
-    last_seen: Optional[float]
-    lower: Optional[float]
-    upper: Optional[float]
-    statistic: str
-    margin: float
-    half_life_hours: float
-    reason: Optional[FigureReason]  # only with recommend(..., explain=True)
+    @property
+    def kind(self) -> str: ...
+    @property
+    def value(self) -> Optional[float]: ...
+    @property
+    def provenance(self) -> str: ...  # exact, gpu_model, instance_type, workload_any_hardware, none
+    @property
+    def held_share(self) -> bool: ...  # compute share learned from shares held: no GPU utilisation was reported
+    @property
+    def learned_width(self) -> Optional[int]: ...  # GPU memory: the GPUs held by the executions behind it
+    @property
+    def samples(self) -> int: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def last_seen(self) -> Optional[float]: ...
+    @property
+    def lower(self) -> Optional[float]: ...
+    @property
+    def upper(self) -> Optional[float]: ...
+    @property
+    def statistic(self) -> str: ...
+    @property
+    def margin(self) -> float: ...
+    @property
+    def half_life_hours(self) -> float: ...
+    @property
+    def reason(self) -> Optional[FigureReason]: ...  # only with recommend(..., explain=True)
     def to_dict(self) -> dict[str, Any]: ...
 
 class Recommendation:
-    workload: str
-    hardware: dict[str, Any]
-    as_of: float
-    width: Optional[int]  # the GPUs held per execution gpu_memory_gb answers for; None: every width
-    figures: dict[str, Figure]
+    @property
+    def workload(self) -> str: ...
+    @property
+    def hardware(self) -> dict[str, Any]: ...
+    @property
+    def as_of(self) -> float: ...
+    @property
+    def width(self) -> Optional[int]: ...  # the GPUs held per execution gpu_memory_gb answers for; None: every width
+    @property
+    def figures(self) -> dict[str, Figure]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class EffectiveRequest:
-    cpu_request_millicores: Optional[int]
-    cpu_limit_millicores: Optional[int]
-    memory_bytes: Optional[int]
-    gpu_count: int
-    gpu_config_id: Optional[str]
-    gpu_memory_gb: Optional[float]  # GiB (2^30 bytes)
-    gpu_compute_fraction: Optional[float]
-    origins: dict[str, str]
+    @property
+    def cpu_request_millicores(self) -> Optional[int]: ...
+    @property
+    def cpu_limit_millicores(self) -> Optional[int]: ...
+    @property
+    def memory_bytes(self) -> Optional[int]: ...
+    @property
+    def gpu_count(self) -> int: ...
+    @property
+    def gpu_config_id(self) -> Optional[str]: ...
+    @property
+    def gpu_memory_gb(self) -> Optional[float]: ...  # GiB (2^30 bytes)
+    @property
+    def gpu_compute_fraction(self) -> Optional[float]: ...
+    @property
+    def origins(self) -> dict[str, str]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementNeeds:
-    gpu_memory_gb: Optional[float]  # GiB (2^30 bytes)
-    gpu_compute_fraction: Optional[float]
+    @property
+    def gpu_memory_gb(self) -> Optional[float]: ...  # GiB (2^30 bytes)
+    @property
+    def gpu_compute_fraction(self) -> Optional[float]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementWaste:
-    card: Optional[float]  # None: a pool of unknown size, or the GPU memory needed unknown
-    compute_shortfall: Optional[float]  # None: the share needed on this card is unknown
-    score: Optional[float]  # card + 2 x compute_shortfall; None when a term is unknown
-    cpu: float
-    memory: float
-    gpu_left: Optional[float]  # cards' worth of GPU free on the node after; None: unknown
-    fragmentation: Optional[float]  # fragmentation policy: unusable GPU added; else None
+    @property
+    def card(self) -> Optional[float]: ...  # None: a pool of unknown size, or the GPU memory needed unknown
+    @property
+    def compute_shortfall(self) -> Optional[float]: ...  # None: the share needed on this card is unknown
+    @property
+    def score(self) -> Optional[float]: ...  # card + 2 x compute_shortfall; None when a term is unknown
+    @property
+    def cpu(self) -> float: ...
+    @property
+    def memory(self) -> float: ...
+    @property
+    def gpu_left(self) -> Optional[float]: ...  # cards' worth of GPU free on the node after; None: unknown
+    @property
+    def fragmentation(self) -> Optional[float]: ...  # fragmentation policy: unusable GPU added; else None
     def to_dict(self) -> dict[str, Any]: ...
 
 class ExecutionShape:
-    gpu_count: int
-    gpu_count_source: str  # declared, retry_floor, history, none
-    architectures: list[str]  # empty: any architecture
-    architecture_source: str  # declared, history, none
-    history_executions: int
-    gpu_executions: int
-    notes: list[str]  # where the GPU count and architectures came from; every candidate's begin with them
+    @property
+    def gpu_count(self) -> int: ...
+    @property
+    def gpu_count_source(self) -> str: ...  # declared, retry_floor, history, none
+    @property
+    def architectures(self) -> list[str]: ...  # empty: any architecture
+    @property
+    def architecture_source(self) -> str: ...  # declared, history, none
+    @property
+    def history_executions(self) -> int: ...
+    @property
+    def gpu_executions(self) -> int: ...
+    @property
+    def notes(self) -> list[str]: ...  # where the GPU count and architectures came from; every candidate's begin with them
     def to_dict(self) -> dict[str, Any]: ...
 
 class CandidateEvaluation:
-    node_pool_id: str
-    feasible: bool
-    reason: str
-    notes: list[str]
-    request: EffectiveRequest
-    needs: PlacementNeeds
-    waste: PlacementWaste
-    gpu_cards: list[int]  # with free_gpu_shares, when feasible: the cards (positions) it goes on
+    @property
+    def node_pool_id(self) -> str: ...
+    @property
+    def feasible(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def notes(self) -> list[str]: ...
+    @property
+    def request(self) -> EffectiveRequest: ...
+    @property
+    def needs(self) -> PlacementNeeds: ...
+    @property
+    def waste(self) -> PlacementWaste: ...
+    @property
+    def gpu_cards(self) -> list[int]: ...  # with free_gpu_shares, when feasible: the cards (positions) it goes on
     def to_dict(self) -> dict[str, Any]: ...
 
 class Placement:
-    workload: str
-    policy: str
-    as_of: float
-    shape: ExecutionShape
-    chosen: Optional[str]
-    chosen_request: Optional[EffectiveRequest]
-    runner_allocation: Optional[dict[str, Any]]
-    compute_fraction: Optional[float]
-    placement_id: Optional[int]
-    candidates: list[CandidateEvaluation]
+    @property
+    def workload(self) -> str: ...
+    @property
+    def policy(self) -> str: ...
+    @property
+    def as_of(self) -> float: ...
+    @property
+    def shape(self) -> ExecutionShape: ...
+    @property
+    def chosen(self) -> Optional[str]: ...
+    @property
+    def chosen_request(self) -> Optional[EffectiveRequest]: ...
+    @property
+    def runner_allocation(self) -> Optional[dict[str, Any]]: ...
+    @property
+    def compute_fraction(self) -> Optional[float]: ...
+    @property
+    def placement_id(self) -> Optional[int]: ...
+    @property
+    def candidates(self) -> list[CandidateEvaluation]: ...
     def to_payload(self) -> dict[str, Any]: ...
     def to_json(self, indent: Optional[int] = None) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class PlacementRecord:
-    id: int
-    execution_id: str
-    workload: str
-    node_pool_id: str
-    policy: str
-    request: EffectiveRequest
-    placed_at: float
+    @property
+    def id(self) -> int: ...
+    @property
+    def execution_id(self) -> str: ...
+    @property
+    def workload(self) -> str: ...
+    @property
+    def node_pool_id(self) -> str: ...
+    @property
+    def policy(self) -> str: ...
+    @property
+    def request(self) -> EffectiveRequest: ...
+    @property
+    def placed_at(self) -> float: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RetryFloorOnPool:
-    node_pool_id: str
-    holds: bool  # a node holds the floor (True when the pool's size is unknown)
-    reason: str
+    @property
+    def node_pool_id(self) -> str: ...
+    @property
+    def holds(self) -> bool: ...  # a node holds the floor (True when the pool's size is unknown)
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RetryFloor:
-    execution_id: str
-    workload: str
-    status: str  # oom or gpu_oom
-    retry_floor: dict[str, Any]  # memory_bytes or gpu_memory_gb, as execution["retry_floor"]
-    reason: str
-    pools: list[RetryFloorOnPool]
+    @property
+    def execution_id(self) -> str: ...
+    @property
+    def workload(self) -> str: ...
+    @property
+    def status(self) -> str: ...  # oom or gpu_oom
+    @property
+    def retry_floor(self) -> dict[str, Any]: ...  # memory_bytes or gpu_memory_gb, as execution["retry_floor"]
+    @property
+    def reason(self) -> str: ...
+    @property
+    def pools(self) -> list[RetryFloorOnPool]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class Rung:
-    id: str
-    backend: str  # gcp, slurm, runpod
-    machine_type: str
-    gpu_model: str
-    width: int
-    provisioning: Optional[str]  # SPOT, FLEX_START, STANDARD on GCP
+    @property
+    def id(self) -> str: ...
+    @property
+    def backend(self) -> str: ...  # gcp, slurm, runpod
+    @property
+    def machine_type(self) -> str: ...
+    @property
+    def gpu_model(self) -> str: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def provisioning(self) -> Optional[str]: ...  # SPOT, FLEX_START, STANDARD on GCP
     def to_dict(self) -> dict[str, Any]: ...
 
 class PrunedRung:
-    id: str
-    reason: str
+    @property
+    def id(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RouteAttempt:
-    rung: Rung
-    outcome: str
-    detail: str
+    @property
+    def rung(self) -> Rung: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RouteResult:
-    intent: str
-    requested_width: int
-    selected: Optional[Rung]
-    realized_width: int
-    degraded: bool
-    stopped: bool
-    counted_gcp_attempt: bool
-    attempts: list[RouteAttempt]
-    backend_selected_event: Optional[dict[str, Any]]
+    @property
+    def intent(self) -> str: ...
+    @property
+    def requested_width(self) -> int: ...
+    @property
+    def selected(self) -> Optional[Rung]: ...
+    @property
+    def realized_width(self) -> int: ...
+    @property
+    def degraded(self) -> bool: ...
+    @property
+    def stopped(self) -> bool: ...
+    @property
+    def counted_gcp_attempt(self) -> bool: ...
+    @property
+    def attempts(self) -> list[RouteAttempt]: ...
+    @property
+    def backend_selected_event(self) -> Optional[dict[str, Any]]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RoutePlan:
-    intent: str
-    requested_width: int  # as asked
-    planned_width: int  # the widest machine width not above it: where the ladder starts
-    sharded: bool  # the launch command shards; wide rungs need it
-    length_hours: float
-    length_class: str  # short, long, very_long
-    ladder: list[Rung]
-    pruned: list[PrunedRung]
-    notes: list[str]
-    no_fit: Optional[str]  # set, with an empty ladder, when no rung can hold one shard
-    walk: Optional[RouteResult]
+    @property
+    def intent(self) -> str: ...
+    @property
+    def requested_width(self) -> int: ...  # as asked
+    @property
+    def planned_width(self) -> int: ...  # the widest machine width not above it: where the ladder starts
+    @property
+    def sharded(self) -> bool: ...  # the launch command shards; wide rungs need it
+    @property
+    def length_hours(self) -> float: ...
+    @property
+    def length_class(self) -> str: ...  # short, long, very_long
+    @property
+    def ladder(self) -> list[Rung]: ...
+    @property
+    def pruned(self) -> list[PrunedRung]: ...
+    @property
+    def notes(self) -> list[str]: ...
+    @property
+    def no_fit(self) -> Optional[str]: ...  # set, with an empty ladder, when no rung can hold one shard
+    @property
+    def walk(self) -> Optional[RouteResult]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class QuotaBlock:
     """A quota found exhausted today: rungs needing `gpus` or more of it are skipped."""
-    gpu_model: str
-    quota_class: str  # "preemptible" or "on_demand"
-    gpus: int
-    reason: str
+    @property
+    def gpu_model(self) -> str: ...
+    @property
+    def quota_class(self) -> str: ...  # "preemptible" or "on_demand"
+    @property
+    def gpus(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class RouterDayState:
-    day: str
-    gcp_attempts: int
-    exhausted_quotas: list[str]
-    quota_blocks: list[QuotaBlock]
+    @property
+    def day(self) -> str: ...
+    @property
+    def gcp_attempts(self) -> int: ...
+    @property
+    def exhausted_quotas(self) -> list[str]: ...
+    @property
+    def quota_blocks(self) -> list[QuotaBlock]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 Candidate = Union[str, Dict[str, Any]]
