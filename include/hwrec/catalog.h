@@ -71,6 +71,10 @@ class GpuCatalog {
   // `unknown` model of pools whose model is not recorded.
   Result<GpuModel> ResolveModel(const std::optional<std::string>& brand,
                                 std::string_view model) const;
+  // The hardware key a caller named, read by this catalog as
+  // ResolveHardwareKey reads it (below), without reading the store.
+  Result<HardwareKey> ResolveKey(HardwareKey named,
+                                 std::string_view model_field = "gpu_model") const;
 
  private:
   std::vector<GpuModel> models_;

@@ -52,6 +52,12 @@ class RecommendationQuery {
                                    Explain explain = Explain::kNo,
                                    std::optional<std::int64_t> width = std::nullopt);
 
+  // ResolveHardwareKey (hwrec/catalog.h) with the catalog kept between
+  // calls and read again only when the store's catalog changed (an import by
+  // any process): what a host that names keys per call, such as the Python
+  // module, resolves them with.
+  Result<HardwareKey> ResolveKey(HardwareKey named, std::string_view model_field = "gpu_model");
+
  private:
   explicit RecommendationQuery(const Store& store);
 

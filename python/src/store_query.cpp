@@ -238,7 +238,13 @@ HardwareKey KeyOf(PyStore& s, const std::optional<std::string>& pool,
   if (!pool) {
     Result<HardwareKey> key = [&] {
       py::gil_scoped_release release;
-      return ResolveHardwareKey(*s.store, {gpu_brand, gpu_model, instance_type, cpu_only});
+      // Through the kept query: the catalog is read again only when it changed.
+      if (!s.query) {
+        auto opened = RecommendationQuery::Open(*s.store);
+        if (!opened.ok()) return Result<HardwareKey>(opened.status());
+        s.query = std::move(opened).value();
+      }
+      return s.query->ResolveKey({gpu_brand, gpu_model, instance_type, cpu_only});
     }();
     return Unwrap(std::move(key));
   }

@@ -191,23 +191,42 @@ Result<GpuModel> GpuCatalog::ResolveModel(const std::optional<std::string>& bran
       hint.empty() ? "" : fmt::format("did you mean {}? ", hint)));
 }
 
-Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
-                                       std::string_view model_field) {
-  if (named.gpu_model && *named.gpu_model == "unknown") named.gpu_model.reset();
-  if (named.cpu_only && (named.gpu_brand || named.gpu_model)) {
+namespace {
+
+// The checks of a named key that need no catalog; false when the key names
+// no model (nothing to resolve).
+Result<bool> NamesModel(HardwareKey* named) {
+  if (named->gpu_model && *named->gpu_model == "unknown") named->gpu_model.reset();
+  if (named->cpu_only && (named->gpu_brand || named->gpu_model)) {
     return Status::InvalidArgument(
         "a CPU-only key names no GPU: leave out the GPU brand and model, or ask for a GPU key");
   }
-  if (!named.gpu_model) return named;
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
-  auto model = catalog->ResolveModel(named.gpu_brand, *named.gpu_model);
+  return named->gpu_model.has_value();
+}
+
+}  // namespace
+
+Result<HardwareKey> GpuCatalog::ResolveKey(HardwareKey named, std::string_view model_field) const {
+  const Result<bool> names_model = NamesModel(&named);
+  if (!names_model.ok()) return names_model.status();
+  if (!*names_model) return named;
+  auto model = ResolveModel(named.gpu_brand, *named.gpu_model);
   if (!model.ok()) {
     return Status::InvalidArgument(fmt::format("{}: {}", model_field, model.status().message()));
   }
   named.gpu_brand = model->brand;
   named.gpu_model = model->model;
   return named;
+}
+
+Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
+                                       std::string_view model_field) {
+  const Result<bool> names_model = NamesModel(&named);
+  if (!names_model.ok()) return names_model.status();
+  if (!*names_model) return named;  // no model: the store is not read
+  auto catalog = GpuCatalog::Load(store);
+  if (!catalog.ok()) return catalog.status();
+  return catalog->ResolveKey(std::move(named), model_field);
 }
 
 std::vector<std::string> GpuCatalog::ClosestModels(std::string_view model,

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "base/time.h"
+#include "hwrec/catalog.h"
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "recommend/kept_reader.h"
@@ -37,6 +38,7 @@ struct RecommendationQuery::Impl {
   explicit Impl(const Store& s) : store(s) {}
   const Store& store;
   std::unique_ptr<internal::RecommendationReader> reader;
+  std::optional<GpuCatalog> catalog;  // read by ResolveKey, again when it changes
   store::ChangeWatch watch{store::ConnectionOf(store)};
 };
 
@@ -75,6 +77,27 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
     const double at = as_of.value_or(internal::NowEpochSeconds());
     const auto id = (*reader)->WorkloadId(workload);
     return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes, width);
+  });
+}
+
+Result<HardwareKey> RecommendationQuery::ResolveKey(HardwareKey named,
+                                                    std::string_view model_field) {
+  // A key that names no model, or names one on a CPU-only key, is answered
+  // without the store.
+  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
+    return ResolveHardwareKey(impl_->store, std::move(named), model_field);
+  }
+  const Store& store = impl_->store;
+  return internal::Guarded(store.path(), [&]() -> Result<HardwareKey> {
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
+    impl_->watch.Poll();
+    if (!impl_->catalog || impl_->watch.pending()(store::ChangeArea::kCatalog)) {
+      Result<GpuCatalog> loaded = GpuCatalog::Load(store);
+      if (!loaded.ok()) return loaded.status();
+      impl_->catalog = std::move(loaded).value();
+      impl_->watch.Applied(store::ChangeArea::kCatalog);
+    }
+    return impl_->catalog->ResolveKey(std::move(named), model_field);
   });
 }
 
