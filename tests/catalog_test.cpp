@@ -441,3 +441,23 @@ TEST_CASE("catalog cli: a missing or unknown subcommand is a usage error", "[cat
 }
 
 }  // namespace hwrec
+
+namespace hwrec::catalog_docs_test {
+
+TEST_CASE("catalog: the README's CSV example imports as it says", "[catalog][docs]") {
+  const std::string readme = hwrec::test::ReadFile(hwrec::test::SourcePath("README.md"));
+  const std::size_t begin = readme.find("```csv\n");
+  REQUIRE(begin != std::string::npos);
+  const std::size_t end = readme.find("```", begin + 7);
+  std::istringstream csv(readme.substr(begin + 7, end - begin - 7));
+  auto store = hwrec::test::OpenStoreOrFail(":memory:");
+  auto imported = ImportCatalogCsv(*store, csv);
+  REQUIRE(imported.ok());
+  CHECK(imported->errors.empty());
+  CHECK(imported->added == 2);
+  auto catalog = GpuCatalog::Load(*store);
+  REQUIRE(catalog.ok());
+  CHECK(catalog->FindPartition("Acme", "Z9 96GB", "mig-1g.24gb") != nullptr);
+}
+
+}  // namespace hwrec::catalog_docs_test

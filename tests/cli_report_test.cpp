@@ -26,7 +26,7 @@ TEST_CASE("cli: report --help names the page, its filters and the presets", "[cl
   REQUIRE(r.exit_code == 0);
   for (const char* words :
        {"hwrec report STORE --html FILE", "--gpu-model", "--instance-type", "--figure", "--set",
-        "--preset", "intelliscale, vpa or autopilot", "No script"}) {
+        "--preset", "intelliscale, vpa (VPA-like) or", "No script"}) {
     INFO(words);
     CHECK_THAT(r.out, Contains(words));
   }

@@ -223,7 +223,7 @@ TEST_CASE("copy: a URI's password is never printed, and SQLite-only commands say
   CHECK(legacy.err.find(kSecret) == std::string::npos);
   CHECK_THAT(RunCli("--help").out, Catch::Contains("starts with postgresql://") &&
                                        Catch::Contains("key=value string naming host"));
-  CHECK_THAT(RunCli("status --help").out, Catch::Contains("postgresql:// URI"));
+  CHECK_THAT(RunCli("status --help").out, Catch::Contains("a file path or a PostgreSQL location"));
 }
 
 TEST_CASE("copy: SQLite -> PostgreSQL -> SQLite gives back every row exactly", "[copy][engine]") {

@@ -25,7 +25,8 @@ Result<std::unique_ptr<Store>> OpenStoreArgument(const std::string& path,
   if (path == ":memory:") {
     return Status::InvalidArgument(
         ":memory: is not a place for a store: what hwrec wrote there would be lost when the "
-        "command ends: give a file path or a postgresql:// URI, created with `hwrec init STORE`");
+        "command ends: give a file path or a PostgreSQL location, created with "
+        "`hwrec init STORE`");
   }
   return Store::Open(path, options);
 }

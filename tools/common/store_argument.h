@@ -13,7 +13,7 @@
 namespace hwrec::tools {
 
 inline constexpr const char* kStoreArgumentHelp =
-    "the store (positional): a file path or a postgresql:// URI";
+    "the store (positional): a file path or a PostgreSQL location";
 
 // Adds --store (stored into `*path`, or only into the variables map when
 // `path` is null) and makes it the first positional argument.

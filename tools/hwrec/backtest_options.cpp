@@ -94,9 +94,11 @@ void AddBacktestOptions(CommandLine& line, PresetDefault presets) {
       "KEY=VALUE: a config key (`hwrec config list`) set for the store's own run; repeatable")(
       "preset", po::value<std::vector<std::string>>()->composing(),
       presets == PresetDefault::kEvery
-          ? "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+          ? "a rule replayed beside the store's settings: intelliscale, vpa (VPA-like) or "
+            "autopilot; "
             "repeatable (default: all three; `none`: the store's run alone)"
-          : "a rule replayed beside the store's settings: intelliscale, vpa or autopilot; "
+          : "a rule replayed beside the store's settings: intelliscale, vpa (VPA-like) or "
+            "autopilot; "
             "repeatable (default: none, the store's run alone)");
 }
 

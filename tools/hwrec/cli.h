@@ -97,9 +97,9 @@ class CommandLine {
 
 // The help of a STORE (a file path or a PostgreSQL URI), and the store it
 // names: UsageError kStoreRequired when none was given.
-inline constexpr const char* kStorePathHelp = "the store: a file path or a postgresql:// URI";
+inline constexpr const char* kStorePathHelp = "the store: a file path or a PostgreSQL location";
 inline constexpr const char* kStoreRequired =
-    "the STORE (a file path or a postgresql:// URI) is required";
+    "the STORE (a file path or a PostgreSQL location) is required";
 std::string RequiredStore(const po::variables_map& vm);
 
 // A command of one STORE and --format (`hwrec check`, `hwrec pools list`).

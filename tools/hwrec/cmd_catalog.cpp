@@ -102,6 +102,15 @@ int CatalogImport(const std::vector<std::string>& args) {
   CommandLine line("hwrec catalog import STORE FILE.csv [--format table|json]");
   line.Store(&store_path)
       .Add()("file", po::value<std::string>(&file), "the CSV file, - for stdin (positional)");
+  line.Epilog(
+      "The CSV has this header and one row per partition: a card's `full` row and one row\n"
+      "per MIG profile, each row repeating the card's own memory and compute slices:\n\n"
+      "  brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,compute_slices\n"
+      "  Acme,Z9 96GB,96,4,full,96,4\n"
+      "  Acme,Z9 96GB,96,4,mig-1g.24gb,24,1\n\n"
+      "card_memory_gb and memory_gb are GiB (an A100 80GB holds 80); mode is `full` or\n"
+      "mig-<N>g.<memory>, with N its compute slices. Rows identical to the catalog are\n"
+      "unchanged; a row that would change a partition the catalog holds is rejected.\n");
   po::variables_map vm;
   if (!line.Positional("file").Format(&format_text).Parse(args, &vm)) return kExitOk;
   const Format format = ParseFormat(format_text);

@@ -20,7 +20,8 @@ namespace {
 
 const char* const kCopyUsage =
     "hwrec copy SRC DST [--format table|json]\n\n"
-    "Copies every row of the store SRC into DST, each a file path or a postgresql:// URI\n"
+    "Copies every row of the store SRC into DST, each a file path or a PostgreSQL location (URI or "
+    "key=value)\n"
     "(SQLite -> PostgreSQL and back, or file -> file), in one transaction of DST: each\n"
     "table's count and the aggregates (against SRC's and a rebuild from the observations)\n"
     "are checked before it commits, and on any failure no row of SRC is in DST. SRC must be\n"
@@ -69,13 +70,15 @@ int RunCopy(const std::vector<std::string>& args) {
   std::string destination_location;
   std::string format_text;
   CommandLine line(kCopyUsage);
-  line.Add()("source", po::value(&source_location), "SRC: a file path or a postgresql:// URI")(
-      "destination", po::value(&destination_location), "DST: a file path or a postgresql:// URI");
+  line.Add()("source", po::value(&source_location), "SRC: a file path or a PostgreSQL location")(
+      "destination", po::value(&destination_location), "DST: a file path or a PostgreSQL location");
   line.Positional("source").Positional("destination").Format(&format_text);
   po::variables_map vm;
   if (!line.Parse(args, &vm)) return kExitOk;
   if (source_location.empty() || destination_location.empty()) {
-    throw UsageError("hwrec copy needs SRC and DST: each a file path or a postgresql:// URI");
+    throw UsageError(
+        "hwrec copy needs SRC and DST: each a file path or a PostgreSQL location (URI or "
+        "key=value)");
   }
   const Format format = ParseFormat(format_text);
   auto source = OpenStore(source_location, ReadingStoreOptions(false));

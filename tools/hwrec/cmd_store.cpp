@@ -174,7 +174,7 @@ int RunSchema(const std::vector<std::string>& args) {
   std::string store_path;
   CommandLine line(
       "hwrec schema [STORE] [--output FILE]\n\n"
-      "Prints the full schema of STORE (a SQLite file or a postgresql:// URI); without\n"
+      "Prints the full schema of STORE (a SQLite file or a PostgreSQL location); without\n"
       "STORE, of a fresh SQLite store: what schema/schema.sql holds.");
   line.Store(&store_path, "the store to dump (default: a fresh SQLite store)")
       .Add()("output,o", po::value<std::string>(), "write to this file instead of stdout");
