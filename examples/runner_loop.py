@@ -24,7 +24,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import hwrec
 
@@ -159,12 +159,12 @@ def describe_choice(placement: hwrec.Placement) -> hwrec.CandidateEvaluation:
 
 
 def complete_execution_metric(execution_id: str, image: str, pool: Json,
-                              request: hwrec.EffectiveRequest, start: float, end: float,
+                              placement: hwrec.Placement, start: float, end: float,
                               status: str, usage: Dict[str, float]) -> Json:
-    """The record the Runner's worker sends when an execution ends."""
-    cpu = request.cpu_request_millicores
-    allocation: Json = {"cpu": None if cpu is None else cpu / 1000,
-                        "memory": request.memory_bytes, "gpu": request.gpu_count}
+    """The record the Runner's worker sends when an execution ends: what it was
+    given is hwrec's answer in the Runner's own units."""
+    allocation = placement.runner_allocation
+    assert allocation is not None, "a record is sent only for a placed execution"
     metrics: Json = {"cpu_avg": usage["cpu"], "cpu_p95": usage["cpu"] * 1.3,
                      "cpu_max": usage["cpu"] * 1.6, "memory_max": usage["memory"]}
     record: Json = {
@@ -177,13 +177,13 @@ def complete_execution_metric(execution_id: str, image: str, pool: Json,
         "resources_allocation": allocation,
         "metrics": metrics,
     }
-    if request.gpu_count:
-        allocation["gpu_memory_gb"] = request.gpu_memory_gb
+    if allocation["gpu"]:
         metrics["gpu_util"] = usage["gpu_util"]
         metrics["gpu_memory_max_mib"] = usage["gpu_memory_gb"] * 1024
-        if request.gpu_compute_fraction is not None:
-            allocation["gpu_compute_fraction"] = request.gpu_compute_fraction
-            metrics["gpu_compute_fraction"] = request.gpu_compute_fraction
+        # Stamped on StartExecutionV2 at placement: the share the pool gave,
+        # unknown (left out) where its partitioning is not recorded.
+        if placement.compute_fraction is not None:
+            metrics["gpu_compute_fraction"] = placement.compute_fraction
     return record
 
 
@@ -231,7 +231,7 @@ class Runner:
                      "gpu_util": sum(s[2] for s in window) / len(window),
                      "cpu": 1.5 + self.rng.uniform(0, 1.0), "memory": (10 + peak_gb / 4) * GIB}
             status = "GPUOOMKilled" if oom else "Success"
-            record = complete_execution_metric(execution_id, image, pool, request, start, end,
+            record = complete_execution_metric(execution_id, image, pool, placement, start, end,
                                                status, usage)
             self.ok &= ingest(self.store, record)
             if not oom:
@@ -255,11 +255,11 @@ class Runner:
         placement = self.store.place({"image": image, "declared": declared}, candidates(),
                                      as_of=start, record=execution_id)
         assert placement.chosen is not None, "the CPU pool takes the CPU workload"
-        request = describe_choice(placement).request
+        describe_choice(placement)
         cores = 5.0 + self.rng.uniform(0, 1.5)
         usage = {"cpu": cores, "memory": (20 + self.rng.uniform(0, 6)) * GIB}
         record = complete_execution_metric(execution_id, image, self.pools[placement.chosen],
-                                           request, start, start + HOUR_S, "Success", usage)
+                                           placement, start, start + HOUR_S, "Success", usage)
         self.ok &= ingest(self.store, record)
         print(f"  ran 60 min: {cores:.1f} cores avg, {usage['memory'] / GIB:.1f} GiB peak "
               f"-> Success, ingested")
@@ -292,7 +292,7 @@ def route_wide_job(store: hwrec.Store, now: float) -> bool:
     for pruned in plan.pruned:
         print(f"  pruned {pruned.id}: {pruned.reason}")
 
-    def launcher(rung: hwrec.Rung) -> Tuple[str, str] | str:
+    def launcher(rung: hwrec.Rung) -> Union[Tuple[str, str], str]:
         if rung.backend == "gcp" and rung.width > 2:
             return ("capacity_miss", f"no {rung.width}-wide capacity (simulated)")
         return "launched"
@@ -314,7 +314,8 @@ def route_wide_job(store: hwrec.Store, now: float) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--store", help="create the store at PATH (default: a temp dir)")
-    parser.add_argument("--data", help=f"the GenAI trace folder (default: {DEFAULT_DATA})")
+    parser.add_argument("--data", help="the GenAI trace folder (default: "
+                        f"../shared/data/{DEFAULT_DATA.name}, beside the checkout)")
     parser.add_argument("--seed", type=int, default=13, help="seed of the synthetic CPU figures")
     args = parser.parse_args()
 

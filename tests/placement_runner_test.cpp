@@ -49,7 +49,9 @@ TEST_CASE("runner allocation: the stamped fraction is the partition given", "[pl
   chosen.request.gpu_config_id.reset();
   chosen.request.gpu_compute_fraction = 0.31;
   CHECK_FALSE(StampedComputeFraction(chosen));
-  CHECK(ToRunnerAllocation(chosen.request).gpu_compute_fraction == 0.31);
+  CHECK_FALSE(ToRunnerAllocation(chosen.request).gpu_compute_fraction);
+  CHECK_FALSE(ToRunnerAllocation(chosen.request).gpu_memory_gb);
+  CHECK(ToRunnerAllocation(chosen.request).gpu == 1);
   // No GPU held: no fraction, and no GPU figures in the allocation.
   CandidateEvaluation cpu;
   cpu.request.cpu_request_millicores = 500;

@@ -24,7 +24,9 @@ struct RunnerAllocation {
 };
 
 // `request` in the Runner's units: cpu is the CPU request (not the limit) in
-// cores, gpu_memory_gb and gpu_compute_fraction what the pool gives per GPU.
+// cores; gpu_memory_gb and gpu_compute_fraction what the pool gives per GPU
+// (its partition, or the share of a whole card others share), left out where
+// the pool's GPU model or partitioning is not recorded.
 RunnerAllocation ToRunnerAllocation(const EffectiveRequest& request);
 
 // {"cpu":2.5,"memory":8589934592,"gpu":1,"gpu_memory_gb":40,
@@ -36,8 +38,8 @@ std::string RunnerAllocationJson(const RunnerAllocation& allocation);
 // chosen pool) is applied: the share of one card the execution is given, that
 // is its partition's (3/7 of an A100 for mig-3g.40gb, written 0.428571; 1 for a
 // whole card) or its share of a card others share; not the recommended
-// figure. nullopt when the execution holds no GPU or the pool's partitioning
-// is not recorded (then only the Runner knows what it gave).
+// figure. nullopt when the execution holds no GPU or the pool's GPU model or
+// partitioning is not recorded (then only the Runner knows what it gave).
 std::optional<double> StampedComputeFraction(const CandidateEvaluation& evaluation);
 
 }  // namespace hwrec

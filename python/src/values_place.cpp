@@ -392,7 +392,8 @@ void RegisterPlacement(py::module_& m) {
       .def_property_readonly("runner_allocation", ChosenRunnerAllocation,
                              "The chosen request as the Runner's resources_allocation: cpu in "
                              "cores, memory in bytes, gpu, gpu_memory_gb (GiB per GPU), "
-                             "gpu_compute_fraction (per GPU); None when nothing fits.")
+                             "gpu_compute_fraction (per GPU; both left out where the pool's "
+                             "partitioning is not recorded); None when nothing fits.")
       .def_property_readonly(
           "compute_fraction",
           [](const PlacementView& p) -> std::optional<double> {
@@ -400,8 +401,9 @@ void RegisterPlacement(py::module_& m) {
             return chosen != nullptr ? StampedComputeFraction(*chosen) : std::nullopt;
           },
           "The share of one card the chosen pool gives the execution (its partition's, 3/7 "
-          "for an A100 mig-3g.40gb): what the Runner stamps on StartExecutionV2's metadata. "
-          "None when nothing fits, it holds no GPU, or the pool's partitioning is unknown.")
+          "for an A100 mig-3g.40gb, or its share of a whole card others share): what the "
+          "Runner stamps on StartExecutionV2's metadata. None when nothing fits, it holds no "
+          "GPU, or the pool's GPU model or partitioning is not recorded.")
       .def_readonly("placement_id", &PlacementView::placement_id)
       .def_property_readonly(
           "candidates",

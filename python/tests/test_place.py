@@ -348,3 +348,30 @@ def test_the_chosen_request_in_the_runners_units(loaded):
                           "memory": request.memory_bytes, "gpu": request.gpu_count,
                           "gpu_memory_gb": 20.0, "gpu_compute_fraction": 0.428571}
     assert placement.compute_fraction == pytest.approx(3 / 7, abs=1e-6)
+
+
+def test_a_mig_partition_is_given_whole_even_when_shares_are_listed(loaded):
+    # Shares of a card are of whole cards: a MIG pool gives its partition,
+    # and the fraction stamped is the partition's, not a share made up.
+    placement = loaded.place(
+        {"image": WHISPER, "declared": {"gpu_count": 1, "gpu_memory_gb": 10,
+                                        "gpu_compute_fraction": 0.1}},
+        [{"node_pool_id": "siteb-a100-40gb-mig", "free_gpu_shares": [1.0] * 8}])
+    assert placement.chosen == "siteb-a100-40gb-mig"
+    assert placement.compute_fraction == pytest.approx(3 / 7, abs=1e-6)
+    assert placement.runner_allocation["gpu_memory_gb"] == 20.0
+    chosen = placement.candidates[0]
+    assert any("free_gpu_shares not used" in note for note in chosen.notes)
+
+
+def test_a_pool_of_unknown_partitioning_allocates_no_gpu_figures(store):
+    store.register_pools([{"site_id": "s", "node_pool_id": "unknown-mode",
+                           "cpu_millicores": 16000, "memory_bytes": 64 << 30,
+                           "gpu_brand": "NVIDIA", "gpu_model": "A100 80GB", "gpu_count": 1}])
+    placement = store.place({"image": WHISPER, "declared": {
+        "gpu_count": 1, "gpu_memory_gb": 30, "gpu_compute_fraction": 0.3}}, ["unknown-mode"])
+    assert placement.chosen == "unknown-mode"
+    assert placement.compute_fraction is None
+    assert placement.runner_allocation["gpu"] == 1
+    assert "gpu_memory_gb" not in placement.runner_allocation
+    assert "gpu_compute_fraction" not in placement.runner_allocation

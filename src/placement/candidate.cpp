@@ -206,9 +206,15 @@ CardRequest RequestOnCards(const ExecutionFacts& e, const PoolFacts& pool,
   return {1, share < 1 - kEpsilon ? share : 1};
 }
 
+// A MIG partition is given whole: shares of a card apply to whole cards only
+// (and to cards whose partitioning is not recorded).
+bool SplitByMig(const PoolFacts& pool) {
+  return pool.partition != nullptr && pool.partition->compute_fraction < 1 - kEpsilon;
+}
+
 bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
   return e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() &&
-         pool.pool.hardware.gpu_count.value_or(0) > 0;
+         pool.pool.hardware.gpu_count.value_or(0) > 0 && !SplitByMig(pool);
 }
 
 // The share of one card the execution is given when it goes on a card others
@@ -236,6 +242,10 @@ bool CheckShareCount(const PoolFacts& pool, const PlacementCandidate& c, Problem
 // hold it), or the limit it breaks.
 void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                  CandidateEvaluation* out, Problems* problems) {
+  if (e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() && SplitByMig(pool)) {
+    out->notes.push_back("free_gpu_shares not used: this pool gives whole " + pool.partition_words +
+                         " partitions, not shares of a card");
+  }
   if (!SharesCards(e, pool, c)) return;
   const std::vector<double>& shares = c.free_gpu_shares;
   const CardRequest request = RequestOnCards(e, pool, out->needs);

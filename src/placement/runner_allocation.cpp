@@ -16,7 +16,10 @@ RunnerAllocation ToRunnerAllocation(const EffectiveRequest& request) {
   }
   out.memory = request.memory_bytes;
   out.gpu = request.gpu_count;
-  if (request.gpu_count > 0) {
+  // What each GPU gives is known only where the pool's partition is: on a pool
+  // of unknown size the request's GPU figures are the execution's needs, not
+  // an allocation, and are left out.
+  if (request.gpu_count > 0 && request.gpu_config_id) {
     out.gpu_memory_gb = request.gpu_memory_gb;
     out.gpu_compute_fraction = request.gpu_compute_fraction;
   }
