@@ -390,6 +390,22 @@ TEST_CASE(
   CHECK(hwrec::RouterConfigToJson(*hwrec::LoadRouterConfig(*f.store)) == before);
 }
 
+TEST_CASE("router config: a new intent's min_width is 1 unless given", "[router][engine]") {
+  RouterFixture f;
+  REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"intents": [{"intent": "embed-1b",
+      "workload_image": "ghcr.io/acme/embed:1", "legacy_machine": "a2-ultragpu-1g"}]})")
+              .ok());
+  const auto config = hwrec::LoadRouterConfig(*f.store);
+  REQUIRE(config.ok());
+  bool found = false;
+  for (const hwrec::Intent& intent : config->intents) {
+    if (intent.intent != "embed-1b") continue;
+    found = true;
+    CHECK(intent.min_width == 1);
+  }
+  CHECK(found);
+}
+
 TEST_CASE("router config: a bad import names the entry and the fix and writes nothing",
           "[router][engine]") {
   RouterFixture f;

@@ -107,6 +107,10 @@ class Entry {
     }
     return v.get<int>();
   }
+  // An optional whole number: `fallback` when the entry leaves it out.
+  int IntOr(const char* key, int fallback) const {
+    return fields_.Get(key) != nullptr ? Int(key) : fallback;
+  }
   double Number(const char* key) const {
     const nlohmann::json& v = Field(key);
     if (!v.is_number()) Refuse(fmt::format("{}: {} must be a number", where_, key));
@@ -189,8 +193,9 @@ RunPodRung ParseRunPod(const Entry& e) {
 
 Intent ParseIntent(const Entry& e) {
   e.OnlyKnown({"intent", "workload_image", "legacy_machine", "min_width"});
+  // min_width 1 unless given: an intent that can run on one GPU.
   return Intent{e.String("intent"), e.String("workload_image"), e.String("legacy_machine"),
-                e.Int("min_width")};
+                e.IntOr("min_width", 1)};
 }
 
 // The key that identifies an entry of `section`, for matching on import.
