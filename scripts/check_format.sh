@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that every C++ file of the tree is formatted as .clang-format says
 # (clang-format --dry-run --Werror): src/ include/ tools/ tests/ python/src/
-# examples/ fixtures/. Lists what git tracks; outside a git checkout, what is
+# examples/ fixtures/. Lists what git tracks and the new files it does not
+# ignore (checked before their first commit); outside a git checkout, what is
 # on disk. Prints the files to fix (`clang-format -i FILE...`) and exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ for d in "${dirs[@]}"; do [[ -d $d ]] && existing+=("$d"); done
 
 files=()
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  mapfile -t files < <(git ls-files -- "${existing[@]/%//*.h}" "${existing[@]/%//*.cpp}" | sort)
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- \
+    "${existing[@]/%//*.h}" "${existing[@]/%//*.cpp}" | sort)
 else
   mapfile -t files < <(find "${existing[@]}" -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
 fi
