@@ -55,6 +55,7 @@ __all__ = [
     "Time",
     "CandidateEvaluation",
     "ConcurrentUseError",
+    "ConfigEntry",
     "ConflictError",
     "EffectiveRequest",
     "Error",

@@ -74,6 +74,9 @@ class Claim {
 std::string ToJson(const py::handle& value, const std::string& what);
 // The path named by a str or os.PathLike (a store's may be a postgresql:// URI).
 std::string FsPath(const py::handle& path);
+// A setting's value as the text `hwrec config set` takes: a number or a bool
+// as its text (0.2 -> "0.2", True -> "true"), text as it is; `what` names it.
+std::string ConfigValueText(const py::handle& value, const std::string& what);
 // Optional epoch seconds from None, a number, or RFC 3339 text; `what` names the argument.
 std::optional<double> EpochSeconds(const py::handle& value, const char* what);
 

@@ -10,6 +10,7 @@
 
 #include "base/time.h"
 #include "binding.h"
+#include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/pool_import.h"
@@ -272,6 +273,43 @@ void DefineUpkeep(PyStoreClass& cls) {
              }();
              return Unwrap(std::move(applied));
            })
+      .def(
+          "config",
+          [](PyStore& s) {
+            Claim claim(s);
+            Result<std::vector<ConfigEntry>> entries = [&] {
+              py::gil_scoped_release release;
+              return ListConfig(claim.store());
+            }();
+            return Unwrap(std::move(entries));
+          },
+          "Every setting with its value, default and meaning (`hwrec config list`).")
+      .def(
+          "config_get",
+          [](PyStore& s, const std::string& key) {
+            Claim claim(s);
+            Result<ConfigEntry> entry = [&] {
+              py::gil_scoped_release release;
+              return GetConfig(claim.store(), key);
+            }();
+            return Unwrap(std::move(entry));
+          },
+          py::arg("key"), "One setting (`hwrec config get KEY`); NotFoundError for an unknown key.")
+      .def(
+          "config_set",
+          [](PyStore& s, const std::string& key, const py::object& value) {
+            const std::string text = ConfigValueText(value, "value");
+            Claim claim(s);
+            const Status set = [&] {
+              py::gil_scoped_release release;
+              return SetConfig(claim.store(), key, text);
+            }();
+            Check(set);
+          },
+          py::arg("key"), py::arg("value"),
+          "Sets one setting (`hwrec config set KEY VALUE`): a number, True/False or the text "
+          "the CLI takes. The value, the aggregates it shapes and the recommendations change "
+          "in one transaction; InvalidArgumentError names the allowed range.")
       .def("refresh",
            [](PyStore& s) {
              Claim claim(s);

@@ -338,22 +338,7 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& se
                   " is not text: use config keys such as 'memory.margin'");
     }
     std::string name = key.cast<std::string>();
-    PyObject* v = value.ptr();
-    std::string text;
-    if (PyBool_Check(v)) {
-      text = v == Py_True ? "true" : "false";
-    } else if (PyUnicode_Check(v)) {
-      text = value.cast<std::string>();
-    } else if (PyFloat_Check(v)) {
-      text = py::str(value).cast<std::string>();
-    } else if (PyIndex_Check(v)) {
-      const auto whole = py::reinterpret_steal<py::object>(PyNumber_Index(v));
-      if (!whole) throw py::error_already_set();
-      text = py::str(whole).cast<std::string>();
-    } else {
-      BadArgument("settings['" + name + "'] is a " + Py_TYPE(v)->tp_name +
-                  ": give a number, True or False, or the text `hwrec config set` takes");
-    }
+    std::string text = ConfigValueText(value, "settings['" + name + "']");
     // Checked here so that the error names the key as the caller wrote it.
     if (const Status valid = internal::ValidateConfigValue(name, text); !valid.ok()) {
       const std::string& why = valid.message();
@@ -400,6 +385,21 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
 }
 
 }  // namespace
+
+std::string ConfigValueText(const py::handle& value, const std::string& what) {
+  PyObject* v = value.ptr();
+  if (PyBool_Check(v)) return v == Py_True ? "true" : "false";
+  if (PyUnicode_Check(v)) return value.cast<std::string>();
+  if (PyFloat_Check(v)) return py::str(value).cast<std::string>();
+  if (PyIndex_Check(v)) {
+    const auto whole = py::reinterpret_steal<py::object>(PyNumber_Index(v));
+    if (!whole) throw py::error_already_set();
+    return py::str(whole).cast<std::string>();
+  }
+  ThrowStatus(Status::InvalidArgument(
+      what + " is a " + Py_TYPE(v)->tp_name +
+      ": give a number, True or False, or the text `hwrec config set` takes"));
+}
 
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
   cls.def("recommend", &Recommend, py::arg("image"), py::arg("pool") = py::none(),

@@ -3,6 +3,7 @@
 
 #include "binding.h"
 #include "hwrec/catalog.h"
+#include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/pool_import.h"
@@ -78,6 +79,15 @@ py::dict TablesDict(const StoreStatus& s) {
 py::str PathText(const std::string& path) {
   return py::reinterpret_steal<py::str>(
       PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
+}
+
+py::dict ConfigEntryDict(const ConfigEntry& e) {
+  py::dict d;
+  d["key"] = e.key;
+  d["value"] = e.value;
+  d["default_value"] = e.default_value;
+  d["description"] = e.description;
+  return d;
 }
 
 py::dict StatusDict(const StoreStatus& s) {
@@ -253,6 +263,14 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("opened", &StoreStatus::opened)
       .def_readonly("immutable", &StoreStatus::immutable);
   AddDictAndRepr(status, "StoreStatus", StatusDict);
+
+  py::class_<ConfigEntry> config(
+      m, "ConfigEntry", "One setting of the store, as `hwrec config list` shows it (text).");
+  config.def_readonly("key", &ConfigEntry::key)
+      .def_readonly("value", &ConfigEntry::value)
+      .def_readonly("default_value", &ConfigEntry::default_value)
+      .def_readonly("description", &ConfigEntry::description);
+  AddDictAndRepr(config, "ConfigEntry", ConfigEntryDict);
 
   RegisterPoolValues(m);
   RegisterIngestValues(m);

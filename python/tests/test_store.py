@@ -119,3 +119,28 @@ def test_a_path_with_a_nul_character_is_refused_and_creates_nothing(tmp_path):
     with pytest.raises(hwrec.InvalidArgumentError, match="NUL"):
         hwrec.Store.init(str(tmp_path / "store") + "\0evil.db")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_settings_are_listed_read_and_set_as_the_cli_does(store_path):
+    with hwrec.Store.init(store_path) as store:
+        entries = store.config()
+        keys = [e.key for e in entries]
+        assert "memory.margin" in keys and "half_life_hours" in keys
+        margin = store.config_get("memory.margin")
+        assert margin.value == margin.default_value and margin.description
+        assert margin.to_dict()["key"] == "memory.margin"
+        store.config_set("memory.margin", 0.2)
+        assert store.config_get("memory.margin").value == "0.2"
+        store.config_set("half_life_hours", 24)
+        assert store.config_get("half_life_hours").value == "24"
+        with pytest.raises(hwrec.NotFoundError):
+            store.config_get("memory.margn")
+        with pytest.raises(ValueError, match="memory.margin"):
+            store.config_set("memory.margin", -3)
+        with pytest.raises(ValueError, match="value is a list"):
+            store.config_set("memory.margin", [0.2])
+        assert store.config_get("memory.margin").value == "0.2"  # nothing changed
+    with hwrec.Store(store_path, read_only=True) as reader:
+        assert reader.config_get("half_life_hours").value == "24"
+        with pytest.raises(hwrec.ReadOnlyError):
+            reader.config_set("memory.margin", 0.3)
