@@ -282,30 +282,42 @@ std::string LibpqConninfo(std::string_view location) {
   return out;
 }
 
-std::string RedactedUri(std::string_view uri) {
-  std::string out(uri);
-  const std::vector<Span> spans = SecretsOf(uri);
+namespace {
+
+// `location` with its secret spans masked and the values libpq decodes as
+// secrets masked wherever else they are written.
+std::string Masked(std::string_view location, const std::vector<Span>& spans,
+                   const std::vector<std::string>& decoded) {
+  std::string out(location);
   for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
     out.replace(span->begin, span->end - span->begin, kMask);
   }
-  // And whatever libpq decodes as a secret, should it be written elsewhere too.
-  for (const std::string& secret : DecodedSecrets(uri)) Mask(out, secret);
+  for (const std::string& secret : decoded) Mask(out, secret);
   return out;
+}
+
+}  // namespace
+
+std::string RedactedUri(std::string_view uri) {
+  return Masked(uri, SecretsOf(uri), DecodedSecrets(uri));
 }
 
 std::string RedactedText(std::string_view text, std::string_view location) {
   std::string out(text);
   if (!IsPostgresqlUri(location)) return out;
+  // The location is read once: its secrets as written and as libpq decodes them.
+  const std::vector<Span> spans = SecretsOf(location);
+  std::vector<std::string> decoded = DecodedSecrets(location);
   // The location as written becomes the form hwrec prints.
-  const std::string shown = RedactedUri(location);
+  const std::string shown = Masked(location, spans, decoded);
   for (std::size_t at = out.find(location); !location.empty() && at != std::string::npos;
        at = out.find(location, at + shown.size())) {
     out.replace(at, location.size(), shown);
   }
   // Then every secret, as written, as libpq decoded it, and in the pieces
   // libpq quotes when it splits an unescaped secret at / ? @ : & = #.
-  std::vector<std::string> secrets;
-  for (const Span& span : SecretsOf(location)) {
+  std::vector<std::string> secrets = std::move(decoded);
+  for (const Span& span : spans) {
     const std::string written(location.substr(span.begin, span.end - span.begin));
     secrets.push_back(written);
     secrets.push_back(PercentDecoded(written));
@@ -321,7 +333,6 @@ std::string RedactedText(std::string_view text, std::string_view location) {
       }
     }
   }
-  for (std::string& secret : DecodedSecrets(location)) secrets.push_back(std::move(secret));
   std::sort(secrets.begin(), secrets.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& secret : secrets) Mask(out, secret);
