@@ -36,6 +36,7 @@ PUBLIC = {
     "status.h": "base",
     "version.h": "base",
     "record_error.h": "base",
+    "time_text.h": "base",
     "store.h": "store",
     "store_location.h": "store",
     "hardware_profile.h": "hardware",

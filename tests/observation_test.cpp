@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "base/time.h"
+#include "hwrec/config.h"
 #include "hwrec/observation.h"
+#include "hwrec/time_text.h"
 
 using hwrec::ExecutionStatus;
 using hwrec::FieldError;
@@ -116,6 +118,24 @@ TEST_CASE("observation: every status name parses and prints back", "[observation
   CHECK(hwrec::ToString(hwrec::FractionSource::kStamped) == "stamped");
   CHECK(hwrec::ToString(hwrec::FractionSource::kCatalog) == "catalog");
   CHECK(hwrec::ToString(hwrec::FractionSource::kAssumed) == "assumed");
+}
+
+TEST_CASE("time text: the public API reads and writes times and lengths as the records do",
+          "[observation]") {
+  CHECK(hwrec::ParseTime("2026-11-29T17:02:37.5+01:00") == kFinishedAt + 0.5);
+  CHECK_FALSE(hwrec::ParseTime("29/11/2026").has_value());
+  CHECK(hwrec::FormatTime(kFinishedAt + 0.5) == "2026-11-29T16:02:37.5Z");
+  CHECK(hwrec::ParseTime(hwrec::FormatTime(kFinishedAt)) == kFinishedAt);
+  CHECK(*hwrec::ParseDurationHours("1h30m") == 1.5);
+  const auto zero = hwrec::ParseDurationHours("0h");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.status().message().find("e.g. 6h") != std::string::npos);
+  CHECK(hwrec::CheckConfigValue("memory.margin", "0.2").ok());
+  const hwrec::Status bad = hwrec::CheckConfigValue("memory.margin", "lots");
+  CHECK(bad.code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK(bad.message().find("memory.margin") != std::string::npos);
+  CHECK(hwrec::CheckConfigValue("memory.margn", "0.2").code() ==
+        hwrec::StatusCode::kInvalidArgument);
 }
 
 TEST_CASE(

@@ -25,6 +25,10 @@ Result<std::vector<ConfigEntry>> ListConfig(const Store& store);
 // One key with its current value. Returns kNotFound for an unknown key,
 // kIoError when the store cannot be read.
 Result<ConfigEntry> GetConfig(const Store& store, const std::string& key);
+// Whether `value` is a valid value of `key`, without a store: the error names
+// the key and the values it takes. Returns kInvalidArgument for an unknown key
+// or a bad value.
+Status CheckConfigValue(const std::string& key, const std::string& value);
 // Validates and stores one value, and refreshes the materialised
 // recommendations. Unknown keys and bad values are refused with the allowed
 // range. Keys that shape stored aggregates (half_life_hours,

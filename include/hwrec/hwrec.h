@@ -33,4 +33,5 @@
 #include "hwrec/store.h"
 #include "hwrec/store_copy.h"
 #include "hwrec/store_location.h"
+#include "hwrec/time_text.h"
 #include "hwrec/version.h"

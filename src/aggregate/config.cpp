@@ -45,6 +45,10 @@ Result<ConfigEntry> GetConfig(const Store& store, const std::string& key) {
   });
 }
 
+Status CheckConfigValue(const std::string& key, const std::string& value) {
+  return internal::ValidateConfigValue(key, value);
+}
+
 Status SetConfig(Store& store, const std::string& key, const std::string& value) {
   if (Status valid = internal::ValidateConfigValue(key, value); !valid.ok()) return valid;
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;

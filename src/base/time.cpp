@@ -1,5 +1,7 @@
 #include "base/time.h"
 
+#include "hwrec/time_text.h"
+
 #include <date/date.h>
 #include <fmt/format.h>
 
@@ -185,3 +187,15 @@ Result<double> ParseDurationHours(std::string_view text) {
 }
 
 }  // namespace hwrec::internal
+
+namespace hwrec {
+
+std::optional<double> ParseTime(std::string_view text) { return internal::ParseRfc3339(text); }
+
+std::string FormatTime(double epoch_seconds) { return internal::FormatRfc3339(epoch_seconds); }
+
+Result<double> ParseDurationHours(std::string_view text) {
+  return internal::ParseDurationHours(text);
+}
+
+}  // namespace hwrec

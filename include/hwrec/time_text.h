@@ -1,0 +1,27 @@
+// Times and durations as hwrec reads and writes them: epoch seconds (double)
+// inside, RFC 3339 UTC text outside, durations as operators type them. The
+// CLI, the Python module and the Runner's records read them the same way.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hwrec/status.h"
+
+namespace hwrec {
+
+// Epoch seconds of "2026-11-29T16:02:37Z" or "2026-11-29T17:02:37.5+01:00"
+// (RFC 3339; also a lowercase t/z or a space between date and time); nullopt
+// for any other text.
+std::optional<double> ParseTime(std::string_view text);
+
+// RFC 3339 UTC text with a trailing Z, the fraction only when there is one.
+std::string FormatTime(double epoch_seconds);
+
+// "90m", "6h", "2d", "1h30m", "1w", "45s" as hours. Returns kInvalidArgument,
+// with an example, for anything else and for a length that is not above zero.
+Result<double> ParseDurationHours(std::string_view text);
+
+}  // namespace hwrec
