@@ -171,6 +171,29 @@ def check_public(root, path, problems):
             problems.append(problem)
 
 
+# hwrec's own clients: they use the public API (include/hwrec/) and their own
+# folder's headers, never the library's src/.
+CLIENTS = ("python/src",)
+
+
+def check_client(root, folder, path, problems):
+    where = path.relative_to(root).as_posix()
+    for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+        if name.startswith(ENGINE_HEADERS):
+            problems.append(f"{where}: includes <{name}>; hwrec's clients reach the store "
+                            f"through include/hwrec/store.h")
+            continue
+        if bracket != '"':
+            continue
+        if name.startswith("hwrec/"):
+            if name[len("hwrec/"):] not in PUBLIC:
+                problems.append(f"{where}: includes {name}, which is not a public header")
+            continue
+        if "/" in name or not (root / folder / name).is_file():
+            problems.append(f'{where}: includes "{name}", a header of the library\'s src/; '
+                            f"use the public API (include/hwrec/) or make what it needs public")
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
     problems = []
@@ -179,6 +202,10 @@ def main():
             check_source(root, path, problems)
     for path in sorted((root / "include" / "hwrec").glob("*.h")):
         check_public(root, path, problems)
+    for folder in CLIENTS:
+        for path in sorted((root / folder).glob("*")):
+            if path.suffix in (".h", ".cpp"):
+                check_client(root, folder, path, problems)
     for problem in problems:
         print(problem)
     if problems:

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "base/time.h"
 #include "binding.h"
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
@@ -17,6 +16,7 @@
 #include "hwrec/refresh.h"
 #include "hwrec/runner.h"
 #include "hwrec/store_location.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::python {
 
@@ -61,7 +61,7 @@ std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
   }
   if (py::isinstance<py::str>(value)) {
     const std::string text = value.cast<std::string>();
-    if (auto epoch = internal::ParseRfc3339(text)) return epoch;
+    if (auto epoch = ParseTime(text)) return epoch;
     ThrowStatus(Status::InvalidArgument(std::string(what) + ": '" + text +
                                         "' is not an RFC 3339 time: use e.g. "
                                         "2026-11-29T16:02:37Z or epoch seconds"));

@@ -6,10 +6,10 @@
 #include <array>
 #include <cstring>
 
-#include "aggregate/settings.h"
 #include "binding.h"
 #include "hwrec/backtest.h"
 #include "hwrec/catalog.h"
+#include "hwrec/config.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
@@ -340,7 +340,7 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& se
     std::string name = key.cast<std::string>();
     std::string text = ConfigValueText(value, "settings['" + name + "']");
     // Checked here so that the error names the key as the caller wrote it.
-    if (const Status valid = internal::ValidateConfigValue(name, text); !valid.ok()) {
+    if (const Status valid = CheckConfigValue(name, text); !valid.ok()) {
       const std::string& why = valid.message();
       const std::string field = "settings['" + name + "']";
       BadArgument(why.rfind(name + " ", 0) == 0 ? field + why.substr(name.size())

@@ -4,12 +4,12 @@
 
 #include <exception>
 
-#include "base/time.h"
 #include "binding.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/simulated_capacity.h"
+#include "hwrec/time_text.h"
 #include "placement_view.h"
 
 namespace hwrec::python {
@@ -18,7 +18,7 @@ namespace {
 
 double LengthHours(const py::handle& length) {
   if (py::isinstance<py::str>(length)) {
-    Result<double> hours = internal::ParseDurationHours(length.cast<std::string>());
+    Result<double> hours = ParseDurationHours(length.cast<std::string>());
     if (!hours.ok()) ThrowStatus(Status::InvalidArgument("length: " + hours.status().message()));
     return *hours;
   }
