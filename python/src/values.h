@@ -1,5 +1,9 @@
-// How result values leave the module: every class gets `to_dict()` (plain
-// dicts and lists, JSON-serialisable) and a `repr` built from it.
+// How result values leave the module: one mechanism for every class. A class
+// exposes the C++ struct's fields as read-only properties; AddDictAndRepr then
+// records those properties, in the order they were defined, and gives the class
+// `to_dict()` (plain dicts and lists, JSON-serialisable, nested values through
+// their own to_dict) and a `repr` built from it. A field bound as a property
+// reaches both without another entry.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -23,24 +27,10 @@ py::object Opt(const std::optional<T>& value) {
   return value ? py::cast(*value) : py::none();
 }
 
-// A list of each item's to_dict.
-template <typename T, typename Fn>
-py::list DictList(const std::vector<T>& items, Fn&& to_dict) {
-  py::list out;
-  for (const T& item : items) out.append(to_dict(item));
-  return out;
-}
-
-// "Name(key=value, ...)": lists of dicts show as their length, a dict of
-// figures as each figure's value.
-std::string ReprOf(const char* name, const py::dict& fields);
-
 py::dict ProfileDict(const HardwareProfile& profile);
 
-template <typename T, typename... Extra>
-void AddDictAndRepr(py::class_<T, Extra...>& cls, const char* name, py::dict (*to_dict)(const T&)) {
-  cls.def("to_dict", to_dict, "The value as plain dicts and lists (JSON-serialisable).");
-  cls.def("__repr__", [name, to_dict](const T& value) { return ReprOf(name, to_dict(value)); });
-}
+// Records the public properties `cls` has now as its fields and defines
+// to_dict and __repr__ from them. Call it after the last property.
+void AddDictAndRepr(py::object cls);
 
 }  // namespace hwrec::python

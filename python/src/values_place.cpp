@@ -18,64 +18,12 @@ py::object TextOrNone(const std::string& text) {
   return text.empty() ? py::object(py::none()) : py::object(py::str(text));
 }
 
-py::dict ReasonDict(const FigureReason& r) {
-  py::dict d;
-  d["source"] = Name(ToString(r.source));
-  d["statistic"] = r.statistic;
-  d["statistic_value"] = r.statistic_value;
-  d["execution_id"] = TextOrNone(r.execution_id);
-  d["finished_at"] = Opt(r.finished_at);
-  d["status"] = TextOrNone(r.status);
-  d["oom_factor"] = Opt(r.oom_factor);
-  d["oom_applied_to"] = TextOrNone(r.oom_applied_to);
-  d["oom_base"] = Opt(r.oom_base);
-  d["bucket_lower"] = Opt(r.bucket_lower);
-  d["bucket_upper"] = Opt(r.bucket_upper);
-  d["share_at_or_below"] = Opt(r.share_at_or_below);
-  d["margin"] = r.margin;
-  d["with_margin"] = r.with_margin;
-  d["rounding"] = r.rounding;
-  d["value"] = r.value;
-  d["text"] = r.text;
-  return d;
-}
-
-py::dict FigureDict(const Figure& f) {
-  py::dict d;
-  d["kind"] = Name(ToString(f.kind));
-  d["value"] = Opt(f.value);
-  d["provenance"] = Name(ToString(f.provenance));
-  d["held_share"] = f.held_share;
-  d["learned_width"] = Opt(f.learned_width);
-  d["samples"] = f.samples;
-  d["confidence"] = f.confidence;
-  d["last_seen"] = Opt(f.last_seen);
-  d["lower"] = Opt(f.lower);
-  d["upper"] = Opt(f.upper);
-  d["statistic"] = f.statistic;
-  d["margin"] = f.margin;
-  d["half_life_hours"] = f.half_life_hours;
-  d["reason"] = f.reason ? py::object(ReasonDict(*f.reason)) : py::object(py::none());
-  return d;
-}
-
 py::dict KeyDict(const HardwareKey& k) {
   py::dict d;
   d["gpu_brand"] = Opt(k.gpu_brand);
   d["gpu_model"] = Opt(k.gpu_model);
   d["instance_type"] = Opt(k.instance_type);
   d["cpu_only"] = k.cpu_only;
-  return d;
-}
-
-py::dict RecommendationDict(const Recommendation& r) {
-  py::dict d, figures;
-  for (const Figure& f : r.figures) figures[py::str(Name(ToString(f.kind)))] = FigureDict(f);
-  d["workload"] = r.workload;
-  d["hardware"] = KeyDict(r.hardware);
-  d["as_of"] = r.as_of;
-  d["width"] = Opt(r.width);
-  d["figures"] = figures;
   return d;
 }
 
@@ -87,90 +35,6 @@ py::dict OriginsDict(const EffectiveRequest& r) {
   return d;
 }
 
-py::dict RequestDict(const EffectiveRequest& r) {
-  py::dict d;
-  d["cpu_request_millicores"] = Opt(r.cpu_request_millicores);
-  d["cpu_limit_millicores"] = Opt(r.cpu_limit_millicores);
-  d["memory_bytes"] = Opt(r.memory_bytes);
-  d["gpu_count"] = r.gpu_count;
-  d["gpu_config_id"] = Opt(r.gpu_config_id);
-  d["gpu_memory_gb"] = Opt(r.gpu_memory_gb);
-  d["gpu_compute_fraction"] = Opt(r.gpu_compute_fraction);
-  d["origins"] = OriginsDict(r);
-  return d;
-}
-
-py::dict NeedsDict(const PlacementNeeds& n) {
-  py::dict d;
-  d["gpu_memory_gb"] = Opt(n.gpu_memory_gb);
-  d["gpu_compute_fraction"] = Opt(n.gpu_compute_fraction);
-  return d;
-}
-
-py::dict WasteDict(const PlacementWaste& w) {
-  py::dict d;
-  d["card"] = Opt(w.card);
-  d["compute_shortfall"] = Opt(w.compute_shortfall);
-  d["score"] = Opt(w.score);
-  d["cpu"] = w.cpu;
-  d["memory"] = w.memory;
-  d["gpu_left"] = Opt(w.gpu_left);
-  d["fragmentation"] = Opt(w.fragmentation);
-  return d;
-}
-
-py::dict ShapeDict(const ExecutionShape& s) {
-  py::dict d;
-  d["gpu_count"] = s.gpu_count;
-  d["gpu_count_source"] = Name(ToString(s.gpu_count_source));
-  d["architectures"] = py::cast(s.architectures);
-  d["architecture_source"] = Name(ToString(s.architecture_source));
-  d["history_executions"] = s.history_executions;
-  d["gpu_executions"] = s.gpu_executions;
-  d["notes"] = py::cast(s.notes);
-  return d;
-}
-
-py::dict CandidateDict(const CandidateEvaluation& c) {
-  py::dict d;
-  d["node_pool_id"] = c.node_pool_id;
-  d["feasible"] = c.feasible;
-  d["reason"] = c.reason;
-  d["notes"] = py::cast(c.notes);
-  d["request"] = RequestDict(c.request);
-  d["needs"] = NeedsDict(c.needs);
-  d["waste"] = WasteDict(c.waste);
-  d["gpu_cards"] = py::cast(c.gpu_cards);
-  return d;
-}
-
-py::dict PlacementDict(const PlacementView& p) {
-  const PlacementResult& r = *p.result;
-  const CandidateEvaluation* chosen = r.chosen_evaluation();
-  py::dict d;
-  d["workload"] = r.workload;
-  d["policy"] = Name(ToString(r.policy));
-  d["as_of"] = r.as_of;
-  d["shape"] = ShapeDict(r.shape);
-  d["chosen"] = chosen ? py::cast(chosen->node_pool_id) : py::none();
-  d["chosen_request"] = chosen ? py::object(RequestDict(chosen->request)) : py::none();
-  d["placement_id"] = Opt(p.placement_id);
-  d["candidates"] = DictList(r.evaluations, CandidateDict);
-  return d;
-}
-
-py::dict RecordDict(const PlacementRecord& r) {
-  py::dict d;
-  d["id"] = r.id;
-  d["execution_id"] = r.execution_id;
-  d["workload"] = r.workload;
-  d["node_pool_id"] = r.node_pool_id;
-  d["policy"] = Name(ToString(r.policy));
-  d["request"] = RequestDict(r.request);
-  d["placed_at"] = r.placed_at;
-  return d;
-}
-
 // A retry floor in the form place()'s execution["retry_floor"] takes.
 py::dict FloorDict(const DeclaredResources& d) {
   py::dict out;
@@ -179,34 +43,13 @@ py::dict FloorDict(const DeclaredResources& d) {
   return out;
 }
 
-py::dict FloorOnPoolDict(const RetryFloorOnPool& p) {
-  py::dict d;
-  d["node_pool_id"] = p.node_pool_id;
-  d["holds"] = p.holds;
-  d["reason"] = p.reason;
-  return d;
-}
-
-py::dict RetryFloorDict(const OomRetryFloor& f) {
-  py::dict d;
-  d["execution_id"] = f.execution_id;
-  d["workload"] = f.workload;
-  d["status"] = Name(ToString(f.status));
-  d["retry_floor"] = FloorDict(f.floor);
-  d["reason"] = f.reason;
-  py::list pools;
-  for (const RetryFloorOnPool& p : f.pools) pools.append(FloorOnPoolDict(p));
-  d["pools"] = pools;
-  return d;
-}
-
 void RegisterRetryFloor(py::module_& m) {
   py::class_<RetryFloorOnPool> on_pool(m, "RetryFloorOnPool",
                                        "Whether a node of one pool holds a retry floor.");
   on_pool.def_readonly("node_pool_id", &RetryFloorOnPool::node_pool_id)
       .def_readonly("holds", &RetryFloorOnPool::holds)
       .def_readonly("reason", &RetryFloorOnPool::reason);
-  AddDictAndRepr(on_pool, "RetryFloorOnPool", FloorOnPoolDict);
+  AddDictAndRepr(on_pool);
 
   py::class_<OomRetryFloor> floor(
       m, "RetryFloor",
@@ -220,7 +63,7 @@ void RegisterRetryFloor(py::module_& m) {
                              [](const OomRetryFloor& f) { return FloorDict(f.floor); })
       .def_readonly("reason", &OomRetryFloor::reason)
       .def_readonly("pools", &OomRetryFloor::pools);
-  AddDictAndRepr(floor, "RetryFloor", RetryFloorDict);
+  AddDictAndRepr(floor);
 }
 
 void RegisterRecommendation(py::module_& m) {
@@ -248,7 +91,7 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("rounding", &FigureReason::rounding)
       .def_readonly("value", &FigureReason::value)
       .def_readonly("text", &FigureReason::text);
-  AddDictAndRepr(reason, "FigureReason", ReasonDict);
+  AddDictAndRepr(reason);
 
   py::class_<Figure> figure(m, "Figure", "One recommended figure and where it comes from.");
   figure.def_property_readonly("kind", [](const Figure& f) { return Name(ToString(f.kind)); })
@@ -270,7 +113,7 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("margin", &Figure::margin)
       .def_readonly("half_life_hours", &Figure::half_life_hours)
       .def_readonly("reason", &Figure::reason);
-  AddDictAndRepr(figure, "Figure", FigureDict);
+  AddDictAndRepr(figure);
 
   py::class_<Recommendation> rec(m, "Recommendation",
                                  "What a workload should request on one hardware key.");
@@ -290,7 +133,7 @@ void RegisterRecommendation(py::module_& m) {
         }
         return figures;
       });
-  AddDictAndRepr(rec, "Recommendation", RecommendationDict);
+  AddDictAndRepr(rec);
 }
 
 void RegisterCandidate(py::module_& m) {
@@ -305,13 +148,13 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("gpu_memory_gb", &EffectiveRequest::gpu_memory_gb)
       .def_readonly("gpu_compute_fraction", &EffectiveRequest::gpu_compute_fraction)
       .def_property_readonly("origins", OriginsDict);
-  AddDictAndRepr(request, "EffectiveRequest", RequestDict);
+  AddDictAndRepr(request);
 
   py::class_<PlacementNeeds> needs(m, "PlacementNeeds",
                                    "GPU figures before partition rounding: gpu_memory_gb in GiB.");
   needs.def_readonly("gpu_memory_gb", &PlacementNeeds::gpu_memory_gb)
       .def_readonly("gpu_compute_fraction", &PlacementNeeds::gpu_compute_fraction);
-  AddDictAndRepr(needs, "PlacementNeeds", NeedsDict);
+  AddDictAndRepr(needs);
 
   py::class_<PlacementWaste> waste(m, "PlacementWaste", "What a placement leaves unused.");
   waste.def_readonly("card", &PlacementWaste::card)
@@ -321,7 +164,7 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("memory", &PlacementWaste::memory)
       .def_readonly("gpu_left", &PlacementWaste::gpu_left)
       .def_readonly("fragmentation", &PlacementWaste::fragmentation);
-  AddDictAndRepr(waste, "PlacementWaste", WasteDict);
+  AddDictAndRepr(waste);
 
   py::class_<ExecutionShape> shape(
       m, "ExecutionShape",
@@ -337,7 +180,7 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("history_executions", &ExecutionShape::history_executions)
       .def_readonly("gpu_executions", &ExecutionShape::gpu_executions)
       .def_readonly("notes", &ExecutionShape::notes);
-  AddDictAndRepr(shape, "ExecutionShape", ShapeDict);
+  AddDictAndRepr(shape);
 
   py::class_<CandidateEvaluation> candidate(m, "CandidateEvaluation",
                                             "One candidate pool, evaluated.");
@@ -349,7 +192,7 @@ void RegisterCandidate(py::module_& m) {
       .def_readonly("needs", &CandidateEvaluation::needs)
       .def_readonly("waste", &CandidateEvaluation::waste)
       .def_readonly("gpu_cards", &CandidateEvaluation::gpu_cards);
-  AddDictAndRepr(candidate, "CandidateEvaluation", CandidateDict);
+  AddDictAndRepr(candidate);
 }
 
 // The chosen request in the Runner's resources_allocation form, or None.
@@ -423,7 +266,7 @@ void RegisterPlacement(py::module_& m) {
             return PlacementToJson(*p.result, indent.value_or(-1));
           },
           py::arg("indent") = py::none(), "The hwrec.placement/v1 payload as JSON text.");
-  AddDictAndRepr(placement, "Placement", PlacementDict);
+  AddDictAndRepr(placement);
 
   py::class_<PlacementRecord> record(m, "PlacementRecord",
                                      "A placement recorded for an execution.");
@@ -435,7 +278,7 @@ void RegisterPlacement(py::module_& m) {
                              [](const PlacementRecord& r) { return Name(ToString(r.policy)); })
       .def_readonly("request", &PlacementRecord::request)
       .def_readonly("placed_at", &PlacementRecord::placed_at);
-  AddDictAndRepr(record, "PlacementRecord", RecordDict);
+  AddDictAndRepr(record);
 }
 
 }  // namespace

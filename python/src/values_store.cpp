@@ -11,47 +11,6 @@
 
 namespace hwrec::python {
 
-namespace {
-
-// A dict of result dicts (Recommendation.figures) shows each one's value.
-bool IsDictOfValues(const py::handle& value) {
-  if (!py::isinstance<py::dict>(value) || py::len(value) == 0) return false;
-  for (const auto& item : value.cast<py::dict>()) {
-    if (!py::isinstance<py::dict>(item.second) || !item.second.cast<py::dict>().contains("value")) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string ReprOfValue(const py::handle& value) {
-  if (py::isinstance<py::list>(value) && py::len(value) > 0 &&
-      py::isinstance<py::dict>(value.cast<py::list>()[0])) {
-    return "[" + std::to_string(py::len(value)) + " items]";
-  }
-  if (IsDictOfValues(value)) {
-    py::dict values;
-    for (const auto& item : value.cast<py::dict>()) {
-      values[item.first] = item.second.cast<py::dict>()["value"];
-    }
-    return py::repr(values).cast<std::string>();
-  }
-  return py::repr(value).cast<std::string>();
-}
-
-}  // namespace
-
-std::string ReprOf(const char* name, const py::dict& fields) {
-  std::string out = std::string(name) + "(";
-  bool first = true;
-  for (const auto& [key, value] : fields) {
-    if (!first) out += ", ";
-    first = false;
-    out += py::str(key).cast<std::string>() + "=" + ReprOfValue(value);
-  }
-  return out + ")";
-}
-
 py::dict ProfileDict(const HardwareProfile& p) {
   py::dict d;
   d["instance_type"] = Opt(p.instance_type);
@@ -81,117 +40,10 @@ py::str PathText(const std::string& path) {
       PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
 }
 
-py::dict ConfigEntryDict(const ConfigEntry& e) {
-  py::dict d;
-  d["key"] = e.key;
-  d["value"] = e.value;
-  d["default_value"] = e.default_value;
-  d["description"] = e.description;
-  return d;
-}
-
-py::dict StatusDict(const StoreStatus& s) {
-  py::dict d;
-  d["path"] = PathText(s.path);
-  d["engine"] = s.engine;
-  d["schema_version"] = s.schema_version;
-  d["latest_schema_version"] = s.latest_schema_version;
-  d["hp_version"] = s.hp_version;
-  d["journal_mode"] = s.journal_mode;
-  d["file_size_bytes"] = s.file_size_bytes;
-  d["wal_size_bytes"] = s.wal_size_bytes;
-  d["tables"] = TablesDict(s);
-  d["opened"] = s.opened;
-  d["immutable"] = s.immutable;
-  return d;
-}
-
-py::dict PoolDict(const NodePool& p) {
-  py::dict d;
-  d["node_pool_id"] = p.node_pool_id;
-  d["site_id"] = p.site_id;
-  d["name"] = p.name;
-  d["hardware"] = ProfileDict(p.hardware);
-  d["gpu_model_known"] = p.gpu_model_known();
-  return d;
-}
-
-py::dict PoolRejectDict(const PoolImportError& e) {
-  py::dict d;
-  d["line"] = e.line;
-  d["node_pool_id"] = e.node_pool_id;
-  d["field"] = e.field;
-  d["reason"] = e.reason;
-  return d;
-}
-
-py::dict PoolSummaryDict(const PoolImportSummary& s) {
-  py::dict d;
-  d["registered"] = s.registered;
-  d["updated"] = s.updated;
-  d["unchanged"] = s.unchanged;
-  d["rejected"] = s.errors.size();
-  d["rejects"] = DictList(s.errors, PoolRejectDict);
-  d["warnings"] = DictList(s.warnings, PoolRejectDict);
-  return d;
-}
-
-py::dict FieldErrorDict(const FieldError& e) {
-  py::dict d;
-  d["field"] = e.field;
-  d["reason"] = e.reason;
-  return d;
-}
-
-py::dict RejectDict(const IngestReject& r) {
-  py::dict d;
-  d["line"] = r.line;
-  d["execution_id"] = r.execution_id;
-  d["field"] = r.field;
-  d["reason"] = r.reason;
-  d["errors"] = DictList(r.errors, FieldErrorDict);
-  return d;
-}
-
-py::dict WarningDict(const IngestWarning& w) {
-  py::dict d;
-  d["line"] = w.line;
-  d["execution_id"] = w.execution_id;
-  d["field"] = w.field;
-  d["message"] = w.message;
-  return d;
-}
-
-py::dict IngestDict(const IngestSummary& s) {
-  py::dict d;
-  d["accepted"] = s.accepted;
-  d["duplicates"] = s.duplicates;
-  d["conflicts"] = s.conflicts;
-  d["rejected"] = s.rejected;
-  d["profile_id_mismatches"] = s.profile_id_mismatches;
-  d["unresolved_hardware"] = s.unresolved_hardware;
-  d["rejects"] = DictList(s.rejects, RejectDict);
-  d["warnings"] = DictList(s.warnings, WarningDict);
-  d["conflict_execution_ids"] = py::cast(s.conflict_execution_ids);
-  return d;
-}
-
-py::dict PartitionDict(const GpuPartition& p) {
-  py::dict d;
-  d["gpu_config_id"] = p.gpu_config_id;
-  d["brand"] = p.brand;
-  d["model"] = p.model;
-  d["mode"] = p.mode;
-  d["memory_gb"] = p.memory_gb;
-  d["compute_slices"] = p.compute_slices;
-  d["compute_fraction"] = p.compute_fraction;
-  return d;
-}
-
 void RegisterIngestValues(py::module_& m) {
   py::class_<FieldError> field_error(m, "FieldError", "One bad field of a rejected record.");
   field_error.def_readonly("field", &FieldError::field).def_readonly("reason", &FieldError::reason);
-  AddDictAndRepr(field_error, "FieldError", FieldErrorDict);
+  AddDictAndRepr(field_error);
 
   py::class_<IngestReject> reject(m, "IngestReject", "A rejected record and every bad field.");
   reject.def_readonly("line", &IngestReject::line)
@@ -199,14 +51,14 @@ void RegisterIngestValues(py::module_& m) {
       .def_readonly("field", &IngestReject::field)
       .def_readonly("reason", &IngestReject::reason)
       .def_readonly("errors", &IngestReject::errors);
-  AddDictAndRepr(reject, "IngestReject", RejectDict);
+  AddDictAndRepr(reject);
 
   py::class_<IngestWarning> warning(m, "IngestWarning", "A record kept with a remark.");
   warning.def_readonly("line", &IngestWarning::line)
       .def_readonly("execution_id", &IngestWarning::execution_id)
       .def_readonly("field", &IngestWarning::field)
       .def_readonly("message", &IngestWarning::message);
-  AddDictAndRepr(warning, "IngestWarning", WarningDict);
+  AddDictAndRepr(warning);
 
   py::class_<IngestSummary> summary(m, "IngestSummary", "What one ingest call stored.");
   summary.def_readonly("accepted", &IngestSummary::accepted)
@@ -218,7 +70,7 @@ void RegisterIngestValues(py::module_& m) {
       .def_readonly("rejects", &IngestSummary::rejects)
       .def_readonly("warnings", &IngestSummary::warnings)
       .def_readonly("conflict_execution_ids", &IngestSummary::conflict_execution_ids);
-  AddDictAndRepr(summary, "IngestSummary", IngestDict);
+  AddDictAndRepr(summary);
 }
 
 void RegisterPoolValues(py::module_& m) {
@@ -228,14 +80,14 @@ void RegisterPoolValues(py::module_& m) {
       .def_readonly("name", &NodePool::name)
       .def_property_readonly("hardware", [](const NodePool& p) { return ProfileDict(p.hardware); })
       .def_property_readonly("gpu_model_known", &NodePool::gpu_model_known);
-  AddDictAndRepr(pool, "NodePool", PoolDict);
+  AddDictAndRepr(pool);
 
   py::class_<PoolImportError> reject(m, "PoolReject", "A pool record that was not registered.");
   reject.def_readonly("line", &PoolImportError::line)
       .def_readonly("node_pool_id", &PoolImportError::node_pool_id)
       .def_readonly("field", &PoolImportError::field)
       .def_readonly("reason", &PoolImportError::reason);
-  AddDictAndRepr(reject, "PoolReject", PoolRejectDict);
+  AddDictAndRepr(reject);
 
   py::class_<PoolImportSummary> summary(m, "PoolImportSummary", "What register_pools did.");
   summary.def_readonly("registered", &PoolImportSummary::registered)
@@ -244,15 +96,15 @@ void RegisterPoolValues(py::module_& m) {
       .def_property_readonly("rejected", [](const PoolImportSummary& s) { return s.errors.size(); })
       .def_readonly("rejects", &PoolImportSummary::errors)
       .def_readonly("warnings", &PoolImportSummary::warnings);
-  AddDictAndRepr(summary, "PoolImportSummary", PoolSummaryDict);
+  AddDictAndRepr(summary);
 }
 
 }  // namespace
 
 void RegisterStoreValues(py::module_& m) {
   py::class_<StoreStatus> status(m, "StoreStatus", "What `hwrec status` shows.");
-  status.def_readonly("engine", &StoreStatus::engine)
-      .def_property_readonly("path", [](const StoreStatus& s) { return PathText(s.path); })
+  status.def_property_readonly("path", [](const StoreStatus& s) { return PathText(s.path); })
+      .def_readonly("engine", &StoreStatus::engine)
       .def_readonly("schema_version", &StoreStatus::schema_version)
       .def_readonly("latest_schema_version", &StoreStatus::latest_schema_version)
       .def_readonly("hp_version", &StoreStatus::hp_version)
@@ -262,7 +114,7 @@ void RegisterStoreValues(py::module_& m) {
       .def_property_readonly("tables", [](const StoreStatus& s) { return TablesDict(s); })
       .def_readonly("opened", &StoreStatus::opened)
       .def_readonly("immutable", &StoreStatus::immutable);
-  AddDictAndRepr(status, "StoreStatus", StatusDict);
+  AddDictAndRepr(status);
 
   py::class_<ConfigEntry> config(
       m, "ConfigEntry", "One setting of the store, as `hwrec config list` shows it (text).");
@@ -270,7 +122,7 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("value", &ConfigEntry::value)
       .def_readonly("default_value", &ConfigEntry::default_value)
       .def_readonly("description", &ConfigEntry::description);
-  AddDictAndRepr(config, "ConfigEntry", ConfigEntryDict);
+  AddDictAndRepr(config);
 
   RegisterPoolValues(m);
   RegisterIngestValues(m);
@@ -284,7 +136,7 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("memory_gb", &GpuPartition::memory_gb)
       .def_readonly("compute_slices", &GpuPartition::compute_slices)
       .def_readonly("compute_fraction", &GpuPartition::compute_fraction);
-  AddDictAndRepr(partition, "GpuPartition", PartitionDict);
+  AddDictAndRepr(partition);
 }
 
 }  // namespace hwrec::python

@@ -1,0 +1,80 @@
+"""Every result leaves the module one way: the properties a class exposes are
+its to_dict() and its repr, in the order they are defined, nested results
+through their own to_dict. A field bound in C++ reaches all three."""
+
+import json
+
+import hwrec
+
+from conftest import WHISPER
+
+
+def properties(cls):
+    return [name for name, member in vars(cls).items()
+            if isinstance(member, property) and not name.startswith("_")]
+
+
+def plain(value):
+    if hasattr(type(value), "to_dict") and not isinstance(value, (dict, list)):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def check_value(value, seen):
+    """Checks `value` and every result reachable from it; adds their classes to `seen`."""
+    cls = type(value)
+    seen.add(cls.__name__)
+    d = value.to_dict()
+    assert list(d) == properties(cls), cls.__name__
+    json.dumps(d)  # plain data only
+    text = repr(value)
+    assert text.startswith(cls.__name__ + "(")
+    for name in properties(cls):
+        field = getattr(value, name)
+        assert d[name] == plain(field), f"{cls.__name__}.{name}"
+        assert f"{name}=" in text
+        nested = field if isinstance(field, list) else list(field.values()) if isinstance(
+            field, dict) else [field]
+        for item in nested:
+            if hasattr(type(item), "to_dict") and not isinstance(item, (dict, list)):
+                check_value(item, seen)
+
+
+def test_every_result_class_gives_its_properties_as_to_dict_and_repr(loaded):
+    seen = set()
+    pools = [p.node_pool_id for p in loaded.pools()]
+    results = [
+        loaded.status(),
+        loaded.config()[0],
+        loaded.pools()[0],
+        loaded.register_pools([{"node_pool_id": "p-bad"}]),
+        loaded.ingest([{"execution_id": "bad"}]),
+        hwrec.catalog("a100")[0],
+        loaded.recommend(WHISPER, pool="sitea-a30-mig", explain=True),
+        loaded.place({"image": WHISPER}, pools, record="ex-values-1"),
+        loaded.placements("ex-values-1")[0],
+        loaded.retry_floor("ex-2026-11-28-1019", pools=["sitea-a30-mig"]),
+        loaded.route("capture-7b", 8, "2d", sharded=True),
+        loaded.router_day(),
+    ]
+    for value in results:
+        check_value(value, seen)
+    walked = loaded.walk(loaded.route("capture-7b", 8, "2d", sharded=True),
+                         lambda rung: "capacity_miss", dry_run=True)
+    check_value(walked, seen)
+    classes = {name for name in hwrec.__all__
+               if isinstance(getattr(hwrec, name), type) and hasattr(getattr(hwrec, name), "to_dict")}
+    assert classes - seen <= {"PoolReject", "IngestWarning", "PrunedRung", "QuotaBlock"}
+
+
+def test_a_placement_to_dict_carries_the_runners_units(loaded):
+    pools = [p.node_pool_id for p in loaded.pools()]
+    d = loaded.place({"image": WHISPER}, pools).to_dict()
+    assert d["runner_allocation"]["gpu"] >= 1
+    assert d["compute_fraction"] is None or 0 < d["compute_fraction"] <= 1
+    assert d["chosen_request"] == d["candidates"][[c["node_pool_id"] for c in d["candidates"]].index(
+        d["chosen"])]["request"]
