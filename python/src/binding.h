@@ -90,11 +90,14 @@ void GuardArgumentErrors(py::module_& m);
 void RegisterStoreValues(py::module_& m);
 void RegisterPlacementValues(py::module_& m);
 void RegisterRouteValues(py::module_& m);
+void RegisterAdminValues(py::module_& m);
+void RegisterAdminFunctions(py::module_& m);
 void RegisterStore(py::module_& m);
 void RegisterFunctions(py::module_& m);
 
 // Store methods defined by area, attached by RegisterStore.
 void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& store);
 void DefineRouteMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& store);
+void DefineAdminMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& store);
 
 }  // namespace hwrec::python

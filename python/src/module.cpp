@@ -73,7 +73,9 @@ PYBIND11_MODULE(_hwrec, m) {
   hp::RegisterStoreValues(m);
   hp::RegisterPlacementValues(m);
   hp::RegisterRouteValues(m);
+  hp::RegisterAdminValues(m);
   hp::RegisterStore(m);
   hp::RegisterFunctions(m);
+  hp::RegisterAdminFunctions(m);
   hp::argument_errors::GuardArgumentErrors(m);
 }

@@ -17,6 +17,7 @@
 #include "hwrec/runner.h"
 #include "hwrec/store_location.h"
 #include "hwrec/time_text.h"
+#include "lines_input.h"
 
 namespace hwrec::python {
 
@@ -100,75 +101,6 @@ RecordForm FormOf(const std::string& text) {
   ThrowStatus(Status::InvalidArgument("form: '" + text +
                                       "' is not a record form: use auto, "
                                       "hwrec or runner"));
-}
-
-// JSON lines from a path, a text file object, one dict or an iterable of dicts.
-struct LinesInput {
-  std::string path;  // set: read this file
-  std::string text;
-};
-
-void AppendRecord(const py::handle& record, const std::string& what, std::string* text) {
-  if (!py::isinstance<py::dict>(record)) {
-    throw py::type_error(what + ": expected a dict, got " +
-                         py::str(py::type::of(record).attr("__name__")).cast<std::string>());
-  }
-  *text += ToJson(record, what);
-  *text += '\n';
-}
-
-LinesInput ReadLines(const py::handle& input, const char* what) {
-  LinesInput out;
-  if (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__")) {
-    out.path = FsPath(input);
-    return out;
-  }
-  if (py::hasattr(input, "read")) {
-    py::object text = input.attr("read")();
-    if (py::isinstance<py::bytes>(text)) text = text.attr("decode")("utf-8");
-    if (!py::isinstance<py::str>(text)) {
-      throw py::type_error(std::string(what) + ": its read() returned " +
-                           py::str(py::type::of(text).attr("__name__")).cast<std::string>() +
-                           ": give a file opened for reading, in text or binary mode");
-    }
-    out.text = text.cast<std::string>();
-    return out;
-  }
-  if (py::isinstance<py::dict>(input)) {
-    AppendRecord(input, what, &out.text);
-    return out;
-  }
-  if (!py::hasattr(input, "__iter__")) {
-    throw py::type_error(std::string(what) +
-                         ": expected a dict, an iterable of dicts, a path or a file object");
-  }
-  std::size_t i = 0;
-  for (const py::handle record : input) {
-    AppendRecord(record, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
-  }
-  return out;
-}
-
-// Runs `read(stream)` on the input's lines, without the GIL.
-template <typename Fn>
-auto WithLines(const LinesInput& input, Fn&& read)
-    -> decltype(read(std::declval<std::istream&>())) {
-  py::gil_scoped_release release;
-  if (input.path.empty()) {
-    std::istringstream in(input.text);
-    return read(in);
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(input.path, ec)) {
-    return Status::IoError(input.path + ": is a directory: give a file of JSON lines");
-  }
-  std::ifstream in(input.path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    std::string message = input.path + ": cannot read it: " + std::strerror(error);
-    return error == ENOENT ? Status::NotFound(message) : Status::IoError(message);
-  }
-  return read(in);
 }
 
 // A Status of `status`'s code with another message.
@@ -310,15 +242,21 @@ void DefineUpkeep(PyStoreClass& cls) {
           "Sets one setting (`hwrec config set KEY VALUE`): a number, True/False or the text "
           "the CLI takes. The value, the aggregates it shapes and the recommendations change "
           "in one transaction; InvalidArgumentError names the allowed range.")
-      .def("refresh",
-           [](PyStore& s) {
-             Claim claim(s);
-             Result<std::int64_t> rows = [&] {
-               py::gil_scoped_release release;
-               return RefreshRecommendations(claim.store());
-             }();
-             return Unwrap(std::move(rows));
-           })
+      .def(
+          "refresh",
+          [](PyStore& s, bool rebuild) {
+            Claim claim(s);
+            Result<std::int64_t> rows = [&] {
+              py::gil_scoped_release release;
+              return rebuild ? RebuildRecommendations(claim.store())
+                             : RefreshRecommendations(claim.store());
+            }();
+            return Unwrap(std::move(rows));
+          },
+          py::arg("rebuild").noconvert() = false,
+          "Recomputes the materialised recommendations (`hwrec refresh`); rebuild=True "
+          "rebuilds the aggregates from the observations first (`--rebuild`). Returns the "
+          "rows written.")
       .def(
           "reload",
           [](PyStore& s) {
@@ -389,6 +327,51 @@ void DefineIngest(PyStoreClass& cls) {
 
 }  // namespace
 
+namespace {
+
+void AppendRecord(const py::handle& record, const std::string& what, std::string* text) {
+  if (!py::isinstance<py::dict>(record)) {
+    throw py::type_error(what + ": expected a dict, got " +
+                         py::str(py::type::of(record).attr("__name__")).cast<std::string>());
+  }
+  *text += ToJson(record, what);
+  *text += '\n';
+}
+
+}  // namespace
+
+LinesInput ReadLines(const py::handle& input, const char* what) {
+  LinesInput out;
+  if (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__")) {
+    out.path = FsPath(input);
+    return out;
+  }
+  if (py::hasattr(input, "read")) {
+    py::object text = input.attr("read")();
+    if (py::isinstance<py::bytes>(text)) text = text.attr("decode")("utf-8");
+    if (!py::isinstance<py::str>(text)) {
+      throw py::type_error(std::string(what) + ": its read() returned " +
+                           py::str(py::type::of(text).attr("__name__")).cast<std::string>() +
+                           ": give a file opened for reading, in text or binary mode");
+    }
+    out.text = text.cast<std::string>();
+    return out;
+  }
+  if (py::isinstance<py::dict>(input)) {
+    AppendRecord(input, what, &out.text);
+    return out;
+  }
+  if (!py::hasattr(input, "__iter__")) {
+    throw py::type_error(std::string(what) +
+                         ": expected a dict, an iterable of dicts, a path or a file object");
+  }
+  std::size_t i = 0;
+  for (const py::handle record : input) {
+    AppendRecord(record, std::string(what) + "[" + std::to_string(i++) + "]", &out.text);
+  }
+  return out;
+}
+
 void RegisterStore(py::module_& m) {
   PyStoreClass cls(m, "Store",
                    "One hwrec store: one connection for one thread at a time (a call made "
@@ -400,6 +383,7 @@ void RegisterStore(py::module_& m) {
   DefineIngest(cls);
   DefineQueryMethods(cls);
   DefineRouteMethods(cls);
+  DefineAdminMethods(cls);
   cls.def("__repr__", [](const PyStore& s) {
     return "Store(path=" +
            py::repr(py::reinterpret_steal<py::str>(PyUnicode_DecodeFSDefaultAndSize(

@@ -5,14 +5,17 @@
 
 #include <array>
 #include <cstring>
+#include <ctime>
 
 #include "binding.h"
 #include "hwrec/backtest.h"
+#include "hwrec/backtest_report.h"
 #include "hwrec/catalog.h"
 #include "hwrec/config.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "hwrec/store_location.h"
 #include "placement_view.h"
 
 namespace hwrec::python {
@@ -351,12 +354,13 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& se
   return out;
 }
 
-// Store.backtest: the replay, as the dict `hwrec backtest --format json` prints.
-py::object Backtest(PyStore& s, const std::optional<std::string>& image,
-                    const std::optional<std::string>& gpu_model,
-                    const std::optional<std::string>& instance_type,
-                    const std::optional<std::string>& figure, const py::object& settings,
-                    const std::vector<std::string>& presets) {
+// The replay's options from backtest()'s and report()'s arguments.
+BacktestOptions BacktestOptionsOf(const std::optional<std::string>& image,
+                                  const std::optional<std::string>& gpu_model,
+                                  const std::optional<std::string>& instance_type,
+                                  const std::optional<std::string>& figure,
+                                  const py::object& settings,
+                                  const std::vector<std::string>& presets) {
   BacktestOptions options;
   options.image = image;
   options.gpu_model = gpu_model;
@@ -371,6 +375,17 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
   }
   if (!settings.is_none()) options.overrides = SettingsOf(settings);
   options.presets = presets;
+  return options;
+}
+
+// Store.backtest: the replay, as the dict `hwrec backtest --format json` prints.
+py::object Backtest(PyStore& s, const std::optional<std::string>& image,
+                    const std::optional<std::string>& gpu_model,
+                    const std::optional<std::string>& instance_type,
+                    const std::optional<std::string>& figure, const py::object& settings,
+                    const std::vector<std::string>& presets) {
+  const BacktestOptions options =
+      BacktestOptionsOf(image, gpu_model, instance_type, figure, settings, presets);
   Claim claim(s);
   std::string json;
   const Status status = [&]() -> Status {
@@ -382,6 +397,32 @@ py::object Backtest(PyStore& s, const std::optional<std::string>& image,
   }();
   Check(status);
   return py::module_::import("json").attr("loads")(json);
+}
+
+// Store.report: the backtest as the HTML page `hwrec report --html` writes.
+std::string Report(PyStore& s, const std::optional<std::string>& image,
+                   const std::optional<std::string>& gpu_model,
+                   const std::optional<std::string>& instance_type,
+                   const std::optional<std::string>& figure, const py::object& settings,
+                   const std::vector<std::string>& presets) {
+  BacktestOptions options =
+      BacktestOptionsOf(image, gpu_model, instance_type, figure, settings, presets);
+  options.keep_points = true;
+  options.points_per_series = kReportPointsPerPanel;
+  Claim claim(s);
+  std::string page;
+  const Status status = [&]() -> Status {
+    py::gil_scoped_release release;
+    Result<BacktestResult> result = hwrec::Backtest(*s.store, options);
+    if (!result.ok()) return result.status();
+    BacktestReportOptions report;
+    report.store = PrintableLocation(s.path);
+    report.generated_at = static_cast<double>(std::time(nullptr));
+    page = RenderBacktestReport(*result, report);
+    return Status::Ok();
+  }();
+  Check(status);
+  return page;
 }
 
 }  // namespace
@@ -441,6 +482,13 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            "values: text, numbers or bools) over "
            "the store's, beside each preset (intelliscale, vpa, autopilot). Returns the dict "
            "`hwrec backtest --format json` prints; writes nothing.")
+      .def("report", &Report, py::kw_only(), py::arg("image") = py::none(),
+           py::arg("gpu_model") = py::none(), py::arg("instance_type") = py::none(),
+           py::arg("figure") = py::none(), py::arg("settings") = py::none(),
+           py::arg("presets") = std::vector<std::string>{"intelliscale", "vpa", "autopilot"},
+           "The backtest as one self-contained HTML page (`hwrec report`), as text to write "
+           "where it is wanted: a chart per workload and hardware key, then the runs side by "
+           "side. By default beside all three presets; writes nothing to the store.")
       .def(
           "placements",
           [](PyStore& s, const std::string& execution_id) {

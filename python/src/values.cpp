@@ -65,6 +65,12 @@ std::string ReprOfField(const py::handle& value) {
 
 }  // namespace
 
+py::dict TableCountsDict(const std::vector<TableCount>& tables) {
+  py::dict out;
+  for (const TableCount& t : tables) out[py::str(t.table)] = t.rows;
+  return out;
+}
+
 void AddDictAndRepr(py::object cls) {
   py::list names;
   py::object property = py::module_::import("builtins").attr("property");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hwrec/hardware_profile.h"
+#include "hwrec/store.h"
 
 namespace hwrec::python {
 
@@ -28,6 +29,8 @@ py::object Opt(const std::optional<T>& value) {
 }
 
 py::dict ProfileDict(const HardwareProfile& profile);
+// Row counts by table name.
+py::dict TableCountsDict(const std::vector<TableCount>& tables);
 
 // Records the public properties `cls` has now as its fields and defines
 // to_dict and __repr__ from them. Call it after the last property.

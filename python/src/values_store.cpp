@@ -27,12 +27,6 @@ py::dict ProfileDict(const HardwareProfile& p) {
 
 namespace {
 
-py::dict TablesDict(const StoreStatus& s) {
-  py::dict tables;
-  for (const TableCount& t : s.tables) tables[py::str(t.table)] = t.rows;
-  return tables;
-}
-
 // A file path as Python names it: bytes that are not UTF-8 through surrogate
 // escapes (os.fsdecode), so that a store at such a path reports its status.
 py::str PathText(const std::string& path) {
@@ -42,7 +36,9 @@ py::str PathText(const std::string& path) {
 
 void RegisterIngestValues(py::module_& m) {
   py::class_<FieldError> field_error(m, "FieldError", "One bad field of a rejected record.");
-  field_error.def_readonly("field", &FieldError::field).def_readonly("reason", &FieldError::reason);
+  field_error.def_readonly("line", &FieldError::line)
+      .def_readonly("field", &FieldError::field)
+      .def_readonly("reason", &FieldError::reason);
   AddDictAndRepr(field_error);
 
   py::class_<IngestReject> reject(m, "IngestReject", "A rejected record and every bad field.");
@@ -111,7 +107,8 @@ void RegisterStoreValues(py::module_& m) {
       .def_readonly("journal_mode", &StoreStatus::journal_mode)
       .def_readonly("file_size_bytes", &StoreStatus::file_size_bytes)
       .def_readonly("wal_size_bytes", &StoreStatus::wal_size_bytes)
-      .def_property_readonly("tables", [](const StoreStatus& s) { return TablesDict(s); })
+      .def_property_readonly("tables",
+                             [](const StoreStatus& s) { return TableCountsDict(s.tables); })
       .def_readonly("opened", &StoreStatus::opened)
       .def_readonly("immutable", &StoreStatus::immutable);
   AddDictAndRepr(status);

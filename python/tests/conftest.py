@@ -1,9 +1,11 @@
 """Fixtures for the hwrec module's tests: fresh stores in tmp_path and the
 repository's example pools and observations."""
 
+import hashlib
 import json
 import os
 import pathlib
+import sqlite3
 
 import pytest
 
@@ -62,3 +64,50 @@ def observation(execution_id, **fields):
     }
     record.update(fields)
     return record
+
+
+def make_legacy_store(path, pools=(), rows=()):
+    """A store at schema 1 (site-keyed, hp:v1) as the site-keyed Runner left
+    them: migrations/0001 applied as hwrec applies it, with `pools` (dicts of
+    site_node_pools columns) and `rows` (of site_observations)."""
+    sql = (REPO / "migrations" / "0001_legacy_site_keyed.sql").read_text()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+               "checksum TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    db.executescript(sql)
+    db.execute("INSERT INTO schema_migrations VALUES (1, 'legacy_site_keyed', ?, "
+               "'2026-12-01T00:00:00Z')", (hashlib.sha256(sql.encode()).hexdigest(),))
+    db.execute("PRAGMA user_version = 1")
+    for table, items in (("site_node_pools", pools), ("site_observations", rows)):
+        for item in items:
+            db.execute(f"INSERT INTO {table} ({', '.join(item)}) VALUES "
+                       f"({', '.join('?' for _ in item)})", tuple(item.values()))
+    db.commit()
+    db.close()
+
+
+A100_POOL = {"node_pool_id": "a100-pool", "site_id": "site-a", "instance_type": "dgx-a100",
+             "architecture": "x86_64", "cpu_millicores": 64000, "memory_bytes": 549755813888,
+             "gpu_count": 1, "gpu_mode": "full", "gpu_total": 8, "gpu_name": "A100 80GB"}
+
+
+def legacy_row(execution_id, **fields):
+    row = {"execution_id": execution_id, "site_id": "site-a", "action_image": "registry/train:1",
+           "finished_at": 1788220800, "status": "success", "instance_type": "dgx-a100",
+           "architecture": "x86_64", "cpu_millicores": 64000, "memory_bytes": 549755813888,
+           "gpu_count": 1, "gpu_mode": "full", "gpu_total": 8, "gpu_memory_peak_gb": 10.0,
+           "memory_peak_bytes": 4294967296, "cpu_millicores_p95": 1500}
+    row.update(fields)
+    return row
+
+
+@pytest.fixture
+def legacy_path(tmp_path):
+    path = tmp_path / "legacy.db"
+    make_legacy_store(path, pools=[A100_POOL], rows=[
+        legacy_row("old-1", node_pool_id="a100-pool"),
+        legacy_row("old-2", node_pool_id="a100-pool", finished_at=1788224400),
+        legacy_row("old-3", node_pool_gpu="Tesla Z9"),
+    ])
+    return path

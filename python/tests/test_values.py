@@ -2,11 +2,15 @@
 its to_dict() and its repr, in the order they are defined, nested results
 through their own to_dict. A field bound in C++ reaches all three."""
 
+import io
 import json
 
 import hwrec
 
 from conftest import WHISPER
+
+CATALOG_CSV = ("brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,compute_slices\n"
+               "NVIDIA,B200 180GB,180,7,mig-9g.999gb,999,9\n")
 
 
 def properties(cls):
@@ -44,7 +48,7 @@ def check_value(value, seen):
                 check_value(item, seen)
 
 
-def test_every_result_class_gives_its_properties_as_to_dict_and_repr(loaded):
+def test_every_result_class_gives_its_properties_as_to_dict_and_repr(tmp_path, loaded, legacy_path):
     seen = set()
     pools = [p.node_pool_id for p in loaded.pools()]
     results = [
@@ -66,6 +70,16 @@ def test_every_result_class_gives_its_properties_as_to_dict_and_repr(loaded):
     walked = loaded.walk(loaded.route("capture-7b", 8, "2d", sharded=True),
                          lambda rung: "capacity_miss", dry_run=True)
     check_value(walked, seen)
+    check_value(hwrec.check(loaded.path), seen)
+    check_value(loaded.import_catalog(io.StringIO(CATALOG_CSV)), seen)
+    with hwrec.Store.init(tmp_path / "copy.db") as destination:
+        check_value(loaded.copy_to(destination), seen)
+    with hwrec.Store(legacy_path) as legacy:
+        check_value(legacy.plan_legacy_migration(), seen)
+        check_value(legacy.migrate_legacy(accept_hp_v2=True, backup=False), seen)
+        [row] = legacy.quarantine()
+        check_value(row, seen)
+        check_value(legacy.resolve_quarantine(ids=[row.id], gpu_model="A100 80GB"), seen)
     classes = {name for name in hwrec.__all__
                if isinstance(getattr(hwrec, name), type) and hasattr(getattr(hwrec, name), "to_dict")}
     assert classes - seen <= {"PoolReject", "IngestWarning", "PrunedRung", "QuotaBlock"}
