@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that hwrec's includes go one way: down the layers.
 
-The library is a stack of folders under src/ (README "Architecture"). A file
+The library is a stack of folders under src/ (docs/ARCHITECTURE.md). A file
 may include headers of its own folder and of lower layers, and public headers
 (include/hwrec/) that belong to its layer or below. A header named
 *_internal.h is private to its folder. Only src/store/ reaches the database
@@ -108,7 +108,7 @@ def check_source(root, path, problems):
     own = rel.parts[0]
     if own not in RANK:
         problems.append(f"{where}: src/{own}/ is not a layer; add it to LAYERS in "
-                        f"scripts/check_layers.py and the README's Architecture, or move the file")
+                        f"scripts/check_layers.py and docs/ARCHITECTURE.md, or move the file")
         return
     for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
         if name.startswith(ENGINE_HEADERS):
@@ -209,7 +209,7 @@ def main():
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{len(problems)} include(s) break the layers (see README, Architecture)")
+        print(f"{len(problems)} include(s) break the layers (see docs/ARCHITECTURE.md)")
         return 1
     print("layers: every include goes down")
     return 0

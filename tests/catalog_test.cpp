@@ -444,12 +444,12 @@ TEST_CASE("catalog cli: a missing or unknown subcommand is a usage error", "[cat
 
 namespace hwrec::catalog_docs_test {
 
-TEST_CASE("catalog: the README's CSV example imports as it says", "[catalog][docs]") {
-  const std::string readme = hwrec::test::ReadFile(hwrec::test::SourcePath("README.md"));
-  const std::size_t begin = readme.find("```csv\n");
+TEST_CASE("catalog: docs/CLI.md's CSV example imports as it says", "[catalog][docs]") {
+  const std::string doc = hwrec::test::ReadFile(hwrec::test::SourcePath("docs/CLI.md"));
+  const std::size_t begin = doc.find("```csv\n");
   REQUIRE(begin != std::string::npos);
-  const std::size_t end = readme.find("```", begin + 7);
-  std::istringstream csv(readme.substr(begin + 7, end - begin - 7));
+  const std::size_t end = doc.find("```", begin + 7);
+  std::istringstream csv(doc.substr(begin + 7, end - begin - 7));
   auto store = hwrec::test::OpenStoreOrFail(":memory:");
   auto imported = ImportCatalogCsv(*store, csv);
   REQUIRE(imported.ok());

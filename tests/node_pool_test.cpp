@@ -18,7 +18,7 @@
 namespace hwrec {
 namespace {
 
-// The A30 MIG pool of the README.
+// The A30 MIG pool of docs/CLI.md ("Node pools").
 NodePool A30Pool() {
   NodePool pool;
   pool.node_pool_id = "sitea-a30-mig";

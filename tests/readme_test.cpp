@@ -1,9 +1,11 @@
-// README.md cannot drift from the code: every ```console block in it is re-run
-// in order, in a scratch directory holding the bundled examples/pools.jsonl and
-// examples/observations.jsonl (what examples/quickstart.sh ingests), and what
-// each command prints is compared with the text. Only times that depend on the
-// clock are normalised. On a mismatch the actual output is printed; set
-// HWREC_UPDATE_DOCS=1 to write the actual outputs into README.md instead.
+// README.md and docs/CLI.md cannot drift from the code: every ```console block
+// of each is re-run in order, each document in a scratch directory of its own
+// holding the bundled examples/pools.jsonl and examples/observations.jsonl
+// (what examples/quickstart.sh ingests) and the files its ```lang file=NAME
+// blocks define, and what each command prints is compared with the text. Only
+// times that depend on the clock are normalised. On a mismatch the actual
+// output is printed; set HWREC_UPDATE_DOCS=1 to write the actual outputs into
+// the document instead.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -25,13 +27,12 @@ std::string WithoutClockTimes(const std::string& text) {
   return std::regex_replace(text, kAsOf, "$1<now>");
 }
 
-}  // namespace
-
-TEST_CASE("readme: every README example prints what the README shows, on the bundled example",
-          "[docs]") {
-  const std::string readme = hwrec::test::SourcePath("README.md");
-  const hwrec::test::DocExamples doc = hwrec::test::ParseDocExamples(hwrec::test::ReadFile(readme));
-  REQUIRE(doc.steps.size() >= 3);
+// Re-runs the console examples of `relative` (a path below the source tree)
+// from a fresh scratch directory, so that each document is self-contained.
+void CheckDocumentExamples(const std::string& relative, std::size_t min_examples) {
+  const std::string path = hwrec::test::SourcePath(relative);
+  const hwrec::test::DocExamples doc = hwrec::test::ParseDocExamples(hwrec::test::ReadFile(path));
+  REQUIRE(doc.steps.size() >= min_examples);
   hwrec::test::TempDir dir;
   for (const char* name : {"pools.jsonl", "observations.jsonl"}) {
     hwrec::test::WriteFile(
@@ -40,9 +41,13 @@ TEST_CASE("readme: every README example prints what the README shows, on the bun
   }
   const bool update = std::getenv("HWREC_UPDATE_DOCS") != nullptr;
   std::map<std::size_t, std::string> actual;
+  std::size_t written = 0;
   for (std::size_t i = 0; i < doc.steps.size(); ++i) {
-    const hwrec::test::DocExample& example = doc.steps[i].second;
-    INFO(fmt::format("README.md line {}: $ {}", example.line, example.command));
+    const auto& [files_before, example] = doc.steps[i];
+    for (; written < files_before; ++written) {
+      hwrec::test::WriteFile(dir.File(doc.files[written].first), doc.files[written].second);
+    }
+    INFO(fmt::format("{} line {}: $ {}", relative, example.line, example.command));
     REQUIRE(example.command.rfind("hwrec ", 0) == 0);
     const auto r = hwrec::test::RunShell(
         fmt::format("cd {} && {} {}", hwrec::test::ShellQuote(dir.path().string()),
@@ -51,5 +56,17 @@ TEST_CASE("readme: every README example prints what the README shows, on the bun
     INFO("it printed:\n" << actual[i]);
     if (!update) CHECK(WithoutClockTimes(actual[i]) == WithoutClockTimes(example.expected));
   }
-  if (update) hwrec::test::WriteFile(readme, hwrec::test::RewriteDocExamples(doc, actual));
+  if (update) hwrec::test::WriteFile(path, hwrec::test::RewriteDocExamples(doc, actual));
+}
+
+}  // namespace
+
+TEST_CASE("readme: every README example prints what the README shows, on the bundled example",
+          "[docs]") {
+  CheckDocumentExamples("README.md", 4);
+}
+
+TEST_CASE("readme: every docs/CLI.md example prints what it shows, on the bundled example",
+          "[docs]") {
+  CheckDocumentExamples("docs/CLI.md", 8);
 }
