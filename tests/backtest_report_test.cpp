@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "backtest_sample.h"
 #include "hwrec/backtest_report.h"
@@ -168,6 +171,7 @@ TEST_CASE("report: an empty result renders a page that says there is nothing to 
     const std::string page = Page(result);
     CHECK_THAT(page, Contains("Nothing to show"));
     CHECK(Count(page, "class=\"chart\"") == 0);
+    CHECK(Count(page, "class=\"overview\"") == 0);
     CHECK_THAT(page, Contains("</html>"));
   }
 }
@@ -211,4 +215,105 @@ TEST_CASE("report: a figure that observed nothing has no panel, a key with none 
   CHECK(hwrec::CountReportCharts(result) == 2);
   CHECK(Count(page, "class=\"panel\"") == 5 + 3);
   CHECK(page.find("ghcr.io/acme/idle:1.0") == std::string::npos);
+}
+
+namespace {
+
+// The first run's series of `workload` all with these totals.
+void SetKeyTotals(BacktestResult* result, const std::string& workload, std::int64_t overruns,
+                  double mean_slack) {
+  for (hwrec::BacktestSeries& s : result->runs.front().series) {
+    if (s.workload != workload) continue;
+    s.totals.scored = 100;
+    s.totals.cold = 2;
+    s.totals.overruns = overruns;
+    s.totals.overrun_share = static_cast<double>(overruns) / 100;
+    s.totals.mean_slack = mean_slack;
+  }
+}
+
+// The value of each `attribute="…"` in `html`, in order.
+std::vector<std::string> AttributeValues(const std::string& html, const std::string& attribute) {
+  std::vector<std::string> values;
+  const std::string open = " " + attribute + "=\"";
+  for (auto at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+    const auto begin = at + open.size();
+    values.push_back(html.substr(begin, html.find('"', begin) - begin));
+  }
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("report: an overview of every key opens the page, worst first, linked to its chart",
+          "[backtest][report]") {
+  auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(4), 30);
+  // Known order: the larger overrun share first; between equal shares, the more slack.
+  SetKeyTotals(&result, "ghcr.io/acme/train-0:1.0", 0, 0.10);
+  SetKeyTotals(&result, "ghcr.io/acme/train-1:1.0", 20, 0.10);
+  SetKeyTotals(&result, "ghcr.io/acme/train-2:1.0", 5, 0.20);
+  SetKeyTotals(&result, "ghcr.io/acme/train-3:1.0", 5, 0.40);
+  const std::string page = Page(result);
+
+  const auto overview = page.find("<section class=\"overview\"");
+  REQUIRE(overview != std::string::npos);
+  const auto first_key = page.find("<section class=\"key\"");
+  REQUIRE(first_key != std::string::npos);
+  CHECK(overview < first_key);
+  CHECK(page.find("<h1>") < overview);
+  const std::string table = page.substr(overview, page.find("</section>", overview) - overview);
+  CHECK_THAT(table, Contains("worst first"));
+  CHECK_THAT(table, Contains("overrun share"));
+
+  // Every key is a row, linked to its chart, worst first.
+  const std::vector<std::string> order = {"train-1", "train-3", "train-2", "train-0"};
+  const std::vector<std::string> links = AttributeValues(table, "href");
+  REQUIRE(links.size() == order.size());
+  std::size_t previous = 0;
+  for (const std::string& name : order) {
+    INFO(name);
+    const auto at = table.find("ghcr.io/acme/" + name + ":1.0");
+    REQUIRE(at != std::string::npos);
+    CHECK(at > previous);
+    previous = at;
+  }
+  CHECK_THAT(table, Contains("20.0 %"));  // train-1's overrun share
+  CHECK_THAT(table, Contains("40.0 %"));  // train-3's mean slack
+
+  // Each link's target is the id of exactly one key section, the one it names.
+  const std::vector<std::string> ids = AttributeValues(page, "id");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const std::string& link = links[i];
+    INFO(link);
+    REQUIRE(link.rfind('#', 0) == 0);
+    CHECK(std::count(ids.begin(), ids.end(), link.substr(1)) == 1);
+    const auto section = page.find("<section class=\"key\" id=\"" + link.substr(1) + "\"");
+    REQUIRE(section != std::string::npos);
+    CHECK(page.find("ghcr.io/acme/" + order[i] + ":1.0", section) ==
+          page.find("<h2>", section) + 4);
+  }
+  CHECK(ids.size() == std::set<std::string>(ids.begin(), ids.end()).size());
+}
+
+TEST_CASE("report: key anchors stay distinct and plain for names that slug alike",
+          "[backtest][report]") {
+  // Names that differ only in punctuation or in characters outside ASCII.
+  const auto result = hwrec::test::SampleResult({{"acme/a:1", hwrec::test::CpuKey("n2")},
+                                                 {"acme/a.1", hwrec::test::CpuKey("n2")},
+                                                 {"<b>\"x\"</b>", hwrec::test::CpuKey("n2")},
+                                                 {"caf\xC3\xA9:1", hwrec::test::CpuKey("n2")},
+                                                 {"caf\xC3\xA8:1", hwrec::test::CpuKey("n2")}},
+                                                5);
+  const std::string page = Page(result);
+  const std::vector<std::string> ids = AttributeValues(page, "id");
+  CHECK(ids.size() == 5);
+  CHECK(std::set<std::string>(ids.begin(), ids.end()).size() == 5);
+  for (const std::string& id : ids) {
+    INFO(id);
+    CHECK(std::all_of(id.begin(), id.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    }));
+    CHECK_THAT(page, Contains("href=\"#" + id + "\""));
+  }
+  CHECK(page.find("<b>") == std::string::npos);
 }

@@ -20,11 +20,15 @@ struct BacktestReportOptions {
   double generated_at = 0;  // epoch seconds, shown in the header
 };
 
-// The page for `result`, whose runs were made with keep_points: one chart
-// per (workload, hardware key) of the first run's series, a panel per figure
-// with the observed values over time, the figure and its bounds as the
-// replay gave them, overruns and OOMs marked; then the table of the runs
-// (the store's settings and each preset) side by side.
+// The page for `result`, whose runs were made with keep_points: first an
+// overview of every (workload, hardware key) of the first run, worst first
+// (the larger overrun share over all its figures, then the more mean slack),
+// each row linking to its chart (a section with a stable id, "key-" and the
+// workload and key slugged); then one chart per (workload, hardware key) of
+// the first run's series, a panel per figure with the observed values over
+// time, the figure and its bounds as the replay gave them, overruns and OOMs
+// marked; then the table of the runs (the store's settings and each preset)
+// side by side.
 std::string RenderBacktestReport(const BacktestResult& result,
                                  const BacktestReportOptions& options);
 

@@ -1,6 +1,7 @@
-// The backtest as one HTML page: a header saying what was replayed, a chart
-// per (workload, hardware key) of the first run with the runs' totals for that
-// key beneath it, then every run's totals side by side and what each run is.
+// The backtest as one HTML page: a header saying what was replayed, an
+// overview of every (workload, hardware key) worst first, linked to its chart,
+// then a chart per key of the first run with the runs' totals for that key
+// beneath it, then every run's totals side by side and what each run is.
 // Inline CSS and SVG only: no script, font, image or address to fetch.
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -37,6 +39,9 @@ table{border-collapse:collapse;margin:8px 0;font-size:14px}
 th,td{padding:3px 10px;border-bottom:1px solid #dde3ea;text-align:right;white-space:nowrap}
 th{background:#f3f5f8}
 td.name,th.name{text-align:left}
+td.key a{color:#1f6fd1}
+td.key{text-align:left;white-space:normal;overflow-wrap:anywhere}
+td.key span{display:block;color:#44505f}
 tr.first td{border-top:2px solid #b8c2cf}
 dt{font-weight:bold;margin-top:10px}
 dd{margin:2px 0 0 18px}
@@ -112,7 +117,117 @@ std::vector<std::vector<const BacktestSeries*>> ChartGroups(const BacktestRun& r
   return groups;
 }
 
-void AppendChartSection(const std::vector<const BacktestSeries*>& group,
+// `text` as a fragment of an id: ASCII letters (lower case) and digits, every
+// run of anything else one '-', none at either end.
+std::string Slug(const std::string& text) {
+  std::string slug;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (plain || (c >= 'A' && c <= 'Z')) {
+      slug += plain ? c : static_cast<char>(c - 'A' + 'a');
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  if (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug;
+}
+
+// Each chart's id, "key-<workload>--<hardware>" slugged: the same for the same
+// result, and distinct (a name that slugs as an earlier one's gets "-2", "-3" …).
+std::vector<std::string> KeyAnchors(const std::vector<std::vector<const BacktestSeries*>>& groups) {
+  std::vector<std::string> anchors;
+  std::set<std::string> used;
+  for (const auto& group : groups) {
+    const BacktestSeries& first = *group.front();
+    const std::string base = "key-" + Slug(first.workload) + "--" + Slug(Describe(first.hardware));
+    std::string anchor = base;
+    for (int n = 2; used.count(anchor) > 0; ++n) anchor = fmt::format("{}-{}", base, n);
+    used.insert(anchor);
+    anchors.push_back(anchor);
+  }
+  return anchors;
+}
+
+// One key of the overview: its figures' totals of the first run together.
+struct KeyOverview {
+  const BacktestSeries* first = nullptr;
+  std::string anchor;
+  std::int64_t executions = 0;                   // the most any one figure scored
+  BacktestTotals pooled;                         // every figure: each (execution, figure) pair once
+  const BacktestSeries* most_overrun = nullptr;  // the figure with the largest share, if any
+};
+
+KeyOverview OverviewOf(const std::vector<const BacktestSeries*>& group, std::string anchor) {
+  KeyOverview key{group.front(), std::move(anchor), 0, {}, nullptr};
+  double slack = 0;
+  for (const BacktestSeries* s : group) {
+    const BacktestTotals& t = s->totals;
+    key.executions = std::max(key.executions, t.scored);
+    key.pooled.scored += t.scored;
+    key.pooled.cold += t.cold;
+    key.pooled.overruns += t.overruns;
+    slack += t.mean_slack * static_cast<double>(t.scored - t.overruns);
+    if (t.overruns > 0 &&
+        (key.most_overrun == nullptr || t.overrun_share > key.most_overrun->totals.overrun_share)) {
+      key.most_overrun = s;
+    }
+  }
+  const std::int64_t fits = key.pooled.scored - key.pooled.overruns;
+  if (key.pooled.scored > 0) {
+    key.pooled.overrun_share =
+        static_cast<double>(key.pooled.overruns) / static_cast<double>(key.pooled.scored);
+  }
+  if (fits > 0) key.pooled.mean_slack = slack / static_cast<double>(fits);
+  return key;
+}
+
+// The overview: a row per key, worst first (the larger overrun share, then the
+// more slack; keys with nothing scored last), each linking to its chart.
+void AppendOverview(const std::vector<std::vector<const BacktestSeries*>>& groups,
+                    const std::vector<std::string>& anchors, const std::string& run,
+                    std::string* out) {
+  std::vector<KeyOverview> keys;
+  for (std::size_t i = 0; i < groups.size(); ++i) keys.push_back(OverviewOf(groups[i], anchors[i]));
+  std::stable_sort(keys.begin(), keys.end(), [](const KeyOverview& a, const KeyOverview& b) {
+    const BacktestTotals &x = a.pooled, &y = b.pooled;
+    if ((x.scored > 0) != (y.scored > 0)) return x.scored > 0;
+    if (x.overrun_share != y.overrun_share) return x.overrun_share > y.overrun_share;
+    return x.mean_slack > y.mean_slack;
+  });
+  Append(out,
+         "<section class=\"overview\"><h2>Every key, worst first</h2><p class=\"meta\">A key is "
+         "worse the larger its overrun share: of its executions' scored figures (every figure "
+         "together, in the run <code>{}</code>), the share the execution used more of: for "
+         "memory and GPU memory an OOM, for CPU throttling, for compute share a slower run. "
+         "Between equal shares the larger mean slack (what the executions that fit left "
+         "unused of the figure) comes first, and keys with nothing scored yet come last. "
+         "Executions scored is the most that any one figure of the key scored; each workload "
+         "links to its key's chart.</p>",
+         EscapeHtml(run));
+  *out +=
+      "<div class=\"wrap\"><table><tr><th>#</th><th class=\"name\">workload on hardware key</th>"
+      "<th>executions scored</th><th>overruns</th>"
+      "<th>overrun share</th><th>mean slack</th><th class=\"name\">most overruns in</th></tr>";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const KeyOverview& key = keys[i];
+    const bool scored = key.pooled.scored > 0;
+    const BacktestSeries* most = key.most_overrun;
+    Append(out,
+           "<tr><td>{}</td><td class=\"key\"><a href=\"#{}\">{}</a><span>{}</span></td>"
+           "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td></tr>",
+           i + 1, EscapeHtml(key.anchor), EscapeHtml(key.first->workload),
+           EscapeHtml(Describe(key.first->hardware)), key.executions, key.pooled.overruns,
+           scored ? Percent(key.pooled.overrun_share) : "–",
+           scored ? Percent(key.pooled.mean_slack) : "–",
+           most == nullptr ? std::string("–")
+                           : fmt::format("{} ({})", EscapeHtml(DisplayOf(most->figure).title),
+                                         Percent(most->totals.overrun_share)));
+  }
+  *out += "</table></div></section>";
+}
+
+void AppendChartSection(const std::vector<const BacktestSeries*>& group, const std::string& anchor,
                         const BacktestResult& result,
                         const std::vector<std::map<SeriesId, const BacktestSeries*>>& index,
                         bool* thinned, std::string* out) {
@@ -126,8 +241,8 @@ void AppendChartSection(const std::vector<const BacktestSeries*>& group,
       to = std::max(to.value_or(p.started_at), p.started_at);
     }
   }
-  Append(out, "<section class=\"key\"><h2>{}</h2><p class=\"hw\">{}", EscapeHtml(first.workload),
-         EscapeHtml(Describe(first.hardware)));
+  Append(out, "<section class=\"key\" id=\"{}\"><h2>{}</h2><p class=\"hw\">{}", EscapeHtml(anchor),
+         EscapeHtml(first.workload), EscapeHtml(Describe(first.hardware)));
   if (from) {
     Append(out, " · {} execution{} started from {} to {}", executions, executions == 1 ? "" : "s",
            UtcText(*from), UtcText(*to));
@@ -212,7 +327,10 @@ std::string RenderBacktestReport(const BacktestResult& result,
                                           : ChartGroups(result.runs.front());
   bool thinned = false;
   const auto index = IndexRuns(result);
-  for (const auto& group : groups) AppendChartSection(group, result, index, &thinned, &body);
+  const std::vector<std::string> anchors = KeyAnchors(groups);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    AppendChartSection(groups[i], anchors[i], result, index, &thinned, &body);
+  }
   if (groups.empty()) {
     body +=
         "<p class=\"empty\">Nothing to show: the backtest has no execution to chart for the "
@@ -249,6 +367,7 @@ std::string RenderBacktestReport(const BacktestResult& result,
            "the totals count them all.</p>",
            internal::kMaxPointsPerPanel);
   }
+  if (!groups.empty()) AppendOverview(groups, anchors, result.runs.front().name, &page);
   page += body;
   page += "</main></body></html>\n";
   return page;
