@@ -73,8 +73,8 @@ def make_legacy_store(path, pools=(), rows=()):
     sql = (REPO / "migrations" / "0001_legacy_site_keyed.sql").read_text()
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode = WAL")
-    db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-               "checksum TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (\n  version INTEGER PRIMARY KEY,\n"
+               "  name TEXT NOT NULL,\n  checksum TEXT NOT NULL,\n  applied_at TEXT NOT NULL\n)")
     db.executescript(sql)
     db.execute("INSERT INTO schema_migrations VALUES (1, 'legacy_site_keyed', ?, "
                "'2026-12-01T00:00:00Z')", (hashlib.sha256(sql.encode()).hexdigest(),))
