@@ -37,6 +37,7 @@ PUBLIC = {
     "version.h": "base",
     "record_error.h": "base",
     "time_text.h": "base",
+    "remedy.h": "base",
     "store.h": "store",
     "store_location.h": "store",
     "hardware_profile.h": "hardware",

@@ -152,7 +152,7 @@ TEST_CASE("copy: a destination that holds data is refused and left unchanged", "
 
   const auto cli = RunCli("copy " + ShellQuote(dir.File("example.db")) + " " + ShellQuote(held));
   CHECK(cli.exit_code == 1);
-  CHECK_THAT(cli.err, Catch::Contains("fresh `hwrec init` store"));
+  CHECK_THAT(cli.err, Catch::Contains("fresh store (`hwrec init`)"));
   RequireSameRows(before, DumpAt(held));
   CHECK(hwrec::CopyStore(*source, *source).status().code() == hwrec::StatusCode::kInvalidArgument);
 }

@@ -25,6 +25,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/record_error.h"
 #include "hwrec/refresh.h"
+#include "hwrec/remedy.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/runner.h"

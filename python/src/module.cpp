@@ -6,6 +6,7 @@
 #include "binding.h"
 #include "hwrec/catalog.h"
 #include "hwrec/hardware_profile.h"
+#include "hwrec/remedy.h"
 #include "hwrec/version.h"
 
 namespace hwrec::python {
@@ -62,6 +63,17 @@ void RegisterFunctions(py::module_& m) {
         "The GPU partitions this build ships whose id, brand, model or mode match every "
         "word of `search` (all of them when empty).");
   m.attr("__version__") = Version();
+  // Every remedy in each host's words, for the tests that check them.
+  m.def("_remedies", []() {
+    py::list out;
+    for (const Remedy remedy : kRemedies) {
+      out.append(py::make_tuple(std::string(RemedyName(remedy)),
+                                RemedyText(remedy, RemedyHost::kCli, "STORE"),
+                                RemedyText(remedy, RemedyHost::kPython, "STORE"),
+                                RemedyText(remedy, RemedyHost::kCpp, "STORE")));
+    }
+    return out;
+  });
 }
 
 }  // namespace hwrec::python
@@ -69,6 +81,8 @@ void RegisterFunctions(py::module_& m) {
 PYBIND11_MODULE(_hwrec, m) {
   namespace hp = hwrec::python;
   m.doc() = "hwrec: what GPU/CPU workloads used, and what they should request.";
+  // hwrec's messages name Python calls, not CLI commands, as their remedies.
+  hwrec::SetRemedyHost(hwrec::RemedyHost::kPython);
   hp::RegisterErrors(m);
   hp::RegisterStoreValues(m);
   hp::RegisterPlacementValues(m);

@@ -48,7 +48,8 @@ def test_opening_a_missing_store_raises_not_found(tmp_path):
     with pytest.raises(hwrec.NotFoundError) as e:
         hwrec.Store(tmp_path / "missing.db")
     assert e.value.code == "not_found"
-    assert "hwrec init" in e.value.message
+    # The remedy in Python's words, naming the path as given.
+    assert f"`hwrec.Store.init({str(tmp_path / 'missing.db')!r})`" in e.value.message
     assert str(e.value) == e.value.message
     assert isinstance(e.value, hwrec.Error)
 

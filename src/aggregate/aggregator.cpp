@@ -7,6 +7,7 @@
 
 #include "base/enum_names.h"
 #include "base/time.h"
+#include "hwrec/remedy.h"
 
 namespace hwrec::internal {
 
@@ -254,7 +255,8 @@ AggregateWriter::TakeTouched() {
 KeyAggregate AggregateFromState(std::string_view state) {
   KeyAggregate aggregate;
   if (!aggregate.Deserialize(state)) {
-    throw std::runtime_error("an aggregate in the store is corrupt: run `hwrec refresh --rebuild`");
+    throw std::runtime_error("an aggregate in the store is corrupt: run " +
+                             RemedyText(Remedy::kRefreshRebuild));
   }
   return aggregate;
 }

@@ -6,6 +6,7 @@
 #include "aggregate/config_table.h"
 #include "aggregate/materialize.h"
 #include "aggregate/settings.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -37,8 +38,8 @@ Result<std::vector<ConfigEntry>> ListConfig(const Store& store) {
 Result<ConfigEntry> GetConfig(const Store& store, const std::string& key) {
   const internal::ConfigKey* known = internal::FindConfigKey(key);
   if (known == nullptr) {
-    return Status::NotFound(
-        fmt::format("unknown config key '{}': see `hwrec config list` for the keys", key));
+    return Status::NotFound(fmt::format("unknown config key '{}': see {} for the keys", key,
+                                        RemedyText(Remedy::kConfigList)));
   }
   return internal::Guarded(store.path(), [&]() -> Result<ConfigEntry> {
     return EntryOf(store::ConnectionOf(store), *known);

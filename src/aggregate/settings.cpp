@@ -1,6 +1,7 @@
 #include "aggregate/settings.h"
 
 #include "aggregate/config_table.h"
+#include "hwrec/remedy.h"
 
 #include <fmt/format.h>
 
@@ -132,8 +133,8 @@ const ConfigKey* FindConfigKey(const std::string& key) {
 
 Status ValidateConfigValue(const std::string& key, const std::string& value) {
   if (FindConfigKey(key) == nullptr) {
-    return Status::InvalidArgument(
-        fmt::format("unknown config key '{}': see `hwrec config list` for the keys", key));
+    return Status::InvalidArgument(fmt::format("unknown config key '{}': see {} for the keys", key,
+                                               RemedyText(Remedy::kConfigList)));
   }
   if (key.size() > 10 && key.compare(key.size() - 10, 10, ".statistic") == 0) {
     if (!ParseStatistic(value)) {

@@ -20,6 +20,7 @@
 #include "aggregate/settings.h"
 #include "hwrec/catalog.h"
 #include "hwrec/observation.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -365,8 +366,8 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
     const int version = store.schema_version();
     if (version < Store::LatestSchemaVersion()) {
       return Status::SchemaMismatch(fmt::format(
-          "{}: store is at schema {} but the backtest needs schema {}: run `hwrec migrate {}`",
-          store.path(), version, Store::LatestSchemaVersion(), store.path()));
+          "{}: store is at schema {} but the backtest needs schema {}: run {}", store.path(),
+          version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate, store.path())));
     }
     store::Connection& db = store::ConnectionOf(store);
     store::ReadSnapshot snapshot(db);

@@ -11,6 +11,7 @@
 #include "base/enum_names.h"
 #include "check/findings.h"
 #include "hwrec/check.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "hwrec/store_location.h"
 #include "store/backup.h"
@@ -55,12 +56,15 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
 constexpr const char* kRestoreFix =
     "restore the store from {1} (keep the damaged file aside), or copy what can still be read "
     "with `sqlite3 {0} .recover | sqlite3 NEW.db`";
-constexpr const char* kServerRestoreFix =
-    "restore the database from its backup (pg_dump/pg_restore), or run `hwrec migrate {0}` "
-    "when the store is older than this build";
-constexpr const char* kRebuildFix =
-    "the observations are the record: once the other checks are ok, `hwrec refresh {0} "
-    "--rebuild` rebuilds the aggregates and recommendations from them";
+std::string ServerRestoreFix() {
+  return "restore the database from its backup (pg_dump/pg_restore), or run " +
+         RemedyText(Remedy::kMigrate, "{0}") + " when the store is older than this build";
+}
+std::string RebuildFix() {
+  return "the observations are the record: once the other checks are ok, " +
+         RemedyText(Remedy::kRefreshRebuild, "{0}") +
+         " rebuilds the aggregates and recommendations from them";
+}
 
 // Opens `path` read-only as an hwrec store; fails naming why the checks cannot run.
 Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path) {
@@ -74,9 +78,9 @@ Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path)
   if (!ec && journal > 0) {
     return Status::ReadOnly(fmt::format(
         "{}: an interrupted write left {}-journal, which must be rolled back before the store "
-        "can be checked: run `hwrec status {}` as a user who can write the store, then check "
-        "again",
-        path, path, path));
+        "can be checked: open it once writable, {}, as a user who can write the store, then "
+        "check again",
+        path, path, RemedyText(Remedy::kStatusWritable, path)));
   }
   auto file = store::Inspection::Open(path);
   if (file.ok() && !(*file)->has_bookkeeping()) {
@@ -101,7 +105,7 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
         Skipped("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written"));
     checks.push_back(RunCheck(file, "schema",
                               "applied migrations match this build's for PostgreSQL",
-                              kServerRestoreFix, n, internal::CheckSchema));
+                              ServerRestoreFix(), n, internal::CheckSchema));
   } else {
     checks.push_back(RunCheck(file, "integrity", "SQLite's integrity_check: every page and index",
                               kRestoreFix, n, internal::CheckIntegrity));
@@ -118,12 +122,13 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
         std::tuple{"recommendations", "recommendations name workloads and count their executions",
                    &internal::CheckRecommendations}}) {
     if (version != Store::LatestSchemaVersion()) {
-      checks.push_back(Skipped(name, fmt::format("skipped: the store is at schema {}, this build "
-                                                 "checks schema {}: run `hwrec migrate` first",
-                                                 version, Store::LatestSchemaVersion())));
+      checks.push_back(Skipped(
+          name, fmt::format("skipped: the store is at schema {}, this build "
+                            "checks schema {}: run {} first",
+                            version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate))));
       continue;
     }
-    checks.push_back(RunCheck(file, name, summary, kRebuildFix, n, body));
+    checks.push_back(RunCheck(file, name, summary, RebuildFix(), n, body));
   }
   return checks;
 }

@@ -13,6 +13,7 @@
 #include "base/status_error.h"
 #include "check/findings.h"
 #include "check/table_rows.h"
+#include "hwrec/remedy.h"
 #include "store/database.h"
 #include "store/guarded.h"
 #include "store/legacy_history.h"
@@ -70,23 +71,25 @@ void RequireKnownTables(const Store& source) {
     }
   }
   if (!known.empty()) {
-    Refuse(Status::SchemaMismatch(fmt::format("{} has no table '{}': run `hwrec migrate {}`",
-                                              source.path(), *known.begin(), source.path())));
+    Refuse(Status::SchemaMismatch(fmt::format("{} has no table '{}': run {}", source.path(),
+                                              *known.begin(),
+                                              RemedyText(Remedy::kMigrate, source.path()))));
   }
 }
 
 void RequireCopyableSource(const Store& source) {
   if (source.schema_version() != Store::LatestSchemaVersion()) {
-    Refuse(Status::SchemaMismatch(fmt::format(
-        "{} is at schema {} but hwrec copy needs the latest ({}): run `hwrec migrate {}` first",
-        source.path(), source.schema_version(), Store::LatestSchemaVersion(), source.path())));
+    Refuse(Status::SchemaMismatch(
+        fmt::format("{} is at schema {} but a copy needs the latest ({}): run {} first",
+                    source.path(), source.schema_version(), Store::LatestSchemaVersion(),
+                    RemedyText(Remedy::kMigrate, source.path()))));
   }
   const std::int64_t legacy = internal::LegacyRowCount(store::ConnectionOf(source));
   if (legacy > 0) {
     Refuse(Status::SchemaMismatch(fmt::format(
         "{} holds {} legacy site-keyed row(s): legacy stores are SQLite files: migrate the file "
-        "(`hwrec migrate {} --accept-hp-v2`), then `hwrec copy` it",
-        source.path(), legacy, source.path())));
+        "({}), then copy it",
+        source.path(), legacy, RemedyText(Remedy::kMigrateAccept, source.path()))));
   }
   RequireKnownTables(source);
 }
@@ -113,8 +116,8 @@ void ClearFreshDestination(store::Connection& to, const std::string& path) {
     if (held != fresh[t]) {
       Refuse(Status::Conflict(fmt::format(
           "{} already holds data (table {}: {} row(s), a fresh store has {}): copy into a new "
-          "file or a fresh `hwrec init` store; nothing was written",
-          path, kTables[t], held.size(), fresh[t].size())));
+          "file or a fresh store ({}); nothing was written",
+          path, kTables[t], held.size(), fresh[t].size(), RemedyText(Remedy::kInit))));
     }
   }
   for (std::size_t t = std::size(kTables); t-- > 0;) {
@@ -258,8 +261,9 @@ std::int64_t VerifyCopy(store::Connection& from, store::Connection& to, const Co
     for (const std::string& p : result.problems) problems += "\n  " + p;
     Refuse(Status::Internal(fmt::format(
         "{} aggregate(s) differ from a rebuild from the observations, so nothing was written: "
-        "run `hwrec check` on the source and `hwrec refresh --rebuild` it, then copy again:{}",
-        result.problem_count, problems)));
+        "run {} on the source and {} it, then copy again:{}",
+        result.problem_count, RemedyText(Remedy::kCheck), RemedyText(Remedy::kRefreshRebuild),
+        problems)));
   }
   return static_cast<std::int64_t>(checked);
 }

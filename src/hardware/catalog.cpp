@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "hardware/catalog_tables.h"
 #include "hardware/gpu_mode.h"
+#include "hwrec/remedy.h"
 #include "store/database.h"
 #include "store/guarded.h"
 #include "store/row_values.h"
@@ -125,9 +126,9 @@ Result<GpuCatalog> GpuCatalog::Load(const Store& store) {
   return internal::Guarded(store, "loading the GPU catalog", [&]() -> Result<GpuCatalog> {
     store::Connection& db = store::ConnectionOf(store);
     if (!HasCatalogTables(db)) {
-      return Status::SchemaMismatch(fmt::format(
-          "{}: the store is at schema {} and has no GPU catalog: run `hwrec migrate {}`",
-          store.path(), store.schema_version(), store.path()));
+      return Status::SchemaMismatch(
+          fmt::format("{}: the store is at schema {} and has no GPU catalog: run {}", store.path(),
+                      store.schema_version(), RemedyText(Remedy::kMigrate, store.path())));
     }
     GpuCatalog catalog;
     catalog.models_ = ReadModels(db);
@@ -184,11 +185,12 @@ Result<GpuModel> GpuCatalog::ResolveModel(const std::optional<std::string>& bran
   if (found != nullptr) return *found;
   std::string hint;
   for (const std::string& s : ClosestModels(model)) hint += (hint.empty() ? "" : ", ") + s;
-  return Status::InvalidArgument(fmt::format(
-      "GPU model '{}' is not in the catalog{}: {}`hwrec catalog list` shows every model (or "
-      "use `unknown` for pools whose model is not recorded)",
-      model, brand ? fmt::format(" under {}", *brand) : "",
-      hint.empty() ? "" : fmt::format("did you mean {}? ", hint)));
+  return Status::InvalidArgument(
+      fmt::format("GPU model '{}' is not in the catalog{}: {}{} shows every model (or "
+                  "use `unknown` for pools whose model is not recorded)",
+                  model, brand ? fmt::format(" under {}", *brand) : "",
+                  hint.empty() ? "" : fmt::format("did you mean {}? ", hint),
+                  RemedyText(Remedy::kCatalogList)));
 }
 
 namespace {

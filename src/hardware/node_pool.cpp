@@ -6,6 +6,7 @@
 #include "hardware/node_pool_rules.h"
 #include "hardware/node_pool_table.h"
 #include "hwrec/catalog.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -53,8 +54,8 @@ Result<std::vector<NodePool>> ListNodePools(const Store& store) {
     store::Connection& db = store::ConnectionOf(store);
     if (!db.HasTable("node_pools")) {
       return Status::SchemaMismatch(
-          fmt::format("{}: the store is at schema {} and has no node pools: run `hwrec migrate {}`",
-                      store.path(), store.schema_version(), store.path()));
+          fmt::format("{}: the store is at schema {} and has no node pools: run {}", store.path(),
+                      store.schema_version(), RemedyText(Remedy::kMigrate, store.path())));
     }
     return internal::LoadNodePools(db);
   });

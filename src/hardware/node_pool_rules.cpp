@@ -10,6 +10,7 @@
 #include "base/json_fields.h"
 #include "base/text.h"
 #include "hardware/gpu_mode.h"
+#include "hwrec/remedy.h"
 
 namespace hwrec::internal {
 
@@ -71,9 +72,10 @@ std::optional<RecordError> UnknownModel(const HardwareProfile& h, const GpuCatal
     }
   }
   const std::vector<std::string> closest = catalog.ClosestModels(*h.gpu_model);
-  const std::string hint = closest.empty() ? "see `hwrec catalog list`, or leave gpu_model out "
-                                             "when the card is not known"
-                                           : "did you mean " + JoinOr(closest) + "?";
+  const std::string hint = closest.empty()
+                               ? "see " + RemedyText(Remedy::kCatalogList) +
+                                     ", or leave gpu_model out when the card is not known"
+                               : "did you mean " + JoinOr(closest) + "?";
   return RecordError{"gpu_model",
                      fmt::format("'{}' is not in the GPU catalog: {}", *h.gpu_model, hint)};
 }

@@ -7,6 +7,7 @@
 
 #include "base/text.h"
 #include "hardware/gpu_mode.h"
+#include "hwrec/remedy.h"
 
 namespace hwrec::internal {
 
@@ -168,9 +169,10 @@ std::optional<FieldError> HardwareResolver::ResolveModel(HardwareProfile* h,
       closest.empty() ? std::string() : fmt::format(" (closest: {})", JoinOr(closest));
   return FieldError{"hardware.gpu_model",
                     fmt::format("'{}' is not in the GPU catalog{}: use the catalog spelling "
-                                "(`hwrec catalog list`), add the card with `hwrec catalog "
-                                "import`, or leave gpu_model out when it is not known",
-                                name, hint)};
+                                "({}), add the card with {}, or leave gpu_model out when it "
+                                "is not known",
+                                name, hint, RemedyText(Remedy::kCatalogList),
+                                RemedyText(Remedy::kCatalogImport))};
 }
 
 // The share of one card that gpu_mode stands for: the catalog's partition when

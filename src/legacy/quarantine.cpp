@@ -11,6 +11,7 @@
 #include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/legacy_quarantine.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
@@ -75,8 +76,8 @@ void ForEachMatch(store::Connection& db, const QuarantineFilter& filter, Fn&& fn
 
 Status NoQuarantine(const Store& store) {
   return Status::SchemaMismatch(
-      fmt::format("{}: the store is at schema {} and has no quarantine: run `hwrec migrate {}`",
-                  store.path(), store.schema_version(), store.path()));
+      fmt::format("{}: the store is at schema {} and has no quarantine: run {}", store.path(),
+                  store.schema_version(), RemedyText(Remedy::kMigrate, store.path())));
 }
 
 Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& model,
@@ -86,10 +87,11 @@ Result<const GpuModel*> FindModel(const GpuCatalog& catalog, const std::string& 
   if (found != nullptr) return found;
   const std::vector<std::string> closest = catalog.ClosestModels(model);
   return Status::InvalidArgument(fmt::format(
-      "gpu_model '{}{}' is not in the GPU catalog{}: use the catalog spelling (`hwrec catalog "
-      "list`) or add the card with `hwrec catalog import`",
+      "gpu_model '{}{}' is not in the GPU catalog{}: use the catalog spelling ({}) or add the "
+      "card with {}",
       brand ? *brand + " " : std::string(), model,
-      closest.empty() ? std::string() : " (closest: " + internal::JoinOr(closest) + ")"));
+      closest.empty() ? std::string() : " (closest: " + internal::JoinOr(closest) + ")",
+      RemedyText(Remedy::kCatalogList), RemedyText(Remedy::kCatalogImport)));
 }
 
 }  // namespace

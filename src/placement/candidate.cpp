@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/decimal.h"
+#include "hwrec/remedy.h"
 #include "placement/gpu_cards.h"
 
 namespace hwrec::internal {
@@ -651,10 +652,8 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   ChooseHostFigures(e, recommendation, &out.request);
   out.needs = ChooseGpuNeeds(e, recommendation, &out.request);
   if (pool == nullptr) {
-    out.reason = fmt::format(
-        "node pool '{}' is not registered: register it with `hwrec pools "
-        "import`",
-        c.node_pool_id);
+    out.reason = fmt::format("node pool '{}' is not registered: register it with {}",
+                             c.node_pool_id, RemedyText(Remedy::kPoolsImport));
     return out;
   }
   Problems problems;

@@ -9,6 +9,7 @@
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
 #include "store/database.h"
@@ -54,10 +55,8 @@ RetryFloorOnPool OnPool(const std::string& id, const std::optional<NodePool>& po
   RetryFloorOnPool out;
   out.node_pool_id = id;
   if (!pool) {
-    out.reason = fmt::format(
-        "node pool '{}' is not registered: register it with `hwrec pools "
-        "import`",
-        id);
+    out.reason = fmt::format("node pool '{}' is not registered: register it with {}", id,
+                             RemedyText(Remedy::kPoolsImport));
     return out;
   }
   const HardwareProfile& h = pool->hardware;

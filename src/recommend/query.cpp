@@ -3,6 +3,7 @@
 #include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/recommend.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "recommend/kept_reader.h"
 #include "store/database.h"
@@ -24,8 +25,8 @@ Result<RecommendationReader*> KeptReader(const Store& store,
   const int version = store.schema_version();
   if (version < Store::LatestSchemaVersion()) {
     return Status::SchemaMismatch(fmt::format(
-        "{}: store is at schema {} but recommendations need schema {}: run `hwrec migrate {}`",
-        store.path(), version, Store::LatestSchemaVersion(), store.path()));
+        "{}: store is at schema {} but recommendations need schema {}: run {}", store.path(),
+        version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate, store.path())));
   }
   *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
   watch.Applied(store::ChangeArea::kSettings);  // read as the reader was made

@@ -1,4 +1,5 @@
 #include "hwrec/observation.h"
+#include "hwrec/remedy.h"
 
 #include <fmt/format.h>
 
@@ -187,8 +188,8 @@ void CheckProfileId(const std::optional<std::string>& id, Checker& check) {
   if (!id || ProfileIdVersionOf(*id)) return;
   check.Fail("hardware_profile_id",
              fmt::format("'{}' is not a hardware profile id: expected hp:v1:<16 hex digits> or "
-                         "hp:v2:<16 hex digits> (`hwrec hardware-id` prints them)",
-                         *id));
+                         "hp:v2:<16 hex digits> ({} gives them)",
+                         *id, RemedyText(Remedy::kHardwareId)));
 }
 
 // ---- JSON -------------------------------------------------------------------

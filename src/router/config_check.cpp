@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/text.h"
+#include "hwrec/remedy.h"
 #include "router/router_internal.h"
 
 namespace hwrec::internal {
@@ -33,9 +34,8 @@ Status CheckCard(const std::string& where, const std::string& brand, const std::
                  const CardSet& cards) {
   if (cards.count({brand, model}) != 0) return Status::Ok();
   return Status::InvalidArgument(
-      fmt::format("{}: GPU '{} {}' is not in the catalog: use one of {} or add it with `hwrec "
-                  "catalog import`",
-                  where, brand, model, CardList(cards)));
+      fmt::format("{}: GPU '{} {}' is not in the catalog: use one of {} or add it with {}", where,
+                  brand, model, CardList(cards), RemedyText(Remedy::kCatalogImport)));
 }
 
 Status CheckMachine(const GcpMachineType& m, const RouterConfig& config, const CardSet& cards) {

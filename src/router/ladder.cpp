@@ -12,6 +12,7 @@
 #include "base/enum_names.h"
 #include "base/text.h"
 #include "hwrec/ladder.h"
+#include "hwrec/remedy.h"
 #include "hwrec/router.h"
 
 namespace hwrec {
@@ -520,8 +521,8 @@ std::string LadderBuilder::NoFitMessage() const {
   if (!largest_short_) {
     return fmt::format(
         "no rung is left for {} at width {}: each was pruned (see pruned); change the request "
-        "or the configuration (`hwrec route config import`)",
-        intent_.intent, plan_.planned_width);
+        "or the configuration ({})",
+        intent_.intent, plan_.planned_width, RemedyText(Remedy::kRouteConfigImport));
   }
   const ShardFit& f = *largest_short_;
   const std::string need = fmt::format(
@@ -558,9 +559,9 @@ std::string LadderBuilder::NoFitMessage() const {
   return fmt::format(
       "no GPU rung can hold one shard of {}: it needs {:.1f} GiB GPU memory per shard ({}) and the "
       "largest card offered ({}) holds {:g} GiB; it would fit a card of {:.1f} GiB or more (add a "
-      "machine type, SLURM lane or RunPod rung with one: `hwrec route config import`){}",
+      "machine type, SLURM lane or RunPod rung with one: {}){}",
       intent_.intent, f.need_gb, f.Learned(), fmt::join(largest_models_, ", "), f.card_gb,
-      f.need_gb, FitElsewhere());
+      f.need_gb, RemedyText(Remedy::kRouteConfigImport), FitElsewhere());
 }
 
 std::set<int> MachineWidthsOf(const RouterConfig& config) {
@@ -623,10 +624,9 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
   if (intent == nullptr) {
     std::vector<std::string> names;
     for (const Intent& i : config.intents) names.push_back(i.intent);
-    return Status::NotFound(
-        fmt::format("unknown intent '{}': use {} or add it with `hwrec route "
-                    "config import`",
-                    request.intent, JoinOr(names)));
+    return Status::NotFound(fmt::format("unknown intent '{}': use {} or add it with {}",
+                                        request.intent, JoinOr(names),
+                                        RemedyText(Remedy::kRouteConfigImport)));
   }
   if (config.FindMachine(intent->legacy_machine) == nullptr) {
     return Status::Internal(fmt::format("intent {}: legacy machine {} is missing", intent->intent,

@@ -1,5 +1,6 @@
 #include "store/backup.h"
 
+#include "hwrec/remedy.h"
 #include "store/database.h"
 
 #include "store/sqlite_util.h"
@@ -149,8 +150,8 @@ Status RefuseIfDamaged(SQLite::Database& db, const std::string& store_path,
   const std::string backup = NewestBackup(store_path);
   return Status::IoError(fmt::format(
       "{}: the store is damaged (PRAGMA quick_check: {}), so {} was refused and nothing "
-      "changed: see what is damaged with `hwrec check {}`, then restore the store from {}",
-      store_path, found, action, store_path,
+      "changed: see what is damaged with {}, then restore the store from {}",
+      store_path, found, action, RemedyText(Remedy::kCheck, store_path),
       backup.empty() ? std::string("a backup") : "its newest backup, " + backup));
 }
 

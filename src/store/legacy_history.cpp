@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 
 namespace hwrec::internal {
@@ -18,11 +19,12 @@ std::string LegacyConsentText(const std::string& path, std::int64_t legacy_rows)
       "(GPU brand, GPU model, instance type) with hp:v2 ids: every row moves into observations "
       "with its old hp:v1 id kept beside the new hp:v2 id; rows whose GPU model cannot be "
       "resolved from their node pool or their own GPU name are quarantined with a reason, never "
-      "dropped (`hwrec quarantine list`); aggregates and recommendations are rebuilt from the "
+      "dropped ({}); aggregates and recommendations are rebuilt from the "
       "moved rows, and a backup of the store is written next to it first. This is a decision, "
-      "not a side effect: preview the plan with `hwrec migrate {} --dry-run`, then run `hwrec "
-      "migrate {} --accept-hp-v2`. Until then the store is read-only",
-      path, legacy_rows, Store::LatestSchemaVersion(), path, path);
+      "not a side effect: preview the plan with {}, then run {}. Until then the store is "
+      "read-only",
+      path, legacy_rows, Store::LatestSchemaVersion(), RemedyText(Remedy::kQuarantineList, path),
+      RemedyText(Remedy::kMigrateDryRun, path), RemedyText(Remedy::kMigrateAccept, path));
 }
 
 }  // namespace hwrec::internal

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "hwrec/remedy.h"
 #include "store/backup.h"
 #include "store/database.h"
 #include "store/guarded.h"
@@ -31,9 +32,9 @@ std::string DamagedStoreMessage(const std::string& store_path, const std::string
   const std::string during = what == store_path ? std::string() : fmt::format(" while {}", what);
   return fmt::format(
       "{}: the store is damaged: SQLite found a page it cannot read{} (SQLite: {}), and the "
-      "command stopped: see what is damaged with `hwrec check {}`, then restore the store from "
+      "command stopped: see what is damaged with {}, then restore the store from "
       "{}",
-      store, during, e.what(), store,
+      store, during, e.what(), RemedyText(Remedy::kCheck, store),
       backup.empty() ? std::string("a backup") : "its newest backup, " + backup);
 }
 

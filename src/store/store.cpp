@@ -1,4 +1,5 @@
 #include "hwrec/store.h"
+#include "hwrec/remedy.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
@@ -75,8 +76,8 @@ namespace internal {
 SQLite::Database& StoreAccess::Db(const Store& store) {
   if (!store.impl_->db) {
     throw StatusError(Status::InvalidArgument(fmt::format(
-        "{}: this works on SQLite store files only: `hwrec copy` the store into a file first",
-        store.path())));
+        "{}: this works on SQLite store files only: copy the store into a file first ({})",
+        store.path(), RemedyText(Remedy::kCopy))));
   }
   return *store.impl_->db;
 }
@@ -281,9 +282,9 @@ Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
   if (!kind.ok()) return kind.status();
   const bool empty = *kind == internal::DatabaseKind::kEmpty;
   if (empty && !create) {
-    return Status::NotFound(fmt::format(
-        "no hwrec store at {} (the SQLite database is empty): create it with `hwrec init {}`", path,
-        path));
+    return Status::NotFound(
+        fmt::format("no hwrec store at {} (the SQLite database is empty): create it with {}", path,
+                    RemedyText(Remedy::kInit, path)));
   }
   if (!options.read_only && path != ":memory:") {
     if (Status s = internal::CheckCanWrite(db, path); !s.ok()) return s;
@@ -331,8 +332,9 @@ Status Store::CheckWritable() const {
     if (current < latest) {
       return Status::SchemaMismatch(
           fmt::format("{}: store is at schema {} but this build writes schema {}: preview with "
-                      "`hwrec migrate {} --dry-run`, then run `hwrec migrate {}`",
-                      impl_->path, current, latest, impl_->path, impl_->path));
+                      "{}, then run {}",
+                      impl_->path, current, latest, RemedyText(Remedy::kMigrateDryRun, impl_->path),
+                      RemedyText(Remedy::kMigrate, impl_->path)));
     }
     return Status::Ok();
   });
@@ -427,8 +429,8 @@ Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
     const bool create = options.create_if_missing && !options.read_only;
     if (tables == 0 && !create) {
       return Status::NotFound(
-          fmt::format("no hwrec store at {} (schema {} is empty): create it with `hwrec init {}`",
-                      shown, *schema, shown));
+          fmt::format("no hwrec store at {} (schema {} is empty): create it with {}", shown,
+                      *schema, RemedyText(Remedy::kInit, shown)));
     }
     if (tables > 0 && !db.HasTable("schema_migrations")) {
       return Status::InvalidArgument(fmt::format(

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "hwrec/remedy.h"
+
 namespace hwrec::internal {
 
 namespace {
@@ -35,8 +37,8 @@ bool DiskFull(const std::string& path) {
 std::string NotAStore(const std::string& path, const std::string& found) {
   return fmt::format(
       "{}: this SQLite database is not an hwrec store ({}); hwrec left it unchanged: give the "
-      "path of an hwrec store, or create one at a new path with `hwrec init NEW_PATH`",
-      path, found);
+      "path of an hwrec store, or create one at a new path with {}",
+      path, found, RemedyText(Remedy::kInit, "NEW_PATH"));
 }
 
 std::string ListNames(const std::vector<std::string>& names) {
@@ -92,17 +94,18 @@ Status CheckStorePath(const std::string& path, bool create) {
   if (fs::is_directory(status)) {
     return Status::InvalidArgument(fmt::format(
         "{} is a directory, not a store file: give the path of the store file in it, or create "
-        "one with `hwrec init {}`",
-        path, (fs::path(path) / "hwrec.db").string()));
+        "one with {}",
+        path, RemedyText(Remedy::kInit, (fs::path(path) / "hwrec.db").string())));
   }
   if (create) return CheckCreatePath(path);
   if (!fs::exists(status)) {
-    return Status::NotFound(
-        fmt::format("no hwrec store at {}: create it with `hwrec init {}`", path, path));
+    return Status::NotFound(fmt::format("no hwrec store at {}: create it with {}", path,
+                                        RemedyText(Remedy::kInit, path)));
   }
   if (fs::is_regular_file(status) && SizeOr0(path) == 0 && SizeOr0(path + "-wal") == 0) {
-    return Status::NotFound(fmt::format(
-        "no hwrec store at {} (the file is empty): create it with `hwrec init {}`", path, path));
+    return Status::NotFound(
+        fmt::format("no hwrec store at {} (the file is empty): create it with {}", path,
+                    RemedyText(Remedy::kInit, path)));
   }
   return Status::Ok();
 }
@@ -169,8 +172,8 @@ Status DescribeOpenFailure(const std::string& path, int extended_code,
   if (primary == SQLITE_NOTADB) {
     return Status::InvalidArgument(fmt::format(
         "{}: the file is not an SQLite database, so not an hwrec store; hwrec left it unchanged: "
-        "give the path of an hwrec store, or create one at a new path with `hwrec init NEW_PATH`",
-        path));
+        "give the path of an hwrec store, or create one at a new path with {}",
+        path, RemedyText(Remedy::kInit, "NEW_PATH")));
   }
   if (primary == SQLITE_READONLY) {
     return Status::ReadOnly(fmt::format(
@@ -230,10 +233,10 @@ std::optional<std::string> ImmutableWouldMislead(const std::string& path) {
   if (NonEmptyFile(path + "-journal")) {
     return fmt::format(
         "{}: an interrupted write left {}-journal, which must be rolled back before the store "
-        "can be read, and this open may not write (--read-only, or this user cannot write the "
-        "store's directory): run `hwrec status {}` without --read-only as a user who can write "
-        "the store and its directory",
-        path, path, path);
+        "can be read, and this open may not write (it is read-only, or this user cannot write "
+        "the store's directory): open it once writable, {}, as a user who can write the store "
+        "and its directory",
+        path, path, RemedyText(Remedy::kStatusWritable, path));
   }
   if (NonEmptyFile(path + "-wal")) {
     return fmt::format(
