@@ -102,10 +102,15 @@ std::size_t HardwareResolver::CacheKeyHash::operator()(const CacheKey& key) cons
   return seed;
 }
 
-HardwareResolver::HardwareResolver(GpuCatalog catalog, const std::vector<NodePool>& pools,
-                                   int total_compute_slices)
-    : catalog_(std::move(catalog)), total_compute_slices_(total_compute_slices) {
-  for (const NodePool& pool : pools) pools_.emplace(pool.node_pool_id, pool.hardware);
+HardwareResolver::HardwareResolver(GpuCatalog catalog, PoolLookup pools, int total_compute_slices)
+    : catalog_(std::move(catalog)),
+      lookup_(std::move(pools)),
+      total_compute_slices_(total_compute_slices) {}
+
+const HardwareProfile* HardwareResolver::PoolHardware(const std::string& id) {
+  auto it = pools_.find(id);
+  if (it == pools_.end()) it = pools_.emplace(id, lookup_(id)).first;
+  return it->second ? &*it->second : nullptr;
 }
 
 const ResolvedHardware* HardwareResolver::Resolve(const Observation& observation,
@@ -124,14 +129,14 @@ const ResolvedHardware* HardwareResolver::Resolve(const Observation& observation
   return &std::get<ResolvedHardware>(it->second);
 }
 
-HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& key) const {
+HardwareResolver::Resolution HardwareResolver::ResolveUncached(const CacheKey& key) {
   ResolvedHardware out;
   out.hardware = key.hardware;
   if (key.node_pool_id) {
     // An unregistered pool is recorded as sent: the record's own hardware stands.
-    if (auto pool = pools_.find(*key.node_pool_id); pool != pools_.end()) {
-      if (auto error = Contradiction(out.hardware, pool->second, pool->first)) return *error;
-      FillFromPool(&out.hardware, pool->second);
+    if (const HardwareProfile* pool = PoolHardware(*key.node_pool_id); pool != nullptr) {
+      if (auto error = Contradiction(out.hardware, *pool, *key.node_pool_id)) return *error;
+      FillFromPool(&out.hardware, *pool);
     } else {
       out.pool_unregistered = true;
     }

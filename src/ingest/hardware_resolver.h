@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -42,9 +43,13 @@ std::optional<FieldError> ResolveUnknownModelMode(int total_compute_slices, Reso
 
 class HardwareResolver {
  public:
-  // `total_compute_slices` divides MIG modes of cards the catalog does not know.
-  HardwareResolver(GpuCatalog catalog, const std::vector<NodePool>& pools,
-                   int total_compute_slices);
+  // A registered pool's hardware by its id; nullopt when no pool has the id.
+  using PoolLookup = std::function<std::optional<HardwareProfile>(const std::string&)>;
+
+  // `pools` is asked once per pool id a record names (misses too), so that a
+  // record costs one pool, not the whole inventory. `total_compute_slices`
+  // divides MIG modes of cards the catalog does not know.
+  HardwareResolver(GpuCatalog catalog, PoolLookup pools, int total_compute_slices);
 
   // The resolved hardware, or nullptr with `*error` naming the field at fault.
   // The pointer stays valid until the next call.
@@ -63,12 +68,15 @@ class HardwareResolver {
   };
   using Resolution = std::variant<ResolvedHardware, FieldError>;
 
-  Resolution ResolveUncached(const CacheKey& key) const;
+  Resolution ResolveUncached(const CacheKey& key);
+  // The hardware of pool `id`, or nullptr when it is not registered.
+  const HardwareProfile* PoolHardware(const std::string& id);
   std::optional<FieldError> ResolveModel(HardwareProfile* hardware, const GpuModel** model) const;
   std::optional<FieldError> ResolveMode(const GpuModel* model, ResolvedHardware* out) const;
 
   GpuCatalog catalog_;
-  std::unordered_map<std::string, HardwareProfile> pools_;
+  PoolLookup lookup_;
+  std::unordered_map<std::string, std::optional<HardwareProfile>> pools_;
   int total_compute_slices_;
   std::unordered_map<CacheKey, Resolution, CacheKeyHash> cache_;
 };

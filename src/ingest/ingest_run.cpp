@@ -11,6 +11,7 @@
 
 #include "aggregate/materialize.h"
 #include "base/text.h"
+#include "hardware/node_pool_table.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "ingest/observation_encoding.h"
@@ -53,9 +54,8 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   auto catalog = GpuCatalog::Load(store);
   if (!catalog.ok()) return catalog.status();
-  auto pools = ListNodePools(store);
-  if (!pools.ok()) return pools.status();
   store::Connection& db = store::ConnectionOf(store);
+  // Schema checked by Store::CheckWritable: node_pools exists.
   internal::RecommenderSettings settings = internal::LoadSettings(db);
   internal::UnknownHardwareBounds unknown;
   double largest_card_gb = 0;
@@ -67,7 +67,14 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   }
   unknown.cpu_millicores = settings.unknown_max_cpu_cores * 1000.0;
   unknown.memory_bytes = settings.unknown_max_memory_gib * 1073741824.0;
-  HardwareResolver resolver(std::move(catalog).value(), *pools, settings.total_compute_slices);
+  HardwareResolver resolver(
+      std::move(catalog).value(),
+      [&db](const std::string& id) -> std::optional<HardwareProfile> {
+        std::optional<NodePool> pool = internal::LoadNodePool(db, id);
+        if (!pool) return std::nullopt;
+        return std::move(pool->hardware);
+      },
+      settings.total_compute_slices);
   auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
   run->unknown_ = unknown;
   return run;
