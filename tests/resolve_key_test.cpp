@@ -53,3 +53,35 @@ TEST_CASE("resolve key: a kept catalog sees another connection's import", "[reco
 }
 
 }  // namespace hwrec::resolve_key_test
+
+namespace hwrec::resolve_key_test {
+
+TEST_CASE("recommend named: the key resolved and answered in one read, as in two",
+          "[recommend][engine]") {
+  hwrec::test::TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "recommend_named");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  auto query = RecommendationQuery::Open(*store);
+  REQUIRE(query.ok());
+
+  HardwareKey named;
+  named.gpu_model = "A100 80GB";
+  auto one = (*query)->RecommendNamed("registry/train:1", named, 1795968000.0);
+  REQUIRE(one.ok());
+  CHECK(one->hardware.gpu_brand == "NVIDIA");
+  auto key = (*query)->ResolveKey(named);
+  REQUIRE(key.ok());
+  auto two = (*query)->Recommend("registry/train:1", *key, 1795968000.0);
+  REQUIRE(two.ok());
+  CHECK(one->hardware == two->hardware);
+  CHECK(one->figures.size() == two->figures.size());
+
+  named.gpu_model = "Z9 96GB";
+  auto unknown = (*query)->RecommendNamed("registry/train:1", named);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(), Catch::StartsWith("gpu_model: "));
+  CHECK((*query)->RecommendNamed("", named).status().message() ==
+        "image is empty: give the action image of the workload");
+}
+
+}  // namespace hwrec::resolve_key_test

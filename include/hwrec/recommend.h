@@ -58,8 +58,21 @@ class RecommendationQuery {
   // module, resolves them with.
   Result<HardwareKey> ResolveKey(HardwareKey named, std::string_view model_field = "gpu_model");
 
+  // Recommend for a key as a caller named it, read as ResolveKey reads it:
+  // the key resolved and the figures read in one snapshot of the store, one
+  // read where ResolveKey then Recommend make two. Recommendation::hardware
+  // is the resolved key. Returns what either of them returns.
+  Result<Recommendation> RecommendNamed(const std::string& workload, HardwareKey named,
+                                        std::optional<double> as_of = std::nullopt,
+                                        Explain explain = Explain::kNo,
+                                        std::optional<std::int64_t> width = std::nullopt);
+
  private:
   explicit RecommendationQuery(const Store& store);
+  Result<HardwareKey> ResolveInSnapshot(HardwareKey named, std::string_view model_field);
+  Result<Recommendation> ReadInSnapshot(const std::string& workload, const HardwareKey& hardware,
+                                        std::optional<double> as_of, Explain explain,
+                                        std::optional<std::int64_t> width);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

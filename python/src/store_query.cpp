@@ -15,6 +15,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store_location.h"
 #include "placement_view.h"
 
@@ -234,23 +235,11 @@ ExecutionToPlace ReadExecution(const py::handle& execution) {
   return out;
 }
 
-HardwareKey KeyOf(PyStore& s, const std::optional<std::string>& pool,
-                  const std::optional<std::string>& gpu_brand,
-                  const std::optional<std::string>& gpu_model,
-                  const std::optional<std::string>& instance_type, bool cpu_only) {
-  if (!pool) {
-    Result<HardwareKey> key = [&] {
-      py::gil_scoped_release release;
-      // Through the kept query: the catalog is read again only when it changed.
-      if (!s.query) {
-        auto opened = RecommendationQuery::Open(*s.store);
-        if (!opened.ok()) return Result<HardwareKey>(opened.status());
-        s.query = std::move(opened).value();
-      }
-      return s.query->ResolveKey({gpu_brand, gpu_model, instance_type, cpu_only});
-    }();
-    return Unwrap(std::move(key));
-  }
+// The hardware key of a registered pool, named instead of a key.
+HardwareKey PoolKeyOf(PyStore& s, const std::string& pool,
+                      const std::optional<std::string>& gpu_brand,
+                      const std::optional<std::string>& gpu_model,
+                      const std::optional<std::string>& instance_type, bool cpu_only) {
   if (gpu_brand || gpu_model || instance_type || cpu_only) {
     BadArgument(
         "pool: give a pool or a hardware key (gpu_brand, gpu_model, instance_type, "
@@ -258,12 +247,13 @@ HardwareKey KeyOf(PyStore& s, const std::optional<std::string>& pool,
   }
   Result<std::optional<NodePool>> found = [&] {
     py::gil_scoped_release release;
-    return FindNodePool(*s.store, *pool);
+    return FindNodePool(*s.store, pool);
   }();
   const std::optional<NodePool> node_pool = Unwrap(std::move(found));
   if (!node_pool) {
-    ThrowStatus(Status::NotFound("pool: no node pool '" + *pool +
-                                 "' is registered: register it with register_pools()"));
+    ThrowStatus(Status::NotFound("pool: no node pool '" + pool +
+                                 "' is registered: register it with " +
+                                 RemedyText(Remedy::kPoolsImport)));
   }
   return HardwareKey::Of(*node_pool);
 }
@@ -276,8 +266,14 @@ Recommendation Recommend(PyStore& s, const std::string& image,
                          const py::object& as_of, bool explain,
                          const std::optional<std::int64_t>& width) {
   const std::optional<double> when = EpochSeconds(as_of, "as_of");
+  const Explain why = explain ? Explain::kYes : Explain::kNo;
   Claim claim(s);
-  const HardwareKey key = KeyOf(s, pool, gpu_brand, gpu_model, instance_type, cpu_only);
+  // A named key is resolved and answered in one read of the store; a pool's
+  // key is its hardware's.
+  const std::optional<HardwareKey> pool_key =
+      pool ? std::optional<HardwareKey>(
+                 PoolKeyOf(s, *pool, gpu_brand, gpu_model, instance_type, cpu_only))
+           : std::nullopt;
   Result<Recommendation> rec = [&] {
     py::gil_scoped_release release;
     if (!s.query) {
@@ -285,7 +281,9 @@ Recommendation Recommend(PyStore& s, const std::string& image,
       if (!opened.ok()) return Result<Recommendation>(opened.status());
       s.query = std::move(opened).value();
     }
-    return s.query->Recommend(image, key, when, explain ? Explain::kYes : Explain::kNo, width);
+    if (pool_key) return s.query->Recommend(image, *pool_key, when, why, width);
+    return s.query->RecommendNamed(image, {gpu_brand, gpu_model, instance_type, cpu_only}, when,
+                                   why, width);
   }();
   return Unwrap(std::move(rec));
 }

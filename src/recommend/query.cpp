@@ -51,10 +51,11 @@ Result<std::unique_ptr<RecommendationQuery>> RecommendationQuery::Open(const Sto
   return std::unique_ptr<RecommendationQuery>(new RecommendationQuery(store));
 }
 
-Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
-                                                      const HardwareKey& hardware,
-                                                      std::optional<double> as_of, Explain explain,
-                                                      std::optional<std::int64_t> width) {
+namespace {
+
+// The arguments every recommendation checks before reading the store.
+Status CheckRequest(const std::string& workload, std::optional<double> as_of,
+                    std::optional<std::int64_t> width) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   if (workload.empty()) {
     return Status::InvalidArgument("image is empty: give the action image of the workload");
@@ -69,36 +70,78 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
         "width",
         *width));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// In a snapshot, after the watch was polled: the catalog read again only when
+// it changed.
+Result<HardwareKey> RecommendationQuery::ResolveInSnapshot(HardwareKey named,
+                                                           std::string_view model_field) {
+  // A key that names no model, or names one on a CPU-only key, is answered
+  // without the catalog.
+  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
+    return ResolveHardwareKey(impl_->store, std::move(named), model_field);
+  }
+  if (!impl_->catalog || impl_->watch.pending()(store::ChangeArea::kCatalog)) {
+    Result<GpuCatalog> loaded = GpuCatalog::Load(impl_->store);
+    if (!loaded.ok()) return loaded.status();
+    impl_->catalog = std::move(loaded).value();
+    impl_->watch.Applied(store::ChangeArea::kCatalog);
+  }
+  return impl_->catalog->ResolveKey(std::move(named), model_field);
+}
+
+// In a snapshot, after the watch was polled.
+Result<Recommendation> RecommendationQuery::ReadInSnapshot(const std::string& workload,
+                                                           const HardwareKey& hardware,
+                                                           std::optional<double> as_of,
+                                                           Explain explain,
+                                                           std::optional<std::int64_t> width) {
+  auto reader = internal::KeptReader(impl_->store, &impl_->reader, impl_->watch);
+  if (!reader.ok()) return reader.status();
+  const double at = as_of.value_or(internal::NowEpochSeconds());
+  const auto id = (*reader)->WorkloadId(workload);
+  return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes, width);
+}
+
+Result<Recommendation> RecommendationQuery::Recommend(const std::string& workload,
+                                                      const HardwareKey& hardware,
+                                                      std::optional<double> as_of, Explain explain,
+                                                      std::optional<std::int64_t> width) {
+  if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
     impl_->watch.Poll();
-    auto reader = internal::KeptReader(store, &impl_->reader, impl_->watch);
-    if (!reader.ok()) return reader.status();
-    const double at = as_of.value_or(internal::NowEpochSeconds());
-    const auto id = (*reader)->WorkloadId(workload);
-    return (*reader)->Read(id.value_or(0), workload, hardware, at, explain == Explain::kYes, width);
+    return ReadInSnapshot(workload, hardware, as_of, explain, width);
   });
 }
 
 Result<HardwareKey> RecommendationQuery::ResolveKey(HardwareKey named,
                                                     std::string_view model_field) {
-  // A key that names no model, or names one on a CPU-only key, is answered
-  // without the store.
-  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
-    return ResolveHardwareKey(impl_->store, std::move(named), model_field);
-  }
   const Store& store = impl_->store;
   return internal::Guarded(store.path(), [&]() -> Result<HardwareKey> {
     store::ReadSnapshot snapshot(store::ConnectionOf(store));
     impl_->watch.Poll();
-    if (!impl_->catalog || impl_->watch.pending()(store::ChangeArea::kCatalog)) {
-      Result<GpuCatalog> loaded = GpuCatalog::Load(store);
-      if (!loaded.ok()) return loaded.status();
-      impl_->catalog = std::move(loaded).value();
-      impl_->watch.Applied(store::ChangeArea::kCatalog);
-    }
-    return impl_->catalog->ResolveKey(std::move(named), model_field);
+    return ResolveInSnapshot(std::move(named), model_field);
+  });
+}
+
+Result<Recommendation> RecommendationQuery::RecommendNamed(const std::string& workload,
+                                                           HardwareKey named,
+                                                           std::optional<double> as_of,
+                                                           Explain explain,
+                                                           std::optional<std::int64_t> width) {
+  if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
+  const Store& store = impl_->store;
+  return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
+    impl_->watch.Poll();
+    Result<HardwareKey> key = ResolveInSnapshot(std::move(named), "gpu_model");
+    if (!key.ok()) return key.status();
+    return ReadInSnapshot(workload, *key, as_of, explain, width);
   });
 }
 
