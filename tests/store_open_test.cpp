@@ -58,7 +58,8 @@ TEST_CASE("store open: another program's database is refused, named, and left by
     REQUIRE_FALSE(store.ok());
     CHECK(store.status().code() == StatusCode::kInvalidArgument);
     CHECK_THAT(store.status().message(), Catch::Contains("not an hwrec store"));
-    CHECK_THAT(store.status().message(), Catch::Contains("hwrec init NEW_PATH"));
+    CHECK_THAT(store.status().message(),
+               Catch::Contains("create one at a new path with `hwrec init`"));
     CHECK(ReadFile(path) == before);
     CHECK_FALSE(std::filesystem::exists(path + "-wal"));
   }

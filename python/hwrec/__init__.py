@@ -62,6 +62,7 @@ __all__ = [
     "ExecutionShape",
     "FieldError",
     "Figure",
+    "FigureReason",
     "GpuPartition",
     "IngestReject",
     "IngestSummary",

@@ -22,6 +22,7 @@ __all__ = [
     "ExecutionShape",
     "FieldError",
     "Figure",
+    "FigureReason",
     "GpuPartition",
     "IngestReject",
     "IngestSummary",

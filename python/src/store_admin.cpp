@@ -31,8 +31,8 @@ auto Claimed(PyStore& s, Fn&& fn) {
 }
 
 // The whole text of a path, a file object, or (for a dict) its JSON.
-std::string TextOf(const py::handle& input, const char* what) {
-  if (py::isinstance<py::dict>(input)) return ToJson(input, what);
+std::string TextOf(const py::handle& input, const char* what, bool takes_dict) {
+  if (takes_dict && py::isinstance<py::dict>(input)) return ToJson(input, what);
   if (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__") ||
       py::hasattr(input, "read")) {
     const LinesInput lines = ReadLines(input, what);
@@ -44,7 +44,9 @@ std::string TextOf(const py::handle& input, const char* what) {
     });
     return Unwrap(std::move(text));
   }
-  throw py::type_error(std::string(what) + ": expected a dict, a path or a file object");
+  throw py::type_error(std::string(what) + (takes_dict
+                                                ? ": expected a dict, a path or a file object"
+                                                : ": expected a path or a file object"));
 }
 
 QuarantineFilter FilterOf(const std::optional<std::vector<std::int64_t>>& ids,
@@ -99,7 +101,7 @@ void DefineRouterConfig(PyStoreClass& cls) {
       .def(
           "import_router_config",
           [](PyStore& s, const py::object& config) {
-            const std::string text = TextOf(config, "config");
+            const std::string text = TextOf(config, "config", true);
             Check(Claimed(s, [&](Store& store) { return ImportRouterConfig(store, text); }));
           },
           py::arg("config"),
@@ -131,12 +133,12 @@ void DefineCatalog(PyStoreClass& cls) {
       .def(
           "import_catalog",
           [](PyStore& s, const py::object& csv) {
-            const std::string text = TextOf(csv, "csv");
+            const std::string text = TextOf(csv, "csv", false);
             Result<CatalogImportSummary> summary = Claimed(s, [&](Store& store) {
+              s.evaluator.reset();  // under the claim: placement reads the catalog afresh
               std::istringstream in(text);
               return ImportCatalogCsv(store, in);
             });
-            s.evaluator.reset();
             return Unwrap(std::move(summary));
           },
           py::arg("csv"),

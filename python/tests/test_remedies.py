@@ -4,6 +4,7 @@ way, and the Python words name calls that exist."""
 
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -23,14 +24,26 @@ def test_every_remedy_is_worded_for_each_host_and_the_python_words_name_real_cal
         assert callable(resolve_call(call)), f"{name}: {call} is not a call of the module"
 
 
-def test_every_cli_remedy_names_a_command_the_cli_has():
+def test_every_cli_remedy_names_a_command_and_flags_the_cli_has():
     cli = os.environ.get("HWREC_CLI_PATH")
     if not cli or not os.path.exists(cli):
         pytest.skip("HWREC_CLI_PATH names no built hwrec CLI (ctest sets it)")
-    commands = cli_commands(cli)
+    commands = set(cli_commands(cli))
     for name, text, _, _ in _hwrec._remedies():
-        words = re.sub(r" (STORE|--.*|FILE.*)$", "", text.strip("`").replace(" STORE", ""))
-        assert any(words == c or words.startswith(c + " ") for c in commands), (name, words)
+        words = text.strip("`").split()
+        command = []
+        for word in words:
+            if word.startswith("-") or word.isupper():
+                break
+            command.append(word)
+        command = " ".join(command)
+        assert command in commands, (name, command)
+        flags = [w for w in words if w.startswith("--")]
+        if flags:
+            usage = subprocess.run([cli, *command.split()[1:], "--help"], capture_output=True,
+                                   text=True, check=True).stdout
+            for flag in flags:
+                assert re.search(re.escape(flag) + r"\b", usage), (name, flag)
 
 
 def test_errors_from_the_library_name_python_calls(tmp_path, store):

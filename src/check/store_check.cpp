@@ -78,8 +78,8 @@ Result<std::unique_ptr<store::Inspection>> OpenForCheck(const std::string& path)
   if (!ec && journal > 0) {
     return Status::ReadOnly(fmt::format(
         "{}: an interrupted write left {}-journal, which must be rolled back before the store "
-        "can be checked: open it once writable, {}, as a user who can write the store, then "
-        "check again",
+        "can be checked: open it once for writing, not read-only ({}), as a user who can write "
+        "the store, then check again",
         path, path, RemedyText(Remedy::kStatusWritable, path)));
   }
   auto file = store::Inspection::Open(path);

@@ -261,9 +261,9 @@ std::int64_t VerifyCopy(store::Connection& from, store::Connection& to, const Co
     for (const std::string& p : result.problems) problems += "\n  " + p;
     Refuse(Status::Internal(fmt::format(
         "{} aggregate(s) differ from a rebuild from the observations, so nothing was written: "
-        "run {} on the source and {} it, then copy again:{}",
-        result.problem_count, RemedyText(Remedy::kCheck), RemedyText(Remedy::kRefreshRebuild),
-        problems)));
+        "check the source ({}) and rebuild its aggregates ({}), then copy again:{}",
+        result.problem_count, RemedyText(Remedy::kCheck, summary.source),
+        RemedyText(Remedy::kRefreshRebuild, summary.source), problems)));
   }
   return static_cast<std::int64_t>(checked);
 }

@@ -38,7 +38,7 @@ std::string NotAStore(const std::string& path, const std::string& found) {
   return fmt::format(
       "{}: this SQLite database is not an hwrec store ({}); hwrec left it unchanged: give the "
       "path of an hwrec store, or create one at a new path with {}",
-      path, found, RemedyText(Remedy::kInit, "NEW_PATH"));
+      path, found, RemedyText(Remedy::kInit));
 }
 
 std::string ListNames(const std::vector<std::string>& names) {
@@ -173,7 +173,7 @@ Status DescribeOpenFailure(const std::string& path, int extended_code,
     return Status::InvalidArgument(fmt::format(
         "{}: the file is not an SQLite database, so not an hwrec store; hwrec left it unchanged: "
         "give the path of an hwrec store, or create one at a new path with {}",
-        path, RemedyText(Remedy::kInit, "NEW_PATH")));
+        path, RemedyText(Remedy::kInit)));
   }
   if (primary == SQLITE_READONLY) {
     return Status::ReadOnly(fmt::format(
@@ -234,8 +234,8 @@ std::optional<std::string> ImmutableWouldMislead(const std::string& path) {
     return fmt::format(
         "{}: an interrupted write left {}-journal, which must be rolled back before the store "
         "can be read, and this open may not write (it is read-only, or this user cannot write "
-        "the store's directory): open it once writable, {}, as a user who can write the store "
-        "and its directory",
+        "the store's directory): open it once for writing, not read-only ({}), as a user who can "
+        "write the store and its directory",
         path, path, RemedyText(Remedy::kStatusWritable, path));
   }
   if (NonEmptyFile(path + "-wal")) {
