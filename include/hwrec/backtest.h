@@ -131,8 +131,8 @@ struct BacktestResult {
 // than the recommendation tables, kIoError when the store cannot be read.
 Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
 
-// The whole result as JSON text (what `hwrec backtest --format json` prints
-// and the Python module returns as a dict): every total (per run, per figure,
+// The whole result as JSON text (what `hwrec backtest --format json` prints;
+// the Python module gives the BacktestResult's fields): every total (per run, per figure,
 // per series) with scored, cold, overruns, overrun_share and mean_slack,
 // shares as fractions between 0 and 1; per figure and series also
 // over_provisioned (null when no duration is known) and its unit.

@@ -13,6 +13,11 @@ __all__ = [
     "Records",
     "StoreLocation",
     "Time",
+    "BacktestPoint",
+    "BacktestResult",
+    "BacktestRun",
+    "BacktestSeries",
+    "BacktestTotals",
     "CandidateEvaluation",
     "ConcurrentUseError",
     "ConfigEntry",
@@ -747,6 +752,80 @@ class CopySummary:
     def aggregates_checked(self) -> int: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+class BacktestTotals:
+    """What one replay counted over a set of executions; shares as fractions."""
+    @property
+    def scored(self) -> int: ...
+    @property
+    def cold(self) -> int: ...
+    @property
+    def overruns(self) -> int: ...
+    @property
+    def overrun_share(self) -> float: ...
+    @property
+    def mean_slack(self) -> float: ...
+    @property
+    def over_provisioned(self) -> Optional[float]: ...  # GiB·h (memory), core·h (CPU), card·h (compute share)
+    @property
+    def with_duration(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class BacktestPoint:
+    """One execution as the replay sized it."""
+    @property
+    def execution_id(self) -> str: ...
+    @property
+    def started_at(self) -> float: ...
+    @property
+    def observed(self) -> float: ...
+    @property
+    def recommended(self) -> Optional[float]: ...
+    @property
+    def lower(self) -> Optional[float]: ...
+    @property
+    def upper(self) -> Optional[float]: ...
+    @property
+    def overrun(self) -> bool: ...
+    @property
+    def oom(self) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class BacktestSeries:
+    """One (workload, hardware key, figure) of a run."""
+    @property
+    def workload(self) -> str: ...
+    @property
+    def hardware(self) -> dict[str, Any]: ...
+    @property
+    def figure(self) -> str: ...
+    @property
+    def totals(self) -> BacktestTotals: ...
+    @property
+    def points(self) -> list[BacktestPoint]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class BacktestRun:
+    """One replay: the store's settings (with the overrides), or a preset."""
+    @property
+    def name(self) -> str: ...  # store, or the preset
+    @property
+    def settings(self) -> dict[str, str]: ...
+    @property
+    def total(self) -> BacktestTotals: ...
+    @property
+    def figures(self) -> dict[str, BacktestTotals]: ...
+    @property
+    def series(self) -> list[BacktestSeries]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class BacktestResult:
+    """The replay of the store's history: the store's run first, then each preset's."""
+    @property
+    def executions(self) -> int: ...
+    @property
+    def runs(self) -> list[BacktestRun]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
 Launcher = Callable[[Rung], Union[Outcome, str, Tuple[str, str]]]
 
 class Store:
@@ -797,10 +876,10 @@ class Store:
     def backtest(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,
                  instance_type: Optional[str] = None, figure: Optional[str] = None,
                  settings: Optional[Dict[str, Union[str, float, bool]]] = None,
-                 presets: Sequence[str] = ()) -> Dict[str, Any]:
-        """The backtest as `hwrec backtest --format json` gives it; over_provisioned
-        is in over_provisioned_unit: GiB·h (memory, GPU memory; 2^30 bytes), core·h
-        or card·h."""
+                 presets: Sequence[str] = ()) -> BacktestResult:
+        """The replay of the store's history, beside each preset: what `hwrec
+        backtest` shows; over_provisioned in GiB·h (memory, GPU memory; 2^30
+        bytes), core·h or card·h."""
     def report(self, *, image: Optional[str] = None, gpu_model: Optional[str] = None,
                instance_type: Optional[str] = None, figure: Optional[str] = None,
                settings: Optional[Dict[str, Union[str, float, bool]]] = None,

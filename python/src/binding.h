@@ -91,6 +91,7 @@ void RegisterStoreValues(py::module_& m);
 void RegisterPlacementValues(py::module_& m);
 void RegisterRouteValues(py::module_& m);
 void RegisterAdminValues(py::module_& m);
+void RegisterBacktestValues(py::module_& m);
 void RegisterAdminFunctions(py::module_& m);
 void RegisterStore(py::module_& m);
 void RegisterFunctions(py::module_& m);

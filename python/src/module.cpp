@@ -88,6 +88,7 @@ PYBIND11_MODULE(_hwrec, m) {
   hp::RegisterPlacementValues(m);
   hp::RegisterRouteValues(m);
   hp::RegisterAdminValues(m);
+  hp::RegisterBacktestValues(m);
   hp::RegisterStore(m);
   hp::RegisterFunctions(m);
   hp::RegisterAdminFunctions(m);

@@ -376,25 +376,20 @@ BacktestOptions BacktestOptionsOf(const std::optional<std::string>& image,
   return options;
 }
 
-// Store.backtest: the replay, as the dict `hwrec backtest --format json` prints.
-py::object Backtest(PyStore& s, const std::optional<std::string>& image,
-                    const std::optional<std::string>& gpu_model,
-                    const std::optional<std::string>& instance_type,
-                    const std::optional<std::string>& figure, const py::object& settings,
-                    const std::vector<std::string>& presets) {
+// Store.backtest: the replay.
+BacktestResult Backtest(PyStore& s, const std::optional<std::string>& image,
+                        const std::optional<std::string>& gpu_model,
+                        const std::optional<std::string>& instance_type,
+                        const std::optional<std::string>& figure, const py::object& settings,
+                        const std::vector<std::string>& presets) {
   const BacktestOptions options =
       BacktestOptionsOf(image, gpu_model, instance_type, figure, settings, presets);
   Claim claim(s);
-  std::string json;
-  const Status status = [&]() -> Status {
+  Result<BacktestResult> result = [&] {
     py::gil_scoped_release release;
-    Result<BacktestResult> result = hwrec::Backtest(*s.store, options);
-    if (!result.ok()) return result.status();
-    json = BacktestJson(*result, -1);
-    return Status::Ok();
+    return hwrec::Backtest(*s.store, options);
   }();
-  Check(status);
-  return py::module_::import("json").attr("loads")(json);
+  return Unwrap(std::move(result));
 }
 
 // Store.report: the backtest as the HTML page `hwrec report --html` writes.
@@ -478,8 +473,8 @@ void DefineQueryMethods(py::class_<PyStore, std::shared_ptr<PyStore>>& cls) {
            "Replays the store's history (hwrec backtest): each execution sized as of its start "
            "by the figure the store would have given then, with `settings` (config keys to "
            "values: text, numbers or bools) over "
-           "the store's, beside each preset (intelliscale, vpa, autopilot). Returns the dict "
-           "`hwrec backtest --format json` prints; writes nothing.")
+           "the store's, beside each preset (intelliscale, vpa, autopilot): the totals "
+           "`hwrec backtest` shows, per run, figure and series. Writes nothing.")
       .def("report", &Report, py::kw_only(), py::arg("image") = py::none(),
            py::arg("gpu_model") = py::none(), py::arg("instance_type") = py::none(),
            py::arg("figure") = py::none(), py::arg("settings") = py::none(),

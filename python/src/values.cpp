@@ -65,6 +65,15 @@ std::string ReprOfField(const py::handle& value) {
 
 }  // namespace
 
+py::dict HardwareKeyDict(const HardwareKey& k) {
+  py::dict d;
+  d["gpu_brand"] = Opt(k.gpu_brand);
+  d["gpu_model"] = Opt(k.gpu_model);
+  d["instance_type"] = Opt(k.instance_type);
+  d["cpu_only"] = k.cpu_only;
+  return d;
+}
+
 py::dict TableCountsDict(const std::vector<TableCount>& tables) {
   py::dict out;
   for (const TableCount& t : tables) out[py::str(t.table)] = t.rows;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/hardware_key.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/store.h"
 
@@ -29,6 +30,8 @@ py::object Opt(const std::optional<T>& value) {
 }
 
 py::dict ProfileDict(const HardwareProfile& profile);
+// A hardware key as the dict recommend's and the backtest's results give.
+py::dict HardwareKeyDict(const HardwareKey& key);
 // Row counts by table name.
 py::dict TableCountsDict(const std::vector<TableCount>& tables);
 

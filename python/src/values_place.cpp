@@ -18,15 +18,6 @@ py::object TextOrNone(const std::string& text) {
   return text.empty() ? py::object(py::none()) : py::object(py::str(text));
 }
 
-py::dict KeyDict(const HardwareKey& k) {
-  py::dict d;
-  d["gpu_brand"] = Opt(k.gpu_brand);
-  d["gpu_model"] = Opt(k.gpu_model);
-  d["instance_type"] = Opt(k.instance_type);
-  d["cpu_only"] = k.cpu_only;
-  return d;
-}
-
 py::dict OriginsDict(const EffectiveRequest& r) {
   py::dict d;
   for (std::size_t i = 0; i < kFigureCount; ++i) {
@@ -119,7 +110,7 @@ void RegisterRecommendation(py::module_& m) {
                                  "What a workload should request on one hardware key.");
   rec.def_readonly("workload", &Recommendation::workload)
       .def_property_readonly("hardware",
-                             [](const Recommendation& r) { return KeyDict(r.hardware); })
+                             [](const Recommendation& r) { return HardwareKeyDict(r.hardware); })
       .def_readonly("as_of", &Recommendation::as_of)
       .def_readonly("width", &Recommendation::width,
                     "The GPUs held per execution the GPU memory figure answers for; None: every "

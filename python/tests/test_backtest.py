@@ -1,5 +1,6 @@
-"""Store.backtest: the replay of the store's own history, as the CLI's JSON."""
+"""Store.backtest: the replay of the store's own history, the totals the CLI shows."""
 
+import os
 import types
 
 import pytest
@@ -7,27 +8,52 @@ import pytest
 import hwrec
 
 
-def test_backtest_returns_the_cli_json_shape(loaded):
+def test_backtest_gives_every_runs_totals(loaded):
     result = loaded.backtest(presets=["vpa", "autopilot"])
-    assert [run["name"] for run in result["runs"]] == ["store", "vpa", "autopilot"]
-    assert result["executions"] > 0
-    for run in result["runs"]:
-        for totals in [run["total"], *run["figures"].values(), *run["series"]]:
-            assert {"scored", "cold", "overruns", "overrun_share", "mean_slack"} <= set(totals)
-            assert 0 <= totals["overrun_share"] <= 1
-            assert 0 <= totals["mean_slack"] <= 1
+    assert [run.name for run in result.runs] == ["store", "vpa", "autopilot"]
+    assert result.executions > 0
+    for run in result.runs:
+        for totals in [run.total, *run.figures.values(), *(s.totals for s in run.series)]:
+            assert isinstance(totals, hwrec.BacktestTotals)
+            assert 0 <= totals.overrun_share <= 1
+            assert 0 <= totals.mean_slack <= 1
+        assert run.total.over_provisioned in (None, 0)  # mixes units: read it per figure
     # The same executions are scored under every rule.
-    assert len({run["total"]["scored"] for run in result["runs"]}) == 1
+    assert len({run.total.scored for run in result.runs}) == 1
+    memory = result.runs[0].figures["memory_bytes"]
+    assert memory.with_duration > 0 and memory.over_provisioned >= 0
+    assert result.to_dict()["runs"][0]["figures"]["memory_bytes"] == memory.to_dict()
+
+
+def test_backtest_gives_the_figures_the_cli_json_gives(loaded, store_path):
+    import json
+    import subprocess
+    cli = os.environ.get("HWREC_CLI_PATH")
+    if not cli or not os.path.exists(cli):
+        pytest.skip("HWREC_CLI_PATH names no built hwrec CLI (ctest sets it)")
+    out = subprocess.run([cli, "backtest", str(store_path), "--format", "json", "--preset", "vpa"],
+                         capture_output=True, text=True, check=True).stdout
+    printed = json.loads(out)
+    result = loaded.backtest(presets=["vpa"])
+    assert printed["executions"] == result.executions
+    for shown, run in zip(printed["runs"], result.runs):
+        assert shown["name"] == run.name and shown["settings"] == run.settings
+        assert shown["total"]["scored"] == run.total.scored
+        assert shown["total"]["overrun_share"] == pytest.approx(run.total.overrun_share, abs=1e-6)
+        for name, totals in run.figures.items():
+            assert shown["figures"][name]["overruns"] == totals.overruns
+        assert [(s["workload"], s["figure"], s["scored"]) for s in shown["series"]] == [
+            (s.workload, s.figure, s.totals.scored) for s in run.series]
 
 
 def test_backtest_filters_and_overrides(loaded):
     result = loaded.backtest(figure="gpu_memory_gb", settings={"gpu_memory.margin": "0.5"})
-    (run,) = result["runs"]
-    assert run["settings"]["gpu_memory.margin"] == "0.5"
-    assert list(run["figures"]) == ["gpu_memory_gb"]
-    assert all(s["figure"] == "gpu_memory_gb" for s in run["series"])
+    (run,) = result.runs
+    assert run.settings["gpu_memory.margin"] == "0.5"
+    assert list(run.figures) == ["gpu_memory_gb"]
+    assert all(s.figure == "gpu_memory_gb" for s in run.series)
     one = loaded.backtest(image="ghcr.io/acme/whisper-batch:1.2", figure="gpu_memory_gb")
-    assert {s["workload"] for s in one["runs"][0]["series"]} <= {"ghcr.io/acme/whisper-batch:1.2"}
+    assert {s.workload for s in one.runs[0].series} <= {"ghcr.io/acme/whisper-batch:1.2"}
 
 
 def test_backtest_refuses_what_it_cannot_replay(loaded):
@@ -49,12 +75,12 @@ def test_backtest_refuses_what_it_cannot_replay(loaded):
 def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
     as_text = loaded.backtest(figure="memory_bytes", settings={"memory.margin": "0.2"})
     as_number = loaded.backtest(figure="memory_bytes", settings={"memory.margin": 0.2})
-    assert as_number == as_text
-    (run,) = as_number["runs"]
-    assert run["settings"]["memory.margin"] == "0.2"
+    assert as_number.to_dict() == as_text.to_dict()
+    (run,) = as_number.runs
+    assert run.settings["memory.margin"] == "0.2"
     whole = loaded.backtest(settings={"max_range_samples": 5, "fallback.cpu_memory_any_hardware": False})
-    assert whole["runs"][0]["settings"]["max_range_samples"] == "5"
-    assert whole["runs"][0]["settings"]["fallback.cpu_memory_any_hardware"] == "false"
+    assert whole.runs[0].settings["max_range_samples"] == "5"
+    assert whole.runs[0].settings["fallback.cpu_memory_any_hardware"] == "false"
     with pytest.raises(hwrec.InvalidArgumentError, match=r"settings\['memory.margin'\] is a list"):
         loaded.backtest(settings={"memory.margin": [0.2]})
     with pytest.raises(hwrec.InvalidArgumentError, match=r"^settings\['memory.margin'\] must be a number"):
@@ -63,6 +89,6 @@ def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
         loaded.backtest(settings={1: "0.2"})
     proxy = loaded.backtest(figure="memory_bytes",
                             settings=types.MappingProxyType({"memory.margin": 0.2}))
-    assert proxy == as_text
+    assert proxy.to_dict() == as_text.to_dict()
     with pytest.raises(hwrec.InvalidArgumentError, match="settings is a list"):
         loaded.backtest(settings=[("memory.margin", 0.2)])
