@@ -7,13 +7,12 @@
 
 #include "base/enum_names.h"
 #include "base/time.h"
+#include "base/units.h"
 #include "hwrec/remedy.h"
 
 namespace hwrec::internal {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Units: the smallest value each metric's histogram tells apart.
 constexpr std::array<double, kMetricCount> kUnits = {1.0, 1.0, kMiB, 0.01, 0.001, 0.001};

@@ -5,13 +5,11 @@
 #include <cmath>
 
 #include "base/time.h"
+#include "base/units.h"
 
 namespace hwrec::internal {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // `value` with at most `places` decimals, trailing zeros dropped.
 std::string Number(double value, int places) {

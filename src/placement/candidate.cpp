@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/decimal.h"
+#include "base/units.h"
 #include "hwrec/remedy.h"
 #include "placement/gpu_cards.h"
 
@@ -19,7 +20,6 @@ namespace hwrec::internal {
 namespace {
 
 constexpr double kEpsilon = 1e-9;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // Waste scores are kept to the precision ranking compares them at (1e-6), so
 // 0.5 - 0.3 is stored and printed as 0.2, not 0.19999999999999996.
 constexpr int kWastePlaces = 6;

@@ -6,6 +6,7 @@
 
 #include "aggregate/aggregator.h"
 #include "aggregate/settings.h"
+#include "base/units.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
@@ -18,8 +19,6 @@
 namespace hwrec {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // What the execution requested and used of the memory that ran out.
 struct OomRecord {
@@ -46,7 +45,7 @@ std::optional<OomRecord> ReadOomRecord(store::Connection& db, const std::string&
 
 std::string Amount(ExecutionStatus status, double value) {
   if (status == ExecutionStatus::kGpuOom) return fmt::format("{:g} GiB", value);
-  return fmt::format("{:.2f} GiB", value / kGiB);
+  return fmt::format("{:.2f} GiB", value / internal::kGiB);
 }
 
 // Whether a node of `pool` holds `floor`.
@@ -66,8 +65,9 @@ RetryFloorOnPool OnPool(const std::string& id, const std::optional<NodePool>& po
       out.holds = true;
       out.reason = "holds it, as far as is known: the pool's node memory is not recorded";
     } else if (static_cast<double>(*h.memory_bytes) < need) {
-      out.reason = fmt::format("a node has {:.2f} GiB memory; the retry needs at least {:.2f} GiB",
-                               static_cast<double>(*h.memory_bytes) / kGiB, need / kGiB);
+      out.reason =
+          fmt::format("a node has {:.2f} GiB memory; the retry needs at least {:.2f} GiB",
+                      static_cast<double>(*h.memory_bytes) / internal::kGiB, need / internal::kGiB);
     } else {
       out.holds = true;
       out.reason = "holds it";

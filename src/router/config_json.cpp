@@ -15,7 +15,9 @@
 
 namespace hwrec {
 
-namespace {
+// Named, not anonymous: a unity build puts this file beside others with
+// helpers of the same names (Refuse, Json).
+namespace router_config_json {
 
 using Json = nlohmann::ordered_json;
 
@@ -281,10 +283,11 @@ RouterConfig Merge(const RouterConfig& current, std::string_view json_text) {
   return FromJson(doc, current.settings);
 }
 
-}  // namespace
+}  // namespace router_config_json
 
 std::string RouterConfigToJson(const RouterConfig& config) {
-  return ToJson(config).dump(2, ' ', false, Json::error_handler_t::replace);
+  return router_config_json::ToJson(config).dump(
+      2, ' ', false, router_config_json::Json::error_handler_t::replace);
 }
 
 Status ImportRouterConfig(Store& store, std::string_view json_text) {
@@ -292,7 +295,7 @@ Status ImportRouterConfig(Store& store, std::string_view json_text) {
   return internal::Guarded(store, "import the router configuration", [&]() -> Status {
     return internal::ReplaceRouterConfig(store, [&](store::Connection& db) -> Result<RouterConfig> {
       try {
-        return Merge(internal::ReadRouterConfig(db), json_text);
+        return router_config_json::Merge(internal::ReadRouterConfig(db), json_text);
       } catch (const nlohmann::json::exception& e) {
         return Status::InvalidArgument(fmt::format("router configuration: {}", e.what()));
       }
