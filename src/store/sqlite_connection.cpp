@@ -3,8 +3,13 @@
 #include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>
 
+#include <memory>
+#include <new>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace hwrec::store {
 
@@ -12,9 +17,73 @@ namespace {
 
 [[noreturn]] void Throw(sqlite3* db, int rc) { throw SQLite::Exception(db, rc); }
 
+// Prepared statements kept by their SQL for the next Prepare of the same
+// text: preparing is most of a small transaction's work (a single-record
+// ingest prepares about twenty statements, and SQLite's parser was half of
+// its instructions). A statement comes back reset with its bindings cleared,
+// as a fresh one is; idle statements hold no lock. Bounded, so SQL built per
+// call cannot grow it without end.
+class StatementCache {
+ public:
+  explicit StatementCache(sqlite3* db) : db_(db) {}
+  StatementCache(const StatementCache&) = delete;
+  StatementCache& operator=(const StatementCache&) = delete;
+  ~StatementCache() { Close(); }
+
+  // An idle statement of `sql`, or nullptr.
+  sqlite3_stmt* Take(const std::string& sql) {
+    auto it = idle_.find(sql);
+    if (it == idle_.end() || it->second.empty()) return nullptr;
+    sqlite3_stmt* statement = it->second.back();
+    it->second.pop_back();
+    return statement;
+  }
+  // Keeps `statement` of `sql` for reuse, or finalizes it.
+  void Give(std::string sql, sqlite3_stmt* statement) {
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    if (!closed_) {
+      try {
+        auto it = idle_.find(sql);
+        if (it == idle_.end() && idle_.size() < kMaxTexts) {
+          it = idle_.emplace(std::move(sql), std::vector<sqlite3_stmt*>()).first;
+        }
+        if (it != idle_.end() && it->second.size() < kMaxPerText) {
+          it->second.push_back(statement);
+          return;
+        }
+      } catch (const std::bad_alloc&) {
+        // Not kept: finalized below.
+      }
+    }
+    sqlite3_finalize(statement);
+  }
+  // Finalizes what is idle; statements still in use are finalized when they
+  // come back. Called before the connection's handle is closed.
+  void Close() {
+    for (auto& [sql, statements] : idle_) {
+      for (sqlite3_stmt* statement : statements) sqlite3_finalize(statement);
+    }
+    idle_.clear();
+    closed_ = true;
+  }
+  sqlite3* db() const { return db_; }
+
+ private:
+  static constexpr std::size_t kMaxTexts = 512;
+  static constexpr std::size_t kMaxPerText = 4;
+
+  sqlite3* db_;
+  bool closed_ = false;
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle_;
+};
+
 class SqliteStatement final : public Statement {
  public:
-  SqliteStatement(sqlite3* db, std::string_view sql) : db_(db) {
+  SqliteStatement(std::shared_ptr<StatementCache> cache, std::string_view sql)
+      : db_(cache->db()), cache_(std::move(cache)), sql_(sql) {
+    statement_ = cache_->Take(sql_);
+    if (statement_ != nullptr) return;
     const int rc =
         sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &statement_, nullptr);
     if (rc != SQLITE_OK) {
@@ -23,7 +92,9 @@ class SqliteStatement final : public Statement {
       throw error;
     }
   }
-  ~SqliteStatement() override { sqlite3_finalize(statement_); }
+  ~SqliteStatement() override {
+    if (statement_ != nullptr) cache_->Give(std::move(sql_), statement_);
+  }
   SqliteStatement(const SqliteStatement&) = delete;
   SqliteStatement& operator=(const SqliteStatement&) = delete;
 
@@ -108,16 +179,25 @@ class SqliteStatement final : public Statement {
   }
 
   sqlite3* db_;
+  std::shared_ptr<StatementCache> cache_;
+  std::string sql_;
   sqlite3_stmt* statement_ = nullptr;
 };
 
 class SqliteConnection final : public Connection {
  public:
-  explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  explicit SqliteConnection(sqlite3* db)
+      : db_(db), statements_(std::make_shared<StatementCache>(db)) {}
+  SqliteConnection(const SqliteConnection&) = delete;
+  SqliteConnection& operator=(const SqliteConnection&) = delete;
+  ~SqliteConnection() override {
+    data_version_.reset();
+    statements_->Close();
+  }
 
   Engine engine() const override { return Engine::kSqlite; }
   std::unique_ptr<Statement> Prepare(std::string_view sql) override {
-    return std::make_unique<SqliteStatement>(db_, sql);
+    return std::make_unique<SqliteStatement>(statements_, sql);
   }
   void Execute(std::string_view sql) override {
     const std::string text(sql);
@@ -151,6 +231,7 @@ class SqliteConnection final : public Connection {
 
  private:
   sqlite3* db_;
+  std::shared_ptr<StatementCache> statements_;
   std::unique_ptr<Statement> data_version_;
 };
 
