@@ -34,7 +34,8 @@ TEST_CASE(
   INFO(table.out << table.err);
   REQUIRE(table.exit_code == 0);
   for (const char* text : {"recommend", "place, 100 candidates", "ingest, 1 record per txn",
-                           "ratio50", "ratio99", "<= 1.3", "<= 1.5"}) {
+                           "ratio50", "ratio99", "<= 1.3", "<= 1.5", "raw ceiling",
+                           "rows per record (aggregates", "hwrec, C++", "hwrec, Python"}) {
     CHECK_THAT(table.out, Catch::Contains(text));
   }
 
@@ -52,6 +53,12 @@ TEST_CASE(
   CHECK(timed == std::set<std::string>{"recommend", "place, 100 candidates",
                                        "ingest, 1 record per txn", "ingest, 1 JSON line per txn"});
   CHECK_FALSE(report.at("chosen").get<std::string>().empty());
+  // The ceiling writes the rows hwrec wrote: an observation and its aggregates each record.
+  const nlohmann::json& ceiling = report.at("single_record_ceiling");
+  CHECK(ceiling.at("rows_by_table").at("observations").get<int>() == 5 + 5);
+  CHECK(ceiling.at("rows_per_record").get<double>() >= 2);
+  CHECK(ceiling.at("ceiling_p50_ms").get<double>() > 0);
+  CHECK(ceiling.at("cpp_ratio_p50").get<double>() > 0);
 }
 
 TEST_CASE("bench python: a missing module is an error naming where it looked and the fix",

@@ -6,6 +6,7 @@
 // store with the same inputs, written to a file, and prints JSON. The table
 // gives p50/p99 of each and the Python/C++ ratios.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@
 #include "bench/bench_util.h"
 #include "bench/build_paths.h"
 #include "bench/place_fixture.h"
+#include "bench/single_ceiling.h"
 #include "fixtures/observation_generator.h"
 #include "hwrec/ingest.h"
 #include "hwrec/placement.h"
@@ -196,6 +198,37 @@ struct CppFigures {
   std::string chosen;
 };
 
+struct Ceiling {
+  Timing timing;
+  CapturedWrites writes;
+};
+
+Ceiling MeasureCeiling(const std::string& store_path, const ScratchDir& scratch,
+                       const Inputs& inputs, int iterations) {
+  const std::string captured = scratch.File("capture.hwrec");
+  const std::string replayed = scratch.File("ceiling.hwrec");
+  std::filesystem::copy_file(store_path, captured);
+  std::filesystem::copy_file(store_path, replayed);
+  Ceiling out;
+  {
+    const std::unique_ptr<Store> store = OpenBenchStore(captured);
+    const auto ingestor = Ingestor::Open(*store).value();
+    out.writes = CaptureWrites(*store, iterations + kWarmup, [&](int i) {
+      Require(ingestor->Ingest({inputs.cpp_records[static_cast<std::size_t>(i)]}));
+    });
+  }
+  const std::vector<double> laps = ReplayAsPreparedStatements(replayed, out.writes.changesets);
+  // The ceiling must have written exactly what hwrec wrote.
+  if (const auto differ = TablesThatDiffer(captured, replayed, out.writes.rows_by_table);
+      !differ.empty()) {
+    throw std::runtime_error(
+        fmt::format("the raw ceiling's rows differ from hwrec's in {}", fmt::join(differ, ", ")));
+  }
+  const std::vector<double> timed(laps.begin() + kWarmup, laps.end());
+  out.timing = {Percentile(timed, 50) * 1000, Percentile(timed, 99) * 1000};
+  return out;
+}
+
 CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
   CppFigures figures;
   const auto query = Require(RecommendationQuery::Open(store));
@@ -287,8 +320,52 @@ Timing PythonTiming(const json& report, const char* call) {
 
 double Ratio(double python, double cpp) { return cpp > 0 ? python / cpp : 0; }
 
+// The single-record ingest beside its raw ceiling (target: hwrec <= 3x at p50).
+constexpr double kCeilingTarget = 3.0;
+
+std::string TableRows(const CapturedWrites& writes) {
+  std::string out;
+  for (const auto& [table, rows] : writes.rows_by_table) {
+    out += fmt::format("{}{} {:.1f}", out.empty() ? "" : ", ", table,
+                       static_cast<double>(rows) / static_cast<double>(writes.changesets.size()));
+  }
+  return out;
+}
+
+void PrintCeiling(const Ceiling& ceiling, const Timing& cpp, const Timing& py) {
+  const double ratio = Ratio(cpp.p50_ms, ceiling.timing.p50_ms);
+  std::cout << fmt::format(
+      "\nsingle-record ingest beside its raw ceiling (the rows hwrec wrote for each record, "
+      "written again\nas prepared statements in one transaction; the same rows after): {:.1f} "
+      "rows per record ({})\n",
+      ceiling.writes.rows_per_record, TableRows(ceiling.writes));
+  std::cout << fmt::format("{:<28} {:>10} {:>10} {:>9}  {}\n", "writer", "p50", "p99", "x ceiling",
+                           "target (p50)");
+  std::cout << fmt::format("{:<28} {:>10.4f} {:>10.4f}\n", "raw ceiling", ceiling.timing.p50_ms,
+                           ceiling.timing.p99_ms);
+  std::cout << fmt::format("{:<28} {:>10.4f} {:>10.4f} {:>9.2f}  <= {} {}\n", "hwrec, C++",
+                           cpp.p50_ms, cpp.p99_ms, ratio, kCeilingTarget,
+                           ratio <= kCeilingTarget ? "met" : "NOT met");
+  std::cout << fmt::format("{:<28} {:>10.4f} {:>10.4f} {:>9.2f}\n", "hwrec, Python", py.p50_ms,
+                           py.p99_ms, Ratio(py.p50_ms, ceiling.timing.p50_ms));
+}
+
+json CeilingJson(const Ceiling& ceiling, const Timing& cpp, const Timing& py) {
+  json tables = json::object();
+  for (const auto& [table, rows] : ceiling.writes.rows_by_table) tables[table] = rows;
+  const double ratio = Ratio(cpp.p50_ms, ceiling.timing.p50_ms);
+  return {{"rows_per_record", ceiling.writes.rows_per_record},
+          {"rows_by_table", tables},
+          {"ceiling_p50_ms", ceiling.timing.p50_ms},
+          {"ceiling_p99_ms", ceiling.timing.p99_ms},
+          {"cpp_ratio_p50", ratio},
+          {"python_ratio_p50", Ratio(py.p50_ms, ceiling.timing.p50_ms)},
+          {"target_ratio_p50", kCeilingTarget},
+          {"target_met", ratio <= kCeilingTarget}};
+}
+
 void PrintJson(const std::vector<Row>& rows, const json& py, const std::string& chosen,
-               int iterations) {
+               int iterations, const json& ceiling) {
   json calls = json::array();
   for (const Row& r : rows) {
     json entry = {{"call", r.call}, {"cpp_p50_ms", r.cpp.p50_ms}, {"cpp_p99_ms", r.cpp.p99_ms}};
@@ -308,6 +385,7 @@ void PrintJson(const std::vector<Row>& rows, const json& py, const std::string& 
                     {"python", py.at("python")},
                     {"calls", calls},
                     {"chosen", chosen},
+                    {"single_record_ceiling", ceiling},
                     {"load_average", LoadAverage()}}
                    .dump(2)
             << "\n";
@@ -355,6 +433,10 @@ int RunPythonBench(const std::vector<std::string>& args) {
   const PlaceFixture fixture = SetUpPlaceFixture(*OpenBenchStore(store_path), gen);
   gen.SendGpusHeld(options->gpus_held);  // the records ingested, not the history
   inputs = MakeInputs(gen, fixture, options->iterations);
+  // The single-record ingest's raw ceiling: the rows hwrec writes for the C++
+  // records, captured on one copy of the store and written again as prepared
+  // statements on another.
+  const Ceiling ceiling = MeasureCeiling(store_path, scratch, inputs, options->iterations);
   // Both languages time a store just opened, its journal checkpointed on close.
   cpp = TimeCpp(*OpenBenchStore(store_path), inputs, options->iterations);
   std::ofstream(inputs_path) << InputsJson(inputs, store_path, options->iterations).dump();
@@ -370,10 +452,13 @@ int RunPythonBench(const std::vector<std::string>& args) {
       {"ingest, 1 JSON line per txn", cpp.ingest_json, PythonTiming(py, "ingest_1"), std::nullopt},
       {"C++ place incl. Open", cpp.place_with_open, std::nullopt, std::nullopt},
   };
+  const Timing py_ingest = PythonTiming(py, "ingest_1");
   if (options->json) {
-    PrintJson(rows, py, cpp.chosen, options->iterations);
+    PrintJson(rows, py, cpp.chosen, options->iterations,
+              CeilingJson(ceiling, cpp.ingest, py_ingest));
   } else {
     PrintTable(rows, py, inputs.execution.workload, cpp.chosen, options->iterations);
+    PrintCeiling(ceiling, cpp.ingest, py_ingest);
   }
   return kExitOk;
 }
