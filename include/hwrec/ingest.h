@@ -87,7 +87,9 @@ struct IngestProgress {
 
 class Ingestor {
  public:
-  // An ingestor into `store`, which must outlive it. The store must be
+  // An ingestor into `store`, which must outlive it. It keeps the store's GPU
+  // catalog and settings between its calls and reads them again when any
+  // writer (another process too) changed them: reuse one for many calls. The store must be
   // writable and at the latest schema (Store::CheckWritable): each Ingest call
   // checks, so Open itself never fails today; a Result so that every
   // store-bound object is opened the same way.

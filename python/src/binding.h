@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "hwrec/ingest.h"
 #include "hwrec/placement.h"
 #include "hwrec/recommend.h"
 #include "hwrec/router.h"
@@ -50,6 +51,8 @@ struct PyStore {
   std::unique_ptr<Store> store;
   std::unique_ptr<RecommendationQuery> query;     // made on first recommend
   std::unique_ptr<PlacementEvaluator> evaluator;  // made on first place; dropped by reload()
+  std::unique_ptr<Ingestor> ingestor;  // the last ingest's, kept while its options repeat
+  IngestOptions ingestor_options;
   std::atomic<bool> busy{false};
   std::string path;
   bool read_only = false;

@@ -91,6 +91,7 @@ void CloseStore(PyStore& s) {
   if (!s.store) return;
   Claim claim(s);
   py::gil_scoped_release release;
+  s.ingestor.reset();
   s.evaluator.reset();
   s.query.reset();
   s.store.reset();
@@ -305,6 +306,11 @@ IngestOptions ReadIngestOptions(const std::string& form, bool strict, std::int64
   return options;
 }
 
+bool SameOptions(const IngestOptions& a, const IngestOptions& b) {
+  return a.form == b.form && a.strict == b.strict && a.batch_size == b.batch_size &&
+         a.source == b.source;
+}
+
 void DefineIngest(PyStoreClass& cls) {
   cls.def(
       "ingest",
@@ -315,9 +321,15 @@ void DefineIngest(PyStoreClass& cls) {
         const LinesInput input = ReadLines(records, "records");
         if (!source && !input.path.empty()) options.source = input.path;
         Result<IngestSummary> summary = WithLines(input, [&](std::istream& in) {
-          auto ingestor = Ingestor::Open(claim.store(), options);
-          if (!ingestor.ok()) return Result<IngestSummary>(ingestor.status());
-          return (*ingestor)->IngestJsonLines(in);
+          // Kept between calls with the same options: it keeps the catalog
+          // and settings, read again when any writer changed them.
+          if (!s.ingestor || !SameOptions(s.ingestor_options, options)) {
+            auto opened = Ingestor::Open(claim.store(), options);
+            if (!opened.ok()) return Result<IngestSummary>(opened.status());
+            s.ingestor = std::move(opened).value();
+            s.ingestor_options = options;
+          }
+          return s.ingestor->IngestJsonLines(in);
         });
         return Unwrap(std::move(summary));
       },

@@ -54,9 +54,10 @@ HardwareKey KeyOf(const MaterialKey& key) {
 }
 
 void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKey>& keys,
-                                double as_of) {
+                                double as_of, const RecommenderSettings* settings) {
   if (keys.empty()) return;
-  RecommendationReader reader(db);
+  RecommendationReader reader =
+      settings != nullptr ? RecommendationReader(db, *settings) : RecommendationReader(db);
   const auto statement = db.Prepare(UpsertSql());
   store::Statement& upsert = *statement;
   for (const MaterialKey& key : keys) {

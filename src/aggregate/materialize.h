@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "aggregate/settings.h"
 #include "hwrec/hardware_key.h"
 #include "store/database.h"
 
@@ -18,8 +19,9 @@ namespace hwrec::internal {
 using MaterialKey = std::tuple<std::int64_t, std::string, std::string, std::string, bool>;
 
 // Writes the recommendations of `keys` as of `as_of`; call inside a transaction.
+// `settings`: the store's, when the caller has read them in this transaction.
 void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKey>& keys,
-                                double as_of);
+                                double as_of, const RecommenderSettings* settings = nullptr);
 
 // The key a materialised row stands for ("" parts are unknown).
 HardwareKey KeyOf(const MaterialKey& key);

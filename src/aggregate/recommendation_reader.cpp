@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string_view>
+#include <utility>
 
 #include "aggregate/estimator.h"
 
@@ -65,8 +66,11 @@ AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& har
 }  // namespace
 
 RecommendationReader::RecommendationReader(store::Connection& db)
+    : RecommendationReader(db, LoadSettings(db)) {}
+
+RecommendationReader::RecommendationReader(store::Connection& db, RecommenderSettings settings)
     : db_(db),
-      settings_(LoadSettings(db)),
+      settings_(std::move(settings)),
       workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
       // One row per scope the key has; the parameters are bound in order
       // (workload, brand, model, instance type as each arm names them).

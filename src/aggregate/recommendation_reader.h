@@ -42,6 +42,8 @@ Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,
 class RecommendationReader {
  public:
   explicit RecommendationReader(store::Connection& db);
+  // With settings the caller read in the same transaction (an ingest's).
+  RecommendationReader(store::Connection& db, RecommenderSettings settings);
 
   // Re-reads the settings: a reader kept across calls does when its
   // store::ChangeWatch saw them change.

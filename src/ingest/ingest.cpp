@@ -60,9 +60,9 @@ Status StoppedAt(const IngestOptions& options, std::int64_t chunk_first_line,
 // The JSON-lines loop of both IngestJsonLines overloads: each batch is read
 // whole, then written in one transaction.
 Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
-                                  internal::LineReader& reader) {
+                                  internal::KeptInputs* kept, internal::LineReader& reader) {
   return internal::Guarded(store, "ingest " + options.source, [&]() -> Result<IngestSummary> {
-    auto run = IngestRun::Start(store, options);
+    auto run = IngestRun::Start(store, options, kept);
     if (!run.ok()) return run.status();
     store::Connection& db = store::ConnectionOf(store);
     std::vector<PendingLine> batch;
@@ -118,10 +118,11 @@ IngestSummary& IngestSummary::operator+=(const IngestSummary& other) {
 struct Ingestor::Impl {
   Store& store;
   IngestOptions options;
+  internal::KeptInputs kept;  // the catalog and settings, between calls
 };
 
 Ingestor::Ingestor(Store& store, IngestOptions options)
-    : impl_(std::make_unique<Impl>(Impl{store, std::move(options)})) {}
+    : impl_(std::make_unique<Impl>(Impl{store, std::move(options), {}})) {}
 
 Ingestor::~Ingestor() = default;
 
@@ -133,7 +134,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
   const IngestOptions& options = impl_->options;
   const std::string what = "ingest " + options.source;
   return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
-    auto run = IngestRun::Start(impl_->store, options);
+    auto run = IngestRun::Start(impl_->store, options, &impl_->kept);
     if (!run.ok()) return run.status();
     store::Connection& db = store::ConnectionOf(impl_->store);
     const std::size_t total = observations.size();
@@ -174,12 +175,12 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
 
 Result<IngestSummary> Ingestor::IngestJsonLines(std::istream& in) {
   internal::LineReader reader(in, impl_->options.max_line_bytes);
-  return IngestLines(impl_->store, impl_->options, reader);
+  return IngestLines(impl_->store, impl_->options, &impl_->kept, reader);
 }
 
 Result<IngestSummary> Ingestor::IngestJsonLines(int fd) {
   internal::LineReader reader(fd, impl_->options.max_line_bytes);
-  return IngestLines(impl_->store, impl_->options, reader);
+  return IngestLines(impl_->store, impl_->options, &impl_->kept, reader);
 }
 
 }  // namespace hwrec

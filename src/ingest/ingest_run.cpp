@@ -40,7 +40,8 @@ FieldError LineTooLong(std::size_t length, std::size_t max_line_bytes) {
 
 }  // namespace
 
-Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOptions& options) {
+Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOptions& options,
+                                                    KeptInputs* kept) {
   if (options.batch_size == 0) {
     return Status::InvalidArgument("ingest batch_size is 0: give at least 1 record per batch");
   }
@@ -52,14 +53,27 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
         "ingest commit_after_idle_ms is negative: give 0 or more milliseconds");
   }
   if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  auto catalog = GpuCatalog::Load(store);
-  if (!catalog.ok()) return catalog.status();
   store::Connection& db = store::ConnectionOf(store);
-  // Schema checked by Store::CheckWritable: node_pools exists.
-  internal::RecommenderSettings settings = internal::LoadSettings(db);
+  {
+    store::ReadSnapshot snapshot(db);
+    if (!kept->watch) kept->watch = std::make_unique<store::ChangeWatch>(db);
+    const store::StoreChanges changed = kept->watch->Poll();
+    if (!kept->catalog || changed(store::ChangeArea::kCatalog)) {
+      auto catalog = GpuCatalog::Load(store);
+      if (!catalog.ok()) return catalog.status();
+      kept->catalog = std::move(catalog).value();
+      kept->watch->Applied(store::ChangeArea::kCatalog);
+    }
+    if (!kept->settings || changed(store::ChangeArea::kSettings)) {
+      kept->settings = internal::LoadSettings(db);
+      kept->watch->Applied(store::ChangeArea::kSettings);
+    }
+  }
+  const GpuCatalog& catalog = *kept->catalog;
+  internal::RecommenderSettings settings = *kept->settings;
   internal::UnknownHardwareBounds unknown;
   double largest_card_gb = 0;
-  for (const GpuModel& card : catalog->models()) {
+  for (const GpuModel& card : catalog.models()) {
     largest_card_gb = std::max(largest_card_gb, card.memory_gb);
   }
   if (largest_card_gb > 0) {
@@ -68,7 +82,7 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   unknown.cpu_millicores = settings.unknown_max_cpu_cores * 1000.0;
   unknown.memory_bytes = settings.unknown_max_memory_gib * 1073741824.0;
   HardwareResolver resolver(
-      std::move(catalog).value(),
+      catalog,
       [&db](const std::string& id) -> std::optional<HardwareProfile> {
         std::optional<NodePool> pool = internal::LoadNodePool(db, id);
         if (!pool) return std::nullopt;
@@ -76,6 +90,7 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
       },
       settings.total_compute_slices);
   auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
+  run->watch_ = kept->watch.get();
   run->unknown_ = unknown;
   return run;
 }
@@ -113,7 +128,12 @@ void IngestRun::FinishChunk() {
   aggregates_.Flush();
   std::set<internal::MaterialKey> touched;
   for (auto& key : aggregates_.TakeTouched()) touched.insert(key);
-  internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds());
+  // The figures are made with the settings the transaction sees: the run's,
+  // unless another writer changed them since it began (then read afresh, and
+  // again by the next run, as the change stays pending).
+  const bool settings_moved = watch_ != nullptr && watch_->Poll()(store::ChangeArea::kSettings);
+  internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
+                                       settings_moved ? nullptr : &settings_);
 }
 
 // The one path of an accepted record: resolve, hash, insert, count.

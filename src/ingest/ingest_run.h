@@ -1,12 +1,14 @@
 // IngestRun: one Ingest call's records, from a parsed or built Observation
 // to a stored row, a reject or a conflict, with the aggregates and
-// recommendations they derive, counted in its IngestSummary. Loads the
-// catalog, pools and settings once; the caller opens a write transaction
+// recommendations they derive, counted in its IngestSummary. Takes the
+// catalog and settings its Ingestor keeps (read again when they changed) and
+// looks pools up as records name them; the caller opens a write transaction
 // around each chunk (BeginChunk … FinishChunk). One thread at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,19 @@
 #include "ingest/observation_writer.h"
 #include "ingest/record_bounds.h"
 #include "record/observation_json.h"
+#include "store/change_watch.h"
 #include "store/database.h"
 
 namespace hwrec::internal {
+
+// What a run reads from the store before it writes, kept by an Ingestor
+// between its calls and read again only when a writer (any process) changed
+// it since: the catalog and the settings (store::ChangeWatch).
+struct KeptInputs {
+  std::optional<GpuCatalog> catalog;
+  std::optional<internal::RecommenderSettings> settings;
+  std::unique_ptr<store::ChangeWatch> watch;
+};
 
 // A line read before its batch's transaction begins.
 struct PendingLine {
@@ -47,7 +59,9 @@ class IngestRun {
         settings_(std::move(settings)),
         aggregates_(db, settings_) {}
 
-  static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options);
+  // `kept`: the inputs of the Ingestor's earlier runs, brought up to date.
+  static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,
+                                                  KeptInputs* kept);
 
   void BeginChunk() {
     now_ = internal::NowEpochSeconds();
@@ -92,6 +106,7 @@ class IngestRun {
   HardwareResolver resolver_;
   ObservationWriter writer_;
   internal::RecommenderSettings settings_;
+  store::ChangeWatch* watch_ = nullptr;  // the Ingestor's, polled again before materialising
   // What a record may report where its hardware's size is unknown.
   internal::UnknownHardwareBounds unknown_;
   internal::AggregateWriter aggregates_;

@@ -1,0 +1,57 @@
+// An Ingestor keeps the catalog and the settings between its calls: a change
+// another connection commits between two calls is seen by the second.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "hwrec/catalog.h"
+#include "hwrec/config.h"
+#include "hwrec/ingest.h"
+#include "hwrec/time_text.h"
+#include "test_support.h"
+
+namespace hwrec::kept_ingestor_test {
+
+std::string Record(const std::string& id, double finished_at, const std::string& hardware) {
+  return R"({"execution_id":")" + id + R"(","action_image":"registry.example/train:1",)" +
+         R"("finished_at":)" + std::to_string(finished_at) + R"(,"hardware":{)" + hardware + "}}\n";
+}
+
+IngestSummary IngestOne(Ingestor& ingestor, const std::string& line) {
+  std::istringstream in(line);
+  auto summary = ingestor.IngestJsonLines(in);
+  REQUIRE(summary.ok());
+  return *summary;
+}
+
+TEST_CASE("kept ingestor: a catalog import and a setting by another connection are seen",
+          "[ingest][engine]") {
+  hwrec::test::TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "kept_ingestor");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  auto ingestor = Ingestor::Open(*store);
+  REQUIRE(ingestor.ok());
+  const double now = *ParseTime(FormatTime(static_cast<double>(std::time(nullptr))));
+  const std::string z9 = R"("gpu_brand":"Acme","gpu_model":"Z9 96GB","gpu_count":1)";
+
+  // Read once: the card is unknown, a record two hours ahead is within the skew.
+  CHECK(IngestOne(**ingestor, Record("k-1", now, z9)).rejected == 1);
+  CHECK(IngestOne(**ingestor, Record("k-2", now + 7200, R"("gpu_count":0)")).accepted == 1);
+
+  {  // another connection adds the card and narrows the clock skew
+    auto other = hwrec::test::OpenStoreOrFail(location);
+    std::istringstream csv(
+        "brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,compute_slices\n"
+        "Acme,Z9 96GB,96,1,full,96,1\n");
+    REQUIRE(ImportCatalogCsv(*other, csv).ok());
+    REQUIRE(SetConfig(*other, "ingest.max_clock_skew_hours", "1").ok());
+  }
+  CHECK(IngestOne(**ingestor, Record("k-3", now, z9)).accepted == 1);
+  const IngestSummary ahead = IngestOne(**ingestor, Record("k-4", now + 7200, R"("gpu_count":0)"));
+  CHECK(ahead.rejected == 1);
+  REQUIRE(ahead.rejects.size() == 1);
+  CHECK(ahead.rejects[0].field == "finished_at");
+}
+
+}  // namespace hwrec::kept_ingestor_test
