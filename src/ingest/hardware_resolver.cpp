@@ -102,10 +102,9 @@ std::size_t HardwareResolver::CacheKeyHash::operator()(const CacheKey& key) cons
   return seed;
 }
 
-HardwareResolver::HardwareResolver(GpuCatalog catalog, PoolLookup pools, int total_compute_slices)
-    : catalog_(std::move(catalog)),
-      lookup_(std::move(pools)),
-      total_compute_slices_(total_compute_slices) {}
+HardwareResolver::HardwareResolver(const GpuCatalog& catalog, PoolLookup pools,
+                                   int total_compute_slices)
+    : catalog_(catalog), lookup_(std::move(pools)), total_compute_slices_(total_compute_slices) {}
 
 const HardwareProfile* HardwareResolver::PoolHardware(const std::string& id) {
   auto it = pools_.find(id);

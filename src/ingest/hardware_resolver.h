@@ -49,7 +49,8 @@ class HardwareResolver {
   // `pools` is asked once per pool id a record names (misses too), so that a
   // record costs one pool, not the whole inventory. `total_compute_slices`
   // divides MIG modes of cards the catalog does not know.
-  HardwareResolver(GpuCatalog catalog, PoolLookup pools, int total_compute_slices);
+  // `catalog` (the Ingestor's kept one) must outlive the resolver.
+  HardwareResolver(const GpuCatalog& catalog, PoolLookup pools, int total_compute_slices);
 
   // The resolved hardware, or nullptr with `*error` naming the field at fault.
   // The pointer stays valid until the next call.
@@ -74,7 +75,7 @@ class HardwareResolver {
   std::optional<FieldError> ResolveModel(HardwareProfile* hardware, const GpuModel** model) const;
   std::optional<FieldError> ResolveMode(const GpuModel* model, ResolvedHardware* out) const;
 
-  GpuCatalog catalog_;
+  const GpuCatalog& catalog_;
   PoolLookup lookup_;
   std::unordered_map<std::string, std::optional<HardwareProfile>> pools_;
   int total_compute_slices_;

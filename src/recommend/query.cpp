@@ -73,6 +73,17 @@ Status CheckRequest(const std::string& workload, std::optional<double> as_of,
   return Status::Ok();
 }
 
+// Runs `read` in one read snapshot of `store`, after polling `watch`: what
+// every call of the query reads the store in.
+template <typename Read>
+auto InSnapshot(const Store& store, store::ChangeWatch& watch, Read&& read) {
+  return internal::Guarded(store.path(), [&]() -> decltype(read()) {
+    store::ReadSnapshot snapshot(store::ConnectionOf(store));
+    watch.Poll();
+    return read();
+  });
+}
+
 }  // namespace
 
 // In a snapshot, after the watch was polled: the catalog read again only when
@@ -111,22 +122,14 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
                                                       std::optional<double> as_of, Explain explain,
                                                       std::optional<std::int64_t> width) {
   if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
-  const Store& store = impl_->store;
-  return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
-    store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    impl_->watch.Poll();
-    return ReadInSnapshot(workload, hardware, as_of, explain, width);
-  });
+  return InSnapshot(impl_->store, impl_->watch,
+                    [&] { return ReadInSnapshot(workload, hardware, as_of, explain, width); });
 }
 
 Result<HardwareKey> RecommendationQuery::ResolveKey(HardwareKey named,
                                                     std::string_view model_field) {
-  const Store& store = impl_->store;
-  return internal::Guarded(store.path(), [&]() -> Result<HardwareKey> {
-    store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    impl_->watch.Poll();
-    return ResolveInSnapshot(std::move(named), model_field);
-  });
+  return InSnapshot(impl_->store, impl_->watch,
+                    [&] { return ResolveInSnapshot(std::move(named), model_field); });
 }
 
 Result<Recommendation> RecommendationQuery::RecommendNamed(const std::string& workload,
@@ -135,10 +138,7 @@ Result<Recommendation> RecommendationQuery::RecommendNamed(const std::string& wo
                                                            Explain explain,
                                                            std::optional<std::int64_t> width) {
   if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
-  const Store& store = impl_->store;
-  return internal::Guarded(store.path(), [&]() -> Result<Recommendation> {
-    store::ReadSnapshot snapshot(store::ConnectionOf(store));
-    impl_->watch.Poll();
+  return InSnapshot(impl_->store, impl_->watch, [&]() -> Result<Recommendation> {
     Result<HardwareKey> key = ResolveInSnapshot(std::move(named), "gpu_model");
     if (!key.ok()) return key.status();
     return ReadInSnapshot(workload, *key, as_of, explain, width);
