@@ -16,8 +16,7 @@ namespace {
 std::string InsertObservationSql() {
   std::string sql = "INSERT INTO observations (" + std::string(kObservationColumns) + ") VALUES (";
   for (int i = 1; i <= kObservationColumnCount; ++i) sql += (i == 1 ? "?" : ", ?");
-  // RETURNING gives the new row's id in the same round trip, on both engines.
-  return sql + ") ON CONFLICT (execution_id) DO NOTHING RETURNING id";
+  return sql + ") ON CONFLICT (execution_id) DO NOTHING";
 }
 
 // Binds without copying: every statement here is stepped before its values change.
@@ -113,7 +112,7 @@ const char* RecordKey(const store::Connection& db) {
 ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
       source_(internal::ReplaceInvalidUtf8(source)),  // a file name need not be UTF-8
-      insert_observation_(db.Prepare(InsertObservationSql())),
+      insert_observation_(db.PrepareInsert(InsertObservationSql(), "id")),
       stored_hash_(db.Prepare("SELECT content_hash FROM observations WHERE execution_id = ?")),
       insert_workload_(
           db.Prepare("INSERT INTO workloads (image) VALUES (?) ON CONFLICT (image) DO NOTHING")),
@@ -157,14 +156,12 @@ InsertOutcome ObservationWriter::Insert(const ObservationRow& row) {
   const std::optional<std::int64_t> workload_id = ResolveWorkload(row, &stored);
   if (!workload_id) return *stored;
   BindObservation(row, *workload_id);
-  store::Statement& insert = *insert_observation_;
-  if (insert.Step()) {  // a row: inserted; none: the execution is stored already
+  // An id: inserted; none: the execution is stored already.
+  if (const std::optional<std::int64_t> id = db_.RunInsert(*insert_observation_)) {
     last_workload_id_ = *workload_id;
-    last_observation_id_ = insert.Int64(0);
-    insert.Reset();
+    last_observation_id_ = *id;
     return InsertOutcome::kInserted;
   }
-  insert.Reset();
   stored = CompareStored(o.execution_id, row.content_hash);
   if (stored) return *stored;
   throw std::logic_error("observation " + o.execution_id + " was neither inserted nor found");

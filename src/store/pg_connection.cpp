@@ -279,6 +279,16 @@ class PgConnection final : public Connection {
   std::unique_ptr<Statement> Prepare(std::string_view sql) override {
     return std::make_unique<PgStatement>(*this, sql);
   }
+  std::unique_ptr<Statement> PrepareInsert(std::string_view insert_sql,
+                                           std::string_view id_column) override {
+    return Prepare(fmt::format("{} RETURNING {}", insert_sql, id_column));
+  }
+  std::optional<std::int64_t> RunInsert(Statement& insert) override {
+    std::optional<std::int64_t> id;
+    if (insert.Step()) id = insert.Int64(0);
+    insert.Reset();
+    return id;
+  }
   void Execute(std::string_view sql) override {
     EnsureConnected();
     ResultPtr result(PQexec(conn_, std::string(sql).c_str()));

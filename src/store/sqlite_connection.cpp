@@ -206,6 +206,14 @@ class SqliteConnection final : public Connection {
   }
   sqlite3* handle() const { return db_; }
   std::int64_t LastInsertId() const override { return sqlite3_last_insert_rowid(db_); }
+  std::unique_ptr<Statement> PrepareInsert(std::string_view insert_sql,
+                                           std::string_view /*id_column: the rowid*/) override {
+    return Prepare(insert_sql);
+  }
+  std::optional<std::int64_t> RunInsert(Statement& insert) override {
+    if (insert.Run() == 0) return std::nullopt;
+    return LastInsertId();
+  }
   bool InTransaction() const override { return sqlite3_get_autocommit(db_) == 0; }
   void Begin(LockMode mode) override {
     Execute(mode == LockMode::kImmediate ? "BEGIN IMMEDIATE" : "BEGIN");
