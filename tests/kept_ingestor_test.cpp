@@ -9,6 +9,7 @@
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/time_text.h"
+#include "store/database.h"
 #include "test_support.h"
 
 namespace hwrec::kept_ingestor_test {
@@ -52,6 +53,49 @@ TEST_CASE("kept ingestor: a catalog import and a setting by another connection a
   CHECK(ahead.rejected == 1);
   REQUIRE(ahead.rejects.size() == 1);
   CHECK(ahead.rejects[0].field == "finished_at");
+}
+
+// The executions the store's aggregate of every execution of the test's
+// workload counts, on any hardware.
+std::int64_t SamplesOnAnyHardware(Store& store) {
+  return store::ConnectionOf(store)
+      .QueryInt64("SELECT samples FROM aggregates WHERE scope = 'any' AND width = 0")
+      .value_or(-1);
+}
+
+TEST_CASE("kept ingestor: aggregates another writer changed between calls are read again",
+          "[ingest][engine]") {
+  hwrec::test::TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "kept_aggregates");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  auto other_store = hwrec::test::OpenStoreOrFail(location);
+  auto kept = Ingestor::Open(*store);
+  auto other_process = Ingestor::Open(*other_store);  // another connection
+  auto same_connection = Ingestor::Open(*store);      // the same connection, its own states
+  REQUIRE(kept.ok());
+  REQUIRE(other_process.ok());
+  REQUIRE(same_connection.ok());
+  const double now = *ParseTime(FormatTime(static_cast<double>(std::time(nullptr))));
+  const std::string cpu = R"("gpu_count":0,"instance_type":"n2-standard-8")";
+
+  // Each ingest adds one execution of the same workload on the same hardware:
+  // an ingestor that kept its states across the others' writes would write
+  // back a count that misses theirs.
+  int sent = 0;
+  auto send = [&](Ingestor& ingestor) {
+    ++sent;
+    const std::string id = "kept-agg-" + std::to_string(sent);
+    REQUIRE(IngestOne(ingestor, Record(id, now - 60.0 * sent, cpu)).accepted == 1);
+    CHECK(SamplesOnAnyHardware(*store) == sent);
+  };
+  send(**kept);
+  send(**kept);  // its own states, kept
+  send(**other_process);
+  send(**kept);
+  send(**same_connection);
+  send(**kept);
+  send(**kept);
+  CHECK(SamplesOnAnyHardware(*other_store) == 7);
 }
 
 }  // namespace hwrec::kept_ingestor_test

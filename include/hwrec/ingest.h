@@ -89,7 +89,10 @@ class Ingestor {
  public:
   // An ingestor into `store`, which must outlive it. It keeps the store's GPU
   // catalog and settings between its calls and reads them again when any
-  // writer (another process too) changed them: reuse one for many calls. The store must be
+  // writer (another process too) changed them; it keeps the aggregate states
+  // its last transactions wrote (at most 4,096 keys, ~3 KiB each) and reads
+  // them again when anything else wrote to the store since (on SQLite; on
+  // PostgreSQL it reads them each time). Reuse one for many calls. The store must be
   // writable and at the latest schema (Store::CheckWritable): each Ingest call
   // checks, so Open itself never fails today; a Result so that every
   // store-bound object is opened the same way.

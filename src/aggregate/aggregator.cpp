@@ -163,10 +163,20 @@ const char* const kUpsertAggregateSql =
     "state = excluded.state";
 }  // namespace
 
+void KeptAggregates::Check(store::Connection& db) {
+  if (!version_ || db.DataVersion() != version_) Clear();
+}
+
+void KeptAggregates::Written(store::Connection& db) {
+  version_ = db.DataVersion();
+  if (!version_) states_.clear();
+}
+
 AggregateWriter::AggregateWriter(store::Connection& db, const RecommenderSettings& settings,
-                                 StoredAggregates stored)
+                                 StoredAggregates stored, KeptAggregates* kept)
     : settings_(settings),
       stored_(stored),
+      kept_(stored == StoredAggregates::kLoadOnAdd ? kept : nullptr),
       select_(db.Prepare(kSelectAggregateSql)),
       upsert_(db.Prepare(kUpsertAggregateSql)) {}
 
@@ -175,6 +185,11 @@ KeyAggregate& AggregateWriter::Load(const AggregateKey& key) {
   if (it != cache_.end()) return it->second;
   if (stored_ == StoredAggregates::kMergeOnFlush)
     return cache_.emplace(key, KeyAggregate()).first->second;
+  if (kept_ != nullptr) {
+    if (auto node = kept_->states_.extract(key)) {
+      return cache_.insert(std::move(node)).position->second;
+    }
+  }
   std::optional<KeyAggregate> stored = ReadAggregate(*select_, key);
   return cache_.emplace(key, stored ? std::move(*stored) : KeyAggregate()).first->second;
 }
@@ -243,7 +258,17 @@ void AggregateWriter::Flush() {
     upsert.BindBlobView(9, blob);
     upsert.Run();
   }
-  cache_.clear();  // another process may write between our transactions
+  // What was written stays with the keeper, if any: whether the store still
+  // holds it when the next transaction begins is its Check's to tell.
+  // Those of earlier transactions make room for this one's, up to the limit.
+  if (kept_ != nullptr) {
+    auto& kept = kept_->states_;
+    if (kept.size() + cache_.size() > KeptAggregates::kMaxStates) kept.clear();
+    while (!cache_.empty() && kept.size() < KeptAggregates::kMaxStates) {
+      kept.insert(cache_.extract(cache_.begin()));
+    }
+  }
+  cache_.clear();
 }
 
 std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>>

@@ -124,22 +124,53 @@ enum class StoredAggregates {
   kMergeOnFlush,  // at Flush, merged into what was added: Add never reads the database
 };
 
+// Aggregate states a long-lived writer (an Ingestor) keeps between its
+// transactions, so that the next one need not read them again: valid only
+// while the store is as that writer's last transaction left it, which
+// Check() tells by the connection's data version (another process's commit,
+// or another write through the same connection, drops them all). An engine
+// without a data version (PostgreSQL) keeps nothing. At most kMaxStates keys
+// (about 3 KiB each), those written last.
+class KeptAggregates {
+ public:
+  static constexpr std::size_t kMaxStates = 4096;
+
+  // In a write transaction, before its first Add: drops the states unless the
+  // store is as the last Written() left it.
+  void Check(store::Connection& db);
+  // In the same transaction, after its last write: what the states now equal.
+  void Written(store::Connection& db);
+  void Clear() {
+    states_.clear();
+    version_.reset();
+  }
+  std::size_t size() const { return states_.size(); }
+
+ private:
+  friend class AggregateWriter;
+  std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> states_;
+  std::optional<store::Connection::Version> version_;
+};
+
 // Caches the aggregates a transaction touches and writes each once at Flush.
-// With kMergeOnFlush, Add touches no database, so it may run on another
-// thread than the one that owns the connection (one thread at a time).
+// With `kept`, it takes a key's state from there rather than the store, and
+// leaves there what it wrote (kLoadOnAdd only). With kMergeOnFlush, Add touches no database, so it
+// may run on another thread than the one that owns the connection (one thread at a time).
 class AggregateWriter {
  public:
   AggregateWriter(store::Connection& db, const RecommenderSettings& settings,
-                  StoredAggregates stored = StoredAggregates::kLoadOnAdd);
+                  StoredAggregates stored = StoredAggregates::kLoadOnAdd,
+                  KeptAggregates* kept = nullptr);
 
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
   void Flush();
-  // Drops what Add gathered since the last Flush and TakeTouched: the
-  // transaction it was for rolled back.
+  // Drops what Add gathered since the last Flush and TakeTouched, and the
+  // kept states: the transaction it was for rolled back.
   void Discard() {
     cache_.clear();
     touched_.clear();
+    if (kept_ != nullptr) kept_->Clear();
   }
   // (workload, exact key, CPU-only) touched since the last TakeTouched.
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> TakeTouched();
@@ -154,6 +185,7 @@ class AggregateWriter {
 
   const RecommenderSettings& settings_;
   const StoredAggregates stored_;
+  KeptAggregates* const kept_;
   std::unique_ptr<store::Statement> select_;  // prepared once: ingest reads thousands a batch
   std::unique_ptr<store::Statement> upsert_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;

@@ -89,7 +89,8 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
         return std::move(pool->hardware);
       },
       settings.total_compute_slices);
-  auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings));
+  auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings),
+                                         &kept->aggregates);
   run->watch_ = kept->watch.get();
   run->unknown_ = unknown;
   return run;
@@ -134,6 +135,7 @@ void IngestRun::FinishChunk() {
   const bool settings_moved = watch_ != nullptr && watch_->Poll()(store::ChangeArea::kSettings);
   internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
                                        settings_moved ? nullptr : &settings_);
+  if (kept_aggregates_ != nullptr) kept_aggregates_->Written(db_);
 }
 
 // The one path of an accepted record: resolve, hash, insert, count.

@@ -29,11 +29,13 @@ namespace hwrec::internal {
 
 // What a run reads from the store before it writes, kept by an Ingestor
 // between its calls and read again only when a writer (any process) changed
-// it since: the catalog and the settings (store::ChangeWatch).
+// it since: the catalog and the settings (store::ChangeWatch), and the
+// aggregate states its last transactions wrote (KeptAggregates).
 struct KeptInputs {
   std::optional<GpuCatalog> catalog;
   std::optional<internal::RecommenderSettings> settings;
   std::unique_ptr<store::ChangeWatch> watch;
+  KeptAggregates aggregates;
 };
 
 // A line read before its batch's transaction begins.
@@ -49,7 +51,7 @@ struct PendingLine {
 class IngestRun {
  public:
   IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver resolver,
-            internal::RecommenderSettings settings)
+            internal::RecommenderSettings settings, KeptAggregates* kept_aggregates)
       : strict_(options.strict),
         form_(options.form),
         max_line_bytes_(options.max_line_bytes),
@@ -57,13 +59,16 @@ class IngestRun {
         resolver_(std::move(resolver)),
         writer_(db, options.source),
         settings_(std::move(settings)),
-        aggregates_(db, settings_) {}
+        kept_aggregates_(kept_aggregates),
+        aggregates_(db, settings_, StoredAggregates::kLoadOnAdd, kept_aggregates) {}
 
   // `kept`: the inputs of the Ingestor's earlier runs, brought up to date.
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,
                                                   KeptInputs* kept);
 
+  // In the chunk's transaction, before its first record.
   void BeginChunk() {
+    if (kept_aggregates_ != nullptr) kept_aggregates_->Check(db_);
     now_ = internal::NowEpochSeconds();
     writer_.set_now(now_);
     chunk_start_ = Mark();
@@ -109,6 +114,7 @@ class IngestRun {
   store::ChangeWatch* watch_ = nullptr;  // the Ingestor's, polled again before materialising
   // What a record may report where its hardware's size is unknown.
   internal::UnknownHardwareBounds unknown_;
+  KeptAggregates* kept_aggregates_;  // the Ingestor's, or nullptr
   internal::AggregateWriter aggregates_;
   IngestSummary summary_;
   // The summary's counts and list lengths when the chunk began.
