@@ -2,6 +2,7 @@
 // another connection commits between two calls is seen by the second.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -19,6 +20,24 @@ std::string Record(const std::string& id, double finished_at, const std::string&
          R"("finished_at":)" + std::to_string(finished_at) + R"(,"hardware":{)" + hardware + "}}\n";
 }
 
+// A new store on the engine under test and one Ingestor kept on it.
+struct KeptStore {
+  explicit KeptStore(const std::string& name)
+      : location(hwrec::test::NewStoreLocation(dir, name)),
+        store(hwrec::test::OpenStoreOrFail(location)) {
+    auto opened = Ingestor::Open(*store);
+    REQUIRE(opened.ok());
+    ingestor = std::move(opened).value();
+  }
+  hwrec::test::TempDir dir;
+  std::string location;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Ingestor> ingestor;
+};
+
+// Now, as the store's time text reads it back.
+double Now() { return *ParseTime(FormatTime(static_cast<double>(std::time(nullptr)))); }
+
 IngestSummary IngestOne(Ingestor& ingestor, const std::string& line) {
   std::istringstream in(line);
   auto summary = ingestor.IngestJsonLines(in);
@@ -28,17 +47,15 @@ IngestSummary IngestOne(Ingestor& ingestor, const std::string& line) {
 
 TEST_CASE("kept ingestor: a catalog import and a setting by another connection are seen",
           "[ingest][engine]") {
-  hwrec::test::TempDir dir;
-  const std::string location = hwrec::test::NewStoreLocation(dir, "kept_ingestor");
-  auto store = hwrec::test::OpenStoreOrFail(location);
-  auto ingestor = Ingestor::Open(*store);
-  REQUIRE(ingestor.ok());
-  const double now = *ParseTime(FormatTime(static_cast<double>(std::time(nullptr))));
+  KeptStore kept("kept_ingestor");
+  Ingestor* ingestor = kept.ingestor.get();
+  const std::string& location = kept.location;
+  const double now = Now();
   const std::string z9 = R"("gpu_brand":"Acme","gpu_model":"Z9 96GB","gpu_count":1)";
 
   // Read once: the card is unknown, a record two hours ahead is within the skew.
-  CHECK(IngestOne(**ingestor, Record("k-1", now, z9)).rejected == 1);
-  CHECK(IngestOne(**ingestor, Record("k-2", now + 7200, R"("gpu_count":0)")).accepted == 1);
+  CHECK(IngestOne(*ingestor, Record("k-1", now, z9)).rejected == 1);
+  CHECK(IngestOne(*ingestor, Record("k-2", now + 7200, R"("gpu_count":0)")).accepted == 1);
 
   {  // another connection adds the card and narrows the clock skew
     auto other = hwrec::test::OpenStoreOrFail(location);
@@ -48,8 +65,8 @@ TEST_CASE("kept ingestor: a catalog import and a setting by another connection a
     REQUIRE(ImportCatalogCsv(*other, csv).ok());
     REQUIRE(SetConfig(*other, "ingest.max_clock_skew_hours", "1").ok());
   }
-  CHECK(IngestOne(**ingestor, Record("k-3", now, z9)).accepted == 1);
-  const IngestSummary ahead = IngestOne(**ingestor, Record("k-4", now + 7200, R"("gpu_count":0)"));
+  CHECK(IngestOne(*ingestor, Record("k-3", now, z9)).accepted == 1);
+  const IngestSummary ahead = IngestOne(*ingestor, Record("k-4", now + 7200, R"("gpu_count":0)"));
   CHECK(ahead.rejected == 1);
   REQUIRE(ahead.rejects.size() == 1);
   CHECK(ahead.rejects[0].field == "finished_at");
@@ -75,7 +92,7 @@ TEST_CASE("kept ingestor: aggregates another writer changed between calls are re
   REQUIRE(kept.ok());
   REQUIRE(other_process.ok());
   REQUIRE(same_connection.ok());
-  const double now = *ParseTime(FormatTime(static_cast<double>(std::time(nullptr))));
+  const double now = Now();
   const std::string cpu = R"("gpu_count":0,"instance_type":"n2-standard-8")";
 
   // Each ingest adds one execution of the same workload on the same hardware:
@@ -96,6 +113,35 @@ TEST_CASE("kept ingestor: aggregates another writer changed between calls are re
   send(**kept);
   send(**kept);
   CHECK(SamplesOnAnyHardware(*other_store) == 7);
+}
+
+TEST_CASE("kept ingestor: a store another writer put behind the schema is refused next call",
+          "[ingest][engine]") {
+  KeptStore kept("kept_writable");
+  Ingestor* ingestor = kept.ingestor.get();
+  const std::string& location = kept.location;
+  const double now = Now();
+  const std::string cpu = R"("gpu_count":0)";
+  CHECK(IngestOne(*ingestor, Record("w-1", now, cpu)).accepted == 1);
+  CHECK(IngestOne(*ingestor, Record("w-2", now, cpu)).accepted == 1);  // checked once more
+  {  // another connection leaves the store one schema behind this build
+    auto other = hwrec::test::OpenStoreOrFail(location);
+    store::Connection& db = store::ConnectionOf(*other);
+    const int behind = other->schema_version() - 1;
+    store::WriteTransaction transaction(db);
+    if (hwrec::test::TestingPostgresql()) {
+      db.Execute(
+          "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM "
+          "schema_migrations)");
+    } else {
+      db.Execute("PRAGMA user_version = " + std::to_string(behind));
+    }
+    transaction.Commit();
+  }
+  std::istringstream in(Record("w-3", now, cpu));
+  const Result<IngestSummary> refused = ingestor->IngestJsonLines(in);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kSchemaMismatch);
 }
 
 }  // namespace hwrec::kept_ingestor_test

@@ -164,7 +164,7 @@ const char* const kUpsertAggregateSql =
 }  // namespace
 
 void KeptAggregates::Check(store::Connection& db) {
-  if (!version_ || db.DataVersion() != version_) Clear();
+  if (!Current(db)) Clear();
 }
 
 void KeptAggregates::Written(store::Connection& db) {

@@ -140,6 +140,9 @@ class KeptAggregates {
   void Check(store::Connection& db);
   // In the same transaction, after its last write: what the states now equal.
   void Written(store::Connection& db);
+  // Whether the store is as the last Written() left it (outside a
+  // transaction: as far as the last commit shows).
+  bool Current(store::Connection& db) const { return version_ && db.DataVersion() == version_; }
   void Clear() {
     states_.clear();
     version_.reset();

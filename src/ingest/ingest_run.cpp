@@ -52,8 +52,13 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
     return Status::InvalidArgument(
         "ingest commit_after_idle_ms is negative: give 0 or more milliseconds");
   }
-  if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
   store::Connection& db = store::ConnectionOf(store);
+  // A store as this Ingestor's last transaction left it was writable then:
+  // its schema and legacy rows (a fifth of a single-record call) are not
+  // read again.
+  if (store.read_only() || !kept->aggregates.Current(db)) {
+    if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+  }
   {
     store::ReadSnapshot snapshot(db);
     if (!kept->watch) kept->watch = std::make_unique<store::ChangeWatch>(db);
