@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -59,6 +60,41 @@ TEST_CASE(
   CHECK(ceiling.at("rows_per_record").get<double>() >= 2);
   CHECK(ceiling.at("ceiling_p50_ms").get<double>() > 0);
   CHECK(ceiling.at("cpp_ratio_p50").get<double>() > 0);
+}
+
+TEST_CASE("bench targets: one run prints every write-path ratio beside its target",
+          "[bench][python]") {
+  if (!std::filesystem::exists(ModuleDir() / "hwrec")) {
+    WARN("skipped: the hwrec Python module is not built in " << ModuleDir().string()
+                                                             << " (HWREC_PYTHON off)");
+    return;
+  }
+  const CommandResult run =
+      RunShell(ShellQuote(BenchPath()) +
+               " targets --observations 2000 --rows 2000 --recommend-observations 20000 "
+               "--iterations 100 --format json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  std::vector<std::string> measures;
+  for (const nlohmann::json& target : report.at("targets")) {
+    measures.push_back(target.at("measure").get<std::string>());
+    CHECK(target.at("ratio").get<double>() > 0);
+    const bool met = target.at("at_least").get<bool>()
+                         ? target.at("ratio").get<double>() >= target.at("target").get<double>()
+                         : target.at("ratio").get<double>() <= target.at("target").get<double>();
+    CHECK(target.at("met").get<bool>() == met);
+  }
+  CHECK(measures == std::vector<std::string>{
+                        "single record p50, C++ / raw ceiling (6 rows)",
+                        "single record p50, Python / C++",
+                        "bulk ingest of 2,000 observations",
+                        "legacy migration of 2,000 rows",
+                        "router ladder build p50",
+                        "router ladder build p99",
+                        "recommend p99 (worst history) / machine floor",
+                        "placement over 1,000 candidates p99",
+                    });
 }
 
 TEST_CASE("bench python: a missing module is an error naming where it looked and the fix",

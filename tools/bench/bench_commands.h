@@ -70,6 +70,8 @@ int RunPythonBench(const std::vector<std::string>& args);
 
 // hwrec-bench engines [--postgresql URI] [--records N] …: SQLite and PostgreSQL in one run
 int RunEnginesBench(const std::vector<std::string>& args);
+// hwrec-bench targets: every write-path ratio beside its target, in one run.
+int RunTargetsBench(const std::vector<std::string>& args);
 
 // hwrec-bench concurrent-ingest [--postgresql URI] [--writers W] [--records N] …
 int RunConcurrentIngestBench(const std::vector<std::string>& args);

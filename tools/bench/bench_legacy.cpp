@@ -108,14 +108,16 @@ int RunMigrateBench(const std::vector<std::string>& args) {
   long long rows = 0;
   unsigned long long seed = 1;
   bool backup = false;
+  std::string format;
   po::options_description options("Options");
   options.add_options()("rows,n", po::value(&rows)->required(), "legacy rows to migrate")(
       "seed,s", po::value(&seed)->default_value(1), "fixture seed")(
-      "backup", po::bool_switch(&backup), "also time the VACUUM INTO backup")("help,h",
-                                                                              "show this help");
+      "backup", po::bool_switch(&backup), "also time the VACUUM INTO backup")(
+      "format", po::value(&format)->default_value("table"), "output format: table or json")(
+      "help,h", "show this help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
-                      "hwrec-bench migrate --rows N [--seed S] [--backup]\n\n"
+                      "hwrec-bench migrate --rows N [--seed S] [--backup] [--format F]\n\n"
                       "Writes a legacy fixture of N rows, then times MigrateStore with consent\n"
                       "(schema migrations + moving every row, one transaction) and prints rows/s\n"
                       "and the process's peak RSS, beside the raw SQLite ceiling: one INSERT ...\n"
@@ -159,6 +161,17 @@ int RunMigrateBench(const std::vector<std::string>& args) {
   const std::int64_t peak = PeakRssBytes();
   const double raw_seconds = RawCopySeconds(raw_fixture, dir.File("raw-ceiling.db"));
   const double raw_rate = PerSecond(rows, raw_seconds);
+  if (IsJsonFormat(format)) {
+    std::cout << fmt::format(
+        "{{\"command\":\"migrate\",\"rows\":{},\"seed\":{},\"backup\":{},\"migrated\":{},"
+        "\"quarantined\":{},\"recommendations\":{},\"elapsed_s\":{},\"rows_per_s\":{},"
+        "\"peak_rss_bytes\":{},\"rss_before_bytes\":{},\"ceiling\":{{\"elapsed_s\":{},"
+        "\"rows_per_s\":{}}},\"ratio\":{},\"load_average\":{}}}\n",
+        rows, seed, backup, report->migrated, report->quarantined, report->recommendations,
+        migrate.seconds(), rate, peak, rss_before, raw_seconds, raw_rate, rate / raw_rate,
+        LoadAverage());
+    return kExitOk;
+  }
   std::cout << fmt::format("hwrec-bench migrate: {} legacy rows (seed {}{})\n\n",
                            WithThousands(rows), seed, backup ? ", with backup" : ", no backup")
             << fmt::format("  fixture written in     {:>10.3f} s\n", fixture.seconds())

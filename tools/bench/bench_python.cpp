@@ -266,12 +266,6 @@ CppFigures TimeCpp(Store& store, const Inputs& inputs, int iterations) {
   return figures;
 }
 
-std::string ShellQuote(const std::string& arg) {
-  std::string quoted = "'";
-  for (const char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // Before any work: the Python side needs the built package and the script.
 void CheckPythonSide(const PythonBenchOptions& o) {
   if (!std::filesystem::exists(std::filesystem::path(o.module_dir) / "hwrec")) {
@@ -289,21 +283,7 @@ json RunPython(const PythonBenchOptions& o, const std::string& inputs_path) {
   const std::string command =
       fmt::format("PYTHONPATH={} {} {} {}", ShellQuote(o.module_dir), ShellQuote(o.python),
                   ShellQuote(o.script), ShellQuote(inputs_path));
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("cannot start " + o.python);
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  const int status = pclose(pipe);
-  if (status != 0) {
-    throw std::runtime_error(fmt::format("{} {} failed (status {}); its messages are above",
-                                         o.python, o.script, status));
-  }
-  try {
-    return json::parse(out);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(fmt::format("{} printed no JSON ({}): {}", o.script, e.what(), out));
-  }
+  return RunForJson(command, o.python + " " + o.script);
 }
 
 struct Row {

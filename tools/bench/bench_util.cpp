@@ -8,11 +8,37 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <system_error>
 
 namespace hwrec::bench {
+
+std::string ShellQuote(const std::string& arg) {
+  std::string quoted = "'";
+  for (const char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+nlohmann::json RunForJson(const std::string& command, const std::string& what) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot start " + what);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    throw std::runtime_error(
+        fmt::format("{} failed (status {}); its messages are above", what, status));
+  }
+  try {
+    return nlohmann::json::parse(out);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{} printed no JSON ({}): {}", what, e.what(), out));
+  }
+}
 
 double Stopwatch::Stop() {
   const double lap = std::chrono::duration<double>(Clock::now() - started_).count();

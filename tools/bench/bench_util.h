@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "common/human_bytes.h"
 #include "common/store_argument.h"
 #include "hwrec/store.h"
@@ -52,6 +54,14 @@ void FlushFileToDisk(const std::string& path);
 
 // How a bench opens a store: made at the latest schema when the path is fresh.
 inline StoreOptions BenchStoreOptions() { return tools::CreatingStoreOptions(); }
+
+// Quotes one argument for /bin/sh.
+std::string ShellQuote(const std::string& arg);
+
+// Runs `command` through /bin/sh (its standard error passes through) and
+// returns what it printed, parsed as JSON; throws naming `what` when it fails
+// or prints something else.
+nlohmann::json RunForJson(const std::string& command, const std::string& what);
 
 // A fresh directory under the system temp dir, removed at destruction.
 class ScratchDir {

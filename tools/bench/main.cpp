@@ -42,6 +42,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"concurrent-ingest",
        "W processes ingesting into one PostgreSQL store at once: total rate, then verified",
        RunConcurrentIngestBench},
+      {"targets", "every ratio the write path is held to, measured in one run, with verdicts",
+       RunTargetsBench},
   };
   return kSubcommands;
 }

@@ -1,5 +1,6 @@
 #include "bench/postgresql_target.h"
 
+#include "bench/bench_util.h"
 #include "bench/build_paths.h"
 
 #include <fmt/format.h>
@@ -21,12 +22,6 @@
 namespace hwrec::bench {
 namespace {
 
-std::string ShellQuoted(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream text;
@@ -46,8 +41,8 @@ struct ScriptRun {
 ScriptRun RunScript(const std::string& script, const std::string& args, const std::string& dir) {
   const std::string out = dir + "/script.out";
   const std::string err = dir + "/script.err";
-  const std::string command = fmt::format("bash {} {} >{} 2>{}", ShellQuoted(script), args,
-                                          ShellQuoted(out), ShellQuoted(err));
+  const std::string command = fmt::format("bash {} {} >{} 2>{}", ShellQuote(script), args,
+                                          ShellQuote(out), ShellQuote(err));
   const int status = std::system(command.c_str());
   ScriptRun run;
   run.exit_code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -90,7 +85,7 @@ PostgresqlServer::PostgresqlServer(const std::string& uri, const std::string& sc
   // Durable like a real server: fsync on, as SQLite's WAL checkpoints are.
   setenv("HWREC_PG_DURABLE", "1", 1);
   dir_ = dir;
-  const ScriptRun start = RunScript(script_, "start " + ShellQuoted(dir_), dir_);
+  const ScriptRun start = RunScript(script_, "start " + ShellQuote(dir_), dir_);
   if (start.exit_code != 0 || start.out.rfind("postgresql://", 0) != 0) {
     const std::string why = start.err;
     Stop();
@@ -103,7 +98,7 @@ PostgresqlServer::~PostgresqlServer() { Stop(); }
 
 void PostgresqlServer::Stop() noexcept {
   if (dir_.empty()) return;
-  const ScriptRun stop = RunScript(script_, "stop " + ShellQuoted(dir_), dir_);
+  const ScriptRun stop = RunScript(script_, "stop " + ShellQuote(dir_), dir_);
   if (stop.exit_code != 0) {
     std::cerr << "hwrec-bench: stopping the throwaway server in " << dir_ << " failed: " << stop.err
               << "\n";
