@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -43,11 +45,19 @@ namespace {
 using internal::JoinOr;
 
 // Provisioning as spelt in rung ids: its name in lower case, '_' as '-'
-// ("flex-start").
-std::string Slug(Provisioning provisioning) {
-  std::string slug = internal::ToLower(ToString(provisioning));
-  std::replace(slug.begin(), slug.end(), '_', '-');
-  return slug;
+// ("flex-start"). Spelt once: every rung id is built with it.
+std::string_view Slug(Provisioning provisioning) {
+  static const std::array<std::string, 3> kSlugs = [] {
+    std::array<std::string, 3> slugs;
+    for (Provisioning p :
+         {Provisioning::kSpot, Provisioning::kFlexStart, Provisioning::kStandard}) {
+      std::string slug = internal::ToLower(ToString(p));
+      std::replace(slug.begin(), slug.end(), '_', '-');
+      slugs[static_cast<std::size_t>(p)] = std::move(slug);
+    }
+    return slugs;
+  }();
+  return kSlugs[static_cast<std::size_t>(provisioning)];
 }
 
 // The provisioning models in the order a job of this length tries them. A very
@@ -120,6 +130,11 @@ class LadderBuilder {
   // Why rung `m`/`p` cannot be offered at all (provisioning model, FLEX_START
   // on a very long job), or empty.
   std::string OfferReason(const GcpMachineType& m, Provisioning p) const;
+  // Whether OfferReason is empty, without writing the reason.
+  bool Offered(const GcpMachineType& m, Provisioning p) const {
+    return m.Allows(p) &&
+           !(p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong);
+  }
   bool Admits(const GcpMachineType& m) const;
   void PruneTooSmall(const GcpMachineType& m);
   // Prunes a rung whose card could hold a shard, remembering the card and why.
@@ -171,7 +186,14 @@ class LadderBuilder {
   std::set<std::string> unsharded_models_;  // cards of wide rungs refused only for sharding
   // card -> widths kept without a figure of their own, in the order first seen
   std::vector<std::pair<std::string, std::vector<int>>> unpruned_;
-  mutable std::map<std::pair<std::string, int>, std::optional<ShardFit>> fits_;
+  // (card, width) -> FitAt's answer. A few entries, searched in order; a
+  // deque, so that the references FitAt returns stay valid as it grows.
+  struct FitEntry {
+    std::string model;
+    int width;
+    std::optional<ShardFit> fit;
+  };
+  mutable std::deque<FitEntry> fits_;
 };
 
 const CardNeed* LadderBuilder::NeedAt(const std::string& model, int width) const {
@@ -193,10 +215,11 @@ const CardNeed* LadderBuilder::NeedAt(const std::string& model, int width) const
 // one GPU or more: a lower bound at width 1 only. Nullopt when the card's
 // size is unknown or no such figure is.
 const std::optional<ShardFit>& LadderBuilder::FitAt(const std::string& model, int width) const {
-  auto key = std::make_pair(model, width);
-  auto found = fits_.find(key);
-  if (found == fits_.end()) found = fits_.emplace(std::move(key), ComputeFitAt(model, width)).first;
-  return found->second;
+  for (const FitEntry& entry : fits_) {
+    if (entry.width == width && entry.model == model) return entry.fit;
+  }
+  fits_.push_back({model, width, ComputeFitAt(model, width)});
+  return fits_.back().fit;
 }
 
 std::optional<ShardFit> LadderBuilder::ComputeFitAt(const std::string& model, int width) const {
@@ -296,7 +319,7 @@ std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) 
 bool LadderBuilder::Admits(const GcpMachineType& m) const {
   for (const Provisioning p :
        {Provisioning::kSpot, Provisioning::kFlexStart, Provisioning::kStandard}) {
-    if (!OfferReason(m, p).empty()) continue;
+    if (!Offered(m, p)) continue;
     const GpuQuota* quota = s_.config.FindQuota(m.gpu_model, QuotaClassOf(p));
     if (quota != nullptr && quota->gpus >= m.gpu_count) return true;
   }
@@ -658,6 +681,9 @@ Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest
         "width {} is no machine width: planned at {}, the widest machine width not above it",
         request.width, planned));
   }
+  // Room for every rung and pruned rung of a typical ladder at once.
+  plan.ladder.reserve(24);
+  plan.pruned.reserve(32);
   LadderBuilder builder(snapshot, *intent, &plan);
   if (!request.sharded && planned > 1) {
     plan.notes.push_back(fmt::format(
