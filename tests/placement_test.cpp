@@ -726,6 +726,36 @@ TEST_CASE(
   CHECK(*l4.waste.card == Approx(0.63).margin(0.005));
 }
 
+TEST_CASE("placement: a kept evaluator reads the history other writers added since its last call",
+          "[placement][engine]") {
+  Fixture f;
+  auto evaluator = f.EvaluatorOverOneA100Pool();
+  const std::vector<PlacementCandidate> a100 = {{"a100", {}, {}, {}}};
+  f.History("a100", 17, 0.8, 4000, 8 * kGiB);
+  auto first = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
+  REQUIRE(first.ok());
+  CHECK(first->shape.history_executions == 5);
+  auto again = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
+  REQUIRE(again.ok());
+  CHECK(again->shape.history_executions == 5);
+  {  // another connection, as another process would
+    auto other = test::OpenStoreOrFail(f.location);
+    auto ingestor = Ingestor::Open(*other).value();
+    std::vector<Observation> batch;
+    for (int n = 100; n < 103; ++n) batch.push_back(Ran("a100", n, 17, 0.8, 4000, 8 * kGiB));
+    auto summary = ingestor->Ingest(batch);
+    REQUIRE(summary.ok());
+    REQUIRE(summary->accepted == 3);
+  }
+  auto after = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
+  REQUIRE(after.ok());
+  CHECK(after->shape.history_executions == 8);
+  f.History("a100", 17, 0.8, 4000, 8 * kGiB, 200);  // this connection
+  auto own = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
+  REQUIRE(own.ok());
+  CHECK(own->shape.history_executions == 13);
+}
+
 TEST_CASE(
     "placement: history counts only executions that ran: a failed run allows no architecture, a "
     "cancelled one casts no GPU vote",

@@ -8,8 +8,17 @@
 namespace hwrec::internal {
 
 WorkloadHistory WorkloadHistoryReader::Read(std::int64_t workload_id) {
+  if (workload_id == 0) return {};
+  const std::optional<store::Connection::Version> version = db_.DataVersion();
+  if (version && version == kept_version_ && workload_id == kept_workload_) return kept_;
+  kept_ = ReadStored(workload_id);
+  kept_workload_ = workload_id;
+  kept_version_ = version;
+  return kept_;
+}
+
+WorkloadHistory WorkloadHistoryReader::ReadStored(std::int64_t workload_id) {
   WorkloadHistory history;
-  if (workload_id == 0) return history;
   if (!recent_) {
     // The newest kShapeHistoryScan executions through observations_by_workload,
     // whatever their status: the cost is bounded however many failed runs a

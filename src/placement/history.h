@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,19 @@ class WorkloadHistoryReader {
   explicit WorkloadHistoryReader(store::Connection& db) : db_(db) {}
   // The summary of the workload's last executions; workload_id 0 (no
   // history) reads nothing. Throws on an engine failure (call inside Guarded).
+  // The last answer is kept and given again while the store's data version
+  // has not moved (SQLite: no commit by anyone, no write on this connection),
+  // so that placing many executions of one workload reads its history once.
   WorkloadHistory Read(std::int64_t workload_id);
 
  private:
+  WorkloadHistory ReadStored(std::int64_t workload_id);
+
   store::Connection& db_;
   std::unique_ptr<store::Statement> recent_;  // prepared on first use
+  std::int64_t kept_workload_ = 0;
+  std::optional<store::Connection::Version> kept_version_;
+  WorkloadHistory kept_;
 };
 
 }  // namespace hwrec::internal
