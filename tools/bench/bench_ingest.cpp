@@ -24,7 +24,7 @@ namespace {
 
 constexpr std::size_t kChunkRecords = 10000;  // generated and handed to Ingest at a time
 constexpr std::int64_t kTargetObservations = 1000000;
-constexpr double kTargetRatio = 0.5;
+constexpr double kTargetRatio = 0.7;
 
 struct IngestBenchOptions {
   std::int64_t observations = 0;
