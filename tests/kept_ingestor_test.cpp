@@ -9,6 +9,7 @@
 #include "hwrec/catalog.h"
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
 #include "hwrec/time_text.h"
 #include "store/database.h"
 #include "test_support.h"
@@ -113,6 +114,37 @@ TEST_CASE("kept ingestor: aggregates another writer changed between calls are re
   send(**kept);
   send(**kept);
   CHECK(SamplesOnAnyHardware(*other_store) == 7);
+}
+
+TEST_CASE("kept ingestor: a pool another connection registers between calls is resolved",
+          "[ingest][engine]") {
+  KeptStore kept("kept_pools");
+  const double now = Now();
+  auto on_pool = [&](const std::string& id) {
+    return R"({"execution_id":")" + id +
+           R"(","action_image":"registry.example/train:1","site_id":"site-a",)" +
+           R"("node_pool_id":"late-pool","finished_at":)" + std::to_string(now) + "}\n";
+  };
+  // Not registered yet: the record stands on its own hardware, which it lacks.
+  CHECK(IngestOne(*kept.ingestor, on_pool("p-1")).unresolved_hardware == 1);
+  {
+    auto other = hwrec::test::OpenStoreOrFail(kept.location);
+    NodePool pool;
+    pool.node_pool_id = "late-pool";
+    pool.site_id = "site-a";
+    pool.name = "late-pool";
+    pool.hardware.instance_type = "n2-standard-8";
+    pool.hardware.cpu_millicores = 8000;
+    pool.hardware.memory_bytes = std::int64_t{32} << 30;
+    pool.hardware.gpu_count = 0;
+    REQUIRE(RegisterNodePool(*other, pool).ok());
+  }
+  const IngestSummary resolved = IngestOne(*kept.ingestor, on_pool("p-2"));
+  CHECK(resolved.accepted == 1);
+  CHECK(resolved.unresolved_hardware == 0);
+  CHECK(store::ConnectionOf(*kept.store)
+            .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'p-2'")
+            .value_or("") == "n2-standard-8");
 }
 
 TEST_CASE("kept ingestor: a store another writer put behind the schema is refused next call",

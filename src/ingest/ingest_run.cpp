@@ -66,12 +66,18 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
     if (!kept->catalog || changed(store::ChangeArea::kCatalog)) {
       auto catalog = GpuCatalog::Load(store);
       if (!catalog.ok()) return catalog.status();
+      kept->resolver.reset();  // it refers to the catalog
       kept->catalog = std::move(catalog).value();
       kept->watch->Applied(store::ChangeArea::kCatalog);
     }
     if (!kept->settings || changed(store::ChangeArea::kSettings)) {
+      kept->resolver.reset();  // made with the settings' compute slices
       kept->settings = internal::LoadSettings(db);
       kept->watch->Applied(store::ChangeArea::kSettings);
+    }
+    if (changed(store::ChangeArea::kPools)) {
+      kept->resolver.reset();
+      kept->watch->Applied(store::ChangeArea::kPools);
     }
   }
   const GpuCatalog& catalog = *kept->catalog;
@@ -86,15 +92,17 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   }
   unknown.cpu_millicores = settings.unknown_max_cpu_cores * 1000.0;
   unknown.memory_bytes = settings.unknown_max_memory_gib * 1073741824.0;
-  HardwareResolver resolver(
-      catalog,
-      [&db](const std::string& id) -> std::optional<HardwareProfile> {
-        std::optional<NodePool> pool = internal::LoadNodePool(db, id);
-        if (!pool) return std::nullopt;
-        return std::move(pool->hardware);
-      },
-      settings.total_compute_slices);
-  auto run = std::make_unique<IngestRun>(db, options, std::move(resolver), std::move(settings),
+  if (!kept->resolver) {
+    kept->resolver.emplace(
+        catalog,
+        [&db](const std::string& id) -> std::optional<HardwareProfile> {
+          std::optional<NodePool> pool = internal::LoadNodePool(db, id);
+          if (!pool) return std::nullopt;
+          return std::move(pool->hardware);
+        },
+        settings.total_compute_slices);
+  }
+  auto run = std::make_unique<IngestRun>(db, options, *kept->resolver, std::move(settings),
                                          &kept->aggregates);
   run->watch_ = kept->watch.get();
   run->unknown_ = unknown;

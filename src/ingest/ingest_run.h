@@ -29,12 +29,15 @@ namespace hwrec::internal {
 
 // What a run reads from the store before it writes, kept by an Ingestor
 // between its calls and read again only when a writer (any process) changed
-// it since: the catalog and the settings (store::ChangeWatch), and the
-// aggregate states its last transactions wrote (KeptAggregates).
+// it since: the catalog and the settings (store::ChangeWatch), the hardware
+// each pool resolved to (made again when the pools, the catalog or the
+// settings changed), and the aggregate states its last transactions wrote
+// (KeptAggregates).
 struct KeptInputs {
   std::optional<GpuCatalog> catalog;
   std::optional<internal::RecommenderSettings> settings;
   std::unique_ptr<store::ChangeWatch> watch;
+  std::optional<HardwareResolver> resolver;  // refers to `catalog`
   KeptAggregates aggregates;
 };
 
@@ -50,13 +53,13 @@ struct PendingLine {
 // summary it builds. Transactions are opened by the caller around each chunk.
 class IngestRun {
  public:
-  IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver resolver,
+  IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver& resolver,
             internal::RecommenderSettings settings, KeptAggregates* kept_aggregates)
       : strict_(options.strict),
         form_(options.form),
         max_line_bytes_(options.max_line_bytes),
         db_(db),
-        resolver_(std::move(resolver)),
+        resolver_(resolver),
         writer_(db, options.source),
         settings_(std::move(settings)),
         kept_aggregates_(kept_aggregates),
@@ -108,7 +111,7 @@ class IngestRun {
   bool runner_record_ = false;  // the record being added was in the Runner's form
   std::size_t max_line_bytes_;
   store::Connection& db_;
-  HardwareResolver resolver_;
+  HardwareResolver& resolver_;  // the Ingestor's
   ObservationWriter writer_;
   internal::RecommenderSettings settings_;
   store::ChangeWatch* watch_ = nullptr;  // the Ingestor's, polled again before materialising
