@@ -234,7 +234,8 @@ void AggregateWriter::Add(const AggregateInput& in) {
   touched_.emplace(in.workload_id, in.gpu_brand, in.gpu_model, in.instance_type, !in.has_gpu);
 }
 
-void AggregateWriter::Flush() {
+void AggregateWriter::Flush(
+    std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>* written) {
   store::Statement& upsert = *upsert_;
   for (auto& [key, added] : cache_) {
     const KeyAggregate* aggregate = &added;
@@ -261,14 +262,33 @@ void AggregateWriter::Flush() {
   // What was written stays with the keeper, if any: whether the store still
   // holds it when the next transaction begins is its Check's to tell.
   // Those of earlier transactions make room for this one's, up to the limit.
-  if (kept_ != nullptr) {
-    auto& kept = kept_->states_;
-    if (kept.size() + cache_.size() > KeptAggregates::kMaxStates) kept.clear();
-    while (!cache_.empty() && kept.size() < KeptAggregates::kMaxStates) {
-      kept.insert(cache_.extract(cache_.begin()));
+  if (kept_ != nullptr && kept_->states_.size() + cache_.size() > KeptAggregates::kMaxStates) {
+    kept_->states_.clear();
+  }
+  lent_.clear();
+  while (!cache_.empty() && (kept_ != nullptr || written != nullptr)) {
+    auto node = cache_.extract(cache_.begin());
+    if (written != nullptr && node.key().width == 0 && stored_ == StoredAggregates::kLoadOnAdd) {
+      lent_.push_back(node.key());
+      written->insert_or_assign(node.key(), std::move(node.mapped()));
+    } else if (kept_ != nullptr && kept_->states_.size() < KeptAggregates::kMaxStates) {
+      kept_->states_.insert(std::move(node));
     }
   }
   cache_.clear();
+}
+
+void AggregateWriter::Keep(
+    std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>* written) {
+  if (kept_ != nullptr) {
+    for (const AggregateKey& key : lent_) {
+      auto it = written->find(key);
+      if (it == written->end() || !it->second) continue;
+      if (kept_->states_.size() >= KeptAggregates::kMaxStates) break;
+      kept_->states_.insert_or_assign(key, std::move(*it->second));
+    }
+  }
+  lent_.clear();
 }
 
 std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>>

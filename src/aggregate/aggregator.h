@@ -167,7 +167,16 @@ class AggregateWriter {
 
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
-  void Flush();
+  // With `written` (a RecommendationReader's AggregateMemo), the width-0
+  // states written move there, for the figures made from them in the same
+  // transaction, and Keep(written) takes them back afterwards; the others go
+  // to the keeper at once. kLoadOnAdd only.
+  void Flush(std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>*
+                 written = nullptr);
+  // Takes back to the keeper (if any) the states the last Flush moved to
+  // `written`, and only those: the rest of `written` may be rows read back.
+  void Keep(
+      std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>* written);
   // Drops what Add gathered since the last Flush and TakeTouched, and the
   // kept states: the transaction it was for rolled back.
   void Discard() {
@@ -193,6 +202,7 @@ class AggregateWriter {
   std::unique_ptr<store::Statement> upsert_;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> cache_;
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string, bool>> touched_;
+  std::vector<AggregateKey> lent_;  // moved to `written` by the last Flush
 };
 
 // Reads one aggregate; nullopt when the key has none. Throws on a corrupt blob.

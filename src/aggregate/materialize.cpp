@@ -54,7 +54,8 @@ HardwareKey KeyOf(const MaterialKey& key) {
 }
 
 void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKey>& keys,
-                                double as_of, const RecommenderSettings* settings) {
+                                double as_of, const RecommenderSettings* settings,
+                                AggregateMemo* written) {
   if (keys.empty()) return;
   RecommendationReader reader =
       settings != nullptr ? RecommendationReader(db, *settings) : RecommendationReader(db);
@@ -62,7 +63,9 @@ void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKe
   store::Statement& upsert = *statement;
   for (const MaterialKey& key : keys) {
     const HardwareKey hardware = KeyOf(key);
-    const Recommendation r = reader.Read(std::get<0>(key), "", hardware, as_of);
+    const Recommendation r = written != nullptr
+                                 ? reader.Read(std::get<0>(key), "", hardware, as_of, written)
+                                 : reader.Read(std::get<0>(key), "", hardware, as_of);
     int i = 1;
     upsert.Bind(i++, std::get<0>(key));
     upsert.BindTextView(i++, std::get<1>(key));

@@ -139,7 +139,9 @@ void IngestRun::AbandonChunk() {
 }
 
 void IngestRun::FinishChunk() {
-  aggregates_.Flush();
+  // The figures are made from the states as written, not read back.
+  internal::AggregateMemo written;
+  aggregates_.Flush(&written);
   std::set<internal::MaterialKey> touched;
   for (auto& key : aggregates_.TakeTouched()) touched.insert(key);
   // The figures are made with the settings the transaction sees: the run's,
@@ -147,7 +149,8 @@ void IngestRun::FinishChunk() {
   // again by the next run, as the change stays pending).
   const bool settings_moved = watch_ != nullptr && watch_->Poll()(store::ChangeArea::kSettings);
   internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
-                                       settings_moved ? nullptr : &settings_);
+                                       settings_moved ? nullptr : &settings_, &written);
+  aggregates_.Keep(&written);
   if (kept_aggregates_ != nullptr) kept_aggregates_->Written(db_);
 }
 
