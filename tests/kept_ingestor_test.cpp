@@ -116,6 +116,32 @@ TEST_CASE("kept ingestor: aggregates another writer changed between calls are re
   CHECK(SamplesOnAnyHardware(*other_store) == 7);
 }
 
+TEST_CASE("kept ingestor: a batch whose commit fails leaves no kept state behind",
+          "[ingest][engine]") {
+  if (hwrec::test::TestingPostgresql()) return;  // PostgreSQL keeps no states
+  KeptStore kept("kept_commit");
+  const double now = Now();
+  const std::string cpu = R"("gpu_count":0,"instance_type":"n2-standard-8")";
+  REQUIRE(IngestOne(*kept.ingestor, Record("c-1", now - 60, cpu)).accepted == 1);
+  {  // another connection sets a trap that fails one record's COMMIT, not its statements
+    auto other = hwrec::test::OpenStoreOrFail(kept.location);
+    store::Connection& db = store::ConnectionOf(*other);
+    db.Execute(
+        "CREATE TABLE commit_trap (workload_id INTEGER REFERENCES workloads (id) DEFERRABLE "
+        "INITIALLY DEFERRED)");
+    db.Execute(
+        "CREATE TRIGGER commit_trap_on_insert AFTER INSERT ON observations "
+        "WHEN NEW.execution_id = 'c-trap' BEGIN INSERT INTO commit_trap VALUES (-1); END");
+  }
+  REQUIRE(IngestOne(*kept.ingestor, Record("c-2", now - 120, cpu)).accepted == 1);
+  std::istringstream trapped(Record("c-trap", now - 180, cpu));
+  REQUIRE_FALSE(kept.ingestor->IngestJsonLines(trapped).ok());  // rolled back at COMMIT
+  CHECK(SamplesOnAnyHardware(*kept.store) == 2);
+  // The states of the rolled-back batch must not be the next one's start.
+  REQUIRE(IngestOne(*kept.ingestor, Record("c-3", now - 240, cpu)).accepted == 1);
+  CHECK(SamplesOnAnyHardware(*kept.store) == 3);
+}
+
 TEST_CASE("kept ingestor: a pool another connection registers between calls is resolved",
           "[ingest][engine]") {
   KeptStore kept("kept_pools");

@@ -93,9 +93,10 @@ class Ingestor {
   // its last transactions wrote (at most 4,096 keys, ~3 KiB each) and reads
   // them again when anything else wrote to the store since (on SQLite; on
   // PostgreSQL it reads them each time). Reuse one for many calls. The store must be
-  // writable and at the latest schema (Store::CheckWritable): each Ingest call
-  // checks, so Open itself never fails today; a Result so that every
-  // store-bound object is opened the same way.
+  // writable and at the latest schema (Store::CheckWritable): an Ingest call
+  // checks unless the store is as this Ingestor's last call left it, so Open
+  // itself never fails today; a Result so that every store-bound object is
+  // opened the same way.
   static Result<std::unique_ptr<Ingestor>> Open(Store& store, IngestOptions options = {});
   Ingestor(const Ingestor&) = delete;
   Ingestor& operator=(const Ingestor&) = delete;

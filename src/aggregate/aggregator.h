@@ -129,8 +129,11 @@ enum class StoredAggregates {
 // while the store is as that writer's last transaction left it, which
 // Check() tells by the connection's data version (another process's commit,
 // or another write through the same connection, drops them all). An engine
-// without a data version (PostgreSQL) keeps nothing. At most kMaxStates keys
-// (about 3 KiB each), those written last.
+// without a data version (PostgreSQL) keeps nothing. The version does not
+// move for a schema change (DDL) or a backup restored through the same
+// connection; hwrec makes neither on a store it writes. At most kMaxStates
+// keys (about 3 KiB each): past it, earlier transactions' states are dropped
+// and a transaction's own kept only up to the limit.
 class KeptAggregates {
  public:
   static constexpr std::size_t kMaxStates = 4096;
@@ -138,7 +141,9 @@ class KeptAggregates {
   // In a write transaction, before its first Add: drops the states unless the
   // store is as the last Written() left it.
   void Check(store::Connection& db);
-  // In the same transaction, after its last write: what the states now equal.
+  // After the transaction that wrote the states committed: what they equal.
+  // (Our own commit moves neither counter of the version; a failed one rolls
+  // back without moving them either, so this must wait for the commit.)
   void Written(store::Connection& db);
   // Whether the store is as the last Written() left it (outside a
   // transaction: as far as the last commit shows).
@@ -147,7 +152,6 @@ class KeptAggregates {
     states_.clear();
     version_.reset();
   }
-  std::size_t size() const { return states_.size(); }
 
  private:
   friend class AggregateWriter;
@@ -178,7 +182,7 @@ class AggregateWriter {
   void Keep(
       std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>* written);
   // Drops what Add gathered since the last Flush and TakeTouched, and the
-  // kept states: the transaction it was for rolled back.
+  // kept states: the transaction it was for rolled back (to be tried again).
   void Discard() {
     cache_.clear();
     touched_.clear();

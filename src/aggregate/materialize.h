@@ -21,8 +21,8 @@ using MaterialKey = std::tuple<std::int64_t, std::string, std::string, std::stri
 
 // Writes the recommendations of `keys` as of `as_of`; call inside a transaction.
 // `settings`: the store's, when the caller has read them in this transaction.
-// `written`: aggregates as the transaction wrote them (AggregateWriter::
-// CopyTo), taken instead of reading them back; the rest are read.
+// `written`: aggregates as the transaction wrote them (AggregateWriter::Flush
+// lends them), taken instead of reading them back; the rest are read.
 void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKey>& keys,
                                 double as_of, const RecommenderSettings* settings = nullptr,
                                 AggregateMemo* written = nullptr);

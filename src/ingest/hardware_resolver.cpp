@@ -108,7 +108,11 @@ HardwareResolver::HardwareResolver(const GpuCatalog& catalog, PoolLookup pools,
 
 const HardwareProfile* HardwareResolver::PoolHardware(const std::string& id) {
   auto it = pools_.find(id);
-  if (it == pools_.end()) it = pools_.emplace(id, lookup_(id)).first;
+  if (it == pools_.end()) {
+    // Kept as long as the Ingestor: ids a stream names, unregistered ones too.
+    if (pools_.size() >= kMaxCachedShapes) pools_.clear();
+    it = pools_.emplace(id, lookup_(id)).first;
+  }
   return it->second ? &*it->second : nullptr;
 }
 

@@ -80,6 +80,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
                 for (const PendingLine& pending : batch) (*run)->AddLine(pending);
                 (*run)->FinishChunk();
                 transaction.Commit();
+                (*run)->ChunkCommitted();
               },
               [&] { (*run)->AbandonChunk(); });
         } catch (const std::exception& e) {
@@ -161,6 +162,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
               }
               (*run)->FinishChunk();
               transaction.Commit();
+              (*run)->ChunkCommitted();
             },
             [&] { (*run)->AbandonChunk(); });
       } catch (const std::exception& e) {

@@ -151,7 +151,15 @@ void IngestRun::FinishChunk() {
   internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
                                        settings_moved ? nullptr : &settings_, &written);
   aggregates_.Keep(&written);
+}
+
+void IngestRun::ChunkCommitted() {
+  chunk_open_ = false;
   if (kept_aggregates_ != nullptr) kept_aggregates_->Written(db_);
+}
+
+IngestRun::~IngestRun() {
+  if (chunk_open_ && kept_aggregates_ != nullptr) kept_aggregates_->Clear();
 }
 
 // The one path of an accepted record: resolve, hash, insert, count.

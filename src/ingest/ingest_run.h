@@ -69,8 +69,15 @@ class IngestRun {
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,
                                                   KeptInputs* kept);
 
+  IngestRun(const IngestRun&) = delete;
+  IngestRun& operator=(const IngestRun&) = delete;
+  // A chunk begun and never committed (an exception left it) drops the
+  // Ingestor's kept states: they may hold what its transaction rolled back.
+  ~IngestRun();
+
   // In the chunk's transaction, before its first record.
   void BeginChunk() {
+    chunk_open_ = true;
     if (kept_aggregates_ != nullptr) kept_aggregates_->Check(db_);
     now_ = internal::NowEpochSeconds();
     writer_.set_now(now_);
@@ -82,6 +89,10 @@ class IngestRun {
   // Writes what the chunk's records derive: aggregates and the recommendations
   // of the keys they touched. Inside the chunk's transaction, before commit.
   void FinishChunk();
+  // After the chunk's transaction committed: the kept states are what the
+  // store holds (a failed COMMIT rolls back without moving the data version,
+  // so this is not said before it succeeds).
+  void ChunkCommitted();
   // `raw` is the line as received, or nullptr for a record built in C++.
   void Add(std::int64_t line, const Observation& observation, const std::string* raw);
   void Reject(std::int64_t line, const std::string& execution_id, const FieldError& error,
@@ -130,6 +141,7 @@ class IngestRun {
   std::string content_key_;  // reused for every record
   double now_ = 0;           // the store's clock for this chunk
   std::int64_t batches_ = 0;
+  bool chunk_open_ = false;  // between BeginChunk and ChunkCommitted
   std::int64_t reported_line_ = 0;
 };
 
