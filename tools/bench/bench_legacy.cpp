@@ -127,6 +127,7 @@ int RunMigrateBench(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (rows < 1) throw UsageError("--rows must be at least 1");
+  const bool json = IsJsonFormat(format);  // a bad --format is refused before any work
   ScratchDir dir;
   const std::string path = dir.File("legacy.db");
   Stopwatch fixture;
@@ -162,7 +163,7 @@ int RunMigrateBench(const std::vector<std::string>& args) {
   const std::int64_t peak = PeakRssBytes();
   const double raw_seconds = RawCopySeconds(raw_fixture, dir.File("raw-ceiling.db"));
   const double raw_rate = PerSecond(rows, raw_seconds);
-  if (IsJsonFormat(format)) {
+  if (json) {
     std::cout << fmt::format(
         "{{\"command\":\"migrate\",\"rows\":{},\"seed\":{},\"backup\":{},\"migrated\":{},"
         "\"quarantined\":{},\"recommendations\":{},\"elapsed_s\":{},\"rows_per_s\":{},"
