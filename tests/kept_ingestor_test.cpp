@@ -176,14 +176,11 @@ TEST_CASE("kept ingestor: a pool another connection registers between calls is r
 TEST_CASE("kept ingestor: a store another writer put behind the schema is refused next call",
           "[ingest][engine]") {
   KeptStore kept("kept_writable");
-  Ingestor* ingestor = kept.ingestor.get();
-  const std::string& location = kept.location;
-  const double now = Now();
   const std::string cpu = R"("gpu_count":0)";
-  CHECK(IngestOne(*ingestor, Record("w-1", now, cpu)).accepted == 1);
-  CHECK(IngestOne(*ingestor, Record("w-2", now, cpu)).accepted == 1);  // checked once more
+  CHECK(IngestOne(*kept.ingestor, Record("w-1", Now(), cpu)).accepted == 1);
+  CHECK(IngestOne(*kept.ingestor, Record("w-2", Now(), cpu)).accepted == 1);  // checked once more
   {  // another connection leaves the store one schema behind this build
-    auto other = hwrec::test::OpenStoreOrFail(location);
+    auto other = hwrec::test::OpenStoreOrFail(kept.location);
     store::Connection& db = store::ConnectionOf(*other);
     const int behind = other->schema_version() - 1;
     store::WriteTransaction transaction(db);
@@ -196,8 +193,8 @@ TEST_CASE("kept ingestor: a store another writer put behind the schema is refuse
     }
     transaction.Commit();
   }
-  std::istringstream in(Record("w-3", now, cpu));
-  const Result<IngestSummary> refused = ingestor->IngestJsonLines(in);
+  std::istringstream in(Record("w-3", Now(), cpu));
+  const Result<IngestSummary> refused = kept.ingestor->IngestJsonLines(in);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.status().code() == StatusCode::kSchemaMismatch);
 }

@@ -130,7 +130,7 @@ class LadderBuilder {
   // Why rung `m`/`p` cannot be offered at all (provisioning model, FLEX_START
   // on a very long job), or empty.
   std::string OfferReason(const GcpMachineType& m, Provisioning p) const;
-  // Whether OfferReason is empty, without writing the reason.
+  // Whether `m` is offered with `p` for this job: OfferReason says why not.
   bool Offered(const GcpMachineType& m, Provisioning p) const {
     return m.Allows(p) &&
            !(p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong);
@@ -304,14 +304,12 @@ void LadderBuilder::PruneHeld(const std::string& id, const std::string& model, s
 }
 
 std::string LadderBuilder::OfferReason(const GcpMachineType& m, Provisioning p) const {
+  if (Offered(m, p)) return {};
   if (!m.Allows(p))
     return fmt::format("{} is offered with {} only", m.machine_type, AllowedList(m));
-  if (p == Provisioning::kFlexStart && plan_.length_class == LengthClass::kVeryLong) {
-    return fmt::format("FLEX_START runs at most {} h; this job is expected to run {} h",
-                       s_.config.settings.flex_start_max_hours,
-                       internal::HoursText(plan_.length_hours));
-  }
-  return {};
+  return fmt::format("FLEX_START runs at most {} h; this job is expected to run {} h",
+                     s_.config.settings.flex_start_max_hours,
+                     internal::HoursText(plan_.length_hours));
 }
 
 // Whether some provisioning model of `m` is offered for this job and admitted
