@@ -57,7 +57,7 @@ struct Fixture {
     auto summary = ingestor->Ingest(batch);
     INFO(summary.status().ToString());
     REQUIRE(summary.ok());
-    for (const auto& r : summary->rejects) INFO(r.field << ": " << r.reason);
+    for (const auto& r : summary->rejects) UNSCOPED_INFO(r.field << ": " << r.reason);
     REQUIRE(summary->rejected == 0);
   }
 

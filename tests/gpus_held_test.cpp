@@ -232,7 +232,7 @@ TEST_CASE("gpus held: 1-GPU pods on an 8-GPU node are width 1, 4-GPU pods width 
   SECTION("check and copy keep every per-width aggregate equal to a rebuild") {
     auto report = CheckStore(f.path);
     REQUIRE(report.ok());
-    for (const CheckResult& c : report->checks) INFO(c.name << ": " << c.summary);
+    for (const CheckResult& c : report->checks) UNSCOPED_INFO(c.name << ": " << c.summary);
     CHECK(report->sound());
     // To a file, whichever engine the fleet's store is on: the copy verifies
     // its aggregates against the source's and a rebuild.

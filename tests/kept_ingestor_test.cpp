@@ -1,5 +1,6 @@
 // An Ingestor keeps the catalog and the settings between its calls: a change
 // another connection commits between two calls is seen by the second.
+#include <sqlite3.h>
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/time_text.h"
 #include "store/database.h"
+#include "store/sqlite_connection.h"
 #include "test_support.h"
 
 namespace hwrec::kept_ingestor_test {
@@ -114,6 +116,47 @@ TEST_CASE("kept ingestor: aggregates another writer changed between calls are re
   send(**kept);
   send(**kept);
   CHECK(SamplesOnAnyHardware(*other_store) == 7);
+}
+
+// Sends one record through `ingestor` the moment another connection's
+// commit has released the write lock, from SQLite's WAL hook: the gap between
+// that commit and anything the committing writer does after it.
+struct RightAfterCommit {
+  Ingestor* ingestor = nullptr;
+  std::string line;
+  bool sent = false;
+  static int Hook(void* self, sqlite3* /*db*/, const char* /*name*/, int /*pages*/) {
+    auto* after = static_cast<RightAfterCommit*>(self);
+    if (after->ingestor != nullptr && !after->sent) {
+      after->sent = true;
+      std::istringstream in(after->line);
+      after->sent = after->ingestor->IngestJsonLines(in).ok();
+    }
+    return SQLITE_OK;
+  }
+};
+
+TEST_CASE("kept ingestor: a commit another writer makes right after ours is not taken as ours",
+          "[ingest]") {
+  if (hwrec::test::TestingPostgresql()) return;  // PostgreSQL keeps no states
+  KeptStore kept("kept_race");
+  auto other_store = hwrec::test::OpenStoreOrFail(kept.location);
+  auto other = Ingestor::Open(*other_store);
+  REQUIRE(other.ok());
+  const double now = Now();
+  const std::string cpu = R"("gpu_count":0,"instance_type":"n2-standard-8")";
+  REQUIRE(IngestOne(*kept.ingestor, Record("r-1", now - 60, cpu)).accepted == 1);
+  // The other writer commits between this ingest's COMMIT and its return.
+  RightAfterCommit after{other->get(), Record("r-2", now - 120, cpu)};
+  sqlite3* db = store::SqliteHandleOf(store::ConnectionOf(*kept.store));
+  sqlite3_wal_hook(db, &RightAfterCommit::Hook, &after);
+  REQUIRE(IngestOne(*kept.ingestor, Record("r-3", now - 180, cpu)).accepted == 1);
+  sqlite3_wal_autocheckpoint(db, 1000);  // SQLite's own hook again, as it was
+  REQUIRE(after.sent);
+  CHECK(SamplesOnAnyHardware(*kept.store) == 3);
+  // The next record starts from the store's states, the other writer's included.
+  REQUIRE(IngestOne(*kept.ingestor, Record("r-4", now - 240, cpu)).accepted == 1);
+  CHECK(SamplesOnAnyHardware(*kept.store) == 4);
 }
 
 TEST_CASE("kept ingestor: a batch whose commit fails leaves no kept state behind",

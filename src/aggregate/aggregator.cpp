@@ -167,8 +167,9 @@ void KeptAggregates::Check(store::Connection& db) {
   if (!Current(db)) Clear();
 }
 
-void KeptAggregates::Written(store::Connection& db) {
-  version_ = db.DataVersion();
+void KeptAggregates::Written() {
+  version_ = sealed_;
+  sealed_.reset();
   if (!version_) states_.clear();
 }
 

@@ -141,22 +141,29 @@ class KeptAggregates {
   // In a write transaction, before its first Add: drops the states unless the
   // store is as the last Written() left it.
   void Check(store::Connection& db);
-  // After the transaction that wrote the states committed: what they equal.
-  // (Our own commit moves neither counter of the version; a failed one rolls
-  // back without moving them either, so this must wait for the commit.)
-  void Written(store::Connection& db);
+  // Last in that write transaction, after its writes: the version the store
+  // has once it commits. Read while the transaction holds the write lock, as
+  // after the commit another writer's commit could already be in it. (Our own
+  // commit moves neither counter of the version.)
+  void Sealed(store::Connection& db) { sealed_ = db.DataVersion(); }
+  // After the transaction committed: the kept states are the store's, as of
+  // the version Sealed() read. Not before: a failed COMMIT rolls back without
+  // moving the version either.
+  void Written();
   // Whether the store is as the last Written() left it (outside a
   // transaction: as far as the last commit shows).
   bool Current(store::Connection& db) const { return version_ && db.DataVersion() == version_; }
   void Clear() {
     states_.clear();
     version_.reset();
+    sealed_.reset();
   }
 
  private:
   friend class AggregateWriter;
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> states_;
   std::optional<store::Connection::Version> version_;
+  std::optional<store::Connection::Version> sealed_;  // of the open transaction
 };
 
 // Caches the aggregates a transaction touches and writes each once at Flush.

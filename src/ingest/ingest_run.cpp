@@ -151,11 +151,12 @@ void IngestRun::FinishChunk() {
   internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
                                        settings_moved ? nullptr : &settings_, &written);
   aggregates_.Keep(&written);
+  if (kept_aggregates_ != nullptr) kept_aggregates_->Sealed(db_);  // nothing is written after
 }
 
 void IngestRun::ChunkCommitted() {
   chunk_open_ = false;
-  if (kept_aggregates_ != nullptr) kept_aggregates_->Written(db_);
+  if (kept_aggregates_ != nullptr) kept_aggregates_->Written();
 }
 
 IngestRun::~IngestRun() {

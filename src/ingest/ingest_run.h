@@ -87,11 +87,12 @@ class IngestRun {
   // and the caches, so that it can be run again (store::RunWrite).
   void AbandonChunk();
   // Writes what the chunk's records derive: aggregates and the recommendations
-  // of the keys they touched. Inside the chunk's transaction, before commit.
+  // of the keys they touched. Inside the chunk's transaction, last before
+  // commit: it reads the store's version under the write lock.
   void FinishChunk();
   // After the chunk's transaction committed: the kept states are what the
-  // store holds (a failed COMMIT rolls back without moving the data version,
-  // so this is not said before it succeeds).
+  // store held as FinishChunk left it (a failed COMMIT rolls back without
+  // moving the data version, so this is not said before it succeeds).
   void ChunkCommitted();
   // `raw` is the line as received, or nullptr for a record built in C++.
   void Add(std::int64_t line, const Observation& observation, const std::string* raw);
