@@ -192,6 +192,7 @@ class SqliteConnection final : public Connection {
   SqliteConnection& operator=(const SqliteConnection&) = delete;
   ~SqliteConnection() override {
     data_version_.reset();
+    for (auto& control : control_) control.reset();
     statements_->Close();
   }
 
@@ -215,12 +216,18 @@ class SqliteConnection final : public Connection {
     return LastInsertId();
   }
   bool InTransaction() const override { return sqlite3_get_autocommit(db_) == 0; }
+  // Transaction control runs prepared statements, kept: a read snapshot
+  // around one lookup would otherwise parse its BEGIN and ROLLBACK each time.
   void Begin(LockMode mode) override {
-    Execute(mode == LockMode::kImmediate ? "BEGIN IMMEDIATE" : "BEGIN");
+    Control(mode == LockMode::kImmediate ? kBeginImmediate : kBegin).Run();
   }
-  void Commit() override { Execute("COMMIT"); }
+  void Commit() override { Control(kCommit).Run(); }
   void RollbackQuietly() noexcept override {
-    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (sqlite3_get_autocommit(db_) != 0) return;
+    try {
+      Control(kRollback).Run();
+    } catch (...) {  // as quiet as it says: a failed rollback leaves what SQLite left
+    }
   }
   std::optional<Version> DataVersion() override {
     // data_version moves on other connections' commits; total_changes on ours.
@@ -238,9 +245,19 @@ class SqliteConnection final : public Connection {
   }
 
  private:
+  enum ControlStatement { kBegin, kBeginImmediate, kCommit, kRollback, kControlCount };
+  Statement& Control(ControlStatement which) {
+    static constexpr const char* kSql[kControlCount] = {"BEGIN", "BEGIN IMMEDIATE", "COMMIT",
+                                                        "ROLLBACK"};
+    std::unique_ptr<Statement>& control = control_[which];
+    if (!control) control = Prepare(kSql[which]);
+    return *control;
+  }
+
   sqlite3* db_;
   std::shared_ptr<StatementCache> statements_;
   std::unique_ptr<Statement> data_version_;
+  std::unique_ptr<Statement> control_[kControlCount];
 };
 
 }  // namespace
