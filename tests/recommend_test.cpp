@@ -523,6 +523,32 @@ TEST_CASE("recommend: a query kept open reads history and settings as they are a
   CHECK(*fourth.value == Approx(3000));
   // Unchanged since: the same figures from the settings already read.
   CHECK(*read().value == Approx(3000));
+
+  // Another connection records more history, of this workload and of one the
+  // query was asked about before it had any: both seen at the next call.
+  auto unknown = kept.Recommend("kept:2", key, kNow);
+  REQUIRE(unknown.ok());
+  CHECK(unknown->figure(FigureKind::kCpuRequestMillicores).provenance == Provenance::kNone);
+  {
+    auto other = hwrec::test::OpenStoreOrFail(f.location);
+    std::vector<Observation> batch;
+    for (int i = 0; i < 5; ++i) {
+      for (const char* image : {"kept:1", "kept:2"}) {
+        auto o = Exec(std::string("o") + image + std::to_string(i), image, "cpu-a", kNow - i * 60);
+        o.cpu_millicores_p95 = 4000;
+        o.cpu_millicores_max = 4000;
+        batch.push_back(o);
+      }
+    }
+    auto ingestor = hwrec::Ingestor::Open(*other).value();
+    REQUIRE(ingestor->Ingest(batch).ok());
+  }
+  const auto fifth = read();
+  CHECK(fifth.samples == 15);
+  CHECK(*fifth.value == Approx(6000));
+  auto known = kept.Recommend("kept:2", key, kNow);
+  REQUIRE(known.ok());
+  CHECK(known->figure(FigureKind::kCpuRequestMillicores).provenance == Provenance::kExact);
 }
 
 namespace {

@@ -87,46 +87,81 @@ RecommendationReader::RecommendationReader(store::Connection& db, RecommenderSet
                      "AND scope = 'any' AND gpu_brand = '' AND gpu_model = '' "
                      "AND instance_type = '' AND width = 0")) {}
 
+void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> version) {
+  if (version && version == kept_version_) return;
+  kept_ids_.clear();
+  kept_scopes_.clear();
+  kept_version_ = version;
+}
+
 std::optional<std::int64_t> RecommendationReader::WorkloadId(const std::string& image) {
+  if (kept_version_) {
+    if (auto it = kept_ids_.find(image); it != kept_ids_.end()) return it->second;
+  }
   store::Statement& workload = *workload_;
   workload.Reset();
   workload.BindTextView(1, image);
   std::optional<std::int64_t> id;
   if (workload.Step()) id = workload.Int64(0);
   workload.Reset();  // an unfinished statement would hold its read transaction open
+  if (kept_version_) {
+    if (kept_ids_.size() >= kMaxKeptKeys) kept_ids_.clear();
+    kept_ids_.emplace(image, id);
+  }
   return id;
+}
+
+void RecommendationReader::ReadScopes(std::int64_t workload_id, const HardwareKey& hardware,
+                                      ScopeStates* out) {
+  store::Statement& aggregates = *aggregates_;
+  aggregates.Reset();
+  const std::string brand = hardware.gpu_brand.value_or("");
+  const std::string model = hardware.gpu_model.value_or("");
+  const std::string instance_type = hardware.instance_type.value_or("");
+  int i = 1;
+  aggregates.Bind(i++, workload_id);  // exact
+  aggregates.BindTextView(i++, brand);
+  aggregates.BindTextView(i++, model);
+  aggregates.BindTextView(i++, instance_type);
+  aggregates.Bind(i++, workload_id);  // gpu_model
+  aggregates.BindTextView(i++, brand);
+  aggregates.BindTextView(i++, model);
+  aggregates.Bind(i++, workload_id);  // instance_type
+  aggregates.BindTextView(i++, instance_type);
+  aggregates.Bind(i++, workload_id);  // any
+  while (aggregates.Step()) {
+    const auto scope = static_cast<std::size_t>(aggregates.Int(0));
+    (*out)[scope] = AggregateFromState(aggregates.Blob(1));
+  }
+  aggregates.Reset();
+}
+
+const RecommendationReader::ScopeStates& RecommendationReader::KeptScopes(
+    std::int64_t workload_id, const HardwareKey& hardware) {
+  auto key = std::make_tuple(workload_id, hardware.gpu_brand.value_or(""),
+                             hardware.gpu_model.value_or(""), hardware.instance_type.value_or(""));
+  if (auto it = kept_scopes_.find(key); it != kept_scopes_.end()) return it->second;
+  ScopeStates states;  // kept only once whole: a read that throws keeps nothing
+  ReadScopes(workload_id, hardware, &states);
+  if (kept_scopes_.size() >= kMaxKeptKeys) kept_scopes_.clear();
+  return kept_scopes_.emplace(std::move(key), std::move(states)).first->second;
 }
 
 Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,
                                           const HardwareKey& hardware, double as_of, bool explain,
                                           std::optional<std::int64_t> width) {
-  std::array<std::optional<KeyAggregate>, kScopeCount> by_scope;
+  ScopeStates read;
+  const ScopeStates* by_scope = &read;
   if (workload_id > 0) {
-    store::Statement& aggregates = *aggregates_;
-    aggregates.Reset();
-    const std::string brand = hardware.gpu_brand.value_or("");
-    const std::string model = hardware.gpu_model.value_or("");
-    const std::string instance_type = hardware.instance_type.value_or("");
-    int i = 1;
-    aggregates.Bind(i++, workload_id);  // exact
-    aggregates.BindTextView(i++, brand);
-    aggregates.BindTextView(i++, model);
-    aggregates.BindTextView(i++, instance_type);
-    aggregates.Bind(i++, workload_id);  // gpu_model
-    aggregates.BindTextView(i++, brand);
-    aggregates.BindTextView(i++, model);
-    aggregates.Bind(i++, workload_id);  // instance_type
-    aggregates.BindTextView(i++, instance_type);
-    aggregates.Bind(i++, workload_id);  // any
-    while (aggregates.Step()) {
-      const auto scope = static_cast<std::size_t>(aggregates.Int(0));
-      by_scope[scope] = AggregateFromState(aggregates.Blob(1));
+    if (kept_version_) {
+      by_scope = &KeptScopes(workload_id, hardware);
+    } else {
+      ReadScopes(workload_id, hardware, &read);
     }
-    aggregates.Reset();
   }
   ScopeAggregates found{};
   for (std::size_t s = 0; s < kScopeCount; ++s) {
-    if (by_scope[s]) found[s] = &*by_scope[s];
+    if ((*by_scope)[s]) found[s] = &*(*by_scope)[s];
   }
   Recommendation out = Estimate(workload, hardware, as_of, found);
   if (explain) Explain(workload_id, found, &out);

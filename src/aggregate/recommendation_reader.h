@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,6 +49,14 @@ class RecommendationReader {
   // Re-reads the settings: a reader kept across calls does when its
   // store::ChangeWatch saw them change.
   void ReloadSettings() { settings_ = LoadSettings(db_); }
+  // For a reader kept across calls: called first in each call's read
+  // snapshot with the store's data version then (store::ChangeWatch::
+  // version()). While it stays the same, the workload ids and the decoded
+  // aggregates of Read (without a memo) read before are used again, and no
+  // row is read for them; a version that moved or is absent (PostgreSQL)
+  // drops them. At most kMaxKeptKeys of each are kept.
+  void KeepWhile(std::optional<store::Connection::Version> version);
+  static constexpr std::size_t kMaxKeptKeys = 256;
   std::optional<std::int64_t> WorkloadId(const std::string& image);
   // workload_id 0: a workload with no history (every figure `none`). With
   // `explain`, each figure with a value carries its reason, the execution
@@ -110,8 +119,18 @@ class RecommendationReader {
                                                   const HardwareKey& hardware, Scope scope,
                                                   const RecentValue& recent);
 
+  using ScopeStates = std::array<std::optional<KeyAggregate>, kScopeCount>;
+  // Reads the width-0 aggregates of `hardware`'s scopes (one query).
+  void ReadScopes(std::int64_t workload_id, const HardwareKey& hardware, ScopeStates* out);
+  // ReadScopes, kept while the version KeepWhile was given stays.
+  const ScopeStates& KeptScopes(std::int64_t workload_id, const HardwareKey& hardware);
+
   store::Connection& db_;
   RecommenderSettings settings_;
+  std::optional<store::Connection::Version> kept_version_;  // nullopt: keep nothing
+  std::map<std::string, std::optional<std::int64_t>, std::less<>> kept_ids_;
+  std::map<std::tuple<std::int64_t, std::string, std::string, std::string>, ScopeStates>
+      kept_scopes_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use

@@ -19,6 +19,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
   if (*reader != nullptr) {
     if (watch.pending()(store::ChangeArea::kSettings)) (*reader)->ReloadSettings();
     watch.Applied(store::ChangeArea::kSettings);
+    (*reader)->KeepWhile(watch.version());
     return reader->get();
   }
   // As of now: another process may have migrated since the store was opened.
@@ -30,6 +31,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
   }
   *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
   watch.Applied(store::ChangeArea::kSettings);  // read as the reader was made
+  (*reader)->KeepWhile(watch.version());
   return reader->get();
 }
 

@@ -49,6 +49,10 @@ class ChangeWatch {
   void Applied(ChangeArea area) { pending_.changed[static_cast<std::size_t>(area)] = false; }
   // What Poll returned last, less what was applied since (no I/O).
   const StoreChanges& pending() const { return pending_; }
+  // The connection's data version as the last Poll read it (in the caller's
+  // snapshot), or nullopt when it has none (PostgreSQL) or Poll could not
+  // read the counters: what a reader keeps decoded rows against.
+  std::optional<Connection::Version> version() const { return seen_version_; }
 
  private:
   using Counters = std::array<std::int64_t, kChangeAreaCount>;
