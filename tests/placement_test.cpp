@@ -742,7 +742,7 @@ TEST_CASE("placement: a kept evaluator reads the history other writers added sin
     auto other = test::OpenStoreOrFail(f.location);
     auto ingestor = Ingestor::Open(*other).value();
     std::vector<Observation> batch;
-    for (int n = 100; n < 103; ++n) batch.push_back(Ran("a100", n, 17, 0.8, 4000, 8 * kGiB));
+    for (int n = 100; n < 103; ++n) batch.push_back(Ran("a100", n, 17, 0.8, 4000, 24 * kGiB));
     auto summary = ingestor->Ingest(batch);
     REQUIRE(summary.ok());
     REQUIRE(summary->accepted == 3);
@@ -750,6 +750,11 @@ TEST_CASE("placement: a kept evaluator reads the history other writers added sin
   auto after = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
   REQUIRE(after.ok());
   CHECK(after->shape.history_executions == 8);
+  // Their larger memory peaks are in the figures too, not the ones read before.
+  REQUIRE(again->evaluations.size() == 1);
+  REQUIRE(after->evaluations.size() == 1);
+  CHECK(after->evaluations[0].request.memory_bytes.value_or(0) >
+        again->evaluations[0].request.memory_bytes.value_or(0) + 8 * kGiB);
   f.History("a100", 17, 0.8, 4000, 8 * kGiB, 200);  // this connection
   auto own = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
   REQUIRE(own.ok());

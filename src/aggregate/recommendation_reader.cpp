@@ -91,6 +91,7 @@ void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> v
   if (version && version == kept_version_) return;
   kept_ids_.clear();
   kept_scopes_.clear();
+  kept_memo_.clear();
   kept_version_ = version;
 }
 

@@ -57,6 +57,15 @@ class RecommendationReader {
   // drops them. At most kMaxKeptKeys of each are kept.
   void KeepWhile(std::optional<store::Connection::Version> version);
   static constexpr std::size_t kMaxKeptKeys = 256;
+  // A memo for ReadAggregates and Read with a memo (placement's) kept on the
+  // same terms, at most about kMaxKeptRows rows; nullptr when the reader
+  // keeps nothing (the caller's own memo then serves one call).
+  AggregateMemo* KeptMemo() {
+    if (!kept_version_) return nullptr;
+    if (kept_memo_.size() >= kMaxKeptRows) kept_memo_.clear();
+    return &kept_memo_;
+  }
+  static constexpr std::size_t kMaxKeptRows = 2048;
   std::optional<std::int64_t> WorkloadId(const std::string& image);
   // workload_id 0: a workload with no history (every figure `none`). With
   // `explain`, each figure with a value carries its reason, the execution
@@ -131,6 +140,7 @@ class RecommendationReader {
   std::map<std::string, std::optional<std::int64_t>, std::less<>> kept_ids_;
   std::map<std::tuple<std::int64_t, std::string, std::string, std::string>, ScopeStates>
       kept_scopes_;
+  AggregateMemo kept_memo_;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use

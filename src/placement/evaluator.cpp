@@ -234,7 +234,9 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
     used[pool->key_index] = true;
     wanted.push_back(&keys[pool->key_index]);
   }
-  internal::AggregateMemo memo;
+  internal::AggregateMemo own_memo;  // when the reader keeps none across calls
+  internal::AggregateMemo* kept_memo = read.KeptMemo();
+  internal::AggregateMemo& memo = kept_memo != nullptr ? *kept_memo : own_memo;
   read.ReadAggregates(workload_id, wanted, &memo);
   cache->assign(keys.size(), std::nullopt);
   // GPU memory per GPU of the executions that held as many GPUs as this one gets.
