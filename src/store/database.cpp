@@ -1,6 +1,7 @@
 // What every engine's Connection and Statement share, and RunWrite.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -75,7 +76,7 @@ ReadSnapshot::~ReadSnapshot() {
 
 void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
                       const std::function<void()>& before_retry) {
-  std::minstd_rand jitter(std::random_device{}());
+  std::optional<std::minstd_rand> jitter;  // seeded on a first retry: seeding opens a device
   for (int tries = 1;; ++tries) {
     try {
       attempt();
@@ -86,8 +87,9 @@ void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
     if (before_retry) before_retry();
     // Up to 2^min(tries,7) ms, randomised so that the writers that met do not meet again.
     const int ceiling = 1 << std::min(tries, 7);
+    if (!jitter) jitter.emplace(std::random_device{}());
     std::this_thread::sleep_for(std::chrono::microseconds(
-        std::uniform_int_distribution<int>(ceiling * 250, ceiling * 1000)(jitter)));
+        std::uniform_int_distribution<int>(ceiling * 250, ceiling * 1000)(*jitter)));
   }
 }
 
