@@ -640,17 +640,24 @@ void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts) {
   }
 }
 
+ChosenFigures ChooseFigures(const ExecutionFacts& e, const Recommendation* recommendation) {
+  ChosenFigures chosen;
+  chosen.request.gpu_count = e.shape.gpu_count;
+  ChooseHostFigures(e, recommendation, &chosen.request);
+  chosen.needs = ChooseGpuNeeds(e, recommendation, &chosen.request);
+  return chosen;
+}
+
 CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCandidate& c,
                                       std::size_t index, const PoolFacts* pool,
-                                      const Recommendation* recommendation,
+                                      const ChosenFigures& chosen,
                                       const std::vector<DemandShape>* mix) {
   CandidateEvaluation out;
   out.candidate = index;
   out.node_pool_id = c.node_pool_id;
-  out.request.gpu_count = e.shape.gpu_count;
+  out.request = chosen.request;
+  out.needs = chosen.needs;
   out.notes = e.shape.notes;
-  ChooseHostFigures(e, recommendation, &out.request);
-  out.needs = ChooseGpuNeeds(e, recommendation, &out.request);
   if (pool == nullptr) {
     out.reason = fmt::format("node pool '{}' is not registered: register it with {}",
                              c.node_pool_id, RemedyText(Remedy::kPoolsImport));

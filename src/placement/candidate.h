@@ -61,13 +61,23 @@ bool ShapeNeedsHistory(const ExecutionFacts& facts);
 // `history`, then raises the GPU count to the retry floor's.
 void CompleteShape(const WorkloadHistory& history, ExecutionFacts* facts);
 
-// Judges one candidate. `pool` null: not registered. `recommendation` is that
-// pool's (null when the pool is not registered). `mix` (fragmentation policy
-// only, else null): the demand mix the fragmentation term is scored for;
-// empty: the execution's own request.
+// What a candidate's request starts from: CPU, memory and GPU needs chosen
+// from its pool's recommendation (null: none, the pool is not registered)
+// and what the execution declared. The same for every pool of one hardware
+// key: worked out once per key.
+struct ChosenFigures {
+  EffectiveRequest request;
+  PlacementNeeds needs;
+};
+ChosenFigures ChooseFigures(const ExecutionFacts& execution, const Recommendation* recommendation);
+
+// Judges one candidate. `pool` null: not registered. `chosen`: ChooseFigures
+// of that pool's recommendation. `mix` (fragmentation policy only, else
+// null): the demand mix the fragmentation term is scored for; empty: the
+// execution's own request.
 CandidateEvaluation EvaluateCandidate(const ExecutionFacts& execution,
                                       const PlacementCandidate& candidate, std::size_t index,
-                                      const PoolFacts* pool, const Recommendation* recommendation,
+                                      const PoolFacts* pool, const ChosenFigures& chosen,
                                       const std::vector<DemandShape>* mix);
 
 }  // namespace hwrec::internal

@@ -385,9 +385,16 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
     result.evaluations.reserve(candidates.size());
     const std::vector<DemandShape>* mix =
         policy == PlacementPolicy::kFragmentation ? &impl.mix : nullptr;
+    // The figures a request starts from, once per hardware key (and once for
+    // every pool not registered): candidates of one key share them.
+    std::vector<std::optional<internal::ChosenFigures>> chosen(cache.size());
+    std::optional<internal::ChosenFigures> unregistered;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      result.evaluations.push_back(internal::EvaluateCandidate(*facts, candidates[i], i, pools[i],
-                                                               (*recommendations)[i], mix));
+      std::optional<internal::ChosenFigures>& figures =
+          pools[i] != nullptr ? chosen[pools[i]->key_index] : unregistered;
+      if (!figures) figures = internal::ChooseFigures(*facts, (*recommendations)[i]);
+      result.evaluations.push_back(
+          internal::EvaluateCandidate(*facts, candidates[i], i, pools[i], *figures, mix));
     }
     impl.Rank(&result, policy, facts->shape.gpu_count, pools);
     return result;
