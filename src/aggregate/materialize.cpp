@@ -18,7 +18,7 @@ std::optional<std::string> NonEmpty(const std::string& text) {
 
 // One row per key, replaced whole: every column but the key is set from the
 // new row on a conflict.
-std::string UpsertSql() {
+std::string BuildRecommendationUpsertSql() {
   std::string columns = "workload_id, gpu_brand, gpu_model, instance_type, cpu_only, as_of";
   std::string params = "?, ?, ?, ?, ?, ?";
   std::string updates = "as_of = excluded.as_of";
@@ -42,6 +42,12 @@ std::string UpsertSql() {
          updates;
 }
 
+// Built once: a single-record ingest materialises in every transaction.
+const std::string& RecommendationUpsertSql() {
+  static const std::string sql = BuildRecommendationUpsertSql();
+  return sql;
+}
+
 }  // namespace
 
 HardwareKey KeyOf(const MaterialKey& key) {
@@ -59,7 +65,7 @@ void MaterializeRecommendations(store::Connection& db, const std::set<MaterialKe
   if (keys.empty()) return;
   RecommendationReader reader =
       settings != nullptr ? RecommendationReader(db, *settings) : RecommendationReader(db);
-  const auto statement = db.Prepare(UpsertSql());
+  const auto statement = db.Prepare(RecommendationUpsertSql());
   store::Statement& upsert = *statement;
   for (const MaterialKey& key : keys) {
     const HardwareKey hardware = KeyOf(key);

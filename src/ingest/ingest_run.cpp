@@ -53,14 +53,15 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
         "ingest commit_after_idle_ms is negative: give 0 or more milliseconds");
   }
   store::Connection& db = store::ConnectionOf(store);
-  // A store as this Ingestor's last transaction left it was writable then:
-  // its schema and legacy rows (a fifth of a single-record call) are not
-  // read again.
-  if (store.read_only() || !kept->aggregates.Current(db)) {
-    if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-  }
   {
+    // One read transaction for the checks and the change poll.
     store::ReadSnapshot snapshot(db);
+    // A store as this Ingestor's last transaction left it was writable then:
+    // its schema and legacy rows (a fifth of a single-record call) are not
+    // read again.
+    if (store.read_only() || !kept->aggregates.Current(db)) {
+      if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+    }
     if (!kept->watch) kept->watch = std::make_unique<store::ChangeWatch>(db);
     const store::StoreChanges changed = kept->watch->Poll();
     if (!kept->catalog || changed(store::ChangeArea::kCatalog)) {
