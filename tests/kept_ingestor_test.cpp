@@ -148,10 +148,15 @@ TEST_CASE("kept ingestor: a commit another writer makes right after ours is not 
   REQUIRE(IngestOne(*kept.ingestor, Record("r-1", now - 60, cpu)).accepted == 1);
   // The other writer commits between this ingest's COMMIT and its return.
   RightAfterCommit after{other->get(), Record("r-2", now - 120, cpu)};
-  sqlite3* db = store::SqliteHandleOf(store::ConnectionOf(*kept.store));
-  sqlite3_wal_hook(db, &RightAfterCommit::Hook, &after);
-  REQUIRE(IngestOne(*kept.ingestor, Record("r-3", now - 180, cpu)).accepted == 1);
-  sqlite3_wal_autocheckpoint(db, 1000);  // SQLite's own hook again, as it was
+  {
+    sqlite3* db = store::SqliteHandleOf(store::ConnectionOf(*kept.store));
+    sqlite3_wal_hook(db, &RightAfterCommit::Hook, &after);
+    struct Unhook {  // SQLite's own hook again, as it was, however the block ends
+      sqlite3* db;
+      ~Unhook() { sqlite3_wal_autocheckpoint(db, 1000); }
+    } unhook{db};
+    REQUIRE(IngestOne(*kept.ingestor, Record("r-3", now - 180, cpu)).accepted == 1);
+  }
   REQUIRE(after.sent);
   CHECK(SamplesOnAnyHardware(*kept.store) == 3);
   // The next record starts from the store's states, the other writer's included.

@@ -755,10 +755,13 @@ TEST_CASE("placement: a kept evaluator reads the history other writers added sin
   REQUIRE(after->evaluations.size() == 1);
   CHECK(after->evaluations[0].request.memory_bytes.value_or(0) >
         again->evaluations[0].request.memory_bytes.value_or(0) + 8 * kGiB);
-  f.History("a100", 17, 0.8, 4000, 8 * kGiB, 200);  // this connection
+  f.History("a100", 17, 0.8, 4000, 48 * kGiB, 200);  // this connection, larger peaks again
   auto own = evaluator->Evaluate(Execution(), a100, PlacementPolicy::kBestFit, kNow);
   REQUIRE(own.ok());
   CHECK(own->shape.history_executions == 13);
+  REQUIRE(own->evaluations.size() == 1);
+  CHECK(own->evaluations[0].request.memory_bytes.value_or(0) >
+        after->evaluations[0].request.memory_bytes.value_or(0) + 8 * kGiB);
 }
 
 TEST_CASE(

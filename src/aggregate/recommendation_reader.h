@@ -57,12 +57,17 @@ class RecommendationReader {
   // drops them. At most kMaxKeptKeys of each are kept.
   void KeepWhile(std::optional<store::Connection::Version> version);
   static constexpr std::size_t kMaxKeptKeys = 256;
-  // A memo for ReadAggregates and Read with a memo (placement's) kept on the
-  // same terms, at most about kMaxKeptRows rows; nullptr when the reader
-  // keeps nothing (the caller's own memo then serves one call).
-  AggregateMemo* KeptMemo() {
+  // A memo for ReadAggregates and Read with a memo (placement's) of
+  // `workload_id`'s rows, kept on the same terms while the calls ask for that
+  // workload (a memo holds one workload's rows: a Read at a width scans them
+  // all), at most about kMaxKeptRows rows; nullptr when the reader keeps
+  // nothing (the caller's own memo then serves one call).
+  AggregateMemo* KeptMemo(std::int64_t workload_id) {
     if (!kept_version_) return nullptr;
-    if (kept_memo_.size() >= kMaxKeptRows) kept_memo_.clear();
+    if (workload_id != kept_memo_workload_ || kept_memo_.size() >= kMaxKeptRows) {
+      kept_memo_.clear();
+      kept_memo_workload_ = workload_id;
+    }
     return &kept_memo_;
   }
   static constexpr std::size_t kMaxKeptRows = 2048;
@@ -141,6 +146,7 @@ class RecommendationReader {
   std::map<std::tuple<std::int64_t, std::string, std::string, std::string>, ScopeStates>
       kept_scopes_;
   AggregateMemo kept_memo_;
+  std::int64_t kept_memo_workload_ = 0;
   std::unique_ptr<store::Statement> workload_;
   std::unique_ptr<store::Statement> aggregates_;
   std::unique_ptr<store::Statement> workload_rows_;      // a workload's rows; prepared on first use

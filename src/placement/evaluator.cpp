@@ -235,7 +235,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
     wanted.push_back(&keys[pool->key_index]);
   }
   internal::AggregateMemo own_memo;  // when the reader keeps none across calls
-  internal::AggregateMemo* kept_memo = read.KeptMemo();
+  internal::AggregateMemo* kept_memo = read.KeptMemo(workload_id);
   internal::AggregateMemo& memo = kept_memo != nullptr ? *kept_memo : own_memo;
   read.ReadAggregates(workload_id, wanted, &memo);
   cache->assign(keys.size(), std::nullopt);
