@@ -74,7 +74,7 @@ const GcpMachineType* RouterConfig::FindMachine(std::string_view machine_type) c
 
 const GpuQuota* RouterConfig::FindQuota(std::string_view gpu_model, QuotaClass quota_class) const {
   for (const GpuQuota& q : quotas) {
-    if (q.gpu_model == gpu_model && q.quota_class == quota_class) return &q;
+    if (q.quota_class == quota_class && q.gpu_model == gpu_model) return &q;  // cheap test first
   }
   return nullptr;
 }

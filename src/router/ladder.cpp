@@ -60,6 +60,16 @@ std::string_view Slug(Provisioning provisioning) {
   return kSlugs[static_cast<std::size_t>(provisioning)];
 }
 
+// A GCP rung's id, "gcp/<machine type>/<slug>": built for every rung of every
+// ladder, so joined directly rather than through a format string.
+std::string GcpRungId(const GcpMachineType& m, Provisioning p) {
+  const std::string_view slug = Slug(p);
+  std::string id;
+  id.reserve(5 + m.machine_type.size() + slug.size());
+  id.append("gcp/").append(m.machine_type).append(1, '/').append(slug);
+  return id;
+}
+
 // The provisioning models in the order a job of this length tries them. A very
 // long job lists FLEX_START last only so that its pruning is reported.
 std::vector<Provisioning> ProvisioningOrder(LengthClass length_class) {
@@ -152,7 +162,7 @@ class LadderBuilder {
   }
   const GcpMachineType* MachineOf(const std::string& model, int width) const {
     for (const GcpMachineType& m : s_.config.machines) {
-      if (m.gpu_model == model && m.gpu_count == width) return &m;
+      if (m.gpu_count == width && m.gpu_model == model) return &m;  // cheap test first
     }
     return nullptr;
   }
@@ -334,7 +344,7 @@ bool LadderBuilder::WidthOneMayHold() const {
 }
 
 void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
-  const std::string id = fmt::format("gcp/{}/{}", m.machine_type, Slug(p));
+  const std::string id = GcpRungId(m, p);
   if (std::string reason = OfferReason(m, p); !reason.empty()) {
     PruneHeld(id, m.gpu_model, std::move(reason));
     return;
@@ -367,7 +377,7 @@ void LadderBuilder::AddGcpRung(const GcpMachineType& m, Provisioning p) {
 void LadderBuilder::PruneTooSmall(const GcpMachineType& m) {
   const ShardFit fit = *FitOn(m);
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
-    const std::string id = fmt::format("gcp/{}/{}", m.machine_type, Slug(p));
+    const std::string id = GcpRungId(m, p);
     if (std::string reason = OfferReason(m, p); !reason.empty()) {
       plan_.pruned.push_back({id, std::move(reason)});
     } else {
