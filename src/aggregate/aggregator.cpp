@@ -164,7 +164,7 @@ const char* const kUpsertAggregateSql =
 }  // namespace
 
 void KeptAggregates::Check(store::Connection& db) {
-  if (!Current(db)) Clear();
+  if (!CurrentAt(db.DataVersion())) Clear();
 }
 
 void KeptAggregates::Written() {

@@ -150,9 +150,11 @@ class KeptAggregates {
   // the version Sealed() read. Not before: a failed COMMIT rolls back without
   // moving the version either.
   void Written();
-  // Whether the store is as the last Written() left it (outside a
-  // transaction: as far as the last commit shows).
-  bool Current(store::Connection& db) const { return version_ && db.DataVersion() == version_; }
+  // Whether a store whose data version is `version` (read by the caller, e.g.
+  // its store::ChangeWatch) is as the last Written() left it.
+  bool CurrentAt(const std::optional<store::Connection::Version>& version) const {
+    return version_ && version == version_;
+  }
   void Clear() {
     states_.clear();
     version_.reset();

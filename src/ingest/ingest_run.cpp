@@ -54,16 +54,16 @@ Result<std::unique_ptr<IngestRun>> IngestRun::Start(Store& store, const IngestOp
   }
   store::Connection& db = store::ConnectionOf(store);
   {
-    // One read transaction for the checks and the change poll.
+    // One read transaction for the change poll and the checks.
     store::ReadSnapshot snapshot(db);
-    // A store as this Ingestor's last transaction left it was writable then:
-    // its schema and legacy rows (a fifth of a single-record call) are not
-    // read again.
-    if (store.read_only() || !kept->aggregates.Current(db)) {
-      if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
-    }
     if (!kept->watch) kept->watch = std::make_unique<store::ChangeWatch>(db);
     const store::StoreChanges changed = kept->watch->Poll();
+    // A store as this Ingestor's last transaction left it (by the version the
+    // poll read) was writable then: its schema and legacy rows (a fifth of a
+    // single-record call) are not read again.
+    if (store.read_only() || !kept->aggregates.CurrentAt(kept->watch->version())) {
+      if (Status writable = store.CheckWritable(); !writable.ok()) return writable;
+    }
     if (!kept->catalog || changed(store::ChangeArea::kCatalog)) {
       auto catalog = GpuCatalog::Load(store);
       if (!catalog.ok()) return catalog.status();

@@ -223,7 +223,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
       history_reader =
           std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
     }
-    history = history_reader->Read(workload_id);
+    history = history_reader->Read(workload_id, watch.version());
   }
   internal::CompleteShape(history, facts);
   const std::vector<HardwareKey>& keys = index.keys;

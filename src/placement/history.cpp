@@ -7,9 +7,9 @@
 
 namespace hwrec::internal {
 
-WorkloadHistory WorkloadHistoryReader::Read(std::int64_t workload_id) {
+WorkloadHistory WorkloadHistoryReader::Read(
+    std::int64_t workload_id, const std::optional<store::Connection::Version>& version) {
   if (workload_id == 0) return {};
-  const std::optional<store::Connection::Version> version = db_.DataVersion();
   if (version && version == kept_version_ && workload_id == kept_workload_) return kept_;
   kept_ = ReadStored(workload_id);
   kept_workload_ = workload_id;

@@ -40,7 +40,10 @@ class WorkloadHistoryReader {
   // The last answer is kept and given again while the store's data version
   // has not moved (SQLite: no commit by anyone, no write on this connection),
   // so that placing many executions of one workload reads its history once.
-  WorkloadHistory Read(std::int64_t workload_id);
+  // `version`: the data version read in the caller's snapshot (its
+  // store::ChangeWatch's); nullopt keeps nothing.
+  WorkloadHistory Read(std::int64_t workload_id,
+                       const std::optional<store::Connection::Version>& version);
 
  private:
   WorkloadHistory ReadStored(std::int64_t workload_id);
