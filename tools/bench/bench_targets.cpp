@@ -44,6 +44,15 @@ struct TargetRow {
   bool met() const { return at_least ? ratio >= target : ratio <= target; }
 };
 
+// The targets, in one place (the usage text below says them too).
+constexpr double kSingleOverCeiling = 3.0;   // single-record p50 / its raw ceiling, at most
+constexpr double kPythonOverCpp = 1.3;       // Python / C++ single-record p50, at most
+constexpr double kBulkOfCeiling = 0.7;       // bulk ingest and migration / ceiling, at least
+constexpr double kLadderP50Us = 4.6;         // the router's ladder build, at most
+constexpr double kLadderP99Us = 20.7;        // ditto, p99
+constexpr double kRecommendOverFloor = 1.5;  // recommend p99 / machine floor, at most
+constexpr double kPlaceP99Ms = 0.5;          // placement over 1,000 candidates, p99, at most
+
 const char* const kTargetsUsage =
     "hwrec-bench targets [--observations N] [--rows N] [--recommend-observations N]\n"
     "                    [--iterations N] [--python EXE] [--format table|json]\n\n"
@@ -118,27 +127,30 @@ std::vector<TargetRow> MeasureAll(const TargetsOptions& o) {
   const double ceiling = single.at("ceiling_p50_ms").get<double>();
   rows.push_back({fmt::format("single record p50, C++ / raw ceiling ({:.0f} rows)",
                               single.at("rows_per_record").get<double>()),
-                  Ms(cpp), Ms(ceiling), cpp / ceiling, 3.0, false});
+                  Ms(cpp), Ms(ceiling), cpp / ceiling, kSingleOverCeiling, false});
   const double py = ingest_1.at("python_p50_ms").get<double>();
-  rows.push_back({"single record p50, Python / C++", Ms(py), Ms(cpp), py / cpp, 1.3, false});
+  rows.push_back(
+      {"single record p50, Python / C++", Ms(py), Ms(cpp), py / cpp, kPythonOverCpp, false});
 
   const json ingest = Measure(fmt::format("ingest --observations {}", o.observations));
   rows.push_back({fmt::format("bulk ingest of {} observations", WithThousands(o.observations)),
                   Rate(ingest.at("observations_per_s").get<double>(), "/s"),
                   Rate(ingest.at("ceiling").at("observations_per_s").get<double>(), "/s"),
-                  ingest.at("ratio").get<double>(), 0.7, true});
+                  ingest.at("ratio").get<double>(), kBulkOfCeiling, true});
 
   const json migrate = Measure(fmt::format("migrate --rows {}", o.rows));
   rows.push_back({fmt::format("legacy migration of {} rows", WithThousands(o.rows)),
                   Rate(migrate.at("rows_per_s").get<double>(), "/s"),
                   Rate(migrate.at("ceiling").at("rows_per_s").get<double>(), "/s"),
-                  migrate.at("ratio").get<double>(), 0.7, true});
+                  migrate.at("ratio").get<double>(), kBulkOfCeiling, true});
 
   const json route = Measure("route");  // its own 200,000 builds
   const double p50 = route.at("build_p50_us").get<double>();
   const double p99 = route.at("build_p99_us").get<double>();
-  rows.push_back({"router ladder build p50", Us(p50), Us(4.6), p50 / 4.6, 1.0, false});
-  rows.push_back({"router ladder build p99", Us(p99), Us(20.7), p99 / 20.7, 1.0, false});
+  rows.push_back(
+      {"router ladder build p50", Us(p50), Us(kLadderP50Us), p50 / kLadderP50Us, 1.0, false});
+  rows.push_back(
+      {"router ladder build p99", Us(p99), Us(kLadderP99Us), p99 / kLadderP99Us, 1.0, false});
 
   const json recommend = Measure(fmt::format("recommend --observations {} --lookups {}",
                                              o.recommend_observations, o.iterations));
@@ -148,14 +160,14 @@ std::vector<TargetRow> MeasureAll(const TargetsOptions& o) {
   }
   const double floor = recommend.at("machine_p99_us_at_lookup_p50").get<double>();
   rows.push_back({"recommend p99 (worst history) / machine floor", Us(worst), Us(floor),
-                  worst / floor, 1.5, false});
+                  worst / floor, kRecommendOverFloor, false});
 
   const json place = Measure(fmt::format("place --iterations {}", o.iterations));
   for (const json& size : place.at("sizes")) {
     if (size.at("candidates").get<int>() != 1000) continue;
     const double place_p99 = size.at("p99_ms").get<double>();
-    rows.push_back({"placement over 1,000 candidates p99", Ms(place_p99), Ms(0.5), place_p99 / 0.5,
-                    1.0, false});
+    rows.push_back({"placement over 1,000 candidates p99", Ms(place_p99), Ms(kPlaceP99Ms),
+                    place_p99 / kPlaceP99Ms, 1.0, false});
     return rows;
   }
   throw std::runtime_error("hwrec-bench place printed no size of 1,000 candidates");
