@@ -354,11 +354,19 @@ void AppendRecord(const py::handle& record, const std::string& what, std::string
 
 LinesInput ReadLines(const py::handle& input, const char* what) {
   LinesInput out;
-  if (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__")) {
+  // A dict (one record, the Runner's call) and a list or tuple of them are
+  // told first: asking them for attributes they lack (__fspath__, read)
+  // costs a raised and cleared AttributeError each.
+  if (py::isinstance<py::dict>(input)) {
+    AppendRecord(input, what, &out.text);
+    return out;
+  }
+  const bool sequence = PyList_Check(input.ptr()) || PyTuple_Check(input.ptr());
+  if (!sequence && (py::isinstance<py::str>(input) || py::hasattr(input, "__fspath__"))) {
     out.path = FsPath(input);
     return out;
   }
-  if (py::hasattr(input, "read")) {
+  if (!sequence && py::hasattr(input, "read")) {
     py::object text = input.attr("read")();
     if (py::isinstance<py::bytes>(text)) text = text.attr("decode")("utf-8");
     if (!py::isinstance<py::str>(text)) {
@@ -369,11 +377,7 @@ LinesInput ReadLines(const py::handle& input, const char* what) {
     out.text = text.cast<std::string>();
     return out;
   }
-  if (py::isinstance<py::dict>(input)) {
-    AppendRecord(input, what, &out.text);
-    return out;
-  }
-  if (!py::hasattr(input, "__iter__")) {
+  if (!sequence && !py::hasattr(input, "__iter__")) {
     throw py::type_error(std::string(what) +
                          ": expected a dict, an iterable of dicts, a path or a file object");
   }
