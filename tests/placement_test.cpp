@@ -574,6 +574,50 @@ TEST_CASE("placement: every candidate list obeys one set of rules, however it wa
         "candidate 2: node_pool_id 'a100' is listed twice: list each pool once");
 }
 
+TEST_CASE("placement: an evaluator kept across calls finds every candidate in any order",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({Pool("p1", "A100 80GB", "full", 8, 8, "a2-ultragpu-8g"),
+              Pool("p2", "A100 40GB", "mig-3g.20gb", 8, 16, "p4d.24xlarge"),
+              Pool("p3", "A30", "full", 4, 4, "on-prem-a30")});
+  f.History("p2", 9, 0.4, 4000, 8 * kGiB);
+  auto opened = PlacementEvaluator::Open(*f.store);
+  REQUIRE(opened.ok());
+  PlacementEvaluator& kept = **opened;
+  // Each call of the kept evaluator answers as a fresh one does.
+  const auto same_as_fresh = [&](const std::vector<std::string>& ids) {
+    std::vector<PlacementCandidate> candidates;
+    for (const std::string& id : ids) candidates.push_back({id, 2, {}, {}});
+    auto result = kept.Evaluate(Execution(OneGpu()), candidates, PlacementPolicy::kBestFit, kNow);
+    REQUIRE(result.ok());
+    CHECK(*result == f.Place(Execution(OneGpu()), candidates));
+    return *result;
+  };
+  for (const auto& ids : std::vector<std::vector<std::string>>{{"p1", "p2", "p3"},
+                                                               {"p3", "p1", "p2"},
+                                                               {"p2", "ghost", "p1"},
+                                                               {"p1"},
+                                                               {"p3", "p2", "p1", "p0"}}) {
+    INFO(fmt::format("{}", fmt::join(ids, ", ")));
+    same_as_fresh(ids);
+  }
+  // A candidate named twice is refused, in a list of the same length as the
+  // last one too.
+  auto twice = kept.Evaluate(Execution(OneGpu()), {{"p3", {}, {}, {}}, {"p3", {}, {}, {}}},
+                             PlacementPolicy::kBestFit, kNow);
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message() ==
+        "candidate 2: node_pool_id 'p3' is listed twice: list each pool once");
+  // A pool registered since moves the others in the store's list.
+  f.Register({Pool("p0", "A30", "full", 2, 2, "on-prem-a30")});
+  const PlacementResult after = same_as_fresh({"p3", "p2", "p1", "p0"});
+  CHECK(after.evaluations.size() == 4);
+  for (const CandidateEvaluation& e : after.evaluations) {
+    INFO(e.node_pool_id << ": " << e.reason);
+    CHECK(e.reason.find("not registered") == std::string::npos);
+  }
+}
+
 TEST_CASE("placement and recommend: an as_of that is not a date is refused, naming it",
           "[placement][engine]") {
   Fixture f;

@@ -172,7 +172,12 @@ struct PlacementEvaluator::Impl {
   // candidate rules on the way (CheckPlacementCandidates, duplicates found by
   // the pools' index instead of hashing every id again).
   Status LookUp(const std::vector<PlacementCandidate>& candidates,
-                std::vector<const PoolFacts*>* found) const;
+                std::vector<const PoolFacts*>* found);
+  // Where each candidate of the last evaluation was found in `index.pools`
+  // (a Runner asks again and again over the same pools, in the same order):
+  // tried first, by comparing the id, before the id is hashed. Emptied when
+  // the pools are read again.
+  std::vector<std::size_t> last_found;
   // Also completes `facts` from the workload's history, in the same read.
   // Call inside the snapshot the watch was polled in.
   Result<std::vector<const Recommendation*>> RecommendationsFor(
@@ -200,6 +205,7 @@ Status PlacementEvaluator::Impl::Sync() {
   for (NodePool& pool : *listed) fresh.Add(std::move(pool), loaded ? *loaded : catalog);
   if (loaded) catalog = std::move(*loaded);
   index = std::move(fresh);
+  last_found.clear();
   watch.Applied(store::ChangeArea::kCatalog);
   watch.Applied(store::ChangeArea::kPools);
   return Status::Ok();
@@ -330,17 +336,23 @@ Status PlacementEvaluator::SetDemandMix(std::vector<DemandShape> mix) {
 }
 
 Status PlacementEvaluator::Impl::LookUp(const std::vector<PlacementCandidate>& candidates,
-                                        std::vector<const PoolFacts*>* found) const {
+                                        std::vector<const PoolFacts*>* found) {
   const std::vector<PoolFacts>& pools = index.pools;
   const std::unordered_map<std::string, std::size_t>& pool_by_id = index.pool_by_id;
   std::vector<char> listed(pools.size(), 0);
+  last_found.resize(candidates.size(), pools.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlacementCandidate& c = candidates[i];
     if (Status fields = internal::CheckCandidateFields(i, c); !fields.ok()) return fields;
-    const auto at = pool_by_id.find(c.node_pool_id);
-    if (at != pool_by_id.end()) {
-      if (listed[at->second]++ != 0) return internal::CandidateListedTwice(i, c.node_pool_id);
-      (*found)[i] = &pools[at->second];
+    std::size_t position = last_found[i];
+    if (position >= pools.size() || pools[position].pool.node_pool_id != c.node_pool_id) {
+      const auto at = pool_by_id.find(c.node_pool_id);
+      position = at != pool_by_id.end() ? at->second : pools.size();
+      last_found[i] = position;
+    }
+    if (position < pools.size()) {
+      if (listed[position]++ != 0) return internal::CandidateListedTwice(i, c.node_pool_id);
+      (*found)[i] = &pools[position];
       continue;
     }
     // Not registered (rare): compared with the earlier candidates.
