@@ -657,7 +657,10 @@ CandidateEvaluation EvaluateCandidate(const ExecutionFacts& e, const PlacementCa
   out.node_pool_id = c.node_pool_id;
   out.request = chosen.request;
   out.needs = chosen.needs;
-  out.notes = e.shape.notes;
+  if (!e.shape.notes.empty()) {
+    out.notes.reserve(e.shape.notes.size() + 2);  // room for this pool's own, as a rule
+    out.notes = e.shape.notes;
+  }
   if (pool == nullptr) {
     out.reason = fmt::format("node pool '{}' is not registered: register it with {}",
                              c.node_pool_id, RemedyText(Remedy::kPoolsImport));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <unordered_map>
 
@@ -94,23 +95,30 @@ auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool
                         ScoreTerms<>(f ? kNoTerms : w), std::make_tuple(e.candidate));
 }
 
-// Candidates in `key` order (computed once per candidate, then sorted: a
-// comparison costs no lookup), feasible ones only.
+// Candidates in `key` order, feasible ones only: each key computed once, then
+// positions sorted by them (a comparison costs no lookup, a swap moves no
+// key). Keys end in the candidate's position: no two are equal.
 template <typename KeyOf>
 void SortFeasible(const std::vector<CandidateEvaluation>& all, std::int64_t gpu_count,
                   const std::vector<const PoolFacts*>& pools_given, KeyOf key_of,
                   std::vector<std::size_t>* order) {
   using Key = decltype(key_of(all.front(), false, false));
-  std::vector<std::pair<Key, std::size_t>> keyed;
-  keyed.reserve(all.size());
+  std::vector<Key> keys;
+  keys.reserve(all.size());
+  std::vector<std::size_t> positions;  // in `all`, parallel to `keys`
+  positions.reserve(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (!all[i].feasible) continue;
     const PoolFacts* pool = pools_given[all[i].candidate];
     const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
-    keyed.emplace_back(key_of(all[i], gpu_count > 0, gpu_pool), i);
+    keys.push_back(key_of(all[i], gpu_count > 0, gpu_pool));
+    positions.push_back(i);
   }
-  std::sort(keyed.begin(), keyed.end());
-  for (const auto& entry : keyed) order->push_back(entry.second);
+  std::vector<std::uint32_t> ranked(keys.size());
+  for (std::uint32_t k = 0; k < ranked.size(); ++k) ranked[k] = k;
+  std::sort(ranked.begin(), ranked.end(),
+            [&keys](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  for (const std::uint32_t k : ranked) order->push_back(positions[k]);
 }
 
 }  // namespace
