@@ -50,7 +50,9 @@ std::optional<std::string> Connection::QueryText(std::string_view sql) {
   return statement->OptionalText(0);
 }
 
-WriteTransaction::WriteTransaction(Connection& db) : db_(db) { db_.Begin(LockMode::kImmediate); }
+WriteTransaction::WriteTransaction(Connection& db, LockMode mode) : db_(db) {
+  db_.Begin(mode == LockMode::kDeferred ? LockMode::kImmediate : mode);
+}
 
 WriteTransaction::~WriteTransaction() {
   if (open_) db_.RollbackQuietly();

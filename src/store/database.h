@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace hwrec {
 class Store;
@@ -126,6 +127,12 @@ class Statement {
 enum class LockMode {
   kDeferred,   // on first read or write (a read snapshot)
   kImmediate,  // the write lock at once: the one way to write
+  // A writer that locks what it shares itself (Connection::LockWorkloads, in
+  // key order): where writers run at once (ConcurrentWriters()), each
+  // statement sees what others committed before it (PostgreSQL's READ
+  // COMMITTED) instead of failing when another writer commits first;
+  // elsewhere as kImmediate.
+  kKeyLocked,
 };
 
 // One connection to a store's database.
@@ -157,6 +164,15 @@ class Connection {
   virtual void Commit() = 0;
   // Never throws: used while unwinding.
   virtual void RollbackQuietly() noexcept = 0;
+  // Whether several writers' transactions run at once (PostgreSQL), rather
+  // than one after another under one write lock (SQLite).
+  virtual bool ConcurrentWriters() const { return false; }
+  // In a kKeyLocked transaction where writers run at once: waits for, then
+  // holds until the transaction ends, the lock of each workload in
+  // `workload_ids` (ascending, no repeats: every writer takes them in one
+  // order, so two never wait for each other). Under SQLite's write lock, or
+  // in another mode, nothing to do.
+  virtual void LockWorkloads(const std::vector<std::int64_t>& workload_ids) { (void)workload_ids; }
   // Changes whenever the store's data may have changed, by this connection
   // or another (compare for equality); cheap enough to ask before every read.
   // nullopt when the engine has no such signal (PostgreSQL): callers then read
@@ -176,7 +192,7 @@ class Connection {
 // committed.
 class WriteTransaction {
  public:
-  explicit WriteTransaction(Connection& db);
+  explicit WriteTransaction(Connection& db, LockMode mode = LockMode::kImmediate);
   WriteTransaction(const WriteTransaction&) = delete;
   WriteTransaction& operator=(const WriteTransaction&) = delete;
   ~WriteTransaction();

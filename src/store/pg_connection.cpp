@@ -29,6 +29,8 @@ constexpr Oid kFloat8Oid = 701;
 constexpr Oid kNumericOid = 1700;
 
 constexpr const char* kConnectionLost = "08006";
+// The first key of hwrec's advisory locks: "hwrc" in ASCII.
+constexpr std::int64_t kWorkloadLockClass = 0x68777263;
 
 struct ResultDeleter {
   void operator()(PGresult* result) const { PQclear(result); }
@@ -270,6 +272,7 @@ class PgConnection final : public Connection {
     Connect();
   }
   ~PgConnection() override {
+    lock_workloads_.reset();
     if (conn_ != nullptr) PQfinish(conn_);
   }
   PgConnection(const PgConnection&) = delete;
@@ -305,10 +308,40 @@ class PgConnection final : public Connection {
   // connection is lost: a transaction that was open stays open (and lost)
   // until it is rolled back.
   bool InTransaction() const override { return in_transaction_; }
+  bool ConcurrentWriters() const override { return true; }
   void Begin(LockMode mode) override {
-    ResultPtr result(Exec(mode == LockMode::kImmediate ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
-                                                       : "BEGIN ISOLATION LEVEL REPEATABLE READ"));
+    const char* begin = mode == LockMode::kImmediate   ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
+                        : mode == LockMode::kKeyLocked ? "BEGIN ISOLATION LEVEL READ COMMITTED"
+                                                       : "BEGIN ISOLATION LEVEL REPEATABLE READ";
+    ResultPtr result(Exec(begin));
     in_transaction_ = true;
+    key_locked_ = mode == LockMode::kKeyLocked;
+  }
+  // Transaction-scoped advisory locks, one per workload, in hwrec's own
+  // class of locks (two-key form: the first key names hwrec, the second the
+  // workload, its id folded into 31 bits: ids that share a lock only wait for
+  // each other). Taken in ascending order in one statement.
+  void LockWorkloads(const std::vector<std::int64_t>& workload_ids) override {
+    if (!in_transaction_ || !key_locked_ || workload_ids.empty()) return;
+    std::vector<std::int32_t> keys;
+    keys.reserve(workload_ids.size());
+    for (const std::int64_t id : workload_ids) {
+      keys.push_back(static_cast<std::int32_t>(id & 0x7fffffff));
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (!lock_workloads_) {
+      lock_workloads_ = Prepare(
+          "SELECT pg_advisory_xact_lock(?::int4, k) FROM unnest(?::int4[]) WITH ORDINALITY "
+          "AS u(k, n) ORDER BY n");
+    }
+    Statement& lock = *lock_workloads_;
+    lock.Reset();
+    lock.BindInt64(1, kWorkloadLockClass);
+    lock.BindText(2, fmt::format("{{{}}}", fmt::join(keys, ",")));
+    while (lock.Step()) {
+    }
+    lock.Reset();
   }
   void Commit() override {
     committing_ = true;
@@ -440,7 +473,9 @@ class PgConnection final : public Connection {
   std::string uri_;
   bool read_only_ = false;
   bool in_transaction_ = false;
+  bool key_locked_ = false;  // the open transaction is kKeyLocked
   bool committing_ = false;
+  std::unique_ptr<Statement> lock_workloads_;  // made on first use
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
   std::int64_t epoch_ = 0;  // moves when the connection is made again

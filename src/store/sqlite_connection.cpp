@@ -219,7 +219,7 @@ class SqliteConnection final : public Connection {
   // Transaction control runs prepared statements, kept: a read snapshot
   // around one lookup would otherwise parse its BEGIN and ROLLBACK each time.
   void Begin(LockMode mode) override {
-    Control(mode == LockMode::kImmediate ? kBeginImmediate : kBegin).Run();
+    Control(mode == LockMode::kDeferred ? kBegin : kBeginImmediate).Run();
   }
   void Commit() override { Control(kCommit).Run(); }
   void RollbackQuietly() noexcept override {
