@@ -71,6 +71,10 @@ struct IngestSummary {
   // Accepted with a node_pool_id no registered pool has: only the hardware the
   // record sent is known, the rest is learned as the unknown population.
   std::int64_t unresolved_hardware = 0;
+  // Batches the store cancelled and hwrec ran again, whole (writers running
+  // at once on PostgreSQL that met in a deadlock or a serialization failure):
+  // what they stored is counted once, as it was stored.
+  std::int64_t retried_batches = 0;
   std::vector<IngestReject> rejects;
   std::vector<IngestWarning> warnings;  // records kept with a remark
   std::vector<std::string> conflict_execution_ids;

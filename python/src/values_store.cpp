@@ -63,6 +63,7 @@ void RegisterIngestValues(py::module_& m) {
       .def_readonly("rejected", &IngestSummary::rejected)
       .def_readonly("profile_id_mismatches", &IngestSummary::profile_id_mismatches)
       .def_readonly("unresolved_hardware", &IngestSummary::unresolved_hardware)
+      .def_readonly("retried_batches", &IngestSummary::retried_batches)
       .def_readonly("rejects", &IngestSummary::rejects)
       .def_readonly("warnings", &IngestSummary::warnings)
       .def_readonly("conflict_execution_ids", &IngestSummary::conflict_execution_ids);

@@ -77,7 +77,8 @@ def test_ingest_summary_to_dict_is_json_and_repr_is_readable(loaded):
     d = summary.to_dict()
     assert json.loads(json.dumps(d)) == d
     assert set(d) == {"accepted", "duplicates", "conflicts", "rejected", "profile_id_mismatches",
-                      "unresolved_hardware", "rejects", "warnings", "conflict_execution_ids"}
+                      "unresolved_hardware", "retried_batches", "rejects", "warnings",
+                      "conflict_execution_ids"}
     assert d["duplicates"] == summary.duplicates > 0
     assert repr(summary).startswith("IngestSummary(accepted=0")
 

@@ -175,7 +175,8 @@ void KeptAggregates::Written() {
 
 AggregateWriter::AggregateWriter(store::Connection& db, const RecommenderSettings& settings,
                                  StoredAggregates stored, KeptAggregates* kept)
-    : settings_(settings),
+    : db_(db),
+      settings_(settings),
       stored_(stored),
       kept_(stored == StoredAggregates::kLoadOnAdd ? kept : nullptr),
       select_(db.Prepare(kSelectAggregateSql)),
@@ -238,8 +239,17 @@ void AggregateWriter::Add(const AggregateInput& in) {
 void AggregateWriter::Flush(
     std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>* written) {
   store::Statement& upsert = *upsert_;
+  const bool merge = stored_ == StoredAggregates::kMergeOnFlush;
+  if (merge && !cache_.empty()) {
+    std::vector<std::int64_t> workloads;
+    workloads.reserve(cache_.size());
+    for (const auto& entry : cache_) workloads.push_back(entry.first.workload_id);
+    std::sort(workloads.begin(), workloads.end());
+    workloads.erase(std::unique(workloads.begin(), workloads.end()), workloads.end());
+    db_.LockWorkloads(workloads);
+  }
   for (auto& [key, added] : cache_) {
-    const KeyAggregate* aggregate = &added;
+    KeyAggregate* aggregate = &added;
     std::optional<KeyAggregate> stored;
     if (stored_ == StoredAggregates::kMergeOnFlush) {
       stored = ReadAggregate(*select_, key);
@@ -259,6 +269,9 @@ void AggregateWriter::Flush(
     upsert.Bind(8, aggregate->last_finished_at);
     upsert.BindBlobView(9, blob);
     upsert.Run();
+    if (merge && written != nullptr && key.width == 0) {
+      written->insert_or_assign(key, std::move(*aggregate));
+    }
   }
   // What was written stays with the keeper, if any: whether the store still
   // holds it when the next transaction begins is its Check's to tell.

@@ -180,10 +180,13 @@ class AggregateWriter {
 
   void Add(const AggregateInput& input);
   // Writes the touched aggregates; call inside the transaction, before commit.
-  // With `written` (a RecommendationReader's AggregateMemo), the width-0
-  // states written move there, for the figures made from them in the same
-  // transaction, and Keep(written) takes them back afterwards; the others go
-  // to the keeper at once. kLoadOnAdd only.
+  // With kMergeOnFlush it first takes the touched workloads' locks
+  // (Connection::LockWorkloads: where writers run at once, the states it
+  // reads then stay as read until the transaction ends). With `written` (a
+  // RecommendationReader's AggregateMemo), the width-0 states written move
+  // there, for the figures made from them in the same transaction; with
+  // kLoadOnAdd, Keep(written) takes them back afterwards and the others go to
+  // the keeper at once.
   void Flush(std::unordered_map<AggregateKey, std::optional<KeyAggregate>, AggregateKeyHash>*
                  written = nullptr);
   // Takes back to the keeper (if any) the states the last Flush moved to
@@ -208,6 +211,7 @@ class AggregateWriter {
  private:
   KeyAggregate& Load(const AggregateKey& key);
 
+  store::Connection& db_;
   const RecommenderSettings& settings_;
   const StoredAggregates stored_;
   KeptAggregates* const kept_;

@@ -75,7 +75,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
           store::RunWrite(
               db,
               [&] {
-                store::WriteTransaction transaction(db);
+                store::WriteTransaction transaction(db, store::LockMode::kKeyLocked);
                 (*run)->BeginChunk();
                 for (const PendingLine& pending : batch) (*run)->AddLine(pending);
                 (*run)->FinishChunk();
@@ -109,6 +109,7 @@ IngestSummary& IngestSummary::operator+=(const IngestSummary& other) {
   rejected += other.rejected;
   profile_id_mismatches += other.profile_id_mismatches;
   unresolved_hardware += other.unresolved_hardware;
+  retried_batches += other.retried_batches;
   rejects.insert(rejects.end(), other.rejects.begin(), other.rejects.end());
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
   conflict_execution_ids.insert(conflict_execution_ids.end(), other.conflict_execution_ids.begin(),
@@ -145,7 +146,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
         store::RunWrite(
             db,
             [&] {
-              store::WriteTransaction transaction(db);
+              store::WriteTransaction transaction(db, store::LockMode::kKeyLocked);
               (*run)->BeginChunk();
               for (std::size_t i = first; i < end; ++i) {
                 const auto line = static_cast<std::int64_t>(i + 1);

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -132,14 +134,17 @@ void IngestRun::AbandonChunk() {
   summary_.rejected = mark.counts.rejected;
   summary_.profile_id_mismatches = mark.counts.profile_id_mismatches;
   summary_.unresolved_hardware = mark.counts.unresolved_hardware;
+  ++summary_.retried_batches;  // not undone: the batch runs again
   summary_.rejects.resize(mark.rejects);
   summary_.warnings.resize(mark.warnings);
   summary_.conflict_execution_ids.resize(mark.conflict_ids);
   aggregates_.Discard();
   writer_.ForgetUncommitted();
+  deferred_.clear();
 }
 
 void IngestRun::FinishChunk() {
+  InsertDeferred();
   // The figures are made from the states as written, not read back.
   internal::AggregateMemo written;
   aggregates_.Flush(&written);
@@ -191,14 +196,63 @@ void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* 
       stamped ? FractionSource::kStamped : resolved->mode_source,
       recomputed_id != nullptr && *recomputed_id != *o.hardware_profile_id,
       hash};
-  switch (writer_.Insert(row)) {
+  if (defer_inserts_) {
+    deferred_.push_back(DeferredRow{
+        line, o, *resolved, row.gpu_compute_fraction, row.fraction_source, row.profile_id_mismatch,
+        hash, raw != nullptr ? std::optional<std::string>(*raw) : std::nullopt, runner_record_});
+    return;
+  }
+  const InsertOutcome outcome = writer_.Insert(row);
+  Counted(line, row, outcome, writer_.last_workload_id(), writer_.last_observation_id(),
+          record_text);
+}
+
+void IngestRun::InsertDeferred() {
+  if (deferred_.empty()) return;
+  std::vector<std::size_t> order(deferred_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto by = [this](auto field) {
+    return [this, field](std::size_t a, std::size_t b) {
+      const Observation& x = deferred_[a].observation;
+      const Observation& y = deferred_[b].observation;
+      return std::tie(x.*field, a) < std::tie(y.*field, b);
+    };
+  };
+  std::sort(order.begin(), order.end(), by(&Observation::action_image));
+  for (const std::size_t i : order) writer_.WorkloadFor(deferred_[i].Row());
+  std::sort(order.begin(), order.end(), by(&Observation::execution_id));
+  struct Stored {
+    InsertOutcome outcome = InsertOutcome::kDuplicate;
+    std::int64_t workload_id = 0;
+    std::int64_t observation_id = 0;
+  };
+  std::vector<Stored> stored(deferred_.size());
+  for (const std::size_t i : order) {
+    stored[i].outcome = writer_.Insert(deferred_[i].Row());
+    stored[i].workload_id = writer_.last_workload_id();
+    stored[i].observation_id = writer_.last_observation_id();
+  }
+  for (std::size_t i = 0; i < deferred_.size(); ++i) {
+    const DeferredRow& d = deferred_[i];
+    runner_record_ = d.runner_record;
+    Counted(d.line, d.Row(), stored[i].outcome, stored[i].workload_id, stored[i].observation_id,
+            [&d] { return d.raw ? *d.raw : internal::ObservationToJson(d.observation); });
+  }
+  runner_record_ = false;
+  deferred_.clear();
+}
+
+void IngestRun::Counted(std::int64_t line, const ObservationRow& row, InsertOutcome outcome,
+                        std::int64_t workload_id, std::int64_t observation_id,
+                        const std::function<std::string()>& record_text) {
+  const Observation& o = row.observation;
+  switch (outcome) {
     case InsertOutcome::kInserted:
       // Whatever derives from an accepted record is written here, in this transaction.
-      aggregates_.Add(
-          AggregateInputOf(row, writer_.last_workload_id(), writer_.last_observation_id()));
+      aggregates_.Add(AggregateInputOf(row, workload_id, observation_id));
       ++summary_.accepted;
       if (row.profile_id_mismatch) ++summary_.profile_id_mismatches;
-      if (resolved->pool_unregistered) ++summary_.unresolved_hardware;
+      if (row.resolved.pool_unregistered) ++summary_.unresolved_hardware;
       break;
     case InsertOutcome::kDuplicate:
       ++summary_.duplicates;

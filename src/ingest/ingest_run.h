@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,12 +59,18 @@ class IngestRun {
       : strict_(options.strict),
         form_(options.form),
         max_line_bytes_(options.max_line_bytes),
+        defer_inserts_(db.ConcurrentWriters()),
         db_(db),
         resolver_(resolver),
         writer_(db, options.source),
         settings_(std::move(settings)),
         kept_aggregates_(kept_aggregates),
-        aggregates_(db, settings_, StoredAggregates::kLoadOnAdd, kept_aggregates) {}
+        // Where writers run at once, a batch's states are read under its
+        // workloads' locks, at the end (AggregateWriter::Flush), not as it goes.
+        aggregates_(
+            db, settings_,
+            db.ConcurrentWriters() ? StoredAggregates::kMergeOnFlush : StoredAggregates::kLoadOnAdd,
+            kept_aggregates) {}
 
   // `kept`: the inputs of the Ingestor's earlier runs, brought up to date.
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,
@@ -118,10 +125,42 @@ class IngestRun {
   IngestSummary& summary() { return summary_; }
 
  private:
+  // An accepted record whose insert waits for the end of its chunk.
+  struct DeferredRow {
+    std::int64_t line = 0;
+    Observation observation;
+    ResolvedHardware resolved;
+    std::optional<double> gpu_compute_fraction;
+    FractionSource fraction_source = FractionSource::kNone;
+    bool profile_id_mismatch = false;
+    Sha256Digest content_hash;
+    std::optional<std::string> raw;  // the line as received; none: built in C++
+    bool runner_record = false;
+    ObservationRow Row() const {
+      return ObservationRow{observation,         resolved,    gpu_compute_fraction, fraction_source,
+                            profile_id_mismatch, content_hash};
+    }
+  };
+  // Counts an insert's outcome and adds what derives from it: the aggregates
+  // of an accepted record (stored as `workload_id`, `observation_id`), the
+  // conflict of a record that differs from the stored one.
+  void Counted(std::int64_t line, const ObservationRow& row, InsertOutcome outcome,
+               std::int64_t workload_id, std::int64_t observation_id,
+               const std::function<std::string()>& record_text);
+  // Inserts the chunk's deferred records: first each new workload, in image
+  // order, then the observations, in execution id order (orders every writer
+  // shares, so that writers running at once never wait for each other in a
+  // cycle), then counts them in line order.
+  void InsertDeferred();
+
   bool strict_;
   RecordForm form_;
   bool runner_record_ = false;  // the record being added was in the Runner's form
   std::size_t max_line_bytes_;
+  // Where writers run at once (Connection::ConcurrentWriters): records are
+  // inserted at the end of their chunk, in key order (InsertDeferred).
+  const bool defer_inserts_;
+  std::vector<DeferredRow> deferred_;
   store::Connection& db_;
   HardwareResolver& resolver_;  // the Ingestor's
   ObservationWriter writer_;

@@ -71,6 +71,7 @@ nlohmann::ordered_json SummaryJson(const IngestSummary& summary) {
   }
   out["profile_id_mismatches"] = summary.profile_id_mismatches;
   out["unresolved_hardware"] = summary.unresolved_hardware;
+  out["retried_batches"] = summary.retried_batches;
   out["conflict_execution_ids"] = summary.conflict_execution_ids;
   return out;
 }
@@ -115,6 +116,9 @@ void PrintTable(const IngestSummary& summary) {
             << fmt::format("warnings               {}\n", summary.warnings.size())
             << fmt::format("profile id mismatches  {}\n", summary.profile_id_mismatches)
             << fmt::format("unresolved hardware    {}\n", summary.unresolved_hardware);
+  if (summary.retried_batches > 0) {  // writers running at once on PostgreSQL
+    std::cout << fmt::format("retried batches        {}\n", summary.retried_batches);
+  }
   if (summary.unresolved_hardware > 0) {
     std::cout << "\nSome records name a node pool that is not registered: their hardware is "
                  "learned as unknown; register the pools with `hwrec pools import`.\n";
