@@ -80,6 +80,24 @@ TEST_CASE("bench concurrent-ingest: four writers lose nothing and double-count n
       RunBenchJson("concurrent-ingest --postgresql " + ShellQuote(base) + kConcurrentArgs);
   CheckConcurrentRun(report);
   CHECK(report.at("server_rollbacks").get<std::int64_t>() >= 0);
+  // Writers queue on their workloads' locks: none of the 16 batches ran again.
+  CHECK(report.at("batches") == 16);
+  CHECK(report.at("retried_batches") == 0);
+}
+
+TEST_CASE("bench concurrent-ingest: several writer counts, a run each, then a table", "[bench]") {
+  const CommandResult result = RunShell(ShellQuote(BenchPath()) +
+                                        " concurrent-ingest --sqlite --writers 1,2 --records 200 "
+                                        "--batch 100");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("hwrec-bench concurrent-ingest: 1 writers"));
+  CHECK_THAT(result.out, Catch::Contains("hwrec-bench concurrent-ingest: 2 writers"));
+  CHECK_THAT(result.out, Catch::Contains("writers   records/s  x first count  retried  batches"));
+  CHECK_THAT(result.out,
+             Catch::Matches(R"((.|\n)*\n +1 +[0-9,]+ +1\.00 +0 +2 +[0-9.]+  OK\n(.|\n)*)"));
+  CHECK_THAT(result.out,
+             Catch::Matches(R"((.|\n)*\n +2 +[0-9,]+ +[0-9.]+ +0 +4 +[0-9.]+  OK\n(.|\n)*)"));
 }
 
 TEST_CASE("bench concurrent-ingest: four writers on one SQLite file verify alike", "[bench]") {

@@ -1,10 +1,11 @@
 // hwrec-bench concurrent-ingest: several processes (Runner replicas) ingest
 // into one PostgreSQL store at once, half of each one's records the same as
 // every other's (the same execution ids; all of them on the same workloads
-// and hardware keys). Reports the total observations/s and the transactions
-// the server rolled back (serialization retries), then verifies that the
+// and hardware keys). Reports the total observations/s, the transactions the
+// server rolled back and the batches hwrec ran again, then verifies that the
 // observations are exactly the union of what was sent and that every
-// aggregate equals a rebuild from them.
+// aggregate equals a rebuild from them. Given several writer counts, runs
+// each on a fresh store and ends with a table of them beside one writer.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -38,7 +40,8 @@ constexpr const char* kWorkerName = "concurrent-ingest-worker";
 constexpr const char* kWorkerStoreVariable = "HWREC_BENCH_WORKER_STORE";
 
 const char* const kConcurrentUsage =
-    "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W] [--records N]\n"
+    "hwrec-bench concurrent-ingest [--postgresql URI | --sqlite] [--writers W[,W...]] [--records "
+    "N]\n"
     "                              [--seed S] [--batch B] [--pg-server-script PATH]\n"
     "                              [--format table|json]\n\n"
     "Starts W processes that ingest N generated records each, at once, into one fresh\n"
@@ -47,7 +50,10 @@ const char* const kConcurrentUsage =
     "and hardware keys. Prints the total observations/s across writers and the\n"
     "transactions the server rolled back, then verifies that the observations are\n"
     "the union of what was sent and that every aggregate equals a rebuild from the\n"
-    "observations (`hwrec check`'s aggregate check). Exits 1 when verification fails.\n\n"
+    "observations (`hwrec check`'s aggregate check). Exits 1 when verification fails.\n"
+    "--writers 1,2,4,8 runs each count on a fresh store, then prints a table: records/s,\n"
+    "the ratio to one writer's (the first count's), the batches hwrec ran again after the\n"
+    "server cancelled them, and the verification of each (json: one line a run).\n\n"
     "The store is a fresh schema (dropped at the end) in the database of --postgresql\n"
     "URI; without it, a throwaway server is started with scripts/pg_server.sh. With\n"
     "--sqlite the same writers share one scratch SQLite file instead (a baseline).";
@@ -87,19 +93,37 @@ struct Plan {
 class PlanOptions {
  public:
   void AddTo(po::options_description* described) {
-    described->add_options()("writers,w", po::value(&plan_.writers)->default_value(plan_.writers),
-                             "concurrent writer processes")(
+    described->add_options()("writers,w", po::value(&writers_)->default_value(writers_),
+                             "concurrent writer processes; several counts (1,2,4,8): a run each")(
         "records,n", po::value(&records_)->default_value(plan_.records), "records per writer")(
         "seed,s", po::value(&plan_.seed)->default_value(1), "generator seed")(
         "batch,b", po::value(&batch_)->default_value(static_cast<long long>(plan_.batch)),
         "records per transaction (and per Ingest call)");
   }
-  // The plan the parsed options give; a UsageError for one out of range.
-  Plan Checked() const {
-    if (plan_.writers < 1 || plan_.writers > 64) throw UsageError("--writers must be 1 to 64");
+  // The writer counts given, each 1 to 64; a UsageError otherwise.
+  std::vector<int> WriterCounts() const {
+    std::vector<int> counts;
+    for (std::size_t start = 0; start <= writers_.size();) {
+      const std::size_t comma = std::min(writers_.find(',', start), writers_.size());
+      const std::string item = writers_.substr(start, comma - start);
+      int count = 0;
+      const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), count);
+      if (error != std::errc() || end != item.data() + item.size() || count < 1 || count > 64) {
+        throw UsageError(fmt::format(
+            "--writers is '{}': give a count from 1 to 64, or several (1,2,4,8)", writers_));
+      }
+      counts.push_back(count);
+      start = comma + 1;
+    }
+    return counts;
+  }
+  // The plan the parsed options give for `writers` writers; a UsageError for
+  // one out of range.
+  Plan Checked(int writers) const {
     if (records_ < 2) throw UsageError("--records must be at least 2");
     if (batch_ < 1) throw UsageError("--batch must be at least 1");
     Plan plan = plan_;
+    plan.writers = writers;
     plan.records = records_;
     plan.batch = static_cast<std::size_t>(batch_);
     return plan;
@@ -107,6 +131,7 @@ class PlanOptions {
 
  private:
   Plan plan_;
+  std::string writers_ = "4";
   long long records_ = 0;
   long long batch_ = 0;
 };
@@ -119,8 +144,9 @@ struct WriterReport {
   int writer = 0;
   IngestSummary summary;
   std::int64_t offered = 0;
-  double seconds = 0;  // in Ingest calls
-  double start = 0;    // steady clock (system-wide on Linux), after the go
+  std::int64_t batches = 0;  // transactions committed
+  double seconds = 0;        // in Ingest calls
+  double start = 0;          // steady clock (system-wide on Linux), after the go
   double end = 0;
 };
 
@@ -134,7 +160,9 @@ WriterReport ReadReport(const std::string& path) {
   r.summary.duplicates = j.at("duplicates").get<std::int64_t>();
   r.summary.conflicts = j.at("conflicts").get<std::int64_t>();
   r.summary.rejected = j.at("rejected").get<std::int64_t>();
+  r.summary.retried_batches = j.at("retried_batches").get<std::int64_t>();
   r.offered = j.at("offered").get<std::int64_t>();
+  r.batches = j.at("batches").get<std::int64_t>();
   r.seconds = j.at("seconds").get<double>();
   r.start = j.at("start").get<double>();
   r.end = j.at("end").get<double>();
@@ -228,6 +256,22 @@ struct Run {
   std::vector<WriterReport> reports;
   double wall = 0;                        // first writer's start to last writer's end
   std::optional<std::int64_t> rollbacks;  // PostgreSQL only
+
+  std::int64_t offered() const {
+    std::int64_t sum = 0;
+    for (const WriterReport& r : reports) sum += r.offered;
+    return sum;
+  }
+  std::int64_t batches() const {
+    std::int64_t sum = 0;
+    for (const WriterReport& r : reports) sum += r.batches;
+    return sum;
+  }
+  std::int64_t retried() const {
+    std::int64_t sum = 0;
+    for (const WriterReport& r : reports) sum += r.summary.retried_batches;
+    return sum;
+  }
 };
 
 Run RunWriters(const Plan& plan, const std::string& uri, const ScratchDir& scratch) {
@@ -276,7 +320,9 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
     total.duplicates += r.summary.duplicates;
     total.rejected += r.summary.rejected;
     total.conflicts += r.summary.conflicts;
+    total.retried_batches += r.summary.retried_batches;
   }
+  const std::int64_t batches = run.batches();
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   if (json) {
     nlohmann::json writers = nlohmann::json::array();
@@ -306,6 +352,8 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
         {"observations_per_s", PerSecond(total.accepted, run.wall)},
         {"server_rollbacks",
          run.rollbacks ? nlohmann::json(*run.rollbacks) : nlohmann::json(nullptr)},
+        {"batches", batches},
+        {"retried_batches", total.retried_batches},
         {"load_average", load},
         {"cores", cores},
         {"per_writer", writers},
@@ -339,11 +387,18 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
       WithThousands(static_cast<std::int64_t>(PerSecond(total.accepted, run.wall))));
   if (run.rollbacks) {
     std::cout << fmt::format(
-        "transactions the server rolled back (serialization failures, retried): {}\n",
+        "transactions the server rolled back (read snapshots end so; cancelled batches too): {}\n",
         WithThousands(*run.rollbacks));
   } else {
     std::cout << "SQLite: writers waited for the file's write lock (no retries)\n";
   }
+  std::cout << fmt::format(
+      "batches hwrec ran again (deadlock or serialization failure): {} of {} "
+      "({:.2f} %)\n",
+      WithThousands(total.retried_batches), WithThousands(batches),
+      batches > 0
+          ? 100.0 * static_cast<double>(total.retried_batches) / static_cast<double>(batches)
+          : 0.0);
   std::cout << fmt::format(
       "load average {:.2f} on {} cores when the run started\n\n"
       "verification: {}\n"
@@ -355,6 +410,31 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
       CheckStateName(v.aggregates.state), v.aggregates.summary);
   for (const std::string& problem : v.aggregates.problems) std::cout << "    " << problem << "\n";
 }
+
+// One run's line of the table.
+struct WriterRunFigures {
+  int writers = 0;
+  double records_per_s = 0;
+  std::int64_t retried = 0;
+  std::int64_t batches = 0;
+  bool verified = false;
+  double load = 0;
+};
+
+// Each run beside the first (one writer, as a rule).
+void PrintWriterTable(const std::vector<WriterRunFigures>& runs) {
+  std::cout << fmt::format("{:>7} {:>11} {:>14} {:>8} {:>8} {:>8}  {}\n", "writers", "records/s",
+                           "x first count", "retried", "batches", "load", "verification");
+  for (const WriterRunFigures& r : runs) {
+    std::cout << fmt::format("{:>7} {:>11} {:>14.2f} {:>8} {:>8} {:>8.2f}  {}\n", r.writers,
+                             WithThousands(static_cast<std::int64_t>(r.records_per_s)),
+                             r.records_per_s / runs.front().records_per_s, r.retried, r.batches,
+                             r.load, r.verified ? "OK" : "FAILED");
+  }
+}
+
+WriterRunFigures RunWriterPlan(const Plan& plan, const PostgresqlServer* server, bool json,
+                               bool spaced);
 
 }  // namespace
 
@@ -375,19 +455,41 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
       "help,h", "show this help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kConcurrentUsage, &vm)) return kExitOk;
-  const Plan plan = plan_options.Checked();
+  const std::vector<int> counts = plan_options.WriterCounts();
   const bool json = IsJsonFormat(format);
-  const double load = LoadAverage();
 
   const bool sqlite = vm.count("sqlite") != 0;
   if (sqlite && !postgresql.empty())
     throw UsageError("--sqlite and --postgresql exclude each other");
-  ScratchDir scratch;
   std::optional<PostgresqlServer> server;
+  if (!sqlite) server.emplace(postgresql, script);
+  std::vector<WriterRunFigures> table;
+  bool verified = true;
+  for (const int writers : counts) {
+    const Plan plan = plan_options.Checked(writers);
+    const WriterRunFigures figures =
+        RunWriterPlan(plan, server ? &*server : nullptr, json, counts.size() > 1 && !json);
+    verified = verified && figures.verified;
+    table.push_back(figures);
+  }
+  if (counts.size() > 1 && !json) PrintWriterTable(table);
+  if (!verified) {
+    std::cerr << "hwrec-bench concurrent-ingest: verification FAILED: the store lost or "
+                 "double-counted what the writers sent (see above)\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+namespace {
+
+WriterRunFigures RunWriterPlan(const Plan& plan, const PostgresqlServer* server, bool json,
+                               bool spaced) {
+  const double load = LoadAverage();
+  ScratchDir scratch;
   std::optional<ScratchSchema> schema;
   std::string uri = scratch.File("concurrent.hwrec");
-  if (!sqlite) {
-    server.emplace(postgresql, script);
+  if (server != nullptr) {
     schema.emplace(server->uri());
     uri = schema->uri();
   }
@@ -409,13 +511,13 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
   if (rollbacks_before) run.rollbacks = *ServerRollbacks(*store) - *rollbacks_before;
   const Verification verification = Verify(*store, plan, generator, run.reports);
   Print(plan, location, load, run, verification, json);
-  if (!verification.ok()) {
-    std::cerr << "hwrec-bench concurrent-ingest: verification FAILED: the store lost or "
-                 "double-counted what the writers sent (see above)\n";
-    return kExitError;
-  }
-  return kExitOk;
+  if (spaced) std::cout << "\n";
+  return WriterRunFigures{plan.writers,      PerSecond(run.offered(), run.wall),
+                          run.retried(),     run.batches(),
+                          verification.ok(), load};
 }
+
+}  // namespace
 
 int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
   PlanOptions plan_options;
@@ -441,7 +543,9 @@ int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   uri = given;
-  const Plan plan = plan_options.Checked();
+  const std::vector<int> counts = plan_options.WriterCounts();
+  if (counts.size() != 1) throw UsageError("a writer is given one --writers count");
+  const Plan plan = plan_options.Checked(counts.front());
   const fixtures::ObservationGenerator generator(plan.seed, plan.total());
   const std::vector<RecordRange> chunks = plan.ChunksOf(writer);
   const std::unique_ptr<Store> store = OpenBenchStore(uri);
@@ -456,6 +560,8 @@ int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
                                  {"duplicates", timed.summary.duplicates},
                                  {"conflicts", timed.summary.conflicts},
                                  {"rejected", timed.summary.rejected},
+                                 {"retried_batches", timed.summary.retried_batches},
+                                 {"batches", static_cast<std::int64_t>(chunks.size())},
                                  {"seconds", timed.seconds},
                                  {"start", start},
                                  {"end", end}};
