@@ -71,9 +71,12 @@ struct IngestSummary {
   // Accepted with a node_pool_id no registered pool has: only the hardware the
   // record sent is known, the rest is learned as the unknown population.
   std::int64_t unresolved_hardware = 0;
-  // Batches the store cancelled and hwrec ran again, whole (writers running
-  // at once on PostgreSQL that met in a deadlock or a serialization failure):
-  // what they stored is counted once, as it was stored.
+  // Batches hwrec ran again, whole: the store cancelled them (writers running
+  // at once on PostgreSQL that met in a deadlock or a serialization failure),
+  // or the connection to PostgreSQL was lost (a restart, a failover to a
+  // standby) and hwrec re-sent the batch once the server answered again. A
+  // batch whose commit went through before the connection was lost finds
+  // its records stored when re-sent: they count as duplicates, not accepted.
   std::int64_t retried_batches = 0;
   std::vector<IngestReject> rejects;
   std::vector<IngestWarning> warnings;  // records kept with a remark

@@ -82,7 +82,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
                 transaction.Commit();
                 (*run)->ChunkCommitted();
               },
-              [&] { (*run)->AbandonChunk(); });
+              [&] { (*run)->AbandonChunk(); }, store::Rerun::kAlsoAfterLostConnection);
         } catch (const std::exception& e) {
           if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
           return StoppedAt(options, batch.front().line, e);
@@ -165,7 +165,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
               transaction.Commit();
               (*run)->ChunkCommitted();
             },
-            [&] { (*run)->AbandonChunk(); });
+            [&] { (*run)->AbandonChunk(); }, store::Rerun::kAlsoAfterLostConnection);
       } catch (const std::exception& e) {
         if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
         return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);

@@ -77,16 +77,26 @@ ReadSnapshot::~ReadSnapshot() {
 }
 
 void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
-                      const std::function<void()>& before_retry) {
+                      const std::function<void()>& before_retry, Rerun rerun) {
   std::optional<std::minstd_rand> jitter;  // seeded on a first retry: seeding opens a device
+  std::optional<std::chrono::steady_clock::time_point> lost_since;
   for (int tries = 1;; ++tries) {
+    bool lost = false;
     try {
       attempt();
       return;
     } catch (const EngineError& e) {
-      if (!e.retryable() || tries >= kWriteAttempts || db.InTransaction()) throw;
+      lost = rerun == Rerun::kAlsoAfterLostConnection && e.connection_lost();
+      if (db.InTransaction() || !(e.retryable() || lost)) throw;
+      const auto now = std::chrono::steady_clock::now();
+      if (lost && !lost_since) lost_since = now;
+      if (lost ? now - *lost_since > kReconnectWindow : tries >= kWriteAttempts) throw;
     }
     if (before_retry) before_retry();
+    if (lost) {  // the server restarting, or a standby being promoted
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
     // Up to 2^min(tries,7) ms, randomised so that the writers that met do not meet again.
     const int ceiling = 1 << std::min(tries, 7);
     if (!jitter) jitter.emplace(std::random_device{}());

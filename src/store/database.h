@@ -15,6 +15,7 @@
 // belong to one thread at a time, like the Store that owns them.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,7 +38,7 @@ enum class Engine { kSqlite, kPostgresql };
 enum class ValueKind { kNull, kInteger, kReal, kText, kBlob };
 
 // A failure the PostgreSQL engine reports: the server's SQLSTATE (e.g.
-// "40001"), or "08006" when the connection is lost.
+// "40001"), or "08006" when the connection is lost ("08007" while committing).
 class EngineError : public std::runtime_error {
  public:
   EngineError(std::string sqlstate, const std::string& message)
@@ -47,11 +48,13 @@ class EngineError : public std::runtime_error {
   // may be run again as it was.
   bool retryable() const { return sqlstate_ == "40001" || sqlstate_ == "40P01"; }
   // The server went away (restart, shutdown, network): the transaction
-  // changed nothing; the next Begin reconnects.
+  // changed nothing (unless commit_in_doubt()); the next Begin reconnects.
   bool connection_lost() const {
     return sqlstate_.rfind("08", 0) == 0 || sqlstate_ == "57P01" || sqlstate_ == "57P02" ||
            sqlstate_ == "57P03";
   }
+  // Lost while committing: the transaction may or may not have been written.
+  bool commit_in_doubt() const { return sqlstate_ == "08007"; }
 
  private:
   std::string sqlstate_;
@@ -217,28 +220,42 @@ class ReadSnapshot {
   bool began_ = false;
 };
 
+// When a failed write transaction may be run again.
+enum class Rerun {
+  // The engine cancelled it (a serialization failure or deadlock): it changed nothing.
+  kWhenCancelled,
+  // Also when the connection was lost, even while committing, once the server
+  // answers again: a write that running twice changes no more than running
+  // once (ingest: a stored record is recognised by its execution id).
+  kAlsoAfterLostConnection,
+};
+
 // Runs `attempt` (which opens its own WriteTransaction and commits it) and,
-// when the engine reports a serialization failure or deadlock (PostgreSQL's
-// SERIALIZABLE writers meeting on the same rows), runs it again after a short
-// randomised pause, up to kWriteAttempts times in all. `before_retry` undoes
-// what a failed attempt left in memory (counters, caches). The last failure
-// is rethrown. On SQLite a writer waits for the lock instead, so `attempt`
-// runs once. Returns what the attempt that finished returned (a Status, a
-// Result<T>, or nothing); an attempt that returns without committing rolls
-// back and is not retried.
+// when the engine reports a serialization failure or deadlock (PostgreSQL
+// writers meeting on the same rows), runs it again after a short randomised
+// pause, up to kWriteAttempts times in all. With kAlsoAfterLostConnection, a
+// lost connection runs it again too (the next Begin connects anew, to
+// whichever server of a multi-host URI takes writes), for up to
+// kReconnectWindow from the first loss. `before_retry` undoes what a failed
+// attempt left in memory (counters, caches). The last failure is rethrown.
+// On SQLite a writer waits for the lock instead, so `attempt` runs once.
+// Returns what the attempt that finished returned (a Status, a Result<T>, or
+// nothing); an attempt that returns without committing rolls back and is not
+// retried.
 inline constexpr int kWriteAttempts = 40;
+inline constexpr std::chrono::seconds kReconnectWindow{60};
 void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
-                      const std::function<void()>& before_retry);
+                      const std::function<void()>& before_retry, Rerun rerun);
 
 template <typename Fn>
-auto RunWrite(Connection& db, Fn&& attempt, const std::function<void()>& before_retry = {})
-    -> decltype(attempt()) {
+auto RunWrite(Connection& db, Fn&& attempt, const std::function<void()>& before_retry = {},
+              Rerun rerun = Rerun::kWhenCancelled) -> decltype(attempt()) {
   if constexpr (std::is_void_v<decltype(attempt())>) {
-    RunWriteAttempts(db, attempt, before_retry);
+    RunWriteAttempts(db, attempt, before_retry, rerun);
   } else {
     std::optional<decltype(attempt())> result;
     RunWriteAttempts(
-        db, [&] { result.emplace(attempt()); }, before_retry);
+        db, [&] { result.emplace(attempt()); }, before_retry, rerun);
     return std::move(*result);
   }
 }

@@ -29,6 +29,7 @@ constexpr Oid kFloat8Oid = 701;
 constexpr Oid kNumericOid = 1700;
 
 constexpr const char* kConnectionLost = "08006";
+constexpr const char* kCommitInDoubt = "08007";  // transaction_resolution_unknown
 // The first key of hwrec's advisory locks: "hwrc" in ASCII.
 constexpr std::int64_t kWorkloadLockClass = 0x68777263;
 
@@ -418,7 +419,7 @@ class PgConnection final : public Connection {
     if (result == nullptr || PQstatus(conn_) != CONNECTION_OK) {
       if (committing_) {  // the server may have committed before the connection went
         throw EngineError(
-            kConnectionLost,
+            kCommitInDoubt,
             fmt::format("the connection to PostgreSQL at {} was lost while committing: {}: the "
                         "transaction may or may not have been written; look before running "
                         "again anything that counts (ingest recognises the records it stored)",
