@@ -8,6 +8,12 @@
 #   scripts/pg_server.sh start DIR [PORT]  prints the store URI (also in DIR/uri)
 #   (the server log is in the directory DIR/datadir names: server.log)
 #   scripts/pg_server.sh restart DIR       a fast restart (clients are cut off)
+#   scripts/pg_server.sh standby PRIMARY DIR [PORT]
+#                                          a synchronous streaming standby of the
+#                                          server started in PRIMARY: prints its URI
+#   scripts/pg_server.sh kill DIR          SIGKILLs the server (a crash; a standby may
+#                                          then be promoted); stop still cleans up
+#   scripts/pg_server.sh promote DIR       makes the standby in DIR the primary
 #   scripts/pg_server.sh stop DIR          stops it; DIR is left for the caller
 #   scripts/pg_server.sh bindir            the server binaries found, or exit 2
 #
@@ -84,6 +90,68 @@ case "$cmd" in
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U hwrec hwrec
     echo "postgresql://hwrec@127.0.0.1:$port/hwrec" | tee "$dir/uri"
     ;;
+  standby)
+    primary=${2:?usage: pg_server.sh standby PRIMARY DIR [PORT]}
+    dir=${3:?usage: pg_server.sh standby PRIMARY DIR [PORT]}
+    port=${4:-$(free_port)}
+    bin=$(bindir)
+    primary_port=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$primary/uri")
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    data="$dir"
+    if [[ $(id -u) -eq 0 ]]; then
+      data=$(mktemp -d /tmp/hwrec-pg.XXXXXX)
+      chown hwrec-pg "$data"
+    fi
+    echo "$data" >"$dir/datadir"
+    # -R: standby.signal and primary_conninfo, so that it starts streaming.
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U hwrec -D "$data/data" -R -c fast \
+      -X stream --no-sync >"$data/basebackup.log" 2>&1 || {
+      cat "$data/basebackup.log" >&2
+      exit 1
+    }
+    as_owner "$bin/pg_ctl" -D "$data/data" -l "$data/server.log" -w -t 60 \
+      -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data \
+          -c fsync=off -c full_page_writes=off -c max_connections=200 -c hot_standby=on" \
+      start >/dev/null || {
+      cat "$data/server.log" >&2
+      exit 1
+    }
+    # Commits on the primary wait for this standby to have their WAL: an
+    # acknowledged commit survives the primary's loss.
+    as_owner "$bin/psql" -h 127.0.0.1 -p "$primary_port" -U hwrec -d hwrec -qAt \
+      -c "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" \
+      >/dev/null
+    for _ in $(seq 1 300); do
+      state=$(as_owner "$bin/psql" -h 127.0.0.1 -p "$primary_port" -U hwrec -d hwrec -qAt \
+        -c "SELECT sync_state FROM pg_stat_replication" 2>/dev/null || true)
+      [[ "$state" == sync ]] && break
+      sleep 0.1
+    done
+    if [[ "$state" != sync ]]; then
+      echo "pg_server: the standby in $dir did not become synchronous (state '$state')" >&2
+      exit 1
+    fi
+    echo "postgresql://hwrec@127.0.0.1:$port/hwrec" | tee "$dir/uri"
+    ;;
+  kill)
+    dir=${2:?usage: pg_server.sh kill DIR}
+    data=$(cat "$dir/datadir")
+    pid=$(head -n 1 "$data/data/postmaster.pid")
+    # The postmaster and its backends at once, as a crash of the host would.
+    pkill -KILL -P "$pid" 2>/dev/null || true
+    kill -KILL "$pid"
+    for _ in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    rm -f "$data/data/postmaster.pid"  # stop then has nothing to stop
+    ;;
+  promote)
+    dir=${2:?usage: pg_server.sh promote DIR}
+    data=$(cat "$dir/datadir")
+    as_owner "$(bindir)/pg_ctl" -D "$data/data" -w -t 60 promote >/dev/null
+    ;;
   restart)
     dir=${2:?usage: pg_server.sh restart DIR}
     data=$(cat "$dir/datadir")
@@ -100,7 +168,8 @@ case "$cmd" in
     rm -f "$dir/datadir"
     ;;
   *)
-    echo "usage: pg_server.sh start DIR [PORT] | restart DIR | stop DIR | bindir" >&2
+    echo "usage: pg_server.sh start DIR [PORT] | standby PRIMARY DIR [PORT] | restart DIR |" \
+      "kill DIR | promote DIR | stop DIR | bindir" >&2
     exit 64
     ;;
 esac

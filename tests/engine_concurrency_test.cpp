@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -73,13 +74,21 @@ std::unique_ptr<hwrec::Store> OpenForWriter(const std::string& location) {
   return std::move(store).value();
 }
 
-// In a child: ingests `lines` in batches of `batch`; writes "accepted
-// duplicates retried_batches" (or the error) to `report`; exit 0 on success.
+// In a child: ingests `lines` in batches of `batch` in one call; writes
+// "accepted duplicates retried_batches" (or the error) to `report`, and, with
+// `acknowledged`, the last line of each batch committed there as it commits
+// (what a Runner would acknowledge); exit 0 on success.
 [[noreturn]] void IngestAndExit(const std::string& location, const std::string& lines,
-                                std::size_t batch, const std::string& report) try {
+                                std::size_t batch, const std::string& report,
+                                const std::string& acknowledged = "") try {
   auto store = OpenForWriter(location);
   hwrec::IngestOptions options;
   options.batch_size = batch;
+  if (!acknowledged.empty()) {
+    options.on_batch_committed = [&](const hwrec::IngestProgress& progress) {
+      hwrec::test::WriteFile(acknowledged, std::to_string(progress.committed_through_line));
+    };
+  }
   auto ingestor = hwrec::Ingestor::Open(*store, options);
   if (!ingestor.ok()) _exit(91);
   std::istringstream in(lines);
@@ -93,6 +102,20 @@ std::unique_ptr<hwrec::Store> OpenForWriter(const std::string& location) {
   _exit(99);  // a child never returns into the test runner
 }
 
+// A writer's report, as IngestAndExit wrote it.
+struct Reported {
+  std::int64_t accepted = 0;
+  std::int64_t duplicates = 0;
+  std::int64_t retried = 0;
+};
+
+Reported ReadReported(const std::string& report) {
+  Reported r;
+  std::istringstream counts(report);
+  counts >> r.accepted >> r.duplicates >> r.retried;
+  return r;
+}
+
 int WaitFor(pid_t pid) {
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
@@ -101,6 +124,39 @@ int WaitFor(pid_t pid) {
 
 std::int64_t Count(hwrec::Store& store, const std::string& sql) {
   return hwrec::store::ConnectionOf(store).QueryInt64(sql).value_or(-1);
+}
+
+// One call ingesting `records` records in batches of 10 (IngestAndExit, in a
+// child), with `interrupt` (a server restart, a failover) run once 200 are
+// stored. The call must finish by itself, with at least one batch sent again
+// and every record stored once: a batch whose commit went through as the
+// connection went is found stored when sent again, its records counted as
+// duplicates (at most one batch of them).
+void RequireCallSurvives(const std::string& location, int records, const TempDir& dir,
+                         const std::function<void()>& interrupt,
+                         const std::string& acknowledged = "") {
+  const std::string report = dir.File("call");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) IngestAndExit(location, Records(0, records), 10, report, acknowledged);
+  {
+    auto watcher = hwrec::test::OpenStoreOrFail(location);
+    for (int i = 0; i < 4000 && Count(*watcher, "SELECT count(*) FROM observations") < 200; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  interrupt();
+  const int exit_code = WaitFor(pid);
+  const std::string call = hwrec::test::ReadFile(report);
+  INFO("the call: " << call);
+  REQUIRE(exit_code == 0);
+  const Reported reported = ReadReported(call);
+  CHECK(reported.retried >= 1);  // the interruption came mid-run, not after the last batch
+  CHECK(reported.accepted + reported.duplicates == records);
+  CHECK(reported.duplicates <= 10);
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  CHECK(Count(*store, "SELECT count(*) FROM observations") == records);
+  CHECK(Count(*store, "SELECT count(DISTINCT execution_id) FROM observations") == records);
 }
 
 // Every aggregate equals a rebuild from the observations (`hwrec check`).
@@ -173,14 +229,10 @@ WriterTotals RunWriters(const std::string& location, const std::vector<std::stri
     const std::string report = hwrec::test::ReadFile(dir.File(fmt::format("writer-{}", k)));
     totals.reports += fmt::format("\n  writer {}: exit {}: {}", k, exit_code, report);
     totals.all_ok = totals.all_ok && exit_code == 0;
-    std::istringstream counts(report);
-    std::int64_t a = 0;
-    std::int64_t d = 0;
-    std::int64_t r = 0;
-    counts >> a >> d >> r;
-    totals.accepted += a;
-    totals.duplicates += d;
-    totals.retried += r;
+    const Reported reported = ReadReported(report);
+    totals.accepted += reported.accepted;
+    totals.duplicates += reported.duplicates;
+    totals.retried += reported.retried;
   }
   return totals;
 }
@@ -298,55 +350,94 @@ TEST_CASE("replicas: a server restart mid-run: the same call re-sends its batch 
   TempDir dir;
   const std::string location = NewStoreLocation(dir, "restart.db");
   hwrec::test::OpenStoreOrFail(location);
-  constexpr int kRecords = 6000;
-  const std::string lines = Records(0, kRecords);
-  const std::string report = dir.File("call");
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    // A child never returns into the test runner, whatever happens.
-    try {
-      auto store = OpenForWriter(location);
-      hwrec::IngestOptions options;
-      options.batch_size = 10;
-      auto ingestor = hwrec::Ingestor::Open(*store, options);
-      if (!ingestor.ok()) _exit(91);
-      std::istringstream in(lines);
-      // One call across the restart: the batch the restart cut off is sent
-      // again by hwrec once the server answers.
-      auto summary = (*ingestor)->IngestJsonLines(in);
-      hwrec::test::WriteFile(
-          report, summary.ok() ? fmt::format("{} {} {}", summary->accepted, summary->duplicates,
-                                             summary->retried_batches)
-                               : summary.status().ToString());
-      _exit(summary.ok() ? 0 : 1);
-    } catch (...) {
-      _exit(99);
+  // One call across the restart: the batch the restart cut off is sent again
+  // by hwrec once the server answers.
+  RequireCallSurvives(location, 6000, dir, [&] { RestartServer(server); });
+  RequireAggregatesEqualRebuild(location);
+}
+
+namespace {
+
+// A primary and its synchronous streaming standby of a test's own
+// (scripts/pg_server.sh), both stopped when it ends, whatever happens.
+class ServerPair {
+ public:
+  explicit ServerPair(const TempDir& dir)
+      : primary_(dir.File("primary")), standby_(dir.File("standby")) {
+    primary_uri_ = Run("start " + hwrec::test::ShellQuote(primary_));
+    standby_uri_ = Run("standby " + hwrec::test::ShellQuote(primary_) + " " +
+                       hwrec::test::ShellQuote(standby_));
+  }
+  ~ServerPair() {
+    for (const std::string* server : {&primary_, &standby_}) {
+      hwrec::test::RunShell(Script() + " stop " + hwrec::test::ShellQuote(*server));
     }
   }
-  {
-    auto watcher = hwrec::test::OpenStoreOrFail(location);
-    for (int i = 0; i < 4000 && Count(*watcher, "SELECT count(*) FROM observations") < 200; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+  ServerPair(const ServerPair&) = delete;
+  ServerPair& operator=(const ServerPair&) = delete;
+
+  // Both servers in one libpq URI: whichever takes writes is the store.
+  std::string MultiHostUri() const {
+    return fmt::format(
+        "postgresql://hwrec@127.0.0.1:{},127.0.0.1:{}/hwrec?target_session_attrs="
+        "read-write",
+        Port(primary_uri_), Port(standby_uri_));
   }
-  RestartServer(server);
-  const int exit_code = WaitFor(pid);
-  const std::string call = hwrec::test::ReadFile(report);
-  INFO("the call: " << call);
-  REQUIRE(exit_code == 0);
-  std::istringstream counts(call);
-  std::int64_t accepted = 0;
-  std::int64_t duplicates = 0;
-  std::int64_t retried = 0;
-  counts >> accepted >> duplicates >> retried;
-  CHECK(retried >= 1);  // the restart came mid-run, not after the last batch
-  // A batch whose commit went through as the connection went is found stored
-  // when re-sent: its records count as duplicates, at most one batch of them.
-  CHECK(accepted + duplicates == kRecords);
-  CHECK(duplicates <= 10);
+  void KillPrimary() { Run("kill " + hwrec::test::ShellQuote(primary_)); }
+  void PromoteStandby() { Run("promote " + hwrec::test::ShellQuote(standby_)); }
+
+ private:
+  static std::string Script() {
+    return hwrec::test::ShellQuote(hwrec::test::SourcePath("scripts/pg_server.sh"));
+  }
+  // Runs pg_server.sh with `args`; its output's first line.
+  static std::string Run(const std::string& args) {
+    const auto result = hwrec::test::RunShell(Script() + " " + args);
+    INFO("pg_server.sh " << args << ": " << result.err);
+    REQUIRE(result.exit_code == 0);
+    return result.out.substr(0, result.out.find('\n'));
+  }
+  static std::string Port(const std::string& uri) {
+    const std::size_t colon = uri.rfind(':');
+    return uri.substr(colon + 1, uri.find('/', colon) - colon - 1);
+  }
+
+  std::string primary_;
+  std::string standby_;
+  std::string primary_uri_;
+  std::string standby_uri_;
+};
+
+}  // namespace
+
+TEST_CASE("replicas: a primary killed mid-ingest: its standby takes over and the call finishes",
+          "[engine][concurrency]") {
+  // Starts servers of its own, once: in the PostgreSQL run.
+  if (TestServer() == nullptr) return;
+  TempDir dir;
+  ServerPair pair(dir);
+  const std::string location = pair.MultiHostUri();
+  hwrec::test::OpenStoreOrFail(location);
+  const std::string acknowledged = dir.File("acknowledged");
+  std::int64_t acknowledged_lines = 0;
+  RequireCallSurvives(
+      location, 3000, dir,
+      [&] {
+        pair.KillPrimary();
+        // Read after the kill: no batch is acknowledged once the primary is gone.
+        acknowledged_lines = std::stoll(hwrec::test::ReadFile(acknowledged));
+        pair.PromoteStandby();
+      },
+      acknowledged);
+  // Every batch acknowledged before the kill is on the new primary.
+  CHECK(acknowledged_lines >= 200);
   auto store = hwrec::test::OpenStoreOrFail(location);
-  CHECK(Count(*store, "SELECT count(*) FROM observations") == kRecords);
+  auto before_kill = hwrec::store::ConnectionOf(*store).Prepare(
+      "SELECT count(*) FROM observations WHERE CAST(substr(execution_id, 5) AS INTEGER) < ?");
+  before_kill->Bind(1, acknowledged_lines);
+  REQUIRE(before_kill->Step());
+  CHECK(before_kill->Int64(0) == acknowledged_lines);
+  before_kill.reset();
   store.reset();
   RequireAggregatesEqualRebuild(location);
 }
