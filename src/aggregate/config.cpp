@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "aggregate/aggregator.h"
 #include "aggregate/config_table.h"
 #include "aggregate/materialize.h"
@@ -61,6 +63,10 @@ Status SetConfig(Store& store, const std::string& key, const std::string& value)
   return internal::Guarded(what, [&]() -> Status {
     store::Connection& db = store::ConnectionOf(store);
     return store::RunWrite(db, [&]() -> Status {
+      // A value that reshapes every workload's figures waits for the ingest
+      // batches merging aggregates, and keeps new ones waiting until it is set.
+      std::optional<store::AllWorkloadsLock> all;
+      if (known->shapes_aggregates || known->shapes_figures) all.emplace(db);
       store::WriteTransaction tx(db);
       internal::WriteConfigValue(db, key, value, known->description);
       if (known->shapes_aggregates) {

@@ -127,6 +127,12 @@ IngestRun::SummaryMark IngestRun::Mark() const {
 }
 
 void IngestRun::AbandonChunk() {
+  deferred_.clear();
+  // A transaction that never began (its BEGIN found the connection lost)
+  // left nothing to undo: the mark is still the last committed chunk's end.
+  if (!chunk_open_) return;
+  chunk_open_ = false;
+  if (kept_aggregates_ != nullptr) kept_aggregates_->Clear();
   const SummaryMark& mark = chunk_start_;
   summary_.accepted = mark.counts.accepted;
   summary_.duplicates = mark.counts.duplicates;
@@ -140,7 +146,6 @@ void IngestRun::AbandonChunk() {
   summary_.conflict_execution_ids.resize(mark.conflict_ids);
   aggregates_.Discard();
   writer_.ForgetUncommitted();
-  deferred_.clear();
 }
 
 void IngestRun::FinishChunk() {

@@ -91,7 +91,8 @@ class IngestRun {
     chunk_start_ = Mark();
   }
   // Forgets what a chunk whose transaction rolled back added to the summary
-  // and the caches, so that it can be run again (store::RunWrite).
+  // and the caches, so that it can be run again (store::RunWrite), and
+  // counts it in retried_batches; nothing when its transaction never began.
   void AbandonChunk();
   // Writes what the chunk's records derive: aggregates and the recommendations
   // of the keys they touched. Inside the chunk's transaction, last before
@@ -150,7 +151,8 @@ class IngestRun {
   // Inserts the chunk's deferred records: first each new workload, in image
   // order, then the observations, in execution id order (orders every writer
   // shares, so that writers running at once never wait for each other in a
-  // cycle), then counts them in line order.
+  // cycle; rejects and conflicts, written as found, are not ordered), then
+  // counts them in line order.
   void InsertDeferred();
 
   bool strict_;

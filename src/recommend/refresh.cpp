@@ -16,6 +16,8 @@ Result<std::int64_t> Refresh(Store& store, bool rebuild) {
   return internal::Guarded(store.path(), [&]() -> Result<std::int64_t> {
     store::Connection& db = store::ConnectionOf(store);
     return store::RunWrite(db, [&]() -> Result<std::int64_t> {
+      // Every workload's figures: no ingest batch merges beside it.
+      store::AllWorkloadsLock all(db);
       store::WriteTransaction tx(db);
       if (rebuild) internal::RebuildAggregates(db, internal::LoadSettings(db));
       const std::int64_t written = internal::RefreshAllRecommendations(db);

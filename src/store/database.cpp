@@ -79,8 +79,10 @@ ReadSnapshot::~ReadSnapshot() {
 void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
                       const std::function<void()>& before_retry, Rerun rerun) {
   std::optional<std::minstd_rand> jitter;  // seeded on a first retry: seeding opens a device
-  std::optional<std::chrono::steady_clock::time_point> lost_since;
-  for (int tries = 1;; ++tries) {
+  // Since when the connection has been lost, through consecutive attempts.
+  bool lost_before = false;
+  std::chrono::steady_clock::time_point lost_since;
+  for (int cancelled = 0;;) {
     bool lost = false;
     try {
       attempt();
@@ -89,16 +91,23 @@ void RunWriteAttempts(Connection& db, const std::function<void()>& attempt,
       lost = rerun == Rerun::kAlsoAfterLostConnection && e.connection_lost();
       if (db.InTransaction() || !(e.retryable() || lost)) throw;
       const auto now = std::chrono::steady_clock::now();
-      if (lost && !lost_since) lost_since = now;
-      if (lost ? now - *lost_since > kReconnectWindow : tries >= kWriteAttempts) throw;
+      if (!lost) {
+        lost_before = false;
+        if (++cancelled >= kWriteAttempts) throw;
+      } else if (!lost_before) {
+        lost_before = true;
+        lost_since = now;
+      } else if (now - lost_since > kReconnectWindow) {
+        throw;
+      }
     }
     if (before_retry) before_retry();
     if (lost) {  // the server restarting, or a standby being promoted
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
     }
-    // Up to 2^min(tries,7) ms, randomised so that the writers that met do not meet again.
-    const int ceiling = 1 << std::min(tries, 7);
+    // Up to 2^min(cancelled,7) ms, randomised so that the writers that met do not meet again.
+    const int ceiling = 1 << std::min(cancelled, 7);
     if (!jitter) jitter.emplace(std::random_device{}());
     std::this_thread::sleep_for(std::chrono::microseconds(
         std::uniform_int_distribution<int>(ceiling * 250, ceiling * 1000)(*jitter)));

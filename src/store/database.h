@@ -176,6 +176,16 @@ class Connection {
   // order, so two never wait for each other). Under SQLite's write lock, or
   // in another mode, nothing to do.
   virtual void LockWorkloads(const std::vector<std::int64_t>& workload_ids) { (void)workload_ids; }
+  // Where writers run at once: the lock of every workload at once, taken
+  // outside a transaction, before one that writes every workload's
+  // aggregates or recommendations (a rebuild, a refresh) begins, and held
+  // until after it ends (AllWorkloadsLock): it waits for the ingest batches
+  // merging aggregates, and keeps new ones from merging until released, so
+  // that its snapshot sees every batch committed before it. Ingest batches
+  // take it shared, with their workloads' locks (LockWorkloads). Under
+  // SQLite's write lock, nothing to do.
+  virtual void LockAllWorkloads() {}
+  virtual void UnlockAllWorkloads() noexcept {}
   // Changes whenever the store's data may have changed, by this connection
   // or another (compare for equality); cheap enough to ask before every read.
   // nullopt when the engine has no such signal (PostgreSQL): callers then read
@@ -204,6 +214,19 @@ class WriteTransaction {
  private:
   Connection& db_;
   bool open_ = true;
+};
+
+// Holds Connection::LockAllWorkloads for its lifetime: make it before the
+// WriteTransaction of a rebuild or a refresh.
+class AllWorkloadsLock {
+ public:
+  explicit AllWorkloadsLock(Connection& db) : db_(db) { db_.LockAllWorkloads(); }
+  AllWorkloadsLock(const AllWorkloadsLock&) = delete;
+  AllWorkloadsLock& operator=(const AllWorkloadsLock&) = delete;
+  ~AllWorkloadsLock() { db_.UnlockAllWorkloads(); }
+
+ private:
+  Connection& db_;
 };
 
 // One read transaction over a batch of reads: they see one state of the

@@ -30,8 +30,10 @@ constexpr Oid kNumericOid = 1700;
 
 constexpr const char* kConnectionLost = "08006";
 constexpr const char* kCommitInDoubt = "08007";  // transaction_resolution_unknown
-// The first key of hwrec's advisory locks: "hwrc" in ASCII.
+// The first key of hwrec's advisory locks of one workload: "hwrc" in ASCII.
 constexpr std::int64_t kWorkloadLockClass = 0x68777263;
+// The first key of the lock of every workload at once ("hwrd"; second key 0).
+constexpr std::int64_t kAllWorkloadsLockClass = 0x68777264;
 
 struct ResultDeleter {
   void operator()(PGresult* result) const { PQclear(result); }
@@ -274,6 +276,9 @@ class PgConnection final : public Connection {
   }
   ~PgConnection() override {
     lock_workloads_.reset();
+    share_all_workloads_.reset();
+    lock_all_workloads_.reset();
+    unlock_all_workloads_.reset();
     if (conn_ != nullptr) PQfinish(conn_);
   }
   PgConnection(const PgConnection&) = delete;
@@ -314,7 +319,16 @@ class PgConnection final : public Connection {
     const char* begin = mode == LockMode::kImmediate   ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
                         : mode == LockMode::kKeyLocked ? "BEGIN ISOLATION LEVEL READ COMMITTED"
                                                        : "BEGIN ISOLATION LEVEL REPEATABLE READ";
-    ResultPtr result(Exec(begin));
+    try {
+      ResultPtr result(Exec(begin));
+    } catch (const EngineError& e) {
+      // A connection the server dropped while it sat idle (a restart, a
+      // failover) looks open until used: this BEGIN finds it lost. Nothing
+      // was written, so connect anew (to whichever server of a multi-host URI
+      // takes writes) and begin once more.
+      if (!e.connection_lost()) throw;
+      ResultPtr result(Exec(begin));
+    }
     in_transaction_ = true;
     key_locked_ = mode == LockMode::kKeyLocked;
   }
@@ -336,6 +350,10 @@ class PgConnection final : public Connection {
           "SELECT pg_advisory_xact_lock(?::int4, k) FROM unnest(?::int4[]) WITH ORDINALITY "
           "AS u(k, n) ORDER BY n");
     }
+    if (!share_all_workloads_) {
+      share_all_workloads_ = Prepare("SELECT pg_advisory_xact_lock_shared(?::int4, 0)");
+    }
+    RunToEnd(*share_all_workloads_, kAllWorkloadsLockClass);
     Statement& lock = *lock_workloads_;
     lock.Reset();
     lock.BindInt64(1, kWorkloadLockClass);
@@ -343,6 +361,24 @@ class PgConnection final : public Connection {
     while (lock.Step()) {
     }
     lock.Reset();
+  }
+  void LockAllWorkloads() override {
+    if (in_transaction_) throw std::logic_error("LockAllWorkloads inside a transaction");
+    if (!lock_all_workloads_) lock_all_workloads_ = Prepare("SELECT pg_advisory_lock(?::int4, 0)");
+    RunToEnd(*lock_all_workloads_, kAllWorkloadsLockClass);
+    all_workloads_locked_epoch_ = epoch_;
+  }
+  void UnlockAllWorkloads() noexcept override {
+    // A connection lost since released it with its session.
+    if (all_workloads_locked_epoch_ != epoch_ || PQstatus(conn_) != CONNECTION_OK) return;
+    try {
+      if (!unlock_all_workloads_) {
+        unlock_all_workloads_ = Prepare("SELECT pg_advisory_unlock(?::int4, 0)");
+      }
+      RunToEnd(*unlock_all_workloads_, kAllWorkloadsLockClass);
+    } catch (...) {  // a failed unlock ends with the session
+    }
+    all_workloads_locked_epoch_ = -1;
   }
   void Commit() override {
     committing_ = true;
@@ -440,6 +476,14 @@ class PgConnection final : public Connection {
   }
 
  private:
+  // Runs a statement of one bound integer, reading every row it returns.
+  static void RunToEnd(Statement& statement, std::int64_t value) {
+    statement.Reset();
+    statement.BindInt64(1, value);
+    while (statement.Step()) {
+    }
+    statement.Reset();
+  }
   PGresult* Exec(const char* sql) {
     EnsureConnected();
     PGresult* result = PQexec(conn_, sql);
@@ -476,7 +520,11 @@ class PgConnection final : public Connection {
   bool in_transaction_ = false;
   bool key_locked_ = false;  // the open transaction is kKeyLocked
   bool committing_ = false;
-  std::unique_ptr<Statement> lock_workloads_;  // made on first use
+  std::unique_ptr<Statement> lock_workloads_;  // these four made on first use
+  std::unique_ptr<Statement> share_all_workloads_;
+  std::unique_ptr<Statement> lock_all_workloads_;
+  std::unique_ptr<Statement> unlock_all_workloads_;
+  std::int64_t all_workloads_locked_epoch_ = -1;  // the session LockAllWorkloads locked in
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
   std::int64_t epoch_ = 0;  // moves when the connection is made again
