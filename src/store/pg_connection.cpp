@@ -486,9 +486,9 @@ class PgConnection final : public Connection {
   }
   PGresult* Exec(const char* sql) {
     EnsureConnected();
-    PGresult* result = PQexec(conn_, sql);
-    Check(result);
-    return result;
+    ResultPtr result(PQexec(conn_, sql));  // freed when Check throws
+    Check(result.get());
+    return result.release();
   }
   void Connect() {
     const char* keys[] = {"dbname", "fallback_application_name", nullptr};
