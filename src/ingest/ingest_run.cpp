@@ -223,16 +223,17 @@ void IngestRun::InsertDeferred() {
       return std::tie(x.*field, a) < std::tie(y.*field, b);
     };
   };
-  std::sort(order.begin(), order.end(), by(&Observation::action_image));
-  for (const std::size_t i : order) writer_.WorkloadFor(deferred_[i].Row());
-  std::sort(order.begin(), order.end(), by(&Observation::execution_id));
   struct Stored {
-    InsertOutcome outcome = InsertOutcome::kDuplicate;
+    std::optional<InsertOutcome> outcome;  // known before the insert: stored already
     std::int64_t workload_id = 0;
     std::int64_t observation_id = 0;
   };
   std::vector<Stored> stored(deferred_.size());
+  std::sort(order.begin(), order.end(), by(&Observation::action_image));
+  for (const std::size_t i : order) writer_.ResolveWorkload(deferred_[i].Row(), &stored[i].outcome);
+  std::sort(order.begin(), order.end(), by(&Observation::execution_id));
   for (const std::size_t i : order) {
+    if (stored[i].outcome) continue;
     stored[i].outcome = writer_.Insert(deferred_[i].Row());
     stored[i].workload_id = writer_.last_workload_id();
     stored[i].observation_id = writer_.last_observation_id();
@@ -240,7 +241,7 @@ void IngestRun::InsertDeferred() {
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const DeferredRow& d = deferred_[i];
     runner_record_ = d.runner_record;
-    Counted(d.line, d.Row(), stored[i].outcome, stored[i].workload_id, stored[i].observation_id,
+    Counted(d.line, d.Row(), *stored[i].outcome, stored[i].workload_id, stored[i].observation_id,
             [&d] { return d.raw ? *d.raw : internal::ObservationToJson(d.observation); });
   }
   runner_record_ = false;

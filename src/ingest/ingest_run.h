@@ -67,10 +67,9 @@ class IngestRun {
         kept_aggregates_(kept_aggregates),
         // Where writers run at once, a batch's states are read under its
         // workloads' locks, at the end (AggregateWriter::Flush), not as it goes.
-        aggregates_(
-            db, settings_,
-            db.ConcurrentWriters() ? StoredAggregates::kMergeOnFlush : StoredAggregates::kLoadOnAdd,
-            kept_aggregates) {}
+        aggregates_(db, settings_,
+                    defer_inserts_ ? StoredAggregates::kMergeOnFlush : StoredAggregates::kLoadOnAdd,
+                    kept_aggregates) {}
 
   // `kept`: the inputs of the Ingestor's earlier runs, brought up to date.
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,

@@ -71,6 +71,10 @@ class ObservationWriter {
   // conflict): a re-sent record must not create a workload. For callers that
   // insert rows themselves, in bulk.
   std::optional<std::int64_t> WorkloadFor(const ObservationRow& row);
+  // WorkloadFor, with `*stored` set to how the execution is stored when it
+  // returns nullopt (then Insert need not ask again).
+  std::optional<std::int64_t> ResolveWorkload(const ObservationRow& row,
+                                              std::optional<InsertOutcome>* stored);
   // The workload id of the last record Insert stored.
   std::int64_t last_workload_id() const { return last_workload_id_; }
   // The observations.id of the last record Insert stored.
@@ -84,10 +88,6 @@ class ObservationWriter {
                       const std::string& record);
 
  private:
-  // WorkloadFor, with `*stored` set to how the execution is stored when it
-  // returns nullopt.
-  std::optional<std::int64_t> ResolveWorkload(const ObservationRow& row,
-                                              std::optional<InsertOutcome>* stored);
   std::int64_t CreateWorkload(const std::string& image);
   // Duplicate or conflict when the execution is stored, nullopt when it is not.
   std::optional<InsertOutcome> CompareStored(const std::string& execution_id,
