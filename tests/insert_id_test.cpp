@@ -50,4 +50,47 @@ TEST_CASE("insert id: a new row's id, none for a conflict, then the next row's o
   transaction.Commit();
 }
 
+TEST_CASE("statements: a first run prepares in its own round trip; a failed one says why",
+          "[store][engine]") {
+  hwrec::test::TempDir dir;
+  auto store = hwrec::test::OpenStoreOrFail(hwrec::test::NewStoreLocation(dir, "prepare"));
+  hwrec::store::Connection& db = hwrec::store::ConnectionOf(*store);
+  const std::int64_t per_run = hwrec::test::TestingPostgresql() ? 1 : 0;
+  const auto count = [&](const std::string& image) {
+    auto select = db.Prepare("SELECT count(*) FROM workloads WHERE image = ? AND id > ?");
+    select->BindText(1, image);
+    select->BindInt64(2, 0);
+    REQUIRE(select->Step());
+    return select->Int64(0);
+  };
+  // Prepared and run in one round trip, then run in one.
+  for (int i = 0; i < 2; ++i) {
+    const std::int64_t before = db.RoundTrips();
+    CHECK(count("registry.example/none:1") == 0);
+    CHECK(db.RoundTrips() - before == per_run);
+  }
+  // A statement the engine refuses: its error, and the connection goes on,
+  // in a transaction's place and outside one.
+  for (const bool in_transaction : {false, true}) {
+    std::optional<hwrec::store::WriteTransaction> transaction;
+    if (in_transaction) transaction.emplace(db);
+    std::string error;
+    try {
+      auto bad = db.Prepare("SELECT no_such_column FROM workloads WHERE image = ?");
+      bad->BindText(1, "x");
+      bad->Step();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    CHECK_THAT(error, Catch::Contains("no_such_column"));
+    transaction.reset();  // rolled back
+    CHECK(count("registry.example/none:1") == 0);
+  }
+  hwrec::store::WriteTransaction transaction(db);
+  auto insert = db.PrepareInsert(kInsertWorkload, "id");
+  CHECK(Insert(db, *insert, "registry.example/a:1").has_value());
+  transaction.Commit();
+  CHECK(count("registry.example/a:1") == 1);
+}
+
 }  // namespace insert_id_test

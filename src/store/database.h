@@ -199,6 +199,16 @@ class Connection {
   virtual std::optional<Version> DataVersion() = 0;
   // Whether a table (or view) named `name` exists.
   virtual bool HasTable(std::string_view name) = 0;
+  // Whether each statement is a round trip to a server (PostgreSQL) rather
+  // than a call into this process (SQLite). A reader kept across calls then
+  // asks in one statement what it would otherwise ask in a snapshot of
+  // several (store/combined_read.h): one statement sees one state of the
+  // store without a transaction around it.
+  virtual bool RoundTripPerStatement() const { return false; }
+  // The round trips to the server this connection has made (statements,
+  // BEGIN and COMMIT, preparations, reconnections): what a call costs on
+  // PostgreSQL, counted by tests. 0 on an engine in this process.
+  virtual std::int64_t RoundTrips() const { return 0; }
 };
 
 // The one way to write: takes the write lock at once and rolls back unless

@@ -300,12 +300,14 @@ class PgConnection final : public Connection {
   }
   void Execute(std::string_view sql) override {
     EnsureConnected();
+    ++round_trips_;
     ResultPtr result(PQexec(conn_, std::string(sql).c_str()));
     // A script of nothing but comments (a migration that only raises the
     // schema version) runs as nothing.
     if (PQresultStatus(result.get()) != PGRES_EMPTY_QUERY) Check(result.get());
   }
   std::int64_t LastInsertId() const override {
+    ++round_trips_;
     ResultPtr result(PQexec(conn_, "SELECT lastval()"));
     Check(result.get());
     return std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
@@ -395,7 +397,10 @@ class PgConnection final : public Connection {
   void RollbackQuietly() noexcept override {
     if (!in_transaction_) return;
     in_transaction_ = false;
-    if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
+    if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) {
+      ++round_trips_;
+      PQclear(PQexec(conn_, "ROLLBACK"));
+    }
   }
   // Any writer on any connection may have changed the data; nothing tells
   // without a round trip, so readers compare the store's counters instead.
@@ -409,19 +414,47 @@ class PgConnection final : public Connection {
     return statement->Step();
   }
 
-  // The name of the prepared statement for `sql` with these parameter types.
-  const std::string& PreparedName(const std::string& sql, const std::vector<Oid>& types) {
-    std::string key = sql;
-    key += '\0';
-    for (Oid t : types) key += std::to_string(t) + ",";
-    auto it = prepared_.find(key);
-    if (it != prepared_.end()) return it->second;
-    std::string name = "hwrec_" + std::to_string(prepared_.size() + 1);
-    ResultPtr result(
-        PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(types.size()), types.data()));
-    Check(result.get());
-    return prepared_.emplace(std::move(key), std::move(name)).first->second;
+  // The name of the statement this session prepared for `sql` with these
+  // parameter types; "" when it has not.
+  std::string PreparedName(const std::string& sql, const std::vector<Oid>& types) const {
+    auto it = prepared_.find(PreparedKey(sql, types));
+    return it != prepared_.end() ? it->second : std::string();
   }
+  // Prepares `sql` for these parameter types and runs it with `values`, in
+  // one round trip (libpq's pipeline mode): the result of the run, or of the
+  // preparation when that failed (the caller Checks it), and the new
+  // statement's name in `*name` ("" when not prepared).
+  PGresult* PrepareAndRun(const std::string& sql, const std::vector<Oid>& types,
+                          const std::vector<const char*>& values, const std::vector<int>& lengths,
+                          const std::vector<int>& formats, std::string* name) {
+    const int count = static_cast<int>(types.size());
+    std::string key = PreparedKey(sql, types);
+    std::string made = "hwrec_" + std::to_string(prepared_.size() + 1);
+    ++round_trips_;
+    if (PQenterPipelineMode(conn_) != 1 ||
+        PQsendPrepare(conn_, made.c_str(), sql.c_str(), count, types.data()) != 1 ||
+        PQsendQueryPrepared(conn_, made.c_str(), count, values.data(), lengths.data(),
+                            formats.data(), 0) != 1 ||
+        PQpipelineSync(conn_) != 1) {
+      DrainPipeline();
+      return nullptr;  // Check reports what libpq said (a lost connection)
+    }
+    // The preparation's result, then the run's (or PIPELINE_ABORTED), each
+    // followed by a null, then the sync.
+    ResultPtr prepared(PQgetResult(conn_));
+    ResultPtr ran;
+    if (prepared != nullptr && PQgetResult(conn_) == nullptr) ran.reset(PQgetResult(conn_));
+    DrainPipeline();
+    if (prepared == nullptr || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+      return prepared.release();
+    }
+    prepared_.emplace(std::move(key), made);
+    *name = std::move(made);
+    return ran.release();
+  }
+  bool RoundTripPerStatement() const override { return true; }
+  std::int64_t RoundTrips() const override { return round_trips_; }
+  void CountRoundTrip() { ++round_trips_; }
 
   PGconn* handle() { return conn_; }
   std::int64_t epoch() const { return epoch_; }
@@ -438,6 +471,7 @@ class PgConnection final : public Connection {
     }
     prepared_.clear();
     ++epoch_;
+    ++round_trips_;
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
       throw EngineError(kConnectionLost,
@@ -476,6 +510,28 @@ class PgConnection final : public Connection {
   }
 
  private:
+  static std::string PreparedKey(const std::string& sql, const std::vector<Oid>& types) {
+    std::string key = sql;
+    key += '\0';
+    for (Oid t : types) key += std::to_string(t) + ",";
+    return key;
+  }
+  // Reads what is left of a pipeline up to its sync and leaves pipeline
+  // mode; a connection that cannot is lost (PQreset leaves the mode too).
+  void DrainPipeline() {
+    for (int nulls = 0; nulls < 2 && PQstatus(conn_) == CONNECTION_OK;) {
+      PGresult* result = PQgetResult(conn_);
+      if (result == nullptr) {
+        ++nulls;
+        continue;
+      }
+      nulls = 0;
+      const bool synced = PQresultStatus(result) == PGRES_PIPELINE_SYNC;
+      PQclear(result);
+      if (synced) break;
+    }
+    PQexitPipelineMode(conn_);
+  }
   // Runs a statement of one bound integer, reading every row it returns.
   static void RunToEnd(Statement& statement, std::int64_t value) {
     statement.Reset();
@@ -486,6 +542,7 @@ class PgConnection final : public Connection {
   }
   PGresult* Exec(const char* sql) {
     EnsureConnected();
+    ++round_trips_;
     ResultPtr result(PQexec(conn_, sql));  // freed when Check throws
     Check(result.get());
     return result.release();
@@ -493,6 +550,7 @@ class PgConnection final : public Connection {
   void Connect() {
     const char* keys[] = {"dbname", "fallback_application_name", nullptr};
     const char* values[] = {uri_.c_str(), "hwrec", nullptr};
+    ++round_trips_;
     conn_ = PQconnectdbParams(keys, values, 1);
     if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
       const std::string why =
@@ -505,6 +563,7 @@ class PgConnection final : public Connection {
   void Configure() {
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
+    round_trips_ += read_only_ ? 2 : 1;
     ResultPtr result(PQexec(conn_, "SET client_min_messages = warning; SET TIME ZONE 'UTC'"));
     Check(result.get());
     if (read_only_) {  // again on every new session: a read-only store stays read-only
@@ -527,7 +586,8 @@ class PgConnection final : public Connection {
   std::int64_t all_workloads_locked_epoch_ = -1;  // the session LockAllWorkloads locked in
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;
-  std::int64_t epoch_ = 0;  // moves when the connection is made again
+  std::int64_t epoch_ = 0;                // moves when the connection is made again
+  mutable std::int64_t round_trips_ = 0;  // each libpq call that waits for the server
 };
 
 PgStatement::PgStatement(PgConnection& connection, std::string_view sql) : connection_(connection) {
@@ -557,10 +617,15 @@ void PgStatement::Execute() {
     prepared_types_ = types;
     prepared_epoch_ = connection_.epoch();
   }
-  const std::string& name = prepared_name_;
-  ResultPtr result(PQexecPrepared(connection_.handle(), name.c_str(),
-                                  static_cast<int>(params_.size()), values.data(), lengths.data(),
-                                  formats.data(), 0));
+  ResultPtr result;
+  if (prepared_name_.empty()) {  // prepared as it first runs, in the same round trip
+    result.reset(connection_.PrepareAndRun(sql_, types, values, lengths, formats, &prepared_name_));
+  } else {
+    connection_.CountRoundTrip();
+    result.reset(PQexecPrepared(connection_.handle(), prepared_name_.c_str(),
+                                static_cast<int>(params_.size()), values.data(), lengths.data(),
+                                formats.data(), 0));
+  }
   connection_.Check(result.get());
   rows_ = PQntuples(result.get());
   columns_known_ = PQnfields(result.get());
