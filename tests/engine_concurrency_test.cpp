@@ -26,6 +26,10 @@
 
 #include "hwrec/check.h"
 #include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
+#include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "store/database.h"
 #include "test_support.h"
@@ -494,6 +498,51 @@ TEST_CASE("replicas: a restart while a Runner is idle costs no batch, no count, 
   REQUIRE(next.ok());
   CHECK(next->accepted == 10);
   CHECK(Count(*store, "SELECT count(*) FROM observations") == 30);
+}
+
+TEST_CASE("replicas: a kept query and evaluator answer alike across a server restart",
+          "[engine][concurrency]") {
+  // In the steady state each call is one statement outside a transaction: a
+  // restart leaves the kept connection stale, and the call connects again.
+  const char* server = TestServer();
+  if (server == nullptr) return;
+  TempDir dir;
+  const std::string location = NewStoreLocation(dir, "kept.db");
+  auto writer = hwrec::test::OpenStoreOrFail(location);
+  hwrec::NodePool pool;
+  pool.node_pool_id = "n2";
+  pool.site_id = "site-a";
+  pool.hardware.instance_type = "n2-standard-8";
+  pool.hardware.architecture = "x86_64";
+  pool.hardware.cpu_millicores = 8000;
+  pool.hardware.memory_bytes = 34359738368;
+  REQUIRE(hwrec::RegisterNodePool(*writer, pool).ok());
+  std::istringstream records(Records(0, 60));
+  REQUIRE((*hwrec::Ingestor::Open(*writer))->IngestJsonLines(records).ok());
+  auto runner = hwrec::test::OpenStoreOrFail(location);
+  auto query = hwrec::RecommendationQuery::Open(*runner).value();
+  auto evaluator = hwrec::PlacementEvaluator::Open(*runner).value();
+  const std::string image = "registry.example/job-0:1";
+  const hwrec::HardwareKey key = hwrec::HardwareKey::Of(pool);
+  hwrec::ExecutionToPlace execution;
+  execution.workload = image;
+  const auto answers = [&] {
+    auto recommended = query->Recommend(image, key, 1795969000.0);
+    INFO(recommended.status().ToString());
+    REQUIRE(recommended.ok());
+    auto placed = evaluator->Evaluate(execution, {{"n2", {}, {}, {}}},
+                                      hwrec::PlacementPolicy::kBestFit, 1795969000.0);
+    INFO(placed.status().ToString());
+    REQUIRE(placed.ok());
+    return fmt::format("{} {}",
+                       recommended->figure(hwrec::FigureKind::kMemoryBytes).value.value_or(-1),
+                       hwrec::PlacementToJson(*placed));
+  };
+  answers();
+  const std::string steady = answers();
+  RestartServer(server);
+  CHECK(answers() == steady);
+  CHECK(answers() == steady);
 }
 
 TEST_CASE("replicas: a rebuild of every workload waits for merging batches, and they for it",

@@ -9,13 +9,17 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/placement.h"
+#include "hwrec/placement_json.h"
 #include "hwrec/recommend.h"
+#include "store/database.h"
 #include "test_support.h"
 
 // A namespace of its own: unity builds compile this file with others.
@@ -227,6 +231,160 @@ TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[
     const auto again = place(train, {"h100", "a30-mig"});
     CHECK(again.chosen_evaluation()->request.memory_bytes ==
           std::optional<std::int64_t>(16 * kGiB));
+  }
+}
+
+// What a recommendation says, to compare two answers.
+std::string Said(const Recommendation& r) {
+  std::string out = fmt::format("{} width {}:", r.workload, r.width.value_or(0));
+  for (const Figure& f : r.figures) {
+    out += fmt::format(" {} {} {} n={} conf={} [{}, {}] {} w={} held={};", f.value.value_or(-1),
+                       static_cast<int>(f.provenance), f.statistic, f.samples, f.confidence,
+                       f.lower.value_or(-1), f.upper.value_or(-1), f.last_seen.value_or(-1),
+                       f.learned_width.value_or(0), f.held_share);
+  }
+  return out;
+}
+
+// The round trips to the server a call costs (0 on SQLite, in this process).
+template <typename Call>
+std::int64_t RoundTripsOf(const Store& store, Call&& call) {
+  const store::Connection& db = store::ConnectionOf(store);
+  const std::int64_t before = db.RoundTrips();
+  call();
+  return db.RoundTrips() - before;
+}
+
+TEST_CASE("fleet: a kept query and evaluator answer in one round trip until something changes",
+          "[fleet][engine]") {
+  test::TempDir dir;
+  const std::string location = test::NewStoreLocation(dir, "trips.db");
+  Replica writer(location);
+  Replica reader(location);
+  for (const NodePool& pool : Fleet()) REQUIRE(RegisterNodePool(*writer.store, pool).ok());
+  // More executions than a shape is learned from (kShapeHistoryWindow): the
+  // oldest on Arm CPUs, which a shape learned in the wrong order would count,
+  // and the newest two failed (passed over).
+  std::vector<Observation> history;
+  for (int i = 0; i < kShapeHistoryWindow + 10; ++i) {
+    const bool arm = i < 6;
+    Observation o = Run(fmt::format("train-{}", i), "train",
+                        arm     ? "arm-cpu"
+                        : i % 2 ? "a100-mig"
+                                : "a100-full",
+                        kNow - 7200 + i * 60, arm ? std::nullopt : std::optional<double>(0.5),
+                        arm ? 0 : 20 + i % 9);
+    if (!arm) o.gpu_count_held = i % 2 ? 1 : 2;
+    if (i >= kShapeHistoryWindow + 8) o.status = ExecutionStatus::kFailed;
+    history.push_back(o);
+  }
+  writer.Ingest(history);
+
+  auto query = RecommendationQuery::Open(*reader.store).value();
+  auto evaluator = PlacementEvaluator::Open(*reader.store).value();
+  const HardwareKey a100_mig = HardwareKey::Of(Fleet()[1]);
+  const HardwareKey named{"NVIDIA", "A100 80GB", "a2-ultragpu-8g-mig", false};
+  std::vector<PlacementCandidate> candidates;
+  for (const NodePool& pool : Fleet()) candidates.push_back({pool.node_pool_id, {}, {}, {}});
+  ExecutionToPlace declared;
+  declared.workload = "train";
+  declared.declared.gpu_count = 1;
+  declared.declared.architecture = "x86_64";
+  ExecutionToPlace undeclared;  // its shape from its history, read in the same statement
+  undeclared.workload = "train";
+
+  // Each call's answer, from the kept objects and from fresh ones (which
+  // read everything in a snapshot), and what the kept call cost.
+  struct Answers {
+    std::int64_t trips = 0;
+    std::string kept, fresh;
+  };
+  const auto recommend = [&](std::optional<std::int64_t> width) {
+    Answers a;
+    std::optional<Recommendation> kept;
+    a.trips = RoundTripsOf(*reader.store, [&] {
+      kept = query->Recommend("train", a100_mig, kNow, Explain::kNo, width).value();
+    });
+    auto fresh = RecommendationQuery::Open(*reader.store).value();
+    a.kept = Said(*kept);
+    a.fresh = Said(fresh->Recommend("train", a100_mig, kNow, Explain::kNo, width).value());
+    return a;
+  };
+  const auto named_recommend = [&] {
+    Answers a;
+    std::optional<Recommendation> kept;
+    a.trips = RoundTripsOf(*reader.store,
+                           [&] { kept = query->RecommendNamed("train", named, kNow).value(); });
+    auto fresh = RecommendationQuery::Open(*reader.store).value();
+    a.kept = Said(*kept);
+    a.fresh = Said(fresh->RecommendNamed("train", named, kNow).value());
+    return a;
+  };
+  const auto place = [&](const ExecutionToPlace& execution) {
+    Answers a;
+    std::optional<PlacementResult> kept;
+    a.trips = RoundTripsOf(*reader.store, [&] {
+      kept = evaluator->Evaluate(execution, candidates, PlacementPolicy::kBestFit, kNow).value();
+    });
+    auto fresh = PlacementEvaluator::Open(*reader.store).value();
+    a.kept = PlacementToJson(*kept);
+    a.fresh = PlacementToJson(
+        fresh->Evaluate(execution, candidates, PlacementPolicy::kBestFit, kNow).value());
+    return a;
+  };
+  // Every kind of call, three times: the first may read in a snapshot what
+  // the kept object holds, the others are the steady state (a statement's
+  // first run prepares it in the same round trip).
+  const auto every_call = [&](std::int64_t steady_trips) {
+    const std::vector<std::pair<const char*, std::function<Answers()>>> calls = {
+        {"recommend", [&] { return recommend(std::nullopt); }},
+        {"recommend at a width", [&] { return recommend(2); }},
+        {"recommend a named key", named_recommend},
+        {"place a declared shape", [&] { return place(declared); }},
+        {"place a shape from history", [&] { return place(undeclared); }}};
+    for (const auto& [what, call] : calls) {
+      INFO(what);
+      const Answers first = call();  // may read in a snapshot what the kept object holds
+      CHECK(first.kept == first.fresh);
+      for (int i = 0; i < 2; ++i) {
+        const Answers steady = call();
+        CHECK(steady.kept == steady.fresh);
+        CHECK(steady.trips == steady_trips);
+      }
+    }
+  };
+  // SQLite reads in this process: no round trip at all.
+  const std::int64_t one = test::TestingPostgresql() ? 1 : 0;
+
+  SECTION("the steady state") { every_call(one); }
+
+  SECTION("records ingested by another replica: still one, and seen") {
+    every_call(one);
+    const std::string before = recommend(std::nullopt).kept;
+    writer.Ingest({Run("train-late", "train", "a100-mig", kNow - 60, 0.9, 39)});
+    const Answers after = recommend(std::nullopt);
+    CHECK(after.trips == one);
+    CHECK(after.kept == after.fresh);
+    CHECK(after.kept != before);
+    const Answers placed = place(declared);
+    CHECK(placed.trips == one);
+    CHECK(placed.kept == placed.fresh);
+  }
+
+  SECTION("settings, catalog or pools changed: read again in a snapshot, then one again") {
+    every_call(one);
+    REQUIRE(SetConfig(*writer.store, "default.memory_bytes", std::to_string(16 * kGiB)).ok());
+    const Answers changed = place(declared);
+    CHECK(changed.kept == changed.fresh);
+    if (test::TestingPostgresql()) CHECK(changed.trips > 1);
+    every_call(one);
+    NodePool added = Pool("h100-new", "a3-highgpu-8g", "H100 80GB", 8, "full", 8);
+    REQUIRE(RegisterNodePool(*writer.store, added).ok());
+    candidates.push_back({added.node_pool_id, {}, {}, {}});
+    const Answers with_new = place(declared);
+    CHECK(with_new.kept == with_new.fresh);
+    CHECK(with_new.kept.find("not registered") == std::string::npos);
+    every_call(one);
   }
 }
 

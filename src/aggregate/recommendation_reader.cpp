@@ -410,17 +410,42 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
   return out;
 }
 
-void RecommendationReader::ReadAggregates(std::int64_t workload_id,
-                                          const std::vector<const HardwareKey*>& keys,
-                                          AggregateMemo* memo) {
-  if (workload_id <= 0) return;
+AggregateMemo WantedAggregates(std::int64_t workload_id,
+                               const std::vector<const HardwareKey*>& keys,
+                               const AggregateMemo& memo) {
   AggregateMemo wanted;
   for (const HardwareKey* hardware : keys) {
     for (std::size_t s = 0; s < kScopeCount; ++s) {
       AggregateKey key = KeyAt(workload_id, static_cast<Scope>(s), *hardware);
-      if (memo->count(key) == 0) wanted.try_emplace(std::move(key));
+      if (memo.count(key) == 0) wanted.try_emplace(std::move(key));
     }
   }
+  return wanted;
+}
+
+void KeepAggregateRow(const store::Statement& row, const AggregateColumns& columns,
+                      AggregateKey* key, AggregateMemo* wanted, const AggregateMemo& memo) {
+  const std::optional<Scope> scope = ScopeNamed(row.Text(columns.scope));
+  if (!scope) return;
+  key->scope = *scope;
+  row.AssignText(columns.gpu_brand, &key->gpu_brand);
+  row.AssignText(columns.gpu_model, &key->gpu_model);
+  row.AssignText(columns.instance_type, &key->instance_type);
+  key->width = row.Int64(columns.width);
+  const auto entry = wanted->find(*key);
+  if (entry != wanted->end()) {
+    entry->second = AggregateFromState(row.Blob(columns.state));
+  } else if (key->width > 0 && memo.count(*key) == 0) {
+    // A width's rows are few: kept for a Read at a width (GPU memory only).
+    wanted->emplace(*key, AggregateFromState(row.Blob(columns.state)));
+  }
+}
+
+void RecommendationReader::ReadAggregates(std::int64_t workload_id,
+                                          const std::vector<const HardwareKey*>& keys,
+                                          AggregateMemo* memo) {
+  if (workload_id <= 0) return;
+  AggregateMemo wanted = WantedAggregates(workload_id, keys, *memo);
   if (wanted.empty()) return;
   if (!workload_rows_) {
     workload_rows_ = db_.Prepare(
@@ -432,24 +457,10 @@ void RecommendationReader::ReadAggregates(std::int64_t workload_id,
   store::Statement& select = *workload_rows_;
   select.Reset();
   select.Bind(1, workload_id);
+  constexpr AggregateColumns kColumns{0, 1, 2, 3, 5, 4};
   AggregateKey key;
   key.workload_id = workload_id;
-  while (select.Step()) {
-    const std::optional<Scope> scope = ScopeNamed(select.Text(0));
-    if (!scope) continue;
-    key.scope = *scope;
-    select.AssignText(1, &key.gpu_brand);
-    select.AssignText(2, &key.gpu_model);
-    select.AssignText(3, &key.instance_type);
-    key.width = select.Int64(5);
-    const auto entry = wanted.find(key);
-    if (entry != wanted.end()) {
-      entry->second = AggregateFromState(select.Blob(4));
-    } else if (key.width > 0 && memo->count(key) == 0) {
-      // A width's rows are few: kept for a Read at a width (GPU memory only).
-      wanted.emplace(key, AggregateFromState(select.Blob(4)));
-    }
-  }
+  while (select.Step()) KeepAggregateRow(select, kColumns, &key, &wanted, *memo);
   select.Reset();
   memo->merge(wanted);
 }

@@ -33,6 +33,21 @@ using AggregateMemo =
 // The aggregates of one hardware key at each scope, in Scope's order; null: no row.
 using ScopeAggregates = std::array<const KeyAggregate*, kScopeCount>;
 
+// The rows a read for `keys` wants (RecommendationReader::ReadAggregates):
+// each scope's row of each key, less those `memo` has; absent until kept.
+AggregateMemo WantedAggregates(std::int64_t workload_id,
+                               const std::vector<const HardwareKey*>& keys,
+                               const AggregateMemo& memo);
+// Where a statement gives an aggregate row's key and state.
+struct AggregateColumns {
+  int scope, gpu_brand, gpu_model, instance_type, width, state;
+};
+// Keeps the aggregate row `row` holds (of the workload `key->workload_id`;
+// the rest of `key` is scratch) in `wanted` when it is wanted there, or when
+// it is of a width and `memo` lacks it (kept for a Read at a width).
+void KeepAggregateRow(const store::Statement& row, const AggregateColumns& columns,
+                      AggregateKey* key, AggregateMemo* wanted, const AggregateMemo& memo);
+
 // One figure of `hardware` from its aggregates: the first scope of the
 // figure's fallback chain (DESIGN §3, §6) that has history, or no value.
 Figure EstimateFromScopes(FigureKind kind, const HardwareKey& hardware,

@@ -1,8 +1,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -17,6 +20,7 @@
 #include "placement/history.h"
 #include "recommend/kept_reader.h"
 #include "store/change_watch.h"
+#include "store/combined_read.h"
 #include "store/database.h"
 #include "store/guarded.h"
 
@@ -186,11 +190,30 @@ struct PlacementEvaluator::Impl {
   // tried first, by comparing the id, before the id is hashed. Emptied when
   // the pools are read again.
   std::vector<std::size_t> last_found;
-  // Also completes `facts` from the workload's history, in the same read.
-  // Call inside the snapshot the watch was polled in.
+  // What a read in one statement gave, in place of a snapshot's reads.
+  struct Held {
+    std::int64_t workload_id = 0;
+    internal::WorkloadHistory history;
+    internal::AggregateMemo memo;
+  };
+  // The reads in one statement, without and with the workload's history;
+  // made on first use.
+  std::array<std::unique_ptr<store::Statement>, 2> combined;
+  // In the steady state, where each statement is a round trip
+  // (internal::MayReadCombined): the workload's id, aggregates for the keys
+  // of `pools` and (`with_history`) recent executions, in one statement that
+  // also reads the change counters. nullopt: read them in a snapshot (the
+  // pools, catalog or settings changed, or the connection was lost).
+  std::optional<Held> ReadCombined(const std::string& workload,
+                                   const std::vector<const PoolFacts*>& pools, bool with_history);
+  // The distinct hardware keys of `pools`.
+  std::vector<const HardwareKey*> KeysOf(const std::vector<const PoolFacts*>& pools) const;
+  // Also completes `facts` from the workload's history, in the same read:
+  // `held`'s, or the snapshot's the watch was polled in (call inside it).
   Result<std::vector<const Recommendation*>> RecommendationsFor(
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache);
+      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache,
+      Held* held);
   void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
             const std::vector<const PoolFacts*>& pools_given) const;
 };
@@ -219,39 +242,85 @@ Status PlacementEvaluator::Impl::Sync() {
   return Status::Ok();
 }
 
+std::vector<const HardwareKey*> PlacementEvaluator::Impl::KeysOf(
+    const std::vector<const PoolFacts*>& pools) const {
+  std::vector<bool> used(index.keys.size(), false);
+  std::vector<const HardwareKey*> keys;
+  for (const PoolFacts* pool : pools) {
+    if (pool == nullptr || used[pool->key_index]) continue;
+    used[pool->key_index] = true;
+    keys.push_back(&index.keys[pool->key_index]);
+  }
+  return keys;
+}
+
+std::optional<PlacementEvaluator::Impl::Held> PlacementEvaluator::Impl::ReadCombined(
+    const std::string& workload, const std::vector<const PoolFacts*>& pools, bool with_history) {
+  using Rows = internal::CombinedAggregates::Rows;
+  using History = internal::WorkloadHistoryReader;
+  std::unique_ptr<store::Statement>& statement = combined[with_history ? 1 : 0];
+  if (!statement) {
+    std::vector<std::string_view> arms = internal::CombinedAggregates::Arms(Rows::kEveryRow);
+    if (with_history) arms.push_back(History::CombinedArm());
+    arms.push_back(store::ChangeWatch::kCountersArm);
+    statement = store::ConnectionOf(store).Prepare(store::combined::Statement(arms));
+  }
+  statement->Reset();
+  const int next =
+      internal::CombinedAggregates::Bind(*statement, 1, Rows::kEveryRow, workload, nullptr);
+  if (with_history) History::BindCombined(*statement, next, workload);
+  internal::CombinedAggregates read(KeysOf(pools));
+  Held held;
+  std::vector<History::Recent> recent;
+  const auto take_history = [&](const store::Statement& row) {
+    History::TakeCombined(row, &recent);
+  };
+  constexpr store::StoreChanges kEveryArea{{true, true, true}};  // pools, catalog, settings
+  if (!internal::RunCombined(
+          *statement, watch, kEveryArea, &read,
+          with_history ? take_history : std::function<void(const store::Statement&)>())) {
+    return std::nullopt;
+  }
+  held.history = History::FinishCombined(&recent);
+  held.workload_id = read.workload_id();
+  held.memo = read.TakeMemo();
+  return held;
+}
+
 // One read per distinct hardware key among `pools`, many candidates share one;
-// all of them and the workload's history in the caller's read transaction,
-// the workload looked up once.
+// all of them and the workload's history in the caller's read transaction
+// (or `held`'s one statement), the workload looked up once.
 Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::RecommendationsFor(
     const std::string& workload, const std::vector<const PoolFacts*>& candidates, double as_of,
-    internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache) {
+    internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache,
+    Held* held) {
   auto kept = internal::KeptReader(store, &reader, watch);
   if (!kept.ok()) return kept.status();
   internal::RecommendationReader& read = **kept;
   facts->default_cpu_millicores = read.settings().default_cpu_request_millicores;
   facts->default_memory_bytes = read.settings().default_memory_bytes;
-  const std::int64_t workload_id = read.WorkloadId(workload).value_or(0);
+  const std::int64_t workload_id =
+      held != nullptr ? held->workload_id : read.WorkloadId(workload).value_or(0);
   internal::WorkloadHistory history;
   if (internal::ShapeNeedsHistory(*facts) && workload_id != 0) {
-    if (!history_reader) {
-      history_reader =
-          std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
+    if (held != nullptr) {
+      history = std::move(held->history);
+    } else {
+      if (!history_reader) {
+        history_reader =
+            std::make_unique<internal::WorkloadHistoryReader>(store::ConnectionOf(store));
+      }
+      history = history_reader->Read(workload_id, watch.version());
     }
-    history = history_reader->Read(workload_id, watch.version());
   }
   internal::CompleteShape(history, facts);
   const std::vector<HardwareKey>& keys = index.keys;
-  std::vector<bool> used(keys.size(), false);
-  std::vector<const HardwareKey*> wanted;
-  for (const PoolFacts* pool : candidates) {
-    if (pool == nullptr || used[pool->key_index]) continue;
-    used[pool->key_index] = true;
-    wanted.push_back(&keys[pool->key_index]);
-  }
   internal::AggregateMemo own_memo;  // when the reader keeps none across calls
   internal::AggregateMemo* kept_memo = read.KeptMemo(workload_id);
-  internal::AggregateMemo& memo = kept_memo != nullptr ? *kept_memo : own_memo;
-  read.ReadAggregates(workload_id, wanted, &memo);
+  internal::AggregateMemo& memo = held != nullptr        ? held->memo
+                                  : kept_memo != nullptr ? *kept_memo
+                                                         : own_memo;
+  read.ReadAggregates(workload_id, KeysOf(candidates), &memo);  // nothing to read when held
   cache->assign(keys.size(), std::nullopt);
   // GPU memory per GPU of the executions that held as many GPUs as this one gets.
   std::optional<std::int64_t> width;
@@ -387,19 +456,31 @@ Result<PlacementResult> PlacementEvaluator::Evaluate(
   if (!facts.ok()) return facts.status();
   Impl& impl = *impl_;
   return internal::Guarded(impl.store.path(), [&]() -> Result<PlacementResult> {
-    // The pools, the settings and the history as one state of the store.
-    store::ReadSnapshot snapshot(store::ConnectionOf(impl.store));
-    impl.watch.Poll();
-    if (Status synced = impl.Sync(); !synced.ok()) return synced;
+    store::Connection& db = store::ConnectionOf(impl.store);
     std::vector<const PoolFacts*> pools(candidates.size(), nullptr);
-    if (Status looked_up = impl.LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
+    // The pools, the settings and the history as one state of the store: in
+    // the steady state, from what the evaluator holds and one statement
+    // (where each is a round trip), else read in a snapshot.
+    std::optional<Impl::Held> held;
+    if (internal::MayReadCombined(db, impl.watch, impl.reader != nullptr, {{true, true, true}}) &&
+        impl.LookUp(candidates, &pools).ok()) {
+      held = impl.ReadCombined(execution.workload, pools, internal::ShapeNeedsHistory(*facts));
+    }
+    std::optional<store::ReadSnapshot> snapshot;
+    if (!held) {
+      snapshot.emplace(db);
+      impl.watch.Poll();
+      if (Status synced = impl.Sync(); !synced.ok()) return synced;
+      std::fill(pools.begin(), pools.end(), nullptr);
+      if (Status looked_up = impl.LookUp(candidates, &pools); !looked_up.ok()) return looked_up;
+    }
     PlacementResult result;
     result.workload = execution.workload;
     result.policy = policy;
     result.as_of = as_of.value_or(internal::NowEpochSeconds());
     std::vector<std::optional<Recommendation>> cache;
-    auto recommendations =
-        impl.RecommendationsFor(execution.workload, pools, result.as_of, &*facts, &cache);
+    auto recommendations = impl.RecommendationsFor(execution.workload, pools, result.as_of, &*facts,
+                                                   &cache, held ? &*held : nullptr);
     if (!recommendations.ok()) return recommendations.status();
     result.shape = facts->shape;
     result.evaluations.reserve(candidates.size());

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/database.h"
@@ -44,6 +45,26 @@ class WorkloadHistoryReader {
   // store::ChangeWatch's); nullopt keeps nothing.
   WorkloadHistory Read(std::int64_t workload_id,
                        const std::optional<store::Connection::Version>& version);
+
+  // What one recent execution says.
+  struct Recent {
+    std::optional<std::string> architecture;
+    bool used_gpus = false;
+    bool ran = false;  // succeeded or ran out of memory: failed and cancelled are passed over
+    std::optional<std::int64_t> gpus_held;
+    double finished_at = 0;  // with the id, what orders a combined read's rows
+    std::int64_t id = 0;
+  };
+  // The same summary from a read in one statement (store/combined_read.h):
+  // the arm of its recent executions (not first: it names no blob's type),
+  // bound from `index` on (returns the next index); each row of the
+  // statement to TakeCombined (other parts' rows are left), which keeps its
+  // executions, then FinishCombined, which counts them newest first. A
+  // workload with no history gives no row.
+  static std::string_view CombinedArm();
+  static int BindCombined(store::Statement& statement, int index, const std::string& image);
+  static void TakeCombined(const store::Statement& row, std::vector<Recent>* rows);
+  static WorkloadHistory FinishCombined(std::vector<Recent>* rows);
 
  private:
   WorkloadHistory ReadStored(std::int64_t workload_id);

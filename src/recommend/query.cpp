@@ -1,11 +1,15 @@
 #include <fmt/format.h>
 
+#include <array>
+
+#include "aggregate/combined_aggregates.h"
 #include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/recommend.h"
 #include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "recommend/kept_reader.h"
+#include "store/combined_read.h"
 #include "store/database.h"
 #include "store/guarded.h"
 
@@ -43,7 +47,64 @@ struct RecommendationQuery::Impl {
   std::unique_ptr<internal::RecommendationReader> reader;
   std::optional<GpuCatalog> catalog;  // read by ResolveKey, again when it changes
   store::ChangeWatch watch{store::ConnectionOf(store)};
+  // The reads in one statement, by CombinedAggregates::Rows; made on first use.
+  std::array<std::unique_ptr<store::Statement>, 2> combined;
+
+  // `named` resolved with what the query holds (the catalog it read last,
+  // added to `held`), or nullopt when that takes a read (or fails: the
+  // catalog may be stale).
+  std::optional<HardwareKey> ResolveHeld(HardwareKey named, store::StoreChanges* held) const;
+  // The recommendation in one statement, where each is a round trip
+  // (Connection::RoundTripPerStatement) and a call has read the settings and
+  // the change counters before: the statement reads the counters beside the
+  // workload's id and aggregates, and the answer stands when nothing held in
+  // memory (settings, catalog) changed. nullopt: read it in a snapshot
+  // instead (nothing held yet, something changed, a connection lost since
+  // the last call). `held`: the areas the call relies on the query's memory
+  // for (the settings; the catalog too when it resolved a key with it).
+  // Throws on another engine failure (call inside Guarded).
+  std::optional<Recommendation> ReadCombined(const std::string& workload,
+                                             const HardwareKey& hardware,
+                                             std::optional<double> as_of,
+                                             std::optional<std::int64_t> width,
+                                             const store::StoreChanges& held);
 };
+
+std::optional<HardwareKey> RecommendationQuery::Impl::ResolveHeld(HardwareKey named,
+                                                                  store::StoreChanges* held) const {
+  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
+    Result<HardwareKey> key = ResolveHardwareKey(store, std::move(named), "gpu_model");
+    if (!key.ok()) return std::nullopt;  // reads nothing: the store is not read for these
+    return std::move(key).value();
+  }
+  if (!catalog) return std::nullopt;
+  held->changed[static_cast<std::size_t>(store::ChangeArea::kCatalog)] = true;
+  Result<HardwareKey> key = catalog->ResolveKey(std::move(named), "gpu_model");
+  if (!key.ok()) return std::nullopt;
+  return std::move(key).value();
+}
+
+std::optional<Recommendation> RecommendationQuery::Impl::ReadCombined(
+    const std::string& workload, const HardwareKey& hardware, std::optional<double> as_of,
+    std::optional<std::int64_t> width, const store::StoreChanges& held) {
+  store::Connection& db = store::ConnectionOf(store);
+  if (!internal::MayReadCombined(db, watch, reader != nullptr, held)) return std::nullopt;
+  using Rows = internal::CombinedAggregates::Rows;
+  const Rows rows = width ? Rows::kEveryRow : Rows::kScopesOfOneKey;
+  std::unique_ptr<store::Statement>& statement = combined[static_cast<std::size_t>(rows)];
+  if (!statement) {
+    std::vector<std::string_view> arms = internal::CombinedAggregates::Arms(rows);
+    arms.push_back(store::ChangeWatch::kCountersArm);
+    statement = db.Prepare(store::combined::Statement(arms));
+  }
+  statement->Reset();
+  internal::CombinedAggregates::Bind(*statement, 1, rows, workload, &hardware);
+  internal::CombinedAggregates read({&hardware});
+  if (!internal::RunCombined(*statement, watch, held, &read)) return std::nullopt;
+  internal::AggregateMemo memo = read.TakeMemo();
+  return reader->Read(read.workload_id(), workload, hardware,
+                      as_of.value_or(internal::NowEpochSeconds()), &memo, width);
+}
 
 RecommendationQuery::RecommendationQuery(const Store& store)
     : impl_(std::make_unique<Impl>(store)) {}
@@ -74,6 +135,10 @@ Status CheckRequest(const std::string& workload, std::optional<double> as_of,
   }
   return Status::Ok();
 }
+
+// What every recommendation relies on the query's memory for.
+constexpr store::StoreChanges kSettingsHeld{{false, false, true}};
+static_assert(static_cast<int>(store::ChangeArea::kSettings) == 2);
 
 // Runs `read` in one read snapshot of `store`, after polling `watch`: what
 // every call of the query reads the store in.
@@ -124,8 +189,16 @@ Result<Recommendation> RecommendationQuery::Recommend(const std::string& workloa
                                                       std::optional<double> as_of, Explain explain,
                                                       std::optional<std::int64_t> width) {
   if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
-  return InSnapshot(impl_->store, impl_->watch,
-                    [&] { return ReadInSnapshot(workload, hardware, as_of, explain, width); });
+  return internal::Guarded(impl_->store.path(), [&]() -> Result<Recommendation> {
+    if (explain == Explain::kNo) {
+      if (auto answered = impl_->ReadCombined(workload, hardware, as_of, width, kSettingsHeld)) {
+        return *answered;
+      }
+    }
+    store::ReadSnapshot snapshot(store::ConnectionOf(impl_->store));
+    impl_->watch.Poll();
+    return ReadInSnapshot(workload, hardware, as_of, explain, width);
+  });
 }
 
 Result<HardwareKey> RecommendationQuery::ResolveKey(HardwareKey named,
@@ -140,7 +213,17 @@ Result<Recommendation> RecommendationQuery::RecommendNamed(const std::string& wo
                                                            Explain explain,
                                                            std::optional<std::int64_t> width) {
   if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
-  return InSnapshot(impl_->store, impl_->watch, [&]() -> Result<Recommendation> {
+  return internal::Guarded(impl_->store.path(), [&]() -> Result<Recommendation> {
+    if (explain == Explain::kNo) {
+      store::StoreChanges held = kSettingsHeld;
+      if (std::optional<HardwareKey> key = impl_->ResolveHeld(named, &held)) {
+        if (auto answered = impl_->ReadCombined(workload, *key, as_of, width, held)) {
+          return *answered;
+        }
+      }
+    }
+    store::ReadSnapshot snapshot(store::ConnectionOf(impl_->store));
+    impl_->watch.Poll();
     Result<HardwareKey> key = ResolveInSnapshot(std::move(named), "gpu_model");
     if (!key.ok()) return key.status();
     return ReadInSnapshot(workload, *key, as_of, explain, width);

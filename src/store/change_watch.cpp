@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "store/combined_read.h"
+
 namespace hwrec::store {
 
 namespace {
@@ -34,7 +36,24 @@ StoreChanges ChangeWatch::Poll() {
   const std::optional<Connection::Version> version = db_.DataVersion();
   if (version && seen_ && version == seen_version_) return pending_;  // nothing committed since
   // The version and the counters are of one snapshot: the caller's.
-  const std::optional<Counters> counters = ReadCounters();
+  return Compare(ReadCounters(), version);
+}
+
+void ChangeWatch::TakeCounterRow(const Statement& row) {
+  const std::string_view area = row.Text(combined::kText0);
+  for (std::size_t a = 0; a < kChangeAreaCount; ++a) {
+    if (area == kAreaNames[a]) combined_[a] = row.Int64(combined::kInt0);
+  }
+}
+
+StoreChanges ChangeWatch::PollCombined() {
+  const Counters counters = combined_;
+  combined_ = Counters{};
+  return Compare(counters, std::nullopt);
+}
+
+StoreChanges ChangeWatch::Compare(const std::optional<Counters>& counters,
+                                  std::optional<Connection::Version> version) {
   for (std::size_t a = 0; a < kChangeAreaCount; ++a) {
     if (!counters || !seen_ || (*counters)[a] != (*seen_)[a]) pending_.changed[a] = true;
   }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "store/database.h"
 
@@ -45,6 +46,17 @@ class ChangeWatch {
   // older than schema 13, which keeps no counters, every area counts as
   // changed whenever the store may have changed. Throws on an engine failure.
   StoreChanges Poll();
+  // A Poll inside a read in one statement (store/combined_read.h), once a
+  // Poll has seen the counters (Combinable): the statement carries
+  // kCountersArm; the caller hands each of its rows to TakeCounterRow, then
+  // PollCombined polls as Poll does, with what the statement read.
+  static constexpr std::string_view kCountersArm =
+      "SELECT 0, area, CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(NULL AS TEXT), counter, "
+      "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), "
+      "CAST(NULL AS DOUBLE PRECISION), NULL FROM store_changes";
+  bool Combinable() const { return seen_.has_value(); }
+  void TakeCounterRow(const Statement& row);
+  StoreChanges PollCombined();
   // The caller has re-read `area` in the snapshot it polled in.
   void Applied(ChangeArea area) { pending_.changed[static_cast<std::size_t>(area)] = false; }
   // What Poll returned last, less what was applied since (no I/O).
@@ -57,11 +69,15 @@ class ChangeWatch {
  private:
   using Counters = std::array<std::int64_t, kChangeAreaCount>;
   std::optional<Counters> ReadCounters();
+  // What Poll does once the counters of the caller's snapshot are read.
+  StoreChanges Compare(const std::optional<Counters>& counters,
+                       std::optional<Connection::Version> version);
 
   Connection& db_;
   std::unique_ptr<Statement> counters_;  // prepared once the table is seen
   std::optional<Connection::Version> seen_version_;
   std::optional<Counters> seen_;
+  Counters combined_{};  // what TakeCounterRow was given since the last PollCombined
   StoreChanges pending_{{true, true, true}};
 };
 
