@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -99,6 +100,8 @@ struct EngineFigures {
   // connection committed a change of settings.
   std::vector<double> check_unchanged_us, check_changed_us;
   Stopwatch place;  // one lap per Evaluate call
+  // Round trips to the server per timed call (0 on SQLite, in this process).
+  double recommend_trips = 0, place_trips = 0;
   std::size_t feasible = 0;
   std::string chosen;
 
@@ -110,7 +113,8 @@ struct EngineFigures {
 
 // The recommendation a Runner replica asks for before it starts one execution.
 std::vector<double> TimeRecommendations(Store& store, const fixtures::ObservationGenerator& gen,
-                                        const std::string& workload, int lookups) {
+                                        const std::string& workload, int lookups,
+                                        double* trips_per_call) {
   std::size_t pool = 0;
   for (std::size_t i = 0; i < gen.images().size(); ++i) {
     if (gen.images()[i] == workload && !gen.image_profiles()[i].pools.empty()) {
@@ -120,12 +124,16 @@ std::vector<double> TimeRecommendations(Store& store, const fixtures::Observatio
   const HardwareKey key = HardwareKey::Of(gen.pools()[pool].pool);
   const auto query = Require(RecommendationQuery::Open(store));
   std::vector<double> micros;
+  const store::Connection& db = store::ConnectionOf(store);
+  std::int64_t trips = 0;
   for (int i = 0; i < lookups + 5; ++i) {
+    if (i == 5) trips = db.RoundTrips();
     const auto t0 = std::chrono::steady_clock::now();
     const Recommendation r = Require(query->Recommend(workload, key));
     const auto t1 = std::chrono::steady_clock::now();
     if (i >= 5) micros.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
+  *trips_per_call = static_cast<double>(db.RoundTrips() - trips) / std::max(lookups, 1);
   return micros;
 }
 
@@ -167,13 +175,19 @@ EngineFigures MeasureEngine(const std::string& location, const fixtures::Observa
   figures.ingest = IngestGenerated(*store, gen, Chunks({0, options.records}, 10000), options.batch,
                                    "hwrec-bench engines");
   const ExecutionToPlace execution = PlaceExecution(gen);
-  figures.recommend_us = TimeRecommendations(*store, gen, execution.workload, options.lookups);
+  figures.recommend_us = TimeRecommendations(*store, gen, execution.workload, options.lookups,
+                                             &figures.recommend_trips);
   TimeChangeCheck(*store, location, options.lookups, &figures);
   const std::vector<PlacementCandidate> candidates(
       all.begin(), all.begin() + static_cast<std::ptrdiff_t>(options.candidates));
   const auto evaluator = Require(PlacementEvaluator::Open(*store));
+  const store::Connection& db = store::ConnectionOf(*store);
+  std::int64_t trips = 0;
   for (int i = 0; i < options.evaluations + 5; ++i) {
-    if (i == 5) figures.place = Stopwatch();  // the first five warm the caches
+    if (i == 5) {  // the first five warm the caches
+      figures.place = Stopwatch();
+      trips = db.RoundTrips();
+    }
     figures.place.Start();
     const PlacementResult result = Require(evaluator->Evaluate(execution, candidates));
     figures.place.Stop();
@@ -181,6 +195,8 @@ EngineFigures MeasureEngine(const std::string& location, const fixtures::Observa
     for (const auto& e : result.evaluations) figures.feasible += e.feasible ? 1 : 0;
     figures.chosen = result.chosen_evaluation() ? result.chosen_evaluation()->node_pool_id : "-";
   }
+  figures.place_trips =
+      static_cast<double>(db.RoundTrips() - trips) / std::max(options.evaluations, 1);
   return figures;
 }
 
@@ -232,6 +248,8 @@ nlohmann::json EngineJson(const EngineFigures& f) {
           {"place_evaluations_per_s", f.EvaluationsPerSecond()},
           {"place_p50_ms", Percentile(f.place.laps(), 50) * 1000},
           {"place_p99_ms", Percentile(f.place.laps(), 99) * 1000},
+          {"recommend_round_trips", f.recommend_trips},
+          {"place_round_trips", f.place_trips},
           {"feasible", f.feasible},
           {"chosen", f.chosen}};
 }
@@ -276,6 +294,10 @@ void Print(const EnginesOptions& options, const PostgresqlServer& server, double
   std::cout << "check: a kept reader's test for changed pools, catalog or settings, per call: "
                "idle when nothing was committed since the last call, moved after another "
                "connection's commit\n";
+  std::cout << fmt::format(
+      "round trips to PostgreSQL per call: recommend {:.2f}, place {:.2f} (nothing changed "
+      "between calls)\n",
+      postgresql.recommend_trips, postgresql.place_trips);
   std::cout << fmt::format(
       "\naccepted: SQLite {}, PostgreSQL {}; placement chose {} (SQLite) and {} (PostgreSQL)\n",
       WithThousands(sqlite.ingest.summary.accepted),
