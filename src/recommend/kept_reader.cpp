@@ -36,7 +36,9 @@ bool RunCombined(store::Statement& statement, store::ChangeWatch& watch,
     }
     statement.Reset();
   } catch (const store::EngineError& e) {
-    if (!e.connection_lost()) throw;
+    // Lost: the snapshot's BEGIN connects anew. Not when connecting anew just
+    // failed: the call says so rather than trying once more.
+    if (!e.connection_lost() || e.sqlstate() == "08001") throw;
     return false;
   }
   return !MovedHeld(watch.PollCombined(), held);

@@ -38,7 +38,8 @@ enum class Engine { kSqlite, kPostgresql };
 enum class ValueKind { kNull, kInteger, kReal, kText, kBlob };
 
 // A failure the PostgreSQL engine reports: the server's SQLSTATE (e.g.
-// "40001"), or "08006" when the connection is lost ("08007" while committing).
+// "40001"), or "08006" when the connection is lost ("08007" while committing,
+// "08001" when connecting again failed).
 class EngineError : public std::runtime_error {
  public:
   EngineError(std::string sqlstate, const std::string& message)

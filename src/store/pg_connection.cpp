@@ -29,6 +29,7 @@ constexpr Oid kFloat8Oid = 701;
 constexpr Oid kNumericOid = 1700;
 
 constexpr const char* kConnectionLost = "08006";
+constexpr const char* kCannotConnect = "08001";  // sqlclient_unable_to_establish_sqlconnection
 constexpr const char* kCommitInDoubt = "08007";  // transaction_resolution_unknown
 // The first key of hwrec's advisory locks of one workload: "hwrc" in ASCII.
 constexpr std::int64_t kWorkloadLockClass = 0x68777263;
@@ -431,19 +432,24 @@ class PgConnection final : public Connection {
     std::string key = PreparedKey(sql, types);
     std::string made = "hwrec_" + std::to_string(prepared_.size() + 1);
     ++round_trips_;
-    if (PQenterPipelineMode(conn_) != 1 ||
-        PQsendPrepare(conn_, made.c_str(), sql.c_str(), count, types.data()) != 1 ||
+    if (PQenterPipelineMode(conn_) != 1) return nullptr;  // Check says what libpq said
+    if (PQsendPrepare(conn_, made.c_str(), sql.c_str(), count, types.data()) != 1 ||
         PQsendQueryPrepared(conn_, made.c_str(), count, values.data(), lengths.data(),
                             formats.data(), 0) != 1 ||
         PQpipelineSync(conn_) != 1) {
-      DrainPipeline();
-      return nullptr;  // Check reports what libpq said (a lost connection)
+      // Without its sync the server may never answer what was queued: this
+      // session is not read again but made anew at the next statement.
+      broken_ = true;
+      return nullptr;
     }
     // The preparation's result, then the run's (or PIPELINE_ABORTED), each
     // followed by a null, then the sync.
     ResultPtr prepared(PQgetResult(conn_));
     ResultPtr ran;
-    if (prepared != nullptr && PQgetResult(conn_) == nullptr) ran.reset(PQgetResult(conn_));
+    if (prepared != nullptr) {
+      const ResultPtr end_of_preparation(PQgetResult(conn_));  // null, as a rule
+      if (end_of_preparation == nullptr) ran.reset(PQgetResult(conn_));
+    }
     DrainPipeline();
     if (prepared == nullptr || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
       return prepared.release();
@@ -462,7 +468,7 @@ class PgConnection final : public Connection {
   // Before a statement outside a transaction: a connection the server
   // dropped is made again (a dropped transaction is reported, never resumed).
   void EnsureConnected() {
-    if (PQstatus(conn_) == CONNECTION_OK) return;
+    if (PQstatus(conn_) == CONNECTION_OK && !broken_) return;
     if (in_transaction_) {  // never resumed on a new session: the caller rolls back
       throw EngineError(kConnectionLost,
                         fmt::format("the connection to PostgreSQL at {} was lost: the open "
@@ -473,8 +479,9 @@ class PgConnection final : public Connection {
     ++epoch_;
     ++round_trips_;
     PQreset(conn_);
+    broken_ = false;
     if (PQstatus(conn_) != CONNECTION_OK) {
-      throw EngineError(kConnectionLost,
+      throw EngineError(kCannotConnect,
                         fmt::format("PostgreSQL at {} cannot be reached: {}: nothing was "
                                     "written; run the command again once the server is up",
                                     RedactedUri(uri_), Scrubbed(Trimmed(PQerrorMessage(conn_)))));
@@ -486,7 +493,7 @@ class PgConnection final : public Connection {
   void Check(const PGresult* result) const {
     const ExecStatusType status = result != nullptr ? PQresultStatus(result) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-    if (result == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+    if (result == nullptr || PQstatus(conn_) != CONNECTION_OK || broken_) {
       if (committing_) {  // the server may have committed before the connection went
         throw EngineError(
             kCommitInDoubt,
@@ -517,7 +524,8 @@ class PgConnection final : public Connection {
     return key;
   }
   // Reads what is left of a pipeline up to its sync and leaves pipeline
-  // mode; a connection that cannot is lost (PQreset leaves the mode too).
+  // mode; a session that cannot leave it is made anew at the next statement
+  // (PQreset leaves the mode too).
   void DrainPipeline() {
     for (int nulls = 0; nulls < 2 && PQstatus(conn_) == CONNECTION_OK;) {
       PGresult* result = PQgetResult(conn_);
@@ -530,7 +538,7 @@ class PgConnection final : public Connection {
       PQclear(result);
       if (synced) break;
     }
-    PQexitPipelineMode(conn_);
+    if (PQexitPipelineMode(conn_) != 1) broken_ = true;
   }
   // Runs a statement of one bound integer, reading every row it returns.
   static void RunToEnd(Statement& statement, std::int64_t value) {
@@ -564,7 +572,10 @@ class PgConnection final : public Connection {
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
     round_trips_ += read_only_ ? 2 : 1;
-    ResultPtr result(PQexec(conn_, "SET client_min_messages = warning; SET TIME ZONE 'UTC'"));
+    // Floats as text in full (a finish time orders recent executions).
+    ResultPtr result(PQexec(
+        conn_,
+        "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET extra_float_digits = 3"));
     Check(result.get());
     if (read_only_) {  // again on every new session: a read-only store stays read-only
       ResultPtr read_only(PQexec(conn_, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY"));
@@ -588,6 +599,9 @@ class PgConnection final : public Connection {
   std::unordered_map<std::string, std::string> prepared_;
   std::int64_t epoch_ = 0;                // moves when the connection is made again
   mutable std::int64_t round_trips_ = 0;  // each libpq call that waits for the server
+  // A session left where it cannot be used (a pipeline it could not leave):
+  // made again at the next statement, as a lost one is.
+  bool broken_ = false;
 };
 
 PgStatement::PgStatement(PgConnection& connection, std::string_view sql) : connection_(connection) {
