@@ -526,23 +526,36 @@ TEST_CASE("replicas: a kept query and evaluator answer alike across a server res
   const hwrec::HardwareKey key = hwrec::HardwareKey::Of(pool);
   hwrec::ExecutionToPlace execution;
   execution.workload = image;
-  const auto answers = [&] {
+  const auto recommend = [&] {
     auto recommended = query->Recommend(image, key, 1795969000.0);
     INFO(recommended.status().ToString());
     REQUIRE(recommended.ok());
+    return recommended->figure(hwrec::FigureKind::kMemoryBytes).value.value_or(-1);
+  };
+  const auto place = [&] {
     auto placed = evaluator->Evaluate(execution, {{"n2", {}, {}, {}}},
                                       hwrec::PlacementPolicy::kBestFit, 1795969000.0);
     INFO(placed.status().ToString());
     REQUIRE(placed.ok());
-    return fmt::format("{} {}",
-                       recommended->figure(hwrec::FigureKind::kMemoryBytes).value.value_or(-1),
-                       hwrec::PlacementToJson(*placed));
+    return hwrec::PlacementToJson(*placed);
   };
-  answers();
-  const std::string steady = answers();
+  recommend();
+  place();
+  const double recommended = recommend();
+  const std::string placed = place();
+  // Each object first after a restart (they share the Store's connection).
   RestartServer(server);
-  CHECK(answers() == steady);
-  CHECK(answers() == steady);
+  CHECK(recommend() == recommended);
+  CHECK(place() == placed);
+  RestartServer(server);
+  CHECK(place() == placed);
+  CHECK(recommend() == recommended);
+  // And back to one round trip each.
+  const hwrec::store::Connection& db = hwrec::store::ConnectionOf(*runner);
+  const std::int64_t before = db.RoundTrips();
+  CHECK(recommend() == recommended);
+  CHECK(place() == placed);
+  CHECK(db.RoundTrips() - before == 2);
 }
 
 TEST_CASE("replicas: a rebuild of every workload waits for merging batches, and they for it",

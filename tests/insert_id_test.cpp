@@ -91,6 +91,18 @@ TEST_CASE("statements: a first run prepares in its own round trip; a failed one 
   CHECK(Insert(db, *insert, "registry.example/a:1").has_value());
   transaction.Commit();
   CHECK(count("registry.example/a:1") == 1);
+  // One that prepares but fails as it first runs (the image is there).
+  std::string duplicate;
+  try {
+    hwrec::store::WriteTransaction again(db);
+    auto insert_twice = db.Prepare("INSERT INTO workloads (image) VALUES (?)");
+    insert_twice->BindText(1, "registry.example/a:1");
+    insert_twice->Run();
+  } catch (const std::exception& e) {
+    duplicate = e.what();
+  }
+  CHECK_THAT(duplicate, Catch::Contains("unique", Catch::CaseSensitive::No));
+  CHECK(count("registry.example/a:1") == 1);
 }
 
 }  // namespace insert_id_test

@@ -13,7 +13,8 @@
 // Cost per call: on SQLite one `PRAGMA data_version` (plus this
 // connection's change count) while nothing was committed, and one read of
 // the three counters when something was (an ingest too); on PostgreSQL,
-// which has no such signal, one read of the counters.
+// which has no such signal, one read of the counters, or none of its own
+// when the caller reads them in its one statement (PollCombined).
 #pragma once
 
 #include <array>

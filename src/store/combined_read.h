@@ -30,8 +30,8 @@ enum Part : int {
   kWorkload = 1,    // at most one row: kInt0 the workload's id
   kAggregates = 2,  // one per aggregate row: kText0..3 scope, brand, model,
                     // instance type; kInt0 width, kInt0 + 1 workload id; kBlob state
-  kHistory = 3,     // one per recent execution: newest first by kReal finished
-                    // at, then kInt0 + 3 id, both descending
+  kHistory = 3,     // one per recent execution: kReal its finish time and
+                    // kInt0 + 3 its id, which order them (the caller sorts)
 };
 
 // The columns every arm gives, in order.
