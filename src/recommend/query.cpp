@@ -214,7 +214,7 @@ Result<Recommendation> RecommendationQuery::RecommendNamed(const std::string& wo
                                                            std::optional<std::int64_t> width) {
   if (Status request = CheckRequest(workload, as_of, width); !request.ok()) return request;
   return internal::Guarded(impl_->store.path(), [&]() -> Result<Recommendation> {
-    if (explain == Explain::kNo) {
+    if (explain == Explain::kNo && store::ConnectionOf(impl_->store).RoundTripPerStatement()) {
       store::StoreChanges held = kSettingsHeld;
       if (std::optional<HardwareKey> key = impl_->ResolveHeld(named, &held)) {
         if (auto answered = impl_->ReadCombined(workload, *key, as_of, width, held)) {
