@@ -210,6 +210,20 @@ unsigned Seed() {
   return seed;
 }
 
+// The lines `sent`, once for each of `writers` writers, each in an order of
+// its own drawn from `seed`.
+std::vector<std::string> InOrdersOfTheirOwn(const std::vector<std::string>& sent, int writers,
+                                            unsigned seed) {
+  std::vector<std::string> lines(static_cast<std::size_t>(writers));
+  for (int k = 0; k < writers; ++k) {
+    std::vector<std::size_t> order(sent.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed + static_cast<unsigned>(k)));
+    for (const std::size_t i : order) lines[static_cast<std::size_t>(k)] += sent[i] + "\n";
+  }
+  return lines;
+}
+
 // What the writers reported, summed; `all_ok` when every one exited 0.
 struct WriterTotals {
   std::int64_t accepted = 0;
@@ -218,6 +232,15 @@ struct WriterTotals {
   bool all_ok = true;
   std::string reports;  // each writer's exit code and report, for INFO
 };
+
+// Every writer finished, `accepted` records were accepted once in all, and
+// no batch ran again.
+void RequireQueuedWithoutRetry(const WriterTotals& totals, std::int64_t accepted, unsigned seed) {
+  INFO("seed " << seed << totals.reports);
+  REQUIRE(totals.all_ok);
+  CHECK(totals.accepted == accepted);
+  CHECK(totals.retried == 0);
+}
 
 // Writer k ingests lines[k] into the store at `location` in batches of
 // `batch`, all at once, as processes; waits for every one.
@@ -288,20 +311,55 @@ TEST_CASE("replicas: writers sending the same records in other orders queue, nev
   hwrec::test::OpenStoreOrFail(location);
   constexpr int kWriters = 4;
   constexpr int kRecords = 400;
-  std::vector<std::string> lines(kWriters);
-  for (int k = 0; k < kWriters; ++k) {
-    std::vector<int> order(kRecords);
-    for (int i = 0; i < kRecords; ++i) order[static_cast<std::size_t>(i)] = i;
-    std::shuffle(order.begin(), order.end(), std::mt19937(seed + static_cast<unsigned>(k)));
-    for (const int i : order) lines[static_cast<std::size_t>(k)] += Record(i) + "\n";
-  }
-  const WriterTotals totals = RunWriters(location, lines, 100, dir);
-  INFO("seed " << seed << totals.reports);
-  REQUIRE(totals.all_ok);
-  CHECK(totals.accepted == kRecords);
-  CHECK(totals.retried == 0);
+  std::vector<std::string> sent;
+  for (int i = 0; i < kRecords; ++i) sent.push_back(Record(i));
+  const WriterTotals totals =
+      RunWriters(location, InOrdersOfTheirOwn(sent, kWriters, seed), 100, dir);
+  RequireQueuedWithoutRetry(totals, kRecords, seed);
   auto store = hwrec::test::OpenStoreOrFail(location);
   CHECK(Count(*store, "SELECT count(*) FROM observations") == kRecords);
+  store.reset();
+  RequireAggregatesEqualRebuild(location);
+}
+
+TEST_CASE("replicas: writers refusing the same records in other orders queue too",
+          "[engine][concurrency]") {
+  // Beside 400 good records, every writer sends the same 100 bad ones
+  // (refused: ingest_rejects) and the same 100 records that differ from what
+  // is stored under their ids (ingest_conflicts), each writer in an order of
+  // its own. Rejects and conflicts are written in the order of their keys,
+  // after the observations: no deadlock, no batch run again.
+  const unsigned seed = Seed();
+  TempDir dir;
+  const std::string location = NewStoreLocation(dir, "refusals.db");
+  constexpr int kGood = 400;
+  constexpr int kBad = 100;
+  constexpr int kConflicting = 100;
+  {
+    auto store = hwrec::test::OpenStoreOrFail(location);
+    std::istringstream stored(Records(kGood, kGood + kConflicting));
+    REQUIRE((*hwrec::Ingestor::Open(*store))->IngestJsonLines(stored).ok());
+  }
+  std::vector<std::string> sent;
+  for (int i = 0; i < kGood; ++i) sent.push_back(Record(i));
+  for (int i = 0; i < kBad; ++i) {
+    std::string bad = Record(10000 + i);
+    bad.replace(bad.find("\"status\":\"success\""), 18, "\"status\":\"unheard\"");
+    sent.push_back(bad);
+  }
+  for (int i = kGood; i < kGood + kConflicting; ++i) {
+    std::string other = Record(i);
+    other.insert(other.find("\"duration_s\":") + 13, "1");  // another duration: a conflict
+    sent.push_back(other);
+  }
+  constexpr int kWriters = 4;
+  const WriterTotals totals =
+      RunWriters(location, InOrdersOfTheirOwn(sent, kWriters, seed), 100, dir);
+  RequireQueuedWithoutRetry(totals, kGood, seed);
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  CHECK(Count(*store, "SELECT count(*) FROM observations") == kGood + kConflicting);
+  CHECK(Count(*store, "SELECT count(*) FROM ingest_rejects") == kBad);
+  CHECK(Count(*store, "SELECT count(*) FROM ingest_conflicts") == kConflicting);
   store.reset();
   RequireAggregatesEqualRebuild(location);
 }

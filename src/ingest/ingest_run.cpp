@@ -150,6 +150,7 @@ void IngestRun::AbandonChunk() {
 
 void IngestRun::FinishChunk() {
   InsertDeferred();
+  writer_.WriteHeldRecords();
   // The figures are made from the states as written, not read back.
   internal::AggregateMemo written;
   aggregates_.Flush(&written);

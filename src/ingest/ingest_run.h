@@ -69,7 +69,9 @@ class IngestRun {
         // workloads' locks, at the end (AggregateWriter::Flush), not as it goes.
         aggregates_(db, settings_,
                     defer_inserts_ ? StoredAggregates::kMergeOnFlush : StoredAggregates::kLoadOnAdd,
-                    kept_aggregates) {}
+                    kept_aggregates) {
+    writer_.HoldRecords(defer_inserts_);  // written after the observations, in key order
+  }
 
   // `kept`: the inputs of the Ingestor's earlier runs, brought up to date.
   static Result<std::unique_ptr<IngestRun>> Start(Store& store, const IngestOptions& options,
@@ -148,10 +150,11 @@ class IngestRun {
                std::int64_t workload_id, std::int64_t observation_id,
                const std::function<std::string()>& record_text);
   // Inserts the chunk's deferred records: first each new workload, in image
-  // order, then the observations, in execution id order (orders every writer
-  // shares, so that writers running at once never wait for each other in a
-  // cycle; rejects and conflicts, written as found, are not ordered), then
-  // counts them in line order.
+  // order, then the observations, in execution id order, then counts them in
+  // line order; FinishChunk then writes the chunk's rejects and conflicts,
+  // each in the order of its unique key, before merging aggregates under the
+  // workloads' locks (orders every writer shares, so that writers running at
+  // once never wait for each other in a cycle).
   void InsertDeferred();
 
   bool strict_;

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "base/text.h"
 
@@ -210,33 +212,74 @@ void ObservationWriter::BindObservation(const ObservationRow& row, std::int64_t 
 
 void ObservationWriter::RecordReject(std::int64_t line, const std::string& execution_id,
                                      const FieldError& error, const std::string& record) {
-  store::Statement& s = *insert_reject_;
-  s.Reset();
   // A reject's text is what was sent, which need not be UTF-8: stored with
   // invalid bytes as U+FFFD, so that the reject is kept on either engine.
-  BindText(s, 1, source_);
-  s.Bind(2, line);
-  if (execution_id.empty()) {
-    s.BindNull(3);
+  Reject reject{line,
+                execution_id.empty()
+                    ? std::nullopt
+                    : std::optional<std::string>(internal::ReplaceInvalidUtf8(execution_id)),
+                internal::ReplaceInvalidUtf8(error.field),
+                internal::ReplaceInvalidUtf8(error.reason),
+                internal::ReplaceInvalidUtf8(record),
+                now_};
+  if (hold_records_) {
+    held_rejects_.push_back(std::move(reject));
   } else {
-    s.BindText(3, internal::ReplaceInvalidUtf8(execution_id));
+    Write(reject);
   }
-  s.BindText(4, internal::ReplaceInvalidUtf8(error.field));
-  s.BindText(5, internal::ReplaceInvalidUtf8(error.reason));
-  s.BindText(6, internal::ReplaceInvalidUtf8(record));
-  s.Bind(7, now_);
-  s.Run();
 }
 
 void ObservationWriter::RecordConflict(std::int64_t line, const std::string& execution_id,
                                        const std::string& record) {
+  Conflict conflict{line, internal::ReplaceInvalidUtf8(execution_id),
+                    internal::ReplaceInvalidUtf8(record), now_};
+  if (hold_records_) {
+    held_conflicts_.push_back(std::move(conflict));
+  } else {
+    Write(conflict);
+  }
+}
+
+void ObservationWriter::WriteHeldRecords() {
+  std::sort(held_rejects_.begin(), held_rejects_.end(), [](const Reject& a, const Reject& b) {
+    return std::tie(a.record, a.field, a.line) < std::tie(b.record, b.field, b.line);
+  });
+  for (const Reject& reject : held_rejects_) Write(reject);
+  held_rejects_.clear();
+  std::sort(held_conflicts_.begin(), held_conflicts_.end(),
+            [](const Conflict& a, const Conflict& b) {
+              return std::tie(a.execution_id, a.record, a.line) <
+                     std::tie(b.execution_id, b.record, b.line);
+            });
+  for (const Conflict& conflict : held_conflicts_) Write(conflict);
+  held_conflicts_.clear();
+}
+
+void ObservationWriter::Write(const Reject& reject) {
+  store::Statement& s = *insert_reject_;
+  s.Reset();
+  BindText(s, 1, source_);
+  s.Bind(2, reject.line);
+  if (reject.execution_id) {
+    BindText(s, 3, *reject.execution_id);
+  } else {
+    s.BindNull(3);
+  }
+  BindText(s, 4, reject.field);
+  BindText(s, 5, reject.reason);
+  BindText(s, 6, reject.record);
+  s.Bind(7, reject.at);
+  s.Run();
+}
+
+void ObservationWriter::Write(const Conflict& conflict) {
   store::Statement& s = *insert_conflict_;
   s.Reset();
-  BindText(s, 1, execution_id);
+  BindText(s, 1, conflict.execution_id);
   BindText(s, 2, source_);
-  s.Bind(3, line);
-  BindText(s, 4, record);
-  s.Bind(5, now_);
+  s.Bind(3, conflict.line);
+  BindText(s, 4, conflict.record);
+  s.Bind(5, conflict.at);
   s.Run();
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "aggregate/aggregator.h"
 #include "base/sha256.h"
@@ -79,13 +80,25 @@ class ObservationWriter {
   std::int64_t last_workload_id() const { return last_workload_id_; }
   // The observations.id of the last record Insert stored.
   std::int64_t last_observation_id() const { return last_observation_id_; }
-  // Forgets the workload ids it knows: some may be of a transaction that
-  // rolled back.
-  void ForgetUncommitted() { workload_ids_.clear(); }
+  // Forgets the workload ids it knows (some may be of a transaction that
+  // rolled back) and the rejects and conflicts not yet written.
+  void ForgetUncommitted() {
+    workload_ids_.clear();
+    held_rejects_.clear();
+    held_conflicts_.clear();
+  }
+  // Where writers run at once (`hold`): rejects and conflicts are held until
+  // WriteHeldRecords, which writes them in the order of their unique keys,
+  // so that writers refusing the same records in other orders never wait
+  // for each other in a cycle. Otherwise each is written as it is recorded.
+  void HoldRecords(bool hold) { hold_records_ = hold; }
   void RecordReject(std::int64_t line, const std::string& execution_id, const FieldError& error,
                     const std::string& record);
   void RecordConflict(std::int64_t line, const std::string& execution_id,
                       const std::string& record);
+  // The held rejects, by record and field, then the held conflicts, by
+  // execution id and record.
+  void WriteHeldRecords();
 
  private:
   std::int64_t CreateWorkload(const std::string& image);
@@ -93,6 +106,20 @@ class ObservationWriter {
   std::optional<InsertOutcome> CompareStored(const std::string& execution_id,
                                              const Sha256Digest& hash);
   void BindObservation(const ObservationRow& row, std::int64_t workload_id);
+  // A reject or a conflict as it is written: its text columns made valid UTF-8.
+  struct Reject {
+    std::int64_t line = 0;
+    std::optional<std::string> execution_id;
+    std::string field, reason, record;
+    double at = 0;
+  };
+  struct Conflict {
+    std::int64_t line = 0;
+    std::string execution_id, record;
+    double at = 0;
+  };
+  void Write(const Reject& reject);
+  void Write(const Conflict& conflict);
 
   store::Connection& db_;
   std::string source_;
@@ -104,6 +131,9 @@ class ObservationWriter {
   std::unique_ptr<store::Statement> insert_reject_;
   std::unique_ptr<store::Statement> insert_conflict_;
   std::unordered_map<std::string, std::int64_t> workload_ids_;
+  bool hold_records_ = false;
+  std::vector<Reject> held_rejects_;
+  std::vector<Conflict> held_conflicts_;
   std::int64_t last_workload_id_ = 0;
   std::int64_t last_observation_id_ = 0;
 };
