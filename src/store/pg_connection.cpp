@@ -277,7 +277,6 @@ class PgConnection final : public Connection {
   }
   ~PgConnection() override {
     lock_workloads_.reset();
-    share_all_workloads_.reset();
     lock_all_workloads_.reset();
     unlock_all_workloads_.reset();
     if (conn_ != nullptr) PQfinish(conn_);
@@ -349,18 +348,19 @@ class PgConnection final : public Connection {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     if (!lock_workloads_) {
+      // The every-workloads lock shared first (row 0), then each workload's,
+      // in one statement: the locks are taken as the sorted rows are read.
       lock_workloads_ = Prepare(
-          "SELECT pg_advisory_xact_lock(?::int4, k) FROM unnest(?::int4[]) WITH ORDINALITY "
-          "AS u(k, n) ORDER BY n");
+          "SELECT CASE WHEN n = 0 THEN pg_advisory_xact_lock_shared(?::int4, 0) "
+          "ELSE pg_advisory_xact_lock(?::int4, k) END FROM (SELECT 0::int4 AS k, 0::int8 AS n "
+          "UNION ALL SELECT k, n FROM unnest(?::int4[]) WITH ORDINALITY AS u(k, n)) AS l "
+          "ORDER BY n");
     }
-    if (!share_all_workloads_) {
-      share_all_workloads_ = Prepare("SELECT pg_advisory_xact_lock_shared(?::int4, 0)");
-    }
-    RunToEnd(*share_all_workloads_, kAllWorkloadsLockClass);
     Statement& lock = *lock_workloads_;
     lock.Reset();
-    lock.BindInt64(1, kWorkloadLockClass);
-    lock.BindText(2, fmt::format("{{{}}}", fmt::join(keys, ",")));
+    lock.BindInt64(1, kAllWorkloadsLockClass);
+    lock.BindInt64(2, kWorkloadLockClass);
+    lock.BindText(3, fmt::format("{{{}}}", fmt::join(keys, ",")));
     while (lock.Step()) {
     }
     lock.Reset();
@@ -590,8 +590,7 @@ class PgConnection final : public Connection {
   bool in_transaction_ = false;
   bool key_locked_ = false;  // the open transaction is kKeyLocked
   bool committing_ = false;
-  std::unique_ptr<Statement> lock_workloads_;  // these four made on first use
-  std::unique_ptr<Statement> share_all_workloads_;
+  std::unique_ptr<Statement> lock_workloads_;  // these three made on first use
   std::unique_ptr<Statement> lock_all_workloads_;
   std::unique_ptr<Statement> unlock_all_workloads_;
   std::int64_t all_workloads_locked_epoch_ = -1;  // the session LockAllWorkloads locked in
