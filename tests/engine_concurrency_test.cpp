@@ -340,26 +340,39 @@ TEST_CASE("replicas: writers refusing the same records in other orders queue too
     std::istringstream stored(Records(kGood, kGood + kConflicting));
     REQUIRE((*hwrec::Ingestor::Open(*store))->IngestJsonLines(stored).ok());
   }
-  std::vector<std::string> sent;
-  for (int i = 0; i < kGood; ++i) sent.push_back(Record(i));
-  for (int i = 0; i < kBad; ++i) {
-    std::string bad = Record(10000 + i);
-    bad.replace(bad.find("\"status\":\"success\""), 18, "\"status\":\"unheard\"");
-    sent.push_back(bad);
-  }
-  for (int i = kGood; i < kGood + kConflicting; ++i) {
-    std::string other = Record(i);
-    other.insert(other.find("\"duration_s\":") + 13, "1");  // another duration: a conflict
-    sent.push_back(other);
-  }
+  const auto bad = [](int i) {
+    std::string record = Record(i);
+    record.replace(record.find("\"status\":\"success\""), 18, "\"status\":\"unheard\"");
+    return record;
+  };
+  const auto conflicting = [](int i, const std::string& digit) {  // another duration
+    std::string record = Record(i);
+    record.insert(record.find("\"duration_s\":") + 13, digit);
+    return record;
+  };
+  std::vector<std::string> shared;
+  for (int i = 0; i < kGood; ++i) shared.push_back(Record(i));
+  for (int i = 0; i < kBad; ++i) shared.push_back(bad(10000 + i));
+  for (int i = kGood; i < kGood + kConflicting; ++i) shared.push_back(conflicting(i, "1"));
+  // And each writer's own 10 bad and 10 conflicting records: rows only it
+  // writes, which a writer that dropped what it held would leave missing.
   constexpr int kWriters = 4;
-  const WriterTotals totals =
-      RunWriters(location, InOrdersOfTheirOwn(sent, kWriters, seed), 100, dir);
+  constexpr int kOwn = 10;
+  std::vector<std::string> lines;
+  for (int k = 0; k < kWriters; ++k) {
+    std::vector<std::string> sent = shared;
+    for (int j = 0; j < kOwn; ++j) {
+      sent.push_back(bad(20000 + k * kOwn + j));
+      sent.push_back(conflicting(kGood + j, std::to_string(k + 2)));
+    }
+    lines.push_back(InOrdersOfTheirOwn(sent, 1, seed + static_cast<unsigned>(k)).front());
+  }
+  const WriterTotals totals = RunWriters(location, lines, 100, dir);
   RequireQueuedWithoutRetry(totals, kGood, seed);
   auto store = hwrec::test::OpenStoreOrFail(location);
   CHECK(Count(*store, "SELECT count(*) FROM observations") == kGood + kConflicting);
-  CHECK(Count(*store, "SELECT count(*) FROM ingest_rejects") == kBad);
-  CHECK(Count(*store, "SELECT count(*) FROM ingest_conflicts") == kConflicting);
+  CHECK(Count(*store, "SELECT count(*) FROM ingest_rejects") == kBad + kWriters * kOwn);
+  CHECK(Count(*store, "SELECT count(*) FROM ingest_conflicts") == kConflicting + kWriters * kOwn);
   store.reset();
   RequireAggregatesEqualRebuild(location);
 }
