@@ -251,7 +251,7 @@ void AggregateWriter::Flush(
   for (auto& [key, added] : cache_) {
     KeyAggregate* aggregate = &added;
     std::optional<KeyAggregate> stored;
-    if (stored_ == StoredAggregates::kMergeOnFlush) {
+    if (merge) {
       stored = ReadAggregate(*select_, key);
       if (stored) {
         stored->Merge(added, settings_);

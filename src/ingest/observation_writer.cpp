@@ -231,8 +231,7 @@ void ObservationWriter::RecordReject(std::int64_t line, const std::string& execu
 
 void ObservationWriter::RecordConflict(std::int64_t line, const std::string& execution_id,
                                        const std::string& record) {
-  Conflict conflict{line, internal::ReplaceInvalidUtf8(execution_id),
-                    internal::ReplaceInvalidUtf8(record), now_};
+  Conflict conflict{line, execution_id, record, now_};  // parsed: valid UTF-8 already
   if (hold_records_) {
     held_conflicts_.push_back(std::move(conflict));
   } else {

@@ -106,7 +106,7 @@ class ObservationWriter {
   std::optional<InsertOutcome> CompareStored(const std::string& execution_id,
                                              const Sha256Digest& hash);
   void BindObservation(const ObservationRow& row, std::int64_t workload_id);
-  // A reject or a conflict as it is written: its text columns made valid UTF-8.
+  // A reject or a conflict as it is written (a reject's text made valid UTF-8).
   struct Reject {
     std::int64_t line = 0;
     std::optional<std::string> execution_id;

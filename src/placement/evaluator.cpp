@@ -320,7 +320,7 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
   internal::AggregateMemo& memo = held != nullptr        ? held->memo
                                   : kept_memo != nullptr ? *kept_memo
                                                          : own_memo;
-  read.ReadAggregates(workload_id, KeysOf(candidates), &memo);  // nothing to read when held
+  if (held == nullptr) read.ReadAggregates(workload_id, KeysOf(candidates), &memo);
   cache->assign(keys.size(), std::nullopt);
   // GPU memory per GPU of the executions that held as many GPUs as this one gets.
   std::optional<std::int64_t> width;

@@ -80,27 +80,35 @@ WorkloadHistoryReader::Recent RecentAt(const store::Statement& row, const Recent
 }
 
 // Counts one recent execution, newest first; one past the window is left.
-void Count(const WorkloadHistoryReader::Recent& recent, WorkloadHistory* history) {
+void Count(std::optional<std::string_view> architecture, bool used_gpus, bool ran,
+           std::optional<std::int64_t> gpus_held, WorkloadHistory* history) {
   if (history->executions >= kShapeHistoryWindow) return;
-  if (!recent.ran) {
+  if (!ran) {
     ++history->passed_over;
     return;
   }
   ++history->executions;
-  if (recent.used_gpus) {
+  if (used_gpus) {
     ++history->gpu_executions;
-    if (recent.gpus_held) {
+    if (gpus_held) {
       ++history->held_executions;
-      history->most_gpus_held = std::max(history->most_gpus_held, *recent.gpus_held);
+      history->most_gpus_held = std::max(history->most_gpus_held, *gpus_held);
     }
   }
-  if (!recent.architecture) return;
+  if (!architecture) return;
   ++history->architecture_executions;
-  const std::string& architecture = *recent.architecture;
-  if (std::find(history->architectures.begin(), history->architectures.end(), architecture) ==
+  if (std::find(history->architectures.begin(), history->architectures.end(), *architecture) ==
       history->architectures.end()) {
-    history->architectures.push_back(architecture);
+    history->architectures.emplace_back(*architecture);
   }
+}
+
+// The row as it is read: no copy of its text.
+void CountAt(const store::Statement& row, const RecentColumns& at, WorkloadHistory* history) {
+  Count(row.IsNull(at.architecture) ? std::nullopt
+                                    : std::optional<std::string_view>(row.Text(at.architecture)),
+        row.Int64(at.used_gpus) != 0, row.Int64(at.ran) != 0, row.OptionalInt64(at.gpus_held),
+        history);
 }
 
 }  // namespace
@@ -114,7 +122,7 @@ WorkloadHistory WorkloadHistoryReader::ReadStored(std::int64_t workload_id) {
   recent.Bind(index++, workload_id);
   recent.Bind(index, kShapeHistoryScan);
   while (history.executions < kShapeHistoryWindow && recent.Step()) {
-    Count(RecentAt(recent, kRecentColumns), &history);
+    CountAt(recent, kRecentColumns, &history);
   }
   recent.Reset();  // an unfinished statement would hold its read transaction open
   std::sort(history.architectures.begin(), history.architectures.end());
@@ -144,7 +152,7 @@ WorkloadHistory WorkloadHistoryReader::FinishCombined(std::vector<Recent>* rows)
     return std::tie(a.finished_at, a.id) > std::tie(b.finished_at, b.id);  // newest first
   });
   WorkloadHistory history;
-  for (const Recent& recent : *rows) Count(recent, &history);
+  for (const Recent& r : *rows) Count(r.architecture, r.used_gpus, r.ran, r.gpus_held, &history);
   std::sort(history.architectures.begin(), history.architectures.end());
   return history;
 }

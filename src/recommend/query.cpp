@@ -70,11 +70,19 @@ struct RecommendationQuery::Impl {
                                              const store::StoreChanges& held);
 };
 
+namespace {
+// A key that names no model, or names one on a CPU-only key: answered
+// without the catalog (ResolveHardwareKey reads nothing for it).
+bool ResolvesWithoutCatalog(const HardwareKey& named) {
+  return !named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only;
+}
+}  // namespace
+
 std::optional<HardwareKey> RecommendationQuery::Impl::ResolveHeld(HardwareKey named,
                                                                   store::StoreChanges* held) const {
-  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
+  if (ResolvesWithoutCatalog(named)) {
     Result<HardwareKey> key = ResolveHardwareKey(store, std::move(named), "gpu_model");
-    if (!key.ok()) return std::nullopt;  // reads nothing: the store is not read for these
+    if (!key.ok()) return std::nullopt;
     return std::move(key).value();
   }
   if (!catalog) return std::nullopt;
@@ -157,9 +165,7 @@ auto InSnapshot(const Store& store, store::ChangeWatch& watch, Read&& read) {
 // it changed.
 Result<HardwareKey> RecommendationQuery::ResolveInSnapshot(HardwareKey named,
                                                            std::string_view model_field) {
-  // A key that names no model, or names one on a CPU-only key, is answered
-  // without the catalog.
-  if (!named.gpu_model || *named.gpu_model == "unknown" || named.cpu_only) {
+  if (ResolvesWithoutCatalog(named)) {
     return ResolveHardwareKey(impl_->store, std::move(named), model_field);
   }
   if (!impl_->catalog || impl_->watch.pending()(store::ChangeArea::kCatalog)) {

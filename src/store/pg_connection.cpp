@@ -571,13 +571,14 @@ class PgConnection final : public Connection {
   void Configure() {
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
-    round_trips_ += read_only_ ? 2 : 1;
     // Floats as text in full (a finish time orders recent executions).
+    ++round_trips_;
     ResultPtr result(PQexec(
         conn_,
         "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET extra_float_digits = 3"));
     Check(result.get());
     if (read_only_) {  // again on every new session: a read-only store stays read-only
+      ++round_trips_;
       ResultPtr read_only(PQexec(conn_, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY"));
       Check(read_only.get());
     }
