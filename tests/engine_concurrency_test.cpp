@@ -580,13 +580,13 @@ TEST_CASE("replicas: a kept query and evaluator answer alike across a server res
   TempDir dir;
   const std::string location = NewStoreLocation(dir, "kept.db");
   auto writer = hwrec::test::OpenStoreOrFail(location);
-  hwrec::NodePool pool;
-  pool.node_pool_id = "n2";
-  pool.site_id = "site-a";
-  pool.hardware.instance_type = "n2-standard-8";
-  pool.hardware.architecture = "x86_64";
-  pool.hardware.cpu_millicores = 8000;
-  pool.hardware.memory_bytes = 34359738368;
+  // The pool the records' first hardware runs on, as a Runner registers it.
+  const hwrec::NodePool pool =
+      hwrec::ParseNodePoolJson(
+          R"({"node_pool_id":"n2","site_id":"site-a","instance_type":"n2-standard-8",)"
+          R"("architecture":"x86_64","cpu_millicores":8000,"memory_bytes":34359738368,)"
+          R"("gpu_count":0})")
+          .value();
   REQUIRE(hwrec::RegisterNodePool(*writer, pool).ok());
   std::istringstream records(Records(0, 60));
   REQUIRE((*hwrec::Ingestor::Open(*writer))->IngestJsonLines(records).ok());
