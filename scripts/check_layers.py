@@ -7,7 +7,9 @@ may include headers of its own folder and of lower layers, and public headers
 *_internal.h is private to its folder. Only src/store/ reaches the database
 engine (SQLiteCpp, sqlite3.h, libpq): every layer above talks to it through the
 store's interface (src/store/database.h). Public headers follow the same
-order among themselves.
+order among themselves. hwrec's own clients (the CLI and hwrec-bench in
+tools/, the Python module in python/src/) include the public headers and
+their own, never src/ (CLIENTS below).
 
 Usage: check_layers.py [ROOT]   (ROOT defaults to the checkout holding this
 script). Prints each violation with the fix and exits 1 when there is any.
@@ -68,6 +70,7 @@ PUBLIC = {
     "store_copy.h": "check",
     "legacy_migration.h": "legacy",
     "legacy_quarantine.h": "legacy",
+    "export.h": "base",
     "hwrec.h": "umbrella",
 }
 
@@ -172,17 +175,28 @@ def check_public(root, path, problems):
             problems.append(problem)
 
 
-# hwrec's own clients: they use the public API (include/hwrec/) and their own
-# folder's headers, never the library's src/.
-CLIENTS = ("python/src",)
+# hwrec's own clients: they use the public API (include/hwrec/), their own
+# folder's headers and the folders named here, never the library's src/.
+# `roots`: an include "X/name.h" is allowed when X is a key and the header is
+# in that folder. `engine`: whether the client may reach SQLite or PostgreSQL
+# itself (hwrec-bench: its raw ceilings and its throwaway servers).
+CLIENTS = {
+    "python/src": {"roots": {}, "engine": False},
+    "tools/common": {"roots": {"common": "tools/common"}, "engine": False},
+    "tools/hwrec": {"roots": {"common": "tools/common"}, "engine": False},
+    "tools/bench": {"roots": {"common": "tools/common", "bench": "tools/bench",
+                              "fixtures": "fixtures"}, "engine": True},
+}
 
 
 def check_client(root, folder, path, problems):
     where = path.relative_to(root).as_posix()
+    client = CLIENTS[folder]
     for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
         if name.startswith(ENGINE_HEADERS):
-            problems.append(f"{where}: includes <{name}>; hwrec's clients reach the store "
-                            f"through include/hwrec/store.h")
+            if not client["engine"]:
+                problems.append(f"{where}: includes <{name}>; hwrec's clients reach the store "
+                                f"through include/hwrec/store.h")
             continue
         if bracket != '"':
             continue
@@ -190,7 +204,13 @@ def check_client(root, folder, path, problems):
             if name[len("hwrec/"):] not in PUBLIC:
                 problems.append(f"{where}: includes {name}, which is not a public header")
             continue
-        if "/" in name or not (root / folder / name).is_file():
+        parts = pathlib.PurePosixPath(name).parts
+        if len(parts) == 1:
+            allowed = (root / folder / name).is_file()
+        else:
+            base = client["roots"].get(parts[0])
+            allowed = base is not None and (root / base / pathlib.PurePosixPath(*parts[1:])).is_file()
+        if not allowed:
             problems.append(f'{where}: includes "{name}", a header of the library\'s src/; '
                             f"use the public API (include/hwrec/) or make what it needs public")
 

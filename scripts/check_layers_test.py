@@ -5,7 +5,8 @@ Each case writes a small tree (src/<layer>/..., include/hwrec/...) into a
 temporary directory, runs the check on it and asserts that it fails, naming
 the offending file, or passes on a clean tree. Then the check must fail on the
 tree as of commit b1d9881, before the layers existed: the test would have
-caught today's structure. Plain python3, no pytest.
+caught today's structure; and on the tree of f6ccdbe, whose CLI and bench
+included src/. Plain python3, no pytest.
 
 Usage: check_layers_test.py [ROOT]   (ROOT: the checkout holding this script)
 """
@@ -18,6 +19,8 @@ import tempfile
 ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
 CHECK = ROOT / "scripts" / "check_layers.py"
 BEFORE_LAYERS = "b1d9881"
+# The tree before the CLI and the bench used the public API alone.
+BEFORE_CLIENTS = "f6ccdbe"
 
 # A tree that keeps every rule: each file includes its own folder, lower
 # layers and public headers of its layer or below.
@@ -40,6 +43,15 @@ CLEAN = {
     "src/recommend/recommend_internal.h": "#pragma once\n",
     "src/placement/placement.cpp": '#include "recommend/recommend.h"\n',
     "src/router/router.cpp": '#include "aggregate/aggregator.h"\n',
+    "tools/common/dispatch.h": "#pragma once\n",
+    "tools/hwrec/cli.h": '#pragma once\n#include "common/dispatch.h"\n',
+    "tools/hwrec/cli.cpp": '#include "cli.h"\n#include "hwrec/store.h"\n',
+    "tools/bench/raw.h": "#pragma once\n",
+    "fixtures/generator.h": "#pragma once\n",
+    "tools/bench/raw.cpp": (
+        '#include <SQLiteCpp/SQLiteCpp.h>\n#include "bench/raw.h"\n'
+        '#include "common/dispatch.h"\n#include "fixtures/generator.h"\n'),
+    "python/src/module.cpp": '#include "hwrec/recommend.h"\n',
 }
 
 # Each broken tree is the clean one plus one file: (what it breaks, the file,
@@ -67,6 +79,14 @@ BROKEN = [
      '#include "hwrec/frobnicate.h"', "includes hwrec/frobnicate.h, which has no layer"),
     ("a public header including a higher one", "include/hwrec/store.h",
      '#include "hwrec/recommend.h"', "includes public header hwrec/recommend.h of layer"),
+    ("the CLI including src/", "tools/hwrec/cmd.cpp", '#include "base/time.h"',
+     'includes "base/time.h", a header of the library\'s src/'),
+    ("the bench including src/", "tools/bench/engines.cpp", '#include "store/database.h"',
+     'includes "store/database.h", a header of the library\'s src/'),
+    ("the CLI reaching the engine", "tools/hwrec/cmd.cpp", "#include <sqlite3.h>",
+     "includes <sqlite3.h>; hwrec's clients reach the store"),
+    ("the module including src/", "python/src/values.cpp", '#include "aggregate/settings.h"',
+     'includes "aggregate/settings.h", a header of the library\'s src/'),
 ]
 
 
@@ -103,21 +123,24 @@ def main():
                 failures.append(f"{case}: expected exit 1 and a line holding {expected!r}, "
                                 f"got {result.returncode}:\n{result.stdout}{result.stderr}")
 
-        old = tmp / BEFORE_LAYERS
-        old.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE_LAYERS],
-                                 capture_output=True)
-        if archive.returncode != 0:
-            print(f"check_layers_test: skipped the tree of {BEFORE_LAYERS} (no git history here: "
-                  f"{archive.stderr.decode(errors='replace').strip()})")
-        else:
+        for commit, says in ((BEFORE_LAYERS, ""),
+                             (BEFORE_CLIENTS, "tools/bench/postgresql_target.cpp: includes")):
+            old = tmp / commit
+            old.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit],
+                                     capture_output=True)
+            if archive.returncode != 0:
+                print(f"check_layers_test: skipped the tree of {commit} (no git history here: "
+                      f"{archive.stderr.decode(errors='replace').strip()})")
+                continue
             subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
             result = run_check(old)
-            if result.returncode != 1:
-                failures.append(f"the tree of {BEFORE_LAYERS}: expected the check to fail, got "
+            if result.returncode != 1 or says not in result.stdout:
+                failures.append(f"the tree of {commit}: expected the check to fail"
+                                f"{' naming ' + says if says else ''}, got "
                                 f"{result.returncode}:\n{result.stdout}")
             else:
-                print(f"check_layers_test: the tree of {BEFORE_LAYERS} fails as it should: "
+                print(f"check_layers_test: the tree of {commit} fails as it should: "
                       f"{result.stdout.strip().splitlines()[-1]}")
 
     for failure in failures:

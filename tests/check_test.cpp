@@ -188,6 +188,26 @@ TEST_CASE("check: an aggregate altered by SQL is reported as not matching a rebu
   CHECK_THAT(aggregates["problems"].dump(), Catch::Contains("the observations give"));
 }
 
+TEST_CASE("check: only the checks asked for run, and an unknown one is named", "[check]") {
+  TempDir dir;
+  const std::string path = ExampleStore(dir);
+  hwrec::StoreCheckOptions options;
+  options.only = {"recommendations", "aggregates"};
+  auto report = hwrec::CheckStore(path, options);
+  REQUIRE(report.ok());
+  REQUIRE(report->checks.size() == 2);
+  CHECK(report->checks[0].name == "aggregates");  // in the order every check runs
+  CHECK(report->checks[1].name == "recommendations");
+  CHECK(report->sound());
+
+  options.only = {"aggregate"};
+  auto unknown = hwrec::CheckStore(path, options);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().code() == hwrec::StatusCode::kInvalidArgument);
+  CHECK_THAT(unknown.status().message(), Catch::Contains("'aggregate' is no check") &&
+                                             Catch::Contains("aggregates or recommendations"));
+}
+
 TEST_CASE("check: a recommendation for a workload that does not exist is reported",
           "[check][cli]") {
   TempDir dir;

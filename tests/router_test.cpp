@@ -18,6 +18,7 @@
 #include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
+#include "hwrec/time_text.h"
 #include "test_support.h"
 
 using hwrec::Backend;
@@ -435,6 +436,21 @@ TEST_CASE("router: durations are read with their unit", "[router]") {
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("6x").ok());
   CHECK_FALSE(hwrec::internal::ParseDurationHours("0h").ok());
+  // The public spelling reads the same.
+  CHECK(*hwrec::ParseDurationHours("1h30m") == Approx(1.5));
+  CHECK_THAT(hwrec::ParseDurationHours("6").status().message(), Catch::Contains("e.g. 90m"));
+}
+
+TEST_CASE("router: a UTC day is read at its noon and written back the same", "[router]") {
+  const std::optional<double> noon = hwrec::ParseUtcDay("2026-07-08");
+  REQUIRE(noon);
+  CHECK(hwrec::FormatTime(*noon) == "2026-07-08T12:00:00Z");
+  CHECK(hwrec::UtcDay(*noon) == "2026-07-08");
+  CHECK(hwrec::UtcDay(*noon + 11.9 * 3600) == "2026-07-08");
+  CHECK(hwrec::UtcDay(*noon + 12 * 3600) == "2026-07-09");
+  CHECK_FALSE(hwrec::ParseUtcDay("2026-02-30"));
+  CHECK_FALSE(hwrec::ParseUtcDay("1969-12-31"));
+  CHECK_FALSE(hwrec::ParseUtcDay("2026-7-8"));
 }
 
 TEST_CASE("router: a length in hexadecimal or beyond any number is not understood", "[router]") {

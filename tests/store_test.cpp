@@ -1,9 +1,11 @@
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
+#include "hwrec/store_location.h"
 #include "store/migration.h"
 #include "store/migrator.h"
 #include "test_support.h"
@@ -46,6 +48,34 @@ TEST_CASE("store: WAL journaling, foreign keys and NORMAL sync are on after open
   CHECK(status->hp_version == "hp:v2");
   SQLite::Database raw(path, SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
+}
+
+TEST_CASE("store: the SQLite handle is the store's own connection; none on PostgreSQL",
+          "[store][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "handle.db");
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  sqlite3* handle = store->SqliteHandle();
+  if (hwrec::IsPostgresqlLocation(location)) {
+    CHECK(handle == nullptr);
+    return;
+  }
+  REQUIRE(handle != nullptr);
+  // Instrumentation on it sees what hwrec itself runs: a trace of the status.
+  std::vector<std::string> traced;
+  sqlite3_trace_v2(
+      handle, SQLITE_TRACE_STMT,
+      [](unsigned, void* out, void* statement, void*) {
+        static_cast<std::vector<std::string>*>(out)->push_back(
+            sqlite3_sql(static_cast<sqlite3_stmt*>(statement)));
+        return 0;
+      },
+      &traced);
+  REQUIRE(store->GetStatus().ok());
+  sqlite3_trace_v2(handle, 0, nullptr, nullptr);
+  CHECK_FALSE(traced.empty());
+  CHECK(sqlite3_db_readonly(handle, "main") == 0);
+  CHECK(store->RoundTrips() == 0);  // nothing crosses a network on SQLite
 }
 
 TEST_CASE("store: a read-only open refuses writes and a missing file", "[store][engine]") {

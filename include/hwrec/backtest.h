@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/figure.h"
 #include "hwrec/hardware_key.h"
 #include "hwrec/status.h"
@@ -33,7 +34,7 @@ class Store;
 
 // A named rule, as estimator settings: config keys (`hwrec config list`)
 // with the value the rule gives them. Keys it leaves out keep the store's.
-struct BacktestPreset {
+struct HWREC_EXPORT BacktestPreset {
   std::string name;         // "intelliscale", "vpa", "autopilot"
   std::string description;  // the rule in words
   std::string source;       // where the rule is published
@@ -41,11 +42,11 @@ struct BacktestPreset {
 };
 
 // intelliscale, vpa and autopilot, in that order.
-const std::vector<BacktestPreset>& BacktestPresets();
+HWREC_EXPORT const std::vector<BacktestPreset>& BacktestPresets();
 // nullptr when no preset has that name.
-const BacktestPreset* FindBacktestPreset(const std::string& name);
+HWREC_EXPORT const BacktestPreset* FindBacktestPreset(const std::string& name);
 
-struct BacktestOptions {
+struct HWREC_EXPORT BacktestOptions {
   // Which executions are scored. History of the workload on other hardware
   // still feeds the figures that fall back to it (DESIGN §6).
   std::optional<std::string> image;
@@ -76,7 +77,7 @@ struct BacktestOptions {
 // between 0 and 1; over_provisioned is in GiB·h (memory, GPU memory),
 // core·h (CPU) or card·h (compute share), over the executions that fit
 // and whose duration is known.
-struct BacktestTotals {
+struct HWREC_EXPORT BacktestTotals {
   std::int64_t scored = 0;    // executions that had a figure and an observed value
   std::int64_t cold = 0;      // executions with an observed value but no figure yet
   std::int64_t overruns = 0;  // scored executions that used more than the figure
@@ -87,7 +88,7 @@ struct BacktestTotals {
 };
 
 // One scored (or cold) execution, for a chart.
-struct BacktestPoint {
+struct HWREC_EXPORT BacktestPoint {
   std::string execution_id;
   double started_at = 0;              // epoch seconds: when it was sized
   double observed = 0;                // in the figure's unit; an OOM's is its bumped need
@@ -98,7 +99,7 @@ struct BacktestPoint {
 };
 
 // One (workload, hardware key, figure).
-struct BacktestSeries {
+struct HWREC_EXPORT BacktestSeries {
   std::string workload;
   HardwareKey hardware;
   FigureKind figure = FigureKind::kGpuMemoryGb;
@@ -108,7 +109,7 @@ struct BacktestSeries {
 };
 
 // One replay: the store's settings (with the overrides), or one preset.
-struct BacktestRun {
+struct HWREC_EXPORT BacktestRun {
   std::string name;  // "store", or the preset's name
   // The estimator settings the replay used, as config keys and values.
   std::vector<std::pair<std::string, std::string>> settings;
@@ -120,7 +121,7 @@ struct BacktestRun {
   std::vector<BacktestSeries> series;                          // by workload, hardware key, figure
 };
 
-struct BacktestResult {
+struct HWREC_EXPORT BacktestResult {
   std::int64_t executions = 0;    // observations replayed (the scored ones and their history)
   std::vector<BacktestRun> runs;  // the store's run first, then the presets as asked
 };
@@ -129,19 +130,19 @@ struct BacktestResult {
 // for an unknown preset, config key or value, or a GPU model the catalog does
 // not have (with the closest spellings), kSchemaMismatch for a store older
 // than the recommendation tables, kIoError when the store cannot be read.
-Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
+HWREC_EXPORT Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& options);
 
 // The whole result as JSON text (what `hwrec backtest --format json` prints;
 // the Python module gives the BacktestResult's fields): every total (per run, per figure,
 // per series) with scored, cold, overruns, overrun_share and mean_slack,
 // shares as fractions between 0 and 1; per figure and series also
 // over_provisioned (null when no duration is known) and its unit.
-std::string BacktestJson(const BacktestResult& result, int indent = 2);
+HWREC_EXPORT std::string BacktestJson(const BacktestResult& result, int indent = 2);
 
 // "GiB·h", "core·h" or "card·h": what BacktestTotals::over_provisioned counts.
-const char* OverProvisionedUnit(FigureKind kind);
+HWREC_EXPORT const char* OverProvisionedUnit(FigureKind kind);
 
 // The figure a --figure option names ("gpu_memory_gb", …); nullopt if none.
-std::optional<FigureKind> FigureKindNamed(const std::string& name);
+HWREC_EXPORT std::optional<FigureKind> FigureKindNamed(const std::string& name);
 
 }  // namespace hwrec

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hwrec/backtest.h"
+#include "hwrec/export.h"
 
 namespace hwrec {
 
@@ -14,7 +15,7 @@ namespace hwrec {
 // and an even spread of the rest. Replay with it as points_per_series.
 inline constexpr std::size_t kReportPointsPerPanel = 2000;
 
-struct BacktestReportOptions {
+struct HWREC_EXPORT BacktestReportOptions {
   std::string title = "hwrec backtest";
   std::string store;        // the store's path or URI without its password, shown in the header
   double generated_at = 0;  // epoch seconds, shown in the header
@@ -29,11 +30,11 @@ struct BacktestReportOptions {
 // time, the figure and its bounds as the replay gave them, overruns and OOMs
 // marked; then the table of the runs (the store's settings and each preset)
 // side by side.
-std::string RenderBacktestReport(const BacktestResult& result,
-                                 const BacktestReportOptions& options);
+HWREC_EXPORT std::string RenderBacktestReport(const BacktestResult& result,
+                                              const BacktestReportOptions& options);
 
 // How many charts that page has: the (workload, hardware key) pairs of the
 // first run's series.
-std::size_t CountReportCharts(const BacktestResult& result);
+HWREC_EXPORT std::size_t CountReportCharts(const BacktestResult& result);
 
 }  // namespace hwrec

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/hardware_key.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/record_error.h"
@@ -21,7 +22,7 @@ namespace hwrec {
 class Store;
 
 // One way to use a card: the whole card (`full`) or one MIG profile.
-struct GpuPartition {
+struct HWREC_EXPORT GpuPartition {
   std::string gpu_config_id;    // stable slug, e.g. "nvidia-a100-80gb-mig-1g.10gb"
   std::string brand;            // "NVIDIA"
   std::string model;            // "A100 80GB"
@@ -31,7 +32,7 @@ struct GpuPartition {
   double compute_fraction = 0;  // compute_slices / the card's compute slices
 };
 
-struct GpuModel {
+struct HWREC_EXPORT GpuModel {
   std::string brand;
   std::string model;
   double memory_gb = 0;
@@ -40,9 +41,10 @@ struct GpuModel {
 };
 
 // "nvidia-a100-80gb-mig-1g.10gb" from ("NVIDIA", "A100 80GB", "mig-1g.10gb").
-std::string GpuConfigId(std::string_view brand, std::string_view model, std::string_view mode);
+HWREC_EXPORT std::string GpuConfigId(std::string_view brand, std::string_view model,
+                                     std::string_view mode);
 
-class GpuCatalog {
+class HWREC_EXPORT GpuCatalog {
  public:
   // The store's catalog. Returns kSchemaMismatch when the store predates the
   // catalog (run `hwrec migrate`), kIoError when the store fails.
@@ -86,13 +88,13 @@ class GpuCatalog {
 // population. kInvalidArgument when the catalog has no such model (the message
 // starts "<model_field>: " and names the closest spellings), and when a
 // CPU-only key names a GPU brand or model.
-Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
-                                       std::string_view model_field = "gpu_model");
+HWREC_EXPORT Result<HardwareKey> ResolveHardwareKey(const Store& store, HardwareKey named,
+                                                    std::string_view model_field = "gpu_model");
 
 // A rejected CSV row: its line, the column, and what is wrong.
 using CatalogImportError = RecordError;
 
-struct CatalogImportSummary {
+struct HWREC_EXPORT CatalogImportSummary {
   std::int64_t added = 0;      // partitions new to the catalog
   std::int64_t unchanged = 0;  // rows identical to what the catalog holds
   std::vector<CatalogImportError> errors;
@@ -107,6 +109,6 @@ struct CatalogImportSummary {
 // (Store::CheckWritable), kInvalidArgument when the CSV is empty or its
 // header is not exactly the one above, kIoError when reading `csv` or the
 // store fails; bad rows are `errors` in the summary, not an error status.
-Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv);
+HWREC_EXPORT Result<CatalogImportSummary> ImportCatalogCsv(Store& store, std::istream& csv);
 
 }  // namespace hwrec

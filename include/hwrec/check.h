@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -23,10 +24,10 @@ enum class CheckState {
 };
 
 // "ok", "problem" or "skipped".
-const char* CheckStateName(CheckState state);
+HWREC_EXPORT const char* CheckStateName(CheckState state);
 
 // One check of a store and what it found.
-struct CheckResult {
+struct HWREC_EXPORT CheckResult {
   std::string name;     // integrity, foreign_keys, schema, aggregates, recommendations
   std::string summary;  // what was checked, or what was found
   CheckState state = CheckState::kOk;
@@ -35,7 +36,7 @@ struct CheckResult {
   std::string fix;                    // what to do about a problem; empty when ok
 };
 
-struct StoreCheckReport {
+struct HWREC_EXPORT StoreCheckReport {
   std::string path;           // a URI's password is "***"
   std::string newest_backup;  // the newest STORE.hp-v1-backup-*, empty when none (or a URI)
   std::vector<CheckResult> checks;
@@ -44,8 +45,11 @@ struct StoreCheckReport {
   bool sound() const;
 };
 
-struct StoreCheckOptions {
+struct HWREC_EXPORT StoreCheckOptions {
   std::size_t max_problems = 20;  // problems listed per check; all are counted
+  // The checks to run, by CheckResult::name; empty runs every check. Only
+  // these are in the report, in the order every check runs.
+  std::vector<std::string> only;
 };
 
 // Runs every check on the store at `path` (a file, or a postgresql:// URI,
@@ -53,8 +57,10 @@ struct StoreCheckOptions {
 // problems, not an error: the Status fails only when the checks could not
 // run: kNotFound when there is no such file, kReadOnly when an interrupted
 // write left a journal that must be rolled back first, kInvalidArgument for
-// a file that is not an hwrec store, kIoError (or kReadOnly, kNotFound as
-// Store::Open describes them) when it cannot be opened or read.
-Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options = {});
+// a file that is not an hwrec store or a name in `only` that is no check,
+// kIoError (or kReadOnly, kNotFound as Store::Open describes them) when it
+// cannot be opened or read.
+HWREC_EXPORT Result<StoreCheckReport> CheckStore(const std::string& path,
+                                                 const StoreCheckOptions& options = {});
 
 }  // namespace hwrec

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "hwrec/export.h"
 #include "hwrec/hardware_key.h"
 
 namespace hwrec {
@@ -24,7 +25,7 @@ enum class FigureKind {
   kGpuComputeFraction,
 };
 inline constexpr std::size_t kFigureCount = 5;
-std::string_view ToString(FigureKind kind);  // "cpu_request_millicores", …
+HWREC_EXPORT std::string_view ToString(FigureKind kind);  // "cpu_request_millicores", …
 
 // Which history a figure was learned from, most specific first.
 enum class Provenance {
@@ -34,13 +35,13 @@ enum class Provenance {
   kWorkloadAnyHardware,  // this workload on any hardware (GPU memory, CPU, memory only)
   kNone,                 // no history: no value
 };
-std::string_view ToString(Provenance provenance);
+HWREC_EXPORT std::string_view ToString(Provenance provenance);
 
 // Why a figure is what it is: the statistic and what set it, then the margin
 // and the rounding that reach the figure's value. Filled only when asked for
 // (RecommendationQuery::Recommend with Explain::kYes). Amounts are in the
 // figure's unit (millicores, bytes, GiB, share of one card).
-struct FigureReason {
+struct HWREC_EXPORT FigureReason {
   enum class Source { kMaxOfRecent, kPercentile, kAverage };
   Source source = Source::kMaxOfRecent;
   std::string statistic;       // as Figure::statistic: "max of last 10", "p98", "decayed avg"
@@ -69,9 +70,10 @@ struct FigureReason {
   double value = 0;        // with_margin rounded: the figure's value
   std::string text;        // the same in one line for a person
 };
-std::string_view ToString(FigureReason::Source source);  // "max_of_recent", "percentile", "average"
+HWREC_EXPORT std::string_view ToString(
+    FigureReason::Source source);  // "max_of_recent", "percentile", "average"
 
-struct Figure {
+struct HWREC_EXPORT Figure {
   FigureKind kind = FigureKind::kCpuRequestMillicores;
   std::optional<double> value;  // with margin (and ladder rounding for compute share)
   Provenance provenance = Provenance::kNone;
@@ -102,7 +104,7 @@ struct Figure {
 };
 
 // Every figure of one workload on one hardware key.
-struct Recommendation {
+struct HWREC_EXPORT Recommendation {
   std::string workload;
   HardwareKey hardware;
   // Epoch seconds the answer is stamped with. Decay weighs samples against

@@ -8,12 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
 
 // Every field may be absent; an absent value is `null` in the canonical form.
-struct HardwareProfile {
+struct HWREC_EXPORT HardwareProfile {
   std::optional<std::string> instance_type;
   std::optional<std::string> architecture;
   std::optional<std::int64_t> cpu_millicores;
@@ -33,21 +34,23 @@ enum class ProfileIdVersion { kV1 = 1, kV2 = 2 };
 // The canonical JSON array, e.g. ["hp:v2","a2-highgpu-1g",...,"NVIDIA","A100 40GB"]:
 // no whitespace, absent values as null, RFC 8259 escapes, non-ASCII as UTF-8.
 // Returns kInvalidArgument only when a string is not valid UTF-8.
-Result<std::string> CanonicalProfile(const HardwareProfile& profile, ProfileIdVersion version);
+HWREC_EXPORT Result<std::string> CanonicalProfile(const HardwareProfile& profile,
+                                                  ProfileIdVersion version);
 
 // "hp:vN:" + the first 16 hex digits of SHA-256 of the canonical form.
 // Returns kInvalidArgument as CanonicalProfile.
-Result<std::string> HardwareProfileId(const HardwareProfile& profile, ProfileIdVersion version);
+HWREC_EXPORT Result<std::string> HardwareProfileId(const HardwareProfile& profile,
+                                                   ProfileIdVersion version);
 
 // The version named by an id's prefix ("hp:v1:..." or "hp:v2:..."), if well formed.
-std::optional<ProfileIdVersion> ProfileIdVersionOf(std::string_view id);
+HWREC_EXPORT std::optional<ProfileIdVersion> ProfileIdVersionOf(std::string_view id);
 
 // Parses a JSON object with the profile fields; unknown keys are an error
 // naming the key, wrong types name the field. Returns kInvalidArgument for
 // malformed JSON, an unknown key or a bad field.
-Result<HardwareProfile> ParseHardwareProfile(std::string_view json);
+HWREC_EXPORT Result<HardwareProfile> ParseHardwareProfile(std::string_view json);
 
 // The profile as a JSON object (all nine fields, absent ones as null).
-std::string HardwareProfileToJson(const HardwareProfile& profile);
+HWREC_EXPORT std::string HardwareProfileToJson(const HardwareProfile& profile);
 
 }  // namespace hwrec

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/observation.h"
 #include "hwrec/record_error.h"
 #include "hwrec/runner.h"
@@ -22,7 +23,7 @@ namespace hwrec {
 class Store;
 struct IngestProgress;
 
-struct IngestOptions {
+struct HWREC_EXPORT IngestOptions {
   std::string source = "api";  // recorded with rejects: a file name, "-", "api"
   // Records per transaction. A batch's lines are read before its transaction
   // begins; a batch also ends once its lines hold 64 MiB.
@@ -45,7 +46,7 @@ struct IngestOptions {
 // A refused record: its RecordError is the first problem (`line` is the
 // 1-based line of JSON lines or the position in the batch; `field` e.g.
 // "gpu_compute_fraction", "json" for a malformed line).
-struct IngestReject : RecordError {
+struct HWREC_EXPORT IngestReject : RecordError {
   std::string execution_id;  // empty when the record had none readable
   // Every problem found, the first included: those of the record's own checks
   // (types, required fields, ranges), or, for a record that passes them, of
@@ -55,14 +56,14 @@ struct IngestReject : RecordError {
 
 // A record kept with a remark, e.g. an unknown field (ignored) and the closest
 // known name.
-struct IngestWarning {
+struct HWREC_EXPORT IngestWarning {
   std::int64_t line = 0;
   std::string execution_id;
   std::string field;
   std::string message;
 };
 
-struct IngestSummary {
+struct HWREC_EXPORT IngestSummary {
   std::int64_t accepted = 0;               // new observations stored
   std::int64_t duplicates = 0;             // identical re-sends, counted once
   std::int64_t conflicts = 0;              // same execution_id, different content: first kept
@@ -86,13 +87,13 @@ struct IngestSummary {
 };
 
 // What is stored once a batch is committed.
-struct IngestProgress {
+struct HWREC_EXPORT IngestProgress {
   std::int64_t committed_through_line = 0;  // the batch's last line (or position), 1-based
   std::int64_t batches = 0;                 // batches committed so far, this one included
   const IngestSummary* totals = nullptr;    // running counts; valid during the call only
 };
 
-class Ingestor {
+class HWREC_EXPORT Ingestor {
  public:
   // An ingestor into `store`, which must outlive it. It keeps the store's GPU
   // catalog and settings between its calls and reads them again when any

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/status.h"
@@ -15,14 +16,14 @@
 namespace hwrec {
 
 enum class Backend { kGcp, kSlurm, kRunPod };
-std::string_view ToString(Backend backend);  // "gcp", "slurm", "runpod"
+HWREC_EXPORT std::string_view ToString(Backend backend);  // "gcp", "slurm", "runpod"
 
 // Which provisioning order a job gets: short (< short_job_max_hours), long, or
 // very long (> flex_start_max_hours: no FLEX_START).
 enum class LengthClass { kShort, kLong, kVeryLong };
-std::string_view ToString(LengthClass length_class);  // "short", "long", "very_long"
+HWREC_EXPORT std::string_view ToString(LengthClass length_class);  // "short", "long", "very_long"
 
-struct Rung {
+struct HWREC_EXPORT Rung {
   std::string id;  // "gcp/a2-ultragpu-8g/spot", "slurm/a100-80gb", "runpod/h100-80gb"
   Backend backend = Backend::kGcp;
   std::string machine_type;  // GCP machine type, SLURM partition or RunPod GPU type
@@ -31,12 +32,12 @@ struct Rung {
   std::optional<Provisioning> provisioning;  // GCP rungs only
 };
 
-struct PrunedRung {
+struct HWREC_EXPORT PrunedRung {
   std::string id;
   std::string reason;
 };
 
-struct RouteRequest {
+struct HWREC_EXPORT RouteRequest {
   std::string intent;
   int width = 1;            // GPUs the work shards across
   double length_hours = 1;  // expected wall time
@@ -46,7 +47,7 @@ struct RouteRequest {
   bool sharded = false;
 };
 
-struct RoutePlan {
+struct HWREC_EXPORT RoutePlan {
   std::string intent;
   int requested_width = 1;  // as asked
   int planned_width = 1;    // the widest machine width not above it: where the ladder starts
@@ -75,6 +76,7 @@ struct RoutePlan {
 // intent's minimum, an intent whose minimum width is above 1 without a
 // sharded launch command, or a length that is not positive: each
 // kInvalidArgument, naming the fix.
-Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot, const RouteRequest& request);
+HWREC_EXPORT Result<RoutePlan> BuildLadder(const RouterSnapshot& snapshot,
+                                           const RouteRequest& request);
 
 }  // namespace hwrec

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/ladder.h"
 #include "hwrec/status.h"
 
@@ -33,11 +34,11 @@ enum class LaunchOutcome {
   kWorkloadFailure,  // the workload itself failed: stop, do not cascade
   kNotTried,         // the launcher did not try the rung: the walk ends here
 };
-std::string_view ToString(LaunchOutcome outcome);  // "launched", "capacity_miss", …
+HWREC_EXPORT std::string_view ToString(LaunchOutcome outcome);  // "launched", "capacity_miss", …
 // Parses what ToString prints; nullopt for anything else.
-std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text);
+HWREC_EXPORT std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text);
 
-struct LaunchResult {
+struct HWREC_EXPORT LaunchResult {
   LaunchOutcome outcome = LaunchOutcome::kLaunched;
   std::string detail;  // the backend's words, kept in the attempt
 };
@@ -56,15 +57,15 @@ enum class AttemptOutcome {
   kSkippedQuotaExhausted,  // its quota was found exhausted at this width or narrower today
   kSkippedDailyCap,        // the day's GCP attempt cap is used up
 };
-std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …
+HWREC_EXPORT std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …
 
-struct RouteAttempt {
+struct HWREC_EXPORT RouteAttempt {
   Rung rung;
   AttemptOutcome outcome = AttemptOutcome::kCapacityMiss;
   std::string detail;
 };
 
-struct RouteResult {
+struct HWREC_EXPORT RouteResult {
   std::string intent;
   int requested_width = 1;
   std::optional<Rung> selected;      // the launched rung, if any
@@ -79,7 +80,7 @@ struct RouteResult {
   std::string backend_selected_event;
 };
 
-struct WalkOptions {
+struct HWREC_EXPORT WalkOptions {
   std::optional<double> now;  // epoch seconds that fix the UTC day; default now
   bool dry_run = false;       // read the day's state, write nothing
   // The launcher replays outcomes already known (a walk a dispatcher made and
@@ -104,7 +105,8 @@ struct WalkOptions {
 // options that do not go together (accept without recorded, recorded with
 // dry_run),
 // kIoError when the store fails.
-Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,
-                               const WalkOptions& options = {});
+HWREC_EXPORT Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan,
+                                            const Launcher& launcher,
+                                            const WalkOptions& options = {});
 
 }  // namespace hwrec

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/status.h"
 
@@ -23,7 +24,7 @@ namespace hwrec {
 class Store;
 
 // One site and node pool of the legacy history, and where its rows would go.
-struct LegacyPlanGroup {
+struct HWREC_EXPORT LegacyPlanGroup {
   std::string site_id;
   std::string node_pool_id;  // empty when the rows name no pool
   std::int64_t rows = 0;
@@ -33,7 +34,7 @@ struct LegacyPlanGroup {
   std::map<std::string, std::int64_t> quarantined;  // reason code -> rows
 };
 
-struct LegacyPlan {
+struct HWREC_EXPORT LegacyPlan {
   std::string path;
   int from_version = 0;
   int to_version = 0;
@@ -53,7 +54,7 @@ struct LegacyPlan {
 };
 
 // A finished run, as recorded in the store's legacy_migrations table.
-struct LegacyMigrationRecord {
+struct HWREC_EXPORT LegacyMigrationRecord {
   double migrated_at = 0;  // epoch seconds
   int from_version = 0;
   std::int64_t legacy_rows = 0;
@@ -62,7 +63,7 @@ struct LegacyMigrationRecord {
   std::string backup_path;  // empty when run without a backup
 };
 
-struct LegacyMigrationOptions {
+struct HWREC_EXPORT LegacyMigrationOptions {
   bool accept_hp_v2 = false;    // consent to re-key legacy history (required when it has rows)
   bool backup = true;           // VACUUM INTO a file next to the store before moving rows
   std::vector<NodePool> pools;  // registered in the same transaction, and used to resolve rows
@@ -70,7 +71,7 @@ struct LegacyMigrationOptions {
   std::function<void(std::int64_t, std::int64_t)> progress;
 };
 
-struct LegacyMigrationReport {
+struct HWREC_EXPORT LegacyMigrationReport {
   int from_version = 0;
   int to_version = 0;
   std::vector<int> applied;    // schema versions applied by this run
@@ -86,13 +87,14 @@ struct LegacyMigrationReport {
 
 // Rows in the store's legacy site_observations table (0 when it has none).
 // Returns kIoError when the store cannot be read.
-Result<std::int64_t> CountLegacyRows(const Store& store);
+HWREC_EXPORT Result<std::int64_t> CountLegacyRows(const Store& store);
 
 // What MigrateStore would do, computed with reads only: the store may be open
 // read-only and its file is left byte-identical. `pools` as in the options.
 // Returns kInvalidArgument for a given pool that fails validation, kIoError
 // when the store cannot be read.
-Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<NodePool>& pools = {});
+HWREC_EXPORT Result<LegacyPlan> PlanLegacyMigration(const Store& store,
+                                                    const std::vector<NodePool>& pools = {});
 
 // Applies pending schema migrations and moves legacy history, as described
 // above. Without consent and with legacy rows: kSchemaMismatch with
@@ -102,9 +104,10 @@ Result<LegacyPlan> PlanLegacyMigration(const Store& store, const std::vector<Nod
 // newer than this build, kInvalidArgument for a given pool that fails
 // validation, kIoError when the store is damaged or cannot be written or
 // backed up (nothing changed).
-Result<LegacyMigrationReport> MigrateStore(Store& store, const LegacyMigrationOptions& options);
+HWREC_EXPORT Result<LegacyMigrationReport> MigrateStore(Store& store,
+                                                        const LegacyMigrationOptions& options);
 
 // What the hp:v2 bump does, in words, and how to preview and accept it.
-std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows);
+HWREC_EXPORT std::string LegacyConsentMessage(const std::string& path, std::int64_t legacy_rows);
 
 }  // namespace hwrec

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -19,7 +20,7 @@ namespace hwrec {
 class Store;
 
 // The most telling fields of a quarantined row (the table holds all of them).
-struct QuarantinedRow {
+struct HWREC_EXPORT QuarantinedRow {
   std::int64_t id = 0;  // the row's id in quarantine (`--id`)
   std::string execution_id;
   std::string site_id;
@@ -35,7 +36,7 @@ struct QuarantinedRow {
 };
 
 // Which rows: every given criterion must match. An empty filter matches all.
-struct QuarantineFilter {
+struct HWREC_EXPORT QuarantineFilter {
   std::vector<std::int64_t> ids;
   std::optional<std::string> site_id;
   std::optional<std::string> node_pool_id;
@@ -49,10 +50,10 @@ struct QuarantineFilter {
 
 // Rows in quarantine, oldest legacy id first. Returns kSchemaMismatch when the
 // store has no quarantine (not migrated yet), kIoError when it cannot be read.
-Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
-                                                   const QuarantineFilter& filter = {});
+HWREC_EXPORT Result<std::vector<QuarantinedRow>> ListQuarantine(
+    const Store& store, const QuarantineFilter& filter = {});
 
-struct QuarantineResolveSummary {
+struct HWREC_EXPORT QuarantineResolveSummary {
   std::int64_t matched = 0;                // rows the filter selected
   std::int64_t moved = 0;                  // now observations
   std::int64_t moved_by_own_hardware = 0;  // of them, routed without the model (see below)
@@ -81,9 +82,8 @@ inline constexpr const char* kUnknownGpuModel = "unknown";
 // the catalog, a brand without a model or with the unknown one, kReadOnly for
 // a read-only store, kSchemaMismatch when it has no quarantine, kIoError when
 // it cannot be written.
-Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
-                                                   const std::optional<std::string>& gpu_model,
-                                                   const std::optional<std::string>& gpu_brand,
-                                                   bool all = false);
+HWREC_EXPORT Result<QuarantineResolveSummary> ResolveQuarantine(
+    Store& store, const QuarantineFilter& filter, const std::optional<std::string>& gpu_model,
+    const std::optional<std::string>& gpu_brand, bool all = false);
 
 }  // namespace hwrec

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/status.h"
 
@@ -17,7 +18,7 @@ namespace hwrec {
 class Store;
 class GpuCatalog;
 
-struct NodePool {
+struct HWREC_EXPORT NodePool {
   std::string node_pool_id;  // unique across sites
   std::string site_id;
   std::string name;
@@ -30,25 +31,26 @@ struct NodePool {
 // a known GPU model (the error lists the closest catalog spellings) and a
 // gpu_mode that is a partition of that model. Returns kInvalidArgument naming
 // the pool and the first bad field.
-Status ValidateNodePool(const NodePool& pool, const GpuCatalog& catalog);
+HWREC_EXPORT Status ValidateNodePool(const NodePool& pool, const GpuCatalog& catalog);
 
 // Parses one JSON object with the fields site_id, node_pool_id, name,
 // instance_type, architecture, cpu_millicores, memory_bytes, gpu_brand,
 // gpu_model, gpu_count, gpu_mode, gpu_total. Returns kInvalidArgument naming
 // the first bad field ("node pool: <field> <reason>").
-Result<NodePool> ParseNodePoolJson(const std::string& json);
+HWREC_EXPORT Result<NodePool> ParseNodePoolJson(const std::string& json);
 
 // Inserts or updates one pool after validating it against the store's
 // catalog. Returns kReadOnly or kSchemaMismatch when the store cannot be
 // written (Store::CheckWritable), kInvalidArgument as ValidateNodePool,
 // kIoError when the store fails.
-Status RegisterNodePool(Store& store, const NodePool& pool);
+HWREC_EXPORT Status RegisterNodePool(Store& store, const NodePool& pool);
 
 // Every registered pool, by site then id. Returns kSchemaMismatch when the
 // store predates node pools (run `hwrec migrate`), kIoError when it fails.
-Result<std::vector<NodePool>> ListNodePools(const Store& store);
+HWREC_EXPORT Result<std::vector<NodePool>> ListNodePools(const Store& store);
 // The pool registered as `node_pool_id`, or nullopt. Returns kIoError when the
 // store fails.
-Result<std::optional<NodePool>> FindNodePool(const Store& store, const std::string& node_pool_id);
+HWREC_EXPORT Result<std::optional<NodePool>> FindNodePool(const Store& store,
+                                                          const std::string& node_pool_id);
 
 }  // namespace hwrec

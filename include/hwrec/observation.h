@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/hardware_profile.h"
 #include "hwrec/record_error.h"
 
@@ -16,8 +17,8 @@ namespace hwrec {
 
 enum class ExecutionStatus { kSuccess, kOom, kGpuOom, kFailed, kCancelled };
 
-std::string_view ToString(ExecutionStatus status);
-std::optional<ExecutionStatus> ParseExecutionStatus(std::string_view text);
+HWREC_EXPORT std::string_view ToString(ExecutionStatus status);
+HWREC_EXPORT std::optional<ExecutionStatus> ParseExecutionStatus(std::string_view text);
 
 // Where an observation's gpu_compute_fraction came from.
 enum class FractionSource {
@@ -27,10 +28,10 @@ enum class FractionSource {
   kAssumed,  // derived from gpu_mode and the configured total_compute_slices
 };
 
-std::string_view ToString(FractionSource source);
+HWREC_EXPORT std::string_view ToString(FractionSource source);
 
 // What the execution was given.
-struct RequestedResources {
+struct HWREC_EXPORT RequestedResources {
   std::optional<std::int64_t> cpu_millicores;
   std::optional<std::int64_t> memory_bytes;
   std::optional<double> gpu_memory_gb;
@@ -48,7 +49,7 @@ inline constexpr std::int64_t kMaxGpusHeld = 1024;
 // would put the execution's start before any calendar the backtest can draw.
 inline constexpr double kMaxDurationSeconds = 366 * 86400.0;
 
-struct Observation {
+struct HWREC_EXPORT Observation {
   std::string execution_id;  // required, unique
   std::string action_image;  // required: the workload
   double finished_at = 0;    // required: epoch seconds (UTC)
@@ -85,7 +86,7 @@ using FieldError = RecordError;
 // yields every bad field at once, plus warnings, so the parse carries them;
 // `observation` is set exactly when `errors` is empty. Every error and
 // warning is a RecordError with line 0 (callers reading lines set it).
-struct ObservationParse {
+struct HWREC_EXPORT ObservationParse {
   std::optional<Observation> observation;  // set when `errors` is empty
   std::vector<RecordError> errors;         // every problem of the record
   std::vector<RecordError> warnings;       // unknown fields, with the closest known name
@@ -96,17 +97,17 @@ struct ObservationParse {
 // seconds. Checks types, required fields, text, signs, NaN and ranges, and
 // reports every bad field. Unknown keys (top level, `hardware`, `requested`)
 // are warnings naming the closest known field; errors when `strict`.
-ObservationParse ParseObservationJson(std::string_view json, bool strict = false);
+HWREC_EXPORT ObservationParse ParseObservationJson(std::string_view json, bool strict = false);
 
 // Checks an Observation built in C++ the way ParseObservationJson checks JSON:
 // every problem, at most one per field.
-std::vector<RecordError> ObservationProblems(const Observation& observation);
+HWREC_EXPORT std::vector<RecordError> ObservationProblems(const Observation& observation);
 // The GPUs a node with `hardware` offers an execution: its MIG partitions
 // (gpu_total) when split into them, else its cards (gpu_count); nullopt when
 // not recorded. gpu_count_held is at most this.
-std::optional<std::int64_t> GpusOfNode(const HardwareProfile& hardware);
+HWREC_EXPORT std::optional<std::int64_t> GpusOfNode(const HardwareProfile& hardware);
 
 // The first of ObservationProblems, for callers that report one.
-std::optional<RecordError> ValidateObservation(const Observation& observation);
+HWREC_EXPORT std::optional<RecordError> ValidateObservation(const Observation& observation);
 
 }  // namespace hwrec

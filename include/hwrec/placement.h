@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/observation.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/status.h"
@@ -24,7 +25,7 @@ namespace hwrec {
 
 class Store;
 
-class PlacementEvaluator {
+class HWREC_EXPORT PlacementEvaluator {
  public:
   // Loads the catalog and the registered node pools. Returns kIoError when
   // the store cannot be read.
@@ -66,7 +67,7 @@ class PlacementEvaluator {
 // hardware it ran on: max(requested, observed) × oom_bump_factor, at least
 // +100 MiB of memory (status oom) or +1 GiB of GPU memory per GPU (gpu_oom).
 // Give it to Evaluate as ExecutionToPlace::retry_floor.
-struct RetryFloorOnPool {
+struct HWREC_EXPORT RetryFloorOnPool {
   std::string node_pool_id;
   // A node of the pool holds the floor: its memory, or its partition's GPU
   // memory, is at least the floor's; true when the pool's size is unknown (a
@@ -74,7 +75,7 @@ struct RetryFloorOnPool {
   bool holds = false;
   std::string reason;  // "holds it", or why not, in words
 };
-struct OomRetryFloor {
+struct HWREC_EXPORT OomRetryFloor {
   std::string execution_id;
   std::string workload;
   ExecutionStatus status = ExecutionStatus::kOom;  // kOom or kGpuOom
@@ -91,13 +92,14 @@ struct OomRetryFloor {
 // did not run out of memory (its status is not oom or gpu_oom) or recorded
 // neither what it requested nor what it used of the memory that ran out,
 // kIoError when the store cannot be read.
-Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& execution_id,
-                                         const std::vector<std::string>& node_pool_ids = {});
+HWREC_EXPORT Result<OomRetryFloor> RetryFloorAfterOom(
+    const Store& store, const std::string& execution_id,
+    const std::vector<std::string>& node_pool_ids = {});
 
 // The rules every candidate list obeys, however it was built (Evaluate and
 // ParsePlacementCandidates apply them): each candidate names a pool, each pool
 // is listed once, and no free capacity is negative. Messages count candidates
 // from 1. Returns kInvalidArgument naming the first candidate that breaks one.
-Status CheckPlacementCandidates(const std::vector<PlacementCandidate>& candidates);
+HWREC_EXPORT Status CheckPlacementCandidates(const std::vector<PlacementCandidate>& candidates);
 
 }  // namespace hwrec

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/placement_types.h"
 #include "hwrec/status.h"
 
@@ -21,11 +22,11 @@ class Store;
 // new time), as the latest choice is the one applied. Returns kInvalidArgument
 // when `execution_id` is empty or nothing was chosen, kReadOnly when the store
 // is read-only, kIoError when the store cannot be written.
-Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_id,
-                                     const PlacementResult& result);
+HWREC_EXPORT Result<std::int64_t> RecordPlacement(Store& store, const std::string& execution_id,
+                                                  const PlacementResult& result);
 
 // A recorded placement, as RecordPlacement wrote it.
-struct PlacementRecord {
+struct HWREC_EXPORT PlacementRecord {
   std::int64_t id = 0;
   std::string execution_id;
   std::string workload;
@@ -37,7 +38,7 @@ struct PlacementRecord {
 
 // The placement recorded for `execution_id`: none or one. Returns kIoError when
 // the store cannot be read.
-Result<std::vector<PlacementRecord>> ListPlacements(const Store& store,
-                                                    const std::string& execution_id);
+HWREC_EXPORT Result<std::vector<PlacementRecord>> ListPlacements(const Store& store,
+                                                                 const std::string& execution_id);
 
 }  // namespace hwrec

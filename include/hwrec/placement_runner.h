@@ -8,13 +8,14 @@
 #include <optional>
 #include <string>
 
+#include "hwrec/export.h"
 #include "hwrec/placement_types.h"
 
 namespace hwrec {
 
 // `resources_allocation` as the Runner writes it; absent where the request
 // has no figure (no history and nothing declared).
-struct RunnerAllocation {
+struct HWREC_EXPORT RunnerAllocation {
   std::optional<double> cpu;                   // cores, to the millicore (2500 m is 2.5)
   std::optional<std::int64_t> memory;          // bytes
   std::int64_t gpu = 0;                        // GPUs held: whole cards or partitions
@@ -27,12 +28,12 @@ struct RunnerAllocation {
 // cores; gpu_memory_gb and gpu_compute_fraction what the pool gives per GPU
 // (its partition, or the share of a whole card others share), left out where
 // the pool's GPU model or partitioning is not recorded.
-RunnerAllocation ToRunnerAllocation(const EffectiveRequest& request);
+HWREC_EXPORT RunnerAllocation ToRunnerAllocation(const EffectiveRequest& request);
 
 // {"cpu":2.5,"memory":8589934592,"gpu":1,"gpu_memory_gb":40,
 // "gpu_compute_fraction":0.428571}: absent figures are left out, as the
 // Runner leaves out what it does not know.
-std::string RunnerAllocationJson(const RunnerAllocation& allocation);
+HWREC_EXPORT std::string RunnerAllocationJson(const RunnerAllocation& allocation);
 
 // The compute fraction to stamp on StartExecutionV2 once `evaluation` (the
 // chosen pool) is applied: the share of one card the execution is given, that
@@ -40,6 +41,6 @@ std::string RunnerAllocationJson(const RunnerAllocation& allocation);
 // whole card) or its share of a card others share; not the recommended
 // figure. nullopt when the execution holds no GPU or the pool's GPU model or
 // partitioning is not recorded (then only the Runner knows what it gave).
-std::optional<double> StampedComputeFraction(const CandidateEvaluation& evaluation);
+HWREC_EXPORT std::optional<double> StampedComputeFraction(const CandidateEvaluation& evaluation);
 
 }  // namespace hwrec

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/recommend.h"
 
 namespace hwrec {
@@ -18,7 +19,7 @@ namespace hwrec {
 // Resources an author declared, or an OOM-retry floor. Every field optional.
 // `pinned` names fields whose declared value wins over any recommendation:
 // cpu_millicores, memory_bytes, gpu_memory_gb, gpu_compute_fraction.
-struct DeclaredResources {
+struct HWREC_EXPORT DeclaredResources {
   std::optional<std::int64_t> gpu_count;
   std::optional<std::string> gpu_brand;        // hard constraint
   std::optional<std::string> gpu_model;        // hard constraint (catalog spelling)
@@ -32,14 +33,14 @@ struct DeclaredResources {
   bool operator==(const DeclaredResources& other) const;
 };
 
-struct ExecutionToPlace {
+struct HWREC_EXPORT ExecutionToPlace {
   std::string workload;  // the action image
   DeclaredResources declared;
   std::optional<DeclaredResources> retry_floor;  // after an OOM: never go below it
 };
 
 // A candidate pool and its free capacity; absent: no limit known.
-struct PlacementCandidate {
+struct HWREC_EXPORT PlacementCandidate {
   std::string node_pool_id;
   std::optional<std::int64_t> free_partitions;
   std::optional<std::int64_t> free_cpu_millicores;
@@ -54,14 +55,14 @@ struct PlacementCandidate {
 
 enum class PlacementPolicy { kBestFit, kFirstFit, kFragmentation };
 // "best_fit", "first_fit", "fragmentation"
-std::string_view ToString(PlacementPolicy policy);
-std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text);
+HWREC_EXPORT std::string_view ToString(PlacementPolicy policy);
+HWREC_EXPORT std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text);
 
 // One request size expected of the work to come, for the fragmentation
 // policy: `gpu_count` cards (0: CPU-only) of `gpu_share` each (1: whole
 // cards), with `cpu_millicores`, weighed by `weight` (> 0; weights are
 // normalised to sum to 1).
-struct DemandShape {
+struct HWREC_EXPORT DemandShape {
   std::int64_t gpu_count = 0;
   double gpu_share = 1;
   std::int64_t cpu_millicores = 0;
@@ -79,7 +80,7 @@ enum class FigureSource {
   kNone,            // nothing known: no value
 };
 
-struct FigureOrigin {
+struct HWREC_EXPORT FigureOrigin {
   FigureSource source = FigureSource::kNone;
   Provenance provenance = Provenance::kNone;  // when source is kRecommendation
   std::int64_t samples = 0;
@@ -100,7 +101,7 @@ struct FigureOrigin {
 // of a card others share (free_gpu_shares) that share of the card's compute
 // and memory; on a pool of unknown GPU model they are the needs themselves.
 // Origins are indexed by FigureKind.
-struct EffectiveRequest {
+struct HWREC_EXPORT EffectiveRequest {
   std::optional<std::int64_t> cpu_request_millicores;
   std::optional<std::int64_t> cpu_limit_millicores;
   std::optional<std::int64_t> memory_bytes;
@@ -117,7 +118,7 @@ struct EffectiveRequest {
 };
 
 // GPU figures before rounding to a partition, per GPU.
-struct PlacementNeeds {
+struct HWREC_EXPORT PlacementNeeds {
   std::optional<double> gpu_memory_gb;
   std::optional<double> gpu_compute_fraction;
   bool operator==(const PlacementNeeds& other) const;
@@ -133,12 +134,12 @@ inline constexpr double kShortfallWeight = 2;
 // and the points widen as the increase grows. Placements of one score are
 // equal (docs/PLACEMENT.md "Fragmentation" says what decides among them).
 // Not a number scores 0.
-int FragmentationScore(double increase);
+HWREC_EXPORT int FragmentationScore(double increase);
 
 // How much a placement leaves unused or short; lower is better. Compute
 // shortfall is soft: it raises the score and is reported, never makes a pool
 // infeasible. An absent term is unknown, never taken as zero.
-struct PlacementWaste {
+struct HWREC_EXPORT PlacementWaste {
   // Cards' worth given but not needed; absent: a pool of unknown size, or
   // the GPU memory needed unknown (and the share needed short of the partition).
   std::optional<double> card;
@@ -166,8 +167,9 @@ enum class ShapeSource {
   kHistory,     // nothing declared: the workload's own recent executions
   kNone,        // nothing declared and no history: no GPU, any architecture
 };
-std::string_view ToString(ShapeSource source);  // "declared", "retry_floor", "history", "none"
-std::optional<ShapeSource> ParseShapeSource(std::string_view text);
+HWREC_EXPORT std::string_view ToString(
+    ShapeSource source);  // "declared", "retry_floor", "history", "none"
+HWREC_EXPORT std::optional<ShapeSource> ParseShapeSource(std::string_view text);
 
 // A workload's history: of its last kShapeHistoryScan executions (the newest
 // first), the last kShapeHistoryWindow that ran (success, oom, gpu_oom).
@@ -176,7 +178,7 @@ inline constexpr std::int64_t kShapeHistoryWindow = 50;
 
 // How many GPUs the execution asks for and where it can run, as resolved
 // for every candidate, with where each came from.
-struct ExecutionShape {
+struct HWREC_EXPORT ExecutionShape {
   std::int64_t gpu_count = 0;
   ShapeSource gpu_count_source = ShapeSource::kNone;
   std::vector<std::string> architectures;  // sorted; empty: any architecture
@@ -189,7 +191,7 @@ struct ExecutionShape {
   bool operator==(const ExecutionShape& other) const;
 };
 
-struct CandidateEvaluation {
+struct HWREC_EXPORT CandidateEvaluation {
   std::size_t candidate = 0;  // position in the candidates given
   std::string node_pool_id;
   bool feasible = false;
@@ -204,7 +206,7 @@ struct CandidateEvaluation {
   bool operator==(const CandidateEvaluation& other) const;
 };
 
-struct PlacementResult {
+struct HWREC_EXPORT PlacementResult {
   std::string workload;
   PlacementPolicy policy = PlacementPolicy::kBestFit;
   double as_of = 0;  // epoch seconds the recommendations were read at

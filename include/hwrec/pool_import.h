@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/record_error.h"
 #include "hwrec/status.h"
@@ -19,11 +20,11 @@ class Store;
 enum class RecordForm;
 
 // A refused pool line: where and what (RecordError), and which pool.
-struct PoolImportError : RecordError {
+struct HWREC_EXPORT PoolImportError : RecordError {
   std::string node_pool_id;  // empty when the line could not be read that far
 };
 
-struct PoolImportSummary {
+struct HWREC_EXPORT PoolImportSummary {
   std::int64_t registered = 0;  // new pools
   std::int64_t updated = 0;     // pools whose registration changed
   std::int64_t unchanged = 0;
@@ -37,9 +38,10 @@ struct PoolImportSummary {
 // form. Returns kReadOnly or kSchemaMismatch when the store cannot be written
 // (Store::CheckWritable), kIoError when reading `jsonl` or the store fails;
 // bad lines are not an error status but `errors` in the summary.
-Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl);
+HWREC_EXPORT Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl);
 // The same for pools in `form`: hwrec's, the Runner's RunnerNodePool, or told
 // apart per line.
-Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl, RecordForm form);
+HWREC_EXPORT Result<PoolImportSummary> ImportNodePools(Store& store, std::istream& jsonl,
+                                                       RecordForm form);
 
 }  // namespace hwrec

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "hwrec/export.h"
 #include "hwrec/figure.h"
 #include "hwrec/hardware_key.h"
 #include "hwrec/status.h"
@@ -23,7 +24,7 @@ class Store;
 // Whether Recommend says why each figure is what it is (Figure::reason).
 enum class Explain { kNo, kYes };
 
-class RecommendationQuery {
+class HWREC_EXPORT RecommendationQuery {
  public:
   // A query on `store`, which must outlive it. Reads nothing yet: a store
   // too old for recommendations is reported by Recommend. Never fails today;

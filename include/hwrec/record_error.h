@@ -7,9 +7,11 @@
 #include <string>
 #include <utility>
 
+#include "hwrec/export.h"
+
 namespace hwrec {
 
-struct RecordError {
+struct HWREC_EXPORT RecordError {
   RecordError() = default;
   // A field of a record that stands alone (line 0).
   RecordError(std::string field_path, std::string why)
@@ -30,7 +32,7 @@ struct RecordError {
   std::string ToString() const;
 };
 
-bool operator==(const RecordError& a, const RecordError& b);
+HWREC_EXPORT bool operator==(const RecordError& a, const RecordError& b);
 inline bool operator!=(const RecordError& a, const RecordError& b) { return !(a == b); }
 
 }  // namespace hwrec

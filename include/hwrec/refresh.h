@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -17,11 +18,11 @@ class Store;
 // every hardware key it has history on or a registered node pool offers.
 // Returns the number of (workload, hardware key) rows written; kReadOnly when
 // the store was opened read-only, kIoError when it cannot be written.
-Result<std::int64_t> RefreshRecommendations(Store& store);
+HWREC_EXPORT Result<std::int64_t> RefreshRecommendations(Store& store);
 
 // Rebuilds every aggregate from the stored observations with the current
 // settings (after a change of half-life, or to repair), then refreshes.
 // Returns what RefreshRecommendations returns.
-Result<std::int64_t> RebuildRecommendations(Store& store);
+HWREC_EXPORT Result<std::int64_t> RebuildRecommendations(Store& store);
 
 }  // namespace hwrec

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "hwrec/export.h"
+
 namespace hwrec {
 
 enum class Remedy {
@@ -59,16 +61,16 @@ enum class RemedyHost { kCli, kPython, kCpp };
 // Sets the host for every message made after it in this process (the CLI's
 // words until then). The Python module sets kPython when it is imported; a C++
 // host may set kCpp. Thread-safe.
-void SetRemedyHost(RemedyHost host);
-RemedyHost CurrentRemedyHost();
+HWREC_EXPORT void SetRemedyHost(RemedyHost host);
+HWREC_EXPORT RemedyHost CurrentRemedyHost();
 
 // The remedy in `host`'s words, in backticks, naming `store` where the remedy
 // takes one (a path or location as the caller gave it; empty: a placeholder).
-std::string RemedyText(Remedy remedy, RemedyHost host, std::string_view store = {});
+HWREC_EXPORT std::string RemedyText(Remedy remedy, RemedyHost host, std::string_view store = {});
 // The same in the current host's words.
-std::string RemedyText(Remedy remedy, std::string_view store = {});
+HWREC_EXPORT std::string RemedyText(Remedy remedy, std::string_view store = {});
 
 // A stable name of the remedy ("pools_import"), for tests and tools.
-std::string_view RemedyName(Remedy remedy);
+HWREC_EXPORT std::string_view RemedyName(Remedy remedy);
 
 }  // namespace hwrec

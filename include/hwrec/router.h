@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/recommend.h"
 #include "hwrec/router_config.h"
 #include "hwrec/status.h"
@@ -23,7 +24,7 @@ class Store;
 // What the recommendation store says one intent's workload needs per GPU on
 // one card at one width: the GPU memory per GPU of its executions that held
 // that many GPUs (RecommendationQuery::Recommend with a width), with margin.
-struct CardNeed {
+struct HWREC_EXPORT CardNeed {
   std::optional<double> gpu_memory_gb;
   // kGpuModel: learned on this card; kWorkloadAnyHardware: on other cards.
   Provenance provenance = Provenance::kNone;
@@ -39,7 +40,7 @@ struct CardNeed {
 // A card and a width: the key of an intent's needs.
 using CardWidth = std::pair<std::string, int>;  // (GPU model, GPUs)
 
-struct RouterSnapshot {
+struct HWREC_EXPORT RouterSnapshot {
   RouterConfig config;
   std::map<std::string, double, std::less<>> card_memory_gb;  // catalog, by GPU model
   // intent -> (GPU model, width) -> need: every card a GCP machine type, SLURM
@@ -57,7 +58,7 @@ struct RouterSnapshot {
 
 // A quota found exhausted today: rungs needing `gpus` or more GPUs of it are
 // skipped until the next UTC day; narrower ones are still tried.
-struct QuotaBlock {
+struct HWREC_EXPORT QuotaBlock {
   std::string gpu_model;
   QuotaClass quota_class = QuotaClass::kOnDemand;
   int gpus = 1;  // the fewest GPUs a launch that found it exhausted asked for
@@ -65,7 +66,7 @@ struct QuotaBlock {
 };
 
 // The per-UTC-day state the walker keeps, for `hwrec route config show`.
-struct RouterDayState {
+struct HWREC_EXPORT RouterDayState {
   std::string day;  // "2026-07-08"
   std::int64_t gcp_attempts = 0;
   // "A100 80GB/preemptible, rungs of 8 or more GPUs: <reason>", one per block
@@ -74,7 +75,7 @@ struct RouterDayState {
 };
 // Returns kInvalidArgument for a bad `now`, kIoError when the store cannot be
 // read.
-Result<RouterDayState> ReadRouterDayState(const Store& store,
-                                          std::optional<double> now = std::nullopt);
+HWREC_EXPORT Result<RouterDayState> ReadRouterDayState(const Store& store,
+                                                       std::optional<double> now = std::nullopt);
 
 }  // namespace hwrec

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 
 namespace hwrec {
@@ -17,14 +18,15 @@ class Store;
 
 // GCP provisioning models, spelt as the GCP API spells them. STANDARD is on-demand.
 enum class Provisioning { kSpot, kFlexStart, kStandard };
-std::string_view ToString(Provisioning provisioning);  // "SPOT", "FLEX_START", "STANDARD"
+HWREC_EXPORT std::string_view ToString(
+    Provisioning provisioning);  // "SPOT", "FLEX_START", "STANDARD"
 
 // Which GCP quota a provisioning model draws on: SPOT and FLEX_START are preemptible.
 enum class QuotaClass { kOnDemand, kPreemptible };
-std::string_view ToString(QuotaClass quota_class);  // "on_demand", "preemptible"
-QuotaClass QuotaClassOf(Provisioning provisioning);
+HWREC_EXPORT std::string_view ToString(QuotaClass quota_class);  // "on_demand", "preemptible"
+HWREC_EXPORT QuotaClass QuotaClassOf(Provisioning provisioning);
 
-struct GcpMachineType {
+struct HWREC_EXPORT GcpMachineType {
   std::string machine_type;  // "a2-ultragpu-8g"
   std::string gpu_brand;
   std::string gpu_model;  // catalog spelling: "A100 80GB"
@@ -39,14 +41,14 @@ struct GcpMachineType {
 };
 
 // GPUs a quota admits for one GPU family and quota class; 0 admits none.
-struct GpuQuota {
+struct HWREC_EXPORT GpuQuota {
   std::string gpu_model;
   QuotaClass quota_class = QuotaClass::kOnDemand;
   std::string metric;  // GCP's name, e.g. "PREEMPTIBLE_NVIDIA_A100_80GB_GPUS"
   int gpus = 0;
 };
 
-struct SlurmLane {
+struct HWREC_EXPORT SlurmLane {
   std::string lane;  // rung id "slurm/<lane>"
   int position = 0;  // lanes are tried in ascending position
   std::string partition;
@@ -55,7 +57,7 @@ struct SlurmLane {
   int max_gpus = 1;
 };
 
-struct RunPodRung {
+struct HWREC_EXPORT RunPodRung {
   std::string name;      // rung id "runpod/<name>"
   std::string gpu_type;  // RunPod's GPU type id
   std::string gpu_brand;
@@ -63,20 +65,20 @@ struct RunPodRung {
   int max_gpus = 1;
 };
 
-struct Intent {
+struct HWREC_EXPORT Intent {
   std::string intent;          // "capture-7b"
   std::string workload_image;  // whose recommendations decide which cards fit
   std::string legacy_machine;  // the single-GPU GCP machine width 1 uses
   int min_width = 1;
 };
 
-struct RouterSettings {
+struct HWREC_EXPORT RouterSettings {
   double short_job_max_hours = 6;     // below: SPOT leads; at or above: FLEX_START leads
   double flex_start_max_hours = 168;  // longer jobs get no FLEX_START rung
   int gcp_daily_attempt_cap = 20;     // dispatches per UTC day that may try GCP
 };
 
-struct RouterConfig {
+struct HWREC_EXPORT RouterConfig {
   RouterSettings settings;
   std::vector<GcpMachineType> machines;  // ordered by GPU model, then GPU count
   std::vector<GpuQuota> quotas;
@@ -90,25 +92,26 @@ struct RouterConfig {
 };
 
 // The stored configuration. Returns kIoError when the store cannot be read.
-Result<RouterConfig> LoadRouterConfig(const Store& store);
+HWREC_EXPORT Result<RouterConfig> LoadRouterConfig(const Store& store);
 
 // Checks every cross-reference (GPU models against the store's catalog) and
 // range; the message names the entry, the field and the fix. Returns
 // kInvalidArgument for the first problem, kIoError when the store cannot be read.
-Status ValidateRouterConfig(const RouterConfig& config, const Store& store);
+HWREC_EXPORT Status ValidateRouterConfig(const RouterConfig& config, const Store& store);
 
 // Replaces the stored configuration with `config` after validating it.
 // Returns kInvalidArgument as ValidateRouterConfig, kReadOnly for a read-only
 // store, kIoError when it cannot be written.
-Status SaveRouterConfig(Store& store, const RouterConfig& config);
+HWREC_EXPORT Status SaveRouterConfig(Store& store, const RouterConfig& config);
 
 // One setting by name (short_job_max_hours, flex_start_max_hours,
 // gcp_daily_attempt_cap), validated. Returns kInvalidArgument for an unknown
 // key or a value out of range, kReadOnly, kIoError as SaveRouterConfig.
-Status SetRouterSetting(Store& store, const std::string& key, const std::string& value);
+HWREC_EXPORT Status SetRouterSetting(Store& store, const std::string& key,
+                                     const std::string& value);
 
 // The configuration as JSON (what ImportRouterConfig reads back).
-std::string RouterConfigToJson(const RouterConfig& config);
+HWREC_EXPORT std::string RouterConfigToJson(const RouterConfig& config);
 
 // Merges a JSON document into the stored configuration: entries are matched by
 // their key (machine_type, gpu_model+class, lane, intent) and replaced or added;
@@ -117,6 +120,6 @@ std::string RouterConfigToJson(const RouterConfig& config);
 // kInvalidArgument, naming the section, entry and field, for a bad document or
 // configuration, kReadOnly for a read-only store, kIoError when it cannot be
 // written.
-Status ImportRouterConfig(Store& store, std::string_view json_text);
+HWREC_EXPORT Status ImportRouterConfig(Store& store, std::string_view json_text);
 
 }  // namespace hwrec

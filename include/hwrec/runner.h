@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "hwrec/export.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/status.h"
@@ -18,22 +19,23 @@ namespace hwrec {
 // Which shape a record is in. kAuto tells them apart by their fields and
 // refuses a record that mixes both.
 enum class RecordForm { kAuto, kHwrec, kRunner };
-std::string_view ToString(RecordForm form);  // "auto", "hwrec", "runner"
-std::optional<RecordForm> ParseRecordForm(std::string_view text);
+HWREC_EXPORT std::string_view ToString(RecordForm form);  // "auto", "hwrec", "runner"
+HWREC_EXPORT std::optional<RecordForm> ParseRecordForm(std::string_view text);
 
 // One RunnerNodePool JSON object as a NodePool. Returns kInvalidArgument
 // naming the first bad field by the Runner's name ("node pool: <field> <reason>").
-Result<NodePool> ParseRunnerNodePoolJson(std::string_view json);
+HWREC_EXPORT Result<NodePool> ParseRunnerNodePoolJson(std::string_view json);
 // One pool record in `form` (kAuto: the Runner's when it has `id` and no
 // `node_pool_id`). Returns kInvalidArgument as ParseRunnerNodePoolJson.
-Result<NodePool> ParseNodePoolRecord(std::string_view json, RecordForm form);
+HWREC_EXPORT Result<NodePool> ParseNodePoolRecord(std::string_view json, RecordForm form);
 
 // One CompleteExecutionMetric JSON object (with its `metrics` dict) as an
 // Observation; errors and warnings name the Runner's fields.
-ObservationParse ParseRunnerObservationJson(std::string_view json, bool strict = false);
+HWREC_EXPORT ObservationParse ParseRunnerObservationJson(std::string_view json,
+                                                         bool strict = false);
 // One observation record in `form`. Never fails as a whole: a bad record is
 // `errors` in the ObservationParse.
-ObservationParse ParseObservationRecord(std::string_view json, RecordForm form,
-                                        bool strict = false);
+HWREC_EXPORT ObservationParse ParseObservationRecord(std::string_view json, RecordForm form,
+                                                     bool strict = false);
 
 }  // namespace hwrec

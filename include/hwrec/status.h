@@ -9,6 +9,8 @@
 #include <utility>
 #include <variant>
 
+#include "hwrec/export.h"
+
 namespace hwrec {
 
 enum class StatusCode {
@@ -22,7 +24,7 @@ enum class StatusCode {
   kInternal,         // a broken invariant inside hwrec
 };
 
-class [[nodiscard]] Status {
+class [[nodiscard]] HWREC_EXPORT Status {
  public:
   Status() = default;  // success
 
@@ -56,16 +58,16 @@ class [[nodiscard]] Status {
   std::string ToString() const;
 
  private:
+  template <typename T>
+  friend class Result;
+  // Reports a Result's value read on an error (its Status) and aborts.
+  [[noreturn]] static void AbortOnValueRead(const Status& status);
+
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
-
-namespace internal {
-// Reports a Result's value read on an error (its Status) and aborts.
-[[noreturn]] void ValueOfFailedResult(const Status& status);
-}  // namespace internal
 
 // Either a value or the Status that explains why there is none. Reading the
 // value of a failed Result is a checked failure: it prints the Status to
@@ -90,11 +92,11 @@ class [[nodiscard]] Result {
 
  private:
   T& Checked() {
-    if (!value_.has_value()) internal::ValueOfFailedResult(status_);
+    if (!value_.has_value()) Status::AbortOnValueRead(status_);
     return *value_;
   }
   const T& Checked() const {
-    if (!value_.has_value()) internal::ValueOfFailedResult(status_);
+    if (!value_.has_value()) Status::AbortOnValueRead(status_);
     return *value_;
   }
 

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
+
+struct sqlite3;
 
 namespace hwrec {
 
@@ -21,7 +24,7 @@ namespace internal {
 struct StoreAccess;
 }
 
-struct StoreOptions {
+struct HWREC_EXPORT StoreOptions {
   // Open with SQLITE_OPEN_READONLY; writes fail. When the directory cannot be
   // written (no WAL index can be made), the file is opened immutable.
   bool read_only = false;
@@ -43,7 +46,7 @@ struct StoreOptions {
 };
 
 // One migration as this build knows it, and whether the store has it.
-struct MigrationInfo {
+struct HWREC_EXPORT MigrationInfo {
   int version = 0;
   std::string name;      // e.g. "hardware_keyed"
   std::string checksum;  // SHA-256 hex of the migration's SQL
@@ -51,13 +54,13 @@ struct MigrationInfo {
   std::string applied_at;  // RFC 3339, empty when not applied
 };
 
-struct TableCount {
+struct HWREC_EXPORT TableCount {
   std::string table;
   std::int64_t rows = 0;
 };
 
 // What `hwrec status` shows.
-struct StoreStatus {
+struct HWREC_EXPORT StoreStatus {
   std::string engine;      // "sqlite" or "postgresql"
   std::string path;        // the file, or the URI without its password
   int schema_version = 0;  // PRAGMA user_version
@@ -76,7 +79,7 @@ struct StoreStatus {
   std::string schema_problem;
 };
 
-class Store {
+class HWREC_EXPORT Store {
  public:
   // Opens the store at `path` (creates it only with create_if_missing). Fails
   // with kNotFound for a missing or empty file, kInvalidArgument for a file
@@ -116,6 +119,21 @@ class Store {
   // The full schema as `schema/schema.sql` holds it: every table, index,
   // view and trigger, ordered by type and name.
   Result<std::string> DumpSchema() const;
+
+  // How many times this store's connection has waited for the database
+  // server since it was opened: statements, transaction boundaries,
+  // statement preparations and connections. Always 0 on SQLite, where
+  // nothing crosses a network. A metric for a replica: a kept
+  // RecommendationQuery or PlacementEvaluator answers in one while nothing
+  // it holds has changed (docs/scaling.md).
+  std::int64_t RoundTrips() const;
+
+  // The SQLite connection under a store file, for instrumentation hwrec
+  // does not offer itself (sqlite3_trace_v2, the session extension, a
+  // backup); nullptr on a PostgreSQL store. It stays the Store's: do not
+  // close it. Writing through it bypasses hwrec's validation and leaves its
+  // aggregates and recommendations to `hwrec check` to find.
+  sqlite3* SqliteHandle() const;
 
  private:
   struct Impl;

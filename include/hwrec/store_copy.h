@@ -14,16 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "hwrec/export.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
 
 namespace hwrec {
 
-struct CopyOptions {
+struct HWREC_EXPORT CopyOptions {
   std::size_t max_problems = 5;  // aggregate differences named in a refusal
 };
 
-struct CopySummary {
+struct HWREC_EXPORT CopySummary {
   std::string source;  // Store::path() of each: a URI without its password
   std::string destination;
   std::vector<TableCount> tables;       // every table copied, in the order written
@@ -40,7 +41,7 @@ struct CopySummary {
 // destination that holds data, kInternal when a count or an aggregate
 // differs after writing, and the engine's error otherwise; in every failure
 // the destination is unchanged.
-Result<CopySummary> CopyStore(const Store& source, Store& destination,
-                              const CopyOptions& options = {});
+HWREC_EXPORT Result<CopySummary> CopyStore(const Store& source, Store& destination,
+                                           const CopyOptions& options = {});
 
 }  // namespace hwrec

@@ -28,14 +28,10 @@ std::string Status::ToString() const {
   return std::string(internal::NameOf(kCodeNames, code_)) + ": " + message_;
 }
 
-}  // namespace hwrec
-
-namespace hwrec::internal {
-
-void ValueOfFailedResult(const Status& status) {
+void Status::AbortOnValueRead(const Status& status) {
   std::fprintf(stderr, "hwrec: the value of a failed Result was read (%s); check ok() first\n",
                status.ToString().c_str());
   std::abort();
 }
 
-}  // namespace hwrec::internal
+}  // namespace hwrec

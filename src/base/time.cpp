@@ -194,6 +194,12 @@ std::optional<double> ParseTime(std::string_view text) { return internal::ParseR
 
 std::string FormatTime(double epoch_seconds) { return internal::FormatRfc3339(epoch_seconds); }
 
+std::string UtcDay(double epoch_seconds) { return internal::UtcDay(epoch_seconds); }
+
+std::optional<double> ParseUtcDay(std::string_view day) {
+  return internal::UtcNoonOfDay(std::string(day));
+}
+
 Result<double> ParseDurationHours(std::string_view text) {
   return internal::ParseDurationHours(text);
 }

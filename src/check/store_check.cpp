@@ -4,11 +4,13 @@
 // file (integrity, foreign keys) are the server's own and are skipped.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <tuple>
 
 #include "base/enum_names.h"
+#include "base/text.h"
 #include "check/findings.h"
 #include "hwrec/check.h"
 #include "hwrec/remedy.h"
@@ -94,26 +96,40 @@ CheckResult Skipped(const std::string& name, std::string summary) {
   return CheckResult{name, std::move(summary), CheckState::kSkipped, {}, 0, ""};
 }
 
+// Every check's name, in the order they run.
+const std::vector<std::string>& CheckNames() {
+  static const std::vector<std::string> names = {"integrity", "foreign_keys", "schema",
+                                                 "aggregates", "recommendations"};
+  return names;
+}
+
 std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOptions& options) {
   const std::size_t n = options.max_problems;
   std::vector<CheckResult> checks;
+  const auto wanted = [&](const std::string& name) {
+    return options.only.empty() ||
+           std::find(options.only.begin(), options.only.end(), name) != options.only.end();
+  };
+  const auto run = [&](const std::string& name, const std::string& summary, const std::string& fix,
+                       CheckBody body) {
+    if (wanted(name)) checks.push_back(RunCheck(file, name, summary, fix, n, body));
+  };
+  const auto skip = [&](const std::string& name, std::string summary) {
+    if (wanted(name)) checks.push_back(Skipped(name, std::move(summary)));
+  };
   if (file.connection().engine() == store::Engine::kPostgresql) {
-    checks.push_back(Skipped("integrity",
-                             "skipped: PostgreSQL checks its own pages; SQLite's integrity_check "
-                             "is for store files"));
-    checks.push_back(
-        Skipped("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written"));
-    checks.push_back(RunCheck(file, "schema",
-                              "applied migrations match this build's for PostgreSQL",
-                              ServerRestoreFix(), n, internal::CheckSchema));
+    skip("integrity",
+         "skipped: PostgreSQL checks its own pages; SQLite's integrity_check is for store files");
+    skip("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written");
+    run("schema", "applied migrations match this build's for PostgreSQL", ServerRestoreFix(),
+        internal::CheckSchema);
   } else {
-    checks.push_back(RunCheck(file, "integrity", "SQLite's integrity_check: every page and index",
-                              kRestoreFix, n, internal::CheckIntegrity));
-    checks.push_back(RunCheck(file, "foreign_keys", "SQLite's foreign_key_check: every reference",
-                              kRestoreFix, n, internal::CheckForeignKeys));
-    checks.push_back(RunCheck(file, "schema",
-                              "applied migrations match this build's, tables are as they create",
-                              kRestoreFix, n, internal::CheckSchema));
+    run("integrity", "SQLite's integrity_check: every page and index", kRestoreFix,
+        internal::CheckIntegrity);
+    run("foreign_keys", "SQLite's foreign_key_check: every reference", kRestoreFix,
+        internal::CheckForeignKeys);
+    run("schema", "applied migrations match this build's, tables are as they create", kRestoreFix,
+        internal::CheckSchema);
   }
   const int version = file.SchemaVersion();
   for (auto [name, summary, body] :
@@ -122,13 +138,12 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
         std::tuple{"recommendations", "recommendations name workloads and count their executions",
                    &internal::CheckRecommendations}}) {
     if (version != Store::LatestSchemaVersion()) {
-      checks.push_back(Skipped(
-          name, fmt::format("skipped: the store is at schema {}, this build "
-                            "checks schema {}: run {} first",
-                            version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate))));
+      skip(name, fmt::format("skipped: the store is at schema {}, this build "
+                             "checks schema {}: run {} first",
+                             version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate)));
       continue;
     }
-    checks.push_back(RunCheck(file, name, summary, RebuildFix(), n, body));
+    run(name, summary, RebuildFix(), body);
   }
   return checks;
 }
@@ -155,6 +170,12 @@ bool StoreCheckReport::sound() const {
 
 Result<StoreCheckReport> CheckStore(const std::string& path, const StoreCheckOptions& options) {
   const std::string printable = PrintableLocation(path);  // never a password
+  for (const std::string& name : options.only) {
+    if (std::find(CheckNames().begin(), CheckNames().end(), name) == CheckNames().end()) {
+      return Status::InvalidArgument(fmt::format("only: '{}' is no check: name one of {}", name,
+                                                 internal::JoinOr(CheckNames())));
+    }
+  }
   return internal::Guarded(printable, [&]() -> Result<StoreCheckReport> {
     auto file = OpenForCheck(path);
     if (!file.ok()) return file.status();

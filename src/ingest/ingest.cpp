@@ -117,7 +117,8 @@ IngestSummary& IngestSummary::operator+=(const IngestSummary& other) {
   return *this;
 }
 
-struct Ingestor::Impl {
+// Hidden, though its class is exported: only the library reaches it.
+struct [[gnu::visibility("hidden")]] Ingestor::Impl {
   Store& store;
   IngestOptions options;
   internal::KeptInputs kept;  // the catalog and settings, between calls

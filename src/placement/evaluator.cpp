@@ -162,7 +162,8 @@ void PoolIndex::Add(NodePool pool, const GpuCatalog& catalog) {
   pools.push_back(std::move(facts));
 }
 
-struct PlacementEvaluator::Impl {
+// Hidden, though its class is exported: only the library reaches it.
+struct [[gnu::visibility("hidden")]] PlacementEvaluator::Impl {
   explicit Impl(const Store& s) : store(s), watch(store::ConnectionOf(s)) {}
   const Store& store;
   // Tells, in each evaluation's snapshot, whether the pools, the catalog or
@@ -214,7 +215,7 @@ struct PlacementEvaluator::Impl {
       const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
       internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache,
       Held* held);
-  void Rank(PlacementResult* result, PlacementPolicy policy, std::int64_t gpu_count,
+  void Rank(PlacementResult * result, PlacementPolicy policy, std::int64_t gpu_count,
             const std::vector<const PoolFacts*>& pools_given) const;
 };
 

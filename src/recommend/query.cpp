@@ -41,7 +41,8 @@ Result<RecommendationReader*> KeptReader(const Store& store,
 
 }  // namespace internal
 
-struct RecommendationQuery::Impl {
+// Hidden, though its class is exported: only the library reaches it.
+struct [[gnu::visibility("hidden")]] RecommendationQuery::Impl {
   explicit Impl(const Store& s) : store(s) {}
   const Store& store;
   std::unique_ptr<internal::RecommendationReader> reader;
@@ -53,7 +54,7 @@ struct RecommendationQuery::Impl {
   // `named` resolved with what the query holds (the catalog it read last,
   // added to `held`), or nullopt when that takes a read (or fails: the
   // catalog may be stale).
-  std::optional<HardwareKey> ResolveHeld(HardwareKey named, store::StoreChanges* held) const;
+  std::optional<HardwareKey> ResolveHeld(HardwareKey named, store::StoreChanges * held) const;
   // The recommendation in one statement, where each is a round trip
   // (Connection::RoundTripPerStatement) and a call has read the settings and
   // the change counters before: the statement reads the counters beside the
@@ -63,11 +64,9 @@ struct RecommendationQuery::Impl {
   // the last call). `held`: the areas the call relies on the query's memory
   // for (the settings; the catalog too when it resolved a key with it).
   // Throws on another engine failure (call inside Guarded).
-  std::optional<Recommendation> ReadCombined(const std::string& workload,
-                                             const HardwareKey& hardware,
-                                             std::optional<double> as_of,
-                                             std::optional<std::int64_t> width,
-                                             const store::StoreChanges& held);
+  std::optional<Recommendation> ReadCombined(
+      const std::string& workload, const HardwareKey& hardware, std::optional<double> as_of,
+      std::optional<std::int64_t> width, const store::StoreChanges& held);
 };
 
 namespace {

@@ -47,7 +47,8 @@ void CheckpointBeforeClose(SQLite::Database& db) {
 
 }  // namespace
 
-struct Store::Impl {
+// Hidden, though its class is exported: only the library reaches it.
+struct [[gnu::visibility("hidden")]] Store::Impl {
   // A SQLite file.
   Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
       : path(p),
@@ -84,6 +85,10 @@ SQLite::Database& StoreAccess::Db(const Store& store) {
 SQLite::Database& StoreAccess::Db(Store& store) { return Db(static_cast<const Store&>(store)); }
 store::Connection& StoreAccess::Connection(const Store& store) { return *store.impl_->connection; }
 }  // namespace internal
+
+std::int64_t Store::RoundTrips() const { return impl_->connection->RoundTrips(); }
+
+sqlite3* Store::SqliteHandle() const { return impl_->db ? impl_->db->getHandle() : nullptr; }
 
 store::Connection& store::ConnectionOf(Store& s) { return internal::StoreAccess::Connection(s); }
 store::Connection& store::ConnectionOf(const Store& s) {

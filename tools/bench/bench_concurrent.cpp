@@ -23,14 +23,14 @@
 #include <set>
 #include <thread>
 
-#include "bench/aggregate_check.h"
 #include "bench/bench_commands.h"
+#include "bench/bench_sql.h"
 #include "bench/bench_util.h"
 #include "bench/generated_ingest.h"
 #include "bench/place_fixture.h"
 #include "bench/postgresql_target.h"
+#include "hwrec/check.h"
 #include "hwrec/node_pool.h"
-#include "store/database.h"
 
 namespace hwrec::bench {
 namespace {
@@ -182,12 +182,27 @@ void AwaitGo(int ready_fd, int go_fd) {
 
 // The server's count of rolled-back transactions in this database; nullopt
 // on SQLite, which makes a writer wait for the lock instead.
-std::optional<std::int64_t> ServerRollbacks(Store& store) {
-  store::Connection& db = store::ConnectionOf(store);
-  if (db.engine() != store::Engine::kPostgresql) return std::nullopt;
+std::optional<std::int64_t> ServerRollbacks(BenchSql& db) {
+  if (!db.postgresql()) return std::nullopt;
   return db
       .QueryInt64("SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()")
       .value_or(0);
+}
+
+// The aggregates check of CheckStore: each aggregate against a rebuild.
+CheckResult CheckAggregatesOf(const std::string& location) {
+  StoreCheckOptions options;
+  options.only = {"aggregates"};
+  auto report = CheckStore(location, options);
+  if (!report.ok()) {
+    CheckResult failed;
+    failed.name = "aggregates";
+    failed.state = CheckState::kProblem;
+    failed.problems.push_back("could not check: " + report.status().ToString());
+    failed.problem_count = 1;
+    return failed;
+  }
+  return report->checks.front();
 }
 
 struct Verification {
@@ -204,7 +219,8 @@ struct Verification {
   }
 };
 
-Verification Verify(Store& store, const Plan& plan, const fixtures::ObservationGenerator& gen,
+Verification Verify(const std::string& location, const Plan& plan,
+                    const fixtures::ObservationGenerator& gen,
                     const std::vector<WriterReport>& reports) {
   Verification v;
   std::set<std::string> sent;
@@ -214,14 +230,14 @@ Verification Verify(Store& store, const Plan& plan, const fixtures::ObservationG
     if (facts.kind != fixtures::RecordKind::kBad) sent.insert(std::move(o.execution_id));
   }
   v.expected = static_cast<std::int64_t>(sent.size());
-  const auto ids = store::ConnectionOf(store).Prepare("SELECT execution_id FROM observations");
-  while (ids->Step()) {
-    ++v.stored;
-    if (sent.erase(ids->String(0)) == 0) ++v.extra;
-  }
+  BenchSql::Open(location)->ForEachText("SELECT execution_id FROM observations",
+                                        [&](const std::string& id) {
+                                          ++v.stored;
+                                          if (sent.erase(id) == 0) ++v.extra;
+                                        });
   v.missing = static_cast<std::int64_t>(sent.size());
   for (const WriterReport& r : reports) v.accepted += r.summary.accepted;
-  v.aggregates = CheckAggregatesOf(store);
+  v.aggregates = CheckAggregatesOf(location);
   return v;
 }
 
@@ -504,12 +520,12 @@ WriterRunFigures RunWriterPlan(const Plan& plan, const PostgresqlServer* server,
         throw std::runtime_error("registering the generator's pools: " + s.ToString());
       }
     }
-    rollbacks_before = ServerRollbacks(*store);
   }
+  const std::unique_ptr<BenchSql> sql = BenchSql::Open(uri);
+  rollbacks_before = ServerRollbacks(*sql);
   Run run = RunWriters(plan, uri, scratch);
-  const std::unique_ptr<Store> store = OpenBenchStore(uri);
-  if (rollbacks_before) run.rollbacks = *ServerRollbacks(*store) - *rollbacks_before;
-  const Verification verification = Verify(*store, plan, generator, run.reports);
+  if (rollbacks_before) run.rollbacks = *ServerRollbacks(*sql) - *rollbacks_before;
+  const Verification verification = Verify(uri, plan, generator, run.reports);
   Print(plan, location, load, run, verification, json);
   if (spaced) std::cout << "\n";
   return WriterRunFigures{plan.writers,      PerSecond(run.offered(), run.wall),

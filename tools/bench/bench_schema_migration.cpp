@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bench/bench_commands.h"
+#include "bench/bench_sql.h"
 #include "bench/bench_util.h"
 #include "bench/generated_ingest.h"
 #include "bench/postgresql_target.h"
@@ -19,7 +20,6 @@
 #include "hwrec/check.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/store.h"
-#include "store/database.h"
 
 namespace hwrec::bench {
 namespace schema_migrate {  // named: unity builds join this file with other benches'
@@ -76,10 +76,11 @@ std::optional<Options> ParseOptions(const std::vector<std::string>& args) {
 
 // The store as schema 13 left it: the same rows, no gpu_count_held column and
 // aggregates keyed without a width.
-void BackToSchema13(Store& store) {
-  store::Connection& db = store::ConnectionOf(store);
-  const bool postgresql = db.engine() == store::Engine::kPostgresql;
-  db.Begin(store::LockMode::kImmediate);
+void BackToSchema13(const std::string& location) {
+  const std::unique_ptr<BenchSql> sql = BenchSql::Open(location);
+  BenchSql& db = *sql;
+  const bool postgresql = db.postgresql();
+  db.Execute(postgresql ? "BEGIN" : "BEGIN IMMEDIATE");
   db.Execute("DELETE FROM aggregates WHERE width > 0");
   db.Execute("ALTER TABLE observations DROP COLUMN gpu_count_held");
   if (postgresql) {
@@ -104,14 +105,13 @@ void BackToSchema13(Store& store) {
     db.Execute("PRAGMA user_version = 13");
   }
   db.Execute("DELETE FROM schema_migrations WHERE version > 13");
-  db.Commit();
+  db.Execute("COMMIT");
 }
 
 // The rebuild's scan of the observations (the columns it reads, in its
 // order), stepped through: what no rebuild can beat.
-double ReadFloorSeconds(Store& store, std::int64_t* rows) {
-  store::Connection& db = store::ConnectionOf(store);
-  const auto scan = db.Prepare(
+double ReadFloorSeconds(BenchSql& db, std::int64_t* rows) {
+  const std::string scan =
       "SELECT o.workload_id, o.finished_at, o.status, o.gpu_brand, o.gpu_model, o.instance_type, "
       "o.gpu_count, o.gpu_mode, o.memory_bytes, m.memory_gb, o.cpu_millicores_avg, "
       "o.cpu_millicores_p95, o.cpu_millicores_max, o.memory_peak_bytes, o.gpu_memory_peak_gb, "
@@ -119,14 +119,11 @@ double ReadFloorSeconds(Store& store, std::int64_t* rows) {
       "o.requested_gpu_memory_gb, o.id, o.execution_id, w.image, o.duration_s, o.gpu_count_held "
       "FROM observations o JOIN workloads w ON w.id = o.workload_id "
       "LEFT JOIN gpu_models m ON m.brand = o.gpu_brand AND m.model = o.gpu_model "
-      "ORDER BY o.finished_at, o.id");
+      "ORDER BY o.finished_at, o.id";
   Stopwatch stopwatch;
   stopwatch.Start();
-  *rows = 0;
-  while (scan->Step()) ++*rows;
-  const double seconds = stopwatch.Stop();
-  scan->Reset();
-  return seconds;
+  *rows = db.CountRows(scan);
+  return stopwatch.Stop();
 }
 
 struct Measured {
@@ -174,8 +171,8 @@ int Run(const std::vector<std::string>& args) {
         kBatch, "hwrec-bench");
     m.stored = ingested.summary.accepted;
     m.ingest_s = ingested.seconds;
-    BackToSchema13(**store);
   }
+  BackToSchema13(path);
   if (!options->postgresql) FlushFileToDisk(path);
   {
     auto store = Store::Open(path, StoreOptions{});
@@ -188,10 +185,9 @@ int Run(const std::vector<std::string>& args) {
     if (!applied.ok()) return Fail(applied.status().message());
     m.peak_rss = PeakRssBytes();
     if (!options->postgresql) FlushFileToDisk(path);
-    m.floor_s = ReadFloorSeconds(**store, &m.floor_rows);
-    const auto count = store::ConnectionOf(**store).Prepare("SELECT count(*) FROM aggregates");
-    if (count->Step()) m.aggregates = count->Int64(0);
-    count->Reset();
+    const std::unique_ptr<BenchSql> sql = BenchSql::Open(path);
+    m.floor_s = ReadFloorSeconds(*sql, &m.floor_rows);
+    m.aggregates = sql->QueryInt64("SELECT count(*) FROM aggregates").value_or(0);
   }
   Stopwatch check_watch;
   check_watch.Start();

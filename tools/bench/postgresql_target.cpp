@@ -16,8 +16,6 @@
 #include <stdexcept>
 
 #include "hwrec/store_location.h"
-#include "store/database.h"
-#include "store/pg_connection.h"
 
 namespace hwrec::bench {
 namespace {
@@ -108,8 +106,7 @@ void PostgresqlServer::Stop() noexcept {
   dir_.clear();
 }
 
-ScratchSchema::ScratchSchema(const std::string& base_uri)
-    : admin_(store::ConnectPostgresql(base_uri)) {
+ScratchSchema::ScratchSchema(const std::string& base_uri) : admin_(BenchSql::Open(base_uri)) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   name_ = fmt::format("hwrec_bench_{}_{}", getpid(),
                       std::chrono::duration_cast<std::chrono::microseconds>(now).count());

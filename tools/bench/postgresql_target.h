@@ -7,11 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "bench/bench_sql.h"
 #include "bench/bench_util.h"
-
-namespace hwrec::store {
-class Connection;
-}
 
 namespace hwrec::bench {
 
@@ -51,7 +48,7 @@ class ScratchSchema {
   const std::string& name() const { return name_; }
 
  private:
-  std::unique_ptr<store::Connection> admin_;
+  std::unique_ptr<BenchSql> admin_;
   std::string name_;
   std::string uri_;
 };

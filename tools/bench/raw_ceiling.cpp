@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "base/time.h"
 #include "bench/bench_util.h"
+#include "common/plain_text.h"
 #include "fixtures/sqlite_bind.h"
 #include "hwrec/store.h"
 
@@ -221,7 +221,7 @@ CeilingResult RunRawCeiling(const std::string& path,
     for (std::size_t r = 0; r < observations.size(); ++r) {
       rows.push_back(builder.Build(std::move(observations[r]), facts[r]));
     }
-    const double ingested_at = internal::NowEpochSeconds();
+    const double ingested_at = tools::NowEpochSeconds();
     stopwatch.Start();
     result.inserted += WriteChunk(db, insert, rows, options.batch, ingested_at);
     stopwatch.Stop();

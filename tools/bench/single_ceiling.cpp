@@ -11,8 +11,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "store/sqlite_util.h"
-
 namespace hwrec::bench {
 
 namespace {
@@ -163,13 +161,18 @@ class Plan {
 
 CapturedWrites CaptureWrites(Store& store, int records,
                              const std::function<void(int)>& ingest_one) {
-  SQLite::Database& db = internal::StoreAccess::Db(store);
-  const std::vector<std::string> tables = Tables(db);
+  sqlite3* db = store.SqliteHandle();
+  if (db == nullptr)
+    throw std::runtime_error("the single-record ceiling needs a SQLite store file");
+  const std::vector<std::string> tables = [&] {
+    SQLite::Database schema(store.path(), SQLite::OPEN_READONLY);
+    return Tables(schema);
+  }();
   CapturedWrites out;
   std::int64_t rows = 0;
   for (int i = 0; i < records; ++i) {
     sqlite3_session* session = nullptr;
-    Check(sqlite3session_create(db.getHandle(), "main", &session), "session");
+    Check(sqlite3session_create(db, "main", &session), "session");
     std::unique_ptr<sqlite3_session, void (*)(sqlite3_session*)> owned(session,
                                                                        sqlite3session_delete);
     for (const std::string& table : tables) {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "aggregate/settings.h"
-#include "base/text.h"
+#include "common/plain_text.h"
 #include "hwrec/catalog.h"
+#include "hwrec/config.h"
 
 namespace hwrec::cli {
 
@@ -42,7 +42,7 @@ std::pair<std::string, std::string> ReadOverride(const std::string& text) {
         text));
   }
   std::pair<std::string, std::string> setting{text.substr(0, equals), text.substr(equals + 1)};
-  const Status valid = internal::ValidateConfigValue(setting.first, setting.second);
+  const Status valid = CheckConfigValue(setting.first, setting.second);
   if (!valid.ok()) throw UsageError("--set " + valid.message());
   return setting;
 }
@@ -113,7 +113,7 @@ BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault p
     options.figure = FigureKindNamed(name);
     if (!options.figure) {
       throw UsageError(
-          fmt::format("--figure must be {}; got '{}'", internal::JoinOr(FigureNames()), name));
+          fmt::format("--figure must be {}; got '{}'", tools::JoinOr(FigureNames()), name));
     }
   }
   for (const std::string& text : Strings(vm, "set"))
@@ -124,7 +124,7 @@ BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault p
     if (name == "none" && presets.size() == 1) continue;
     if (FindBacktestPreset(name) == nullptr) {
       throw UsageError(fmt::format("--preset must be {} (or none alone); got '{}'",
-                                   internal::JoinOr(PresetNames()), name));
+                                   tools::JoinOr(PresetNames()), name));
     }
     options.presets.push_back(name);
   }

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "base/time.h"
 #include "common/terminal_text.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::cli {
 
@@ -199,7 +199,7 @@ std::string ReadInput(const std::string& path) {
 std::optional<double> ReadAsOf(const po::variables_map& vm) {
   if (vm.count("as-of") == 0) return std::nullopt;
   const std::string text = vm["as-of"].as<std::string>();
-  if (auto rfc = internal::ParseRfc3339(text)) return rfc;
+  if (auto rfc = ParseTime(text)) return rfc;
   char* end = nullptr;
   const double epoch = std::strtod(text.c_str(), &end);
   if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(epoch)) return epoch;

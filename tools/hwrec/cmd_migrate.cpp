@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "base/time.h"
 #include "hwrec/store_location.h"
+#include "hwrec/time_text.h"
 
 #include "cli.h"
 #include "commands.h"
@@ -175,7 +175,7 @@ void PrintReport(const std::string& path, const LegacyMigrationReport& r) {
       std::cout << fmt::format(
           " (legacy history was migrated to hp:v2 on {}: {} rows migrated, "
           "{} quarantined)",
-          internal::FormatRfc3339(last.migrated_at), last.migrated, last.quarantined);
+          FormatTime(last.migrated_at), last.migrated, last.quarantined);
     }
     std::cout << "\n";
     return;

@@ -6,7 +6,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
@@ -14,6 +13,7 @@
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::cli {
 
@@ -113,7 +113,7 @@ void PrintScores(const PlacementResult& result) {
 
 void PrintTable(const PlacementResult& result, bool explain) {
   std::cout << TerminalFormat("workload: {}\npolicy:   {}\nas of:    {}\n", result.workload,
-                              ToString(result.policy), internal::FormatRfc3339(result.as_of));
+                              ToString(result.policy), FormatTime(result.as_of));
   PrintShape(result.shape);
   // Where the GPU count and the architectures came from: said once, above
   // the pools; every candidate's notes begin with them.

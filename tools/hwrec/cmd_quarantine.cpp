@@ -8,13 +8,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
 #include "common/terminal_text.h"
 #include "hwrec/legacy_quarantine.h"
 #include "hwrec/observation.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::cli {
 
@@ -136,9 +136,8 @@ nlohmann::ordered_json RowJson(const QuarantinedRow& r) {
           {"site_id", r.site_id},
           {"node_pool_id", text(r.node_pool_id)},
           {"action_image", r.action_image},
-          {"finished_at", r.finished_at
-                              ? nlohmann::ordered_json(internal::FormatRfc3339(*r.finished_at))
-                              : nlohmann::ordered_json()},
+          {"finished_at", r.finished_at ? nlohmann::ordered_json(FormatTime(*r.finished_at))
+                                        : nlohmann::ordered_json()},
           {"instance_type", text(r.instance_type)},
           {"gpu_mode", text(r.gpu_mode)},
           {"node_pool_gpu", text(r.node_pool_gpu)},

@@ -6,7 +6,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
@@ -15,6 +14,7 @@
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/recommend.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::cli {
 
@@ -59,7 +59,7 @@ nlohmann::ordered_json OrNull(const std::optional<std::string>& v) {
 
 std::optional<std::string> TimeOf(const std::optional<double>& epoch_seconds) {
   if (!epoch_seconds) return std::nullopt;
-  return internal::FormatRfc3339(*epoch_seconds);
+  return FormatTime(*epoch_seconds);
 }
 
 std::string Cell(const std::optional<double>& v) {
@@ -113,7 +113,7 @@ void PrintJson(const Recommendation& r, bool explain) {
   out["hardware"] = {{"gpu_brand", OrNull(r.hardware.gpu_brand)},
                      {"gpu_model", OrNull(r.hardware.gpu_model)},
                      {"instance_type", OrNull(r.hardware.instance_type)}};
-  out["as_of"] = internal::FormatRfc3339(r.as_of);
+  out["as_of"] = FormatTime(r.as_of);
   out["width"] = r.width ? nlohmann::ordered_json(*r.width) : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const Figure& f : r.figures) {
@@ -174,7 +174,7 @@ void PrintTable(const Recommendation& r, bool explain) {
       "workload:  {}\nhardware:  {} {} on {}\nas of:     {}\n", r.workload,
       r.hardware.gpu_brand.value_or(r.hardware.cpu_only ? "" : "?"),
       r.hardware.cpu_only ? "no GPU" : r.hardware.gpu_model.value_or("unknown model"),
-      r.hardware.instance_type.value_or("unknown instance type"), internal::FormatRfc3339(r.as_of));
+      r.hardware.instance_type.value_or("unknown instance type"), FormatTime(r.as_of));
   if (r.width && !r.hardware.cpu_only) std::cout << WidthLine(r);
   std::cout << "\n";
   std::vector<std::string> headers = {"figure",     "value", "provenance", "samples",

@@ -8,11 +8,12 @@
 #include <system_error>
 
 #include "backtest_options.h"
-#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
+#include "common/plain_text.h"
 #include "hwrec/backtest_report.h"
 #include "hwrec/store_location.h"
+#include "hwrec/time_text.h"
 
 namespace hwrec::cli {
 
@@ -23,7 +24,7 @@ namespace {
 Status WriteAtomically(const std::string& path, const std::string& text) {
   const std::filesystem::path target(path);
   std::filesystem::path temporary = target;
-  temporary += fmt::format(".tmp-{}", static_cast<long long>(internal::NowEpochSeconds() * 1e6));
+  temporary += fmt::format(".tmp-{}", static_cast<long long>(tools::NowEpochSeconds() * 1e6));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << text;
@@ -79,7 +80,7 @@ int RunReport(const std::vector<std::string>& args) {
   if (!result.ok()) return Fail(result.status());
   BacktestReportOptions report;
   report.store = PrintableLocation(path);
-  report.generated_at = internal::NowEpochSeconds();
+  report.generated_at = tools::NowEpochSeconds();
   const Status written = WriteAtomically(html, RenderBacktestReport(*result, report));
   if (!written.ok()) return Fail(written);
   const std::size_t charts = CountReportCharts(*result);

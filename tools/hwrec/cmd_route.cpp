@@ -9,17 +9,17 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "base/text.h"
-#include "base/time.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/json_object.h"
+#include "common/plain_text.h"
 #include "common/terminal_text.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
 #include "hwrec/router.h"
 #include "hwrec/router_config.h"
 #include "hwrec/simulated_capacity.h"
+#include "hwrec/time_text.h"
 #include "route_outcomes.h"
 
 namespace hwrec::cli {
@@ -64,7 +64,7 @@ RecordedOutcomes ReadOutcomes(const std::string& path) {
 // --day as epoch seconds (noon UTC); nullopt for today.
 std::optional<double> DayOption(const std::string& day) {
   if (day.empty()) return std::nullopt;
-  auto noon = internal::UtcNoonOfDay(day);
+  auto noon = ParseUtcDay(day);
   if (!noon)
     throw UsageError("--day must be a UTC calendar day YYYY-MM-DD from 1970 on, not '" + day + "'");
   return noon;
@@ -170,7 +170,7 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
                                   ? ""
                                   : fmt::format(" (planned width {})", plan.planned_width);
   std::cout << TerminalFormat("intent {}, requested width {}{}, length {} h ({})\n\n", plan.intent,
-                              plan.requested_width, planned, internal::HoursText(plan.length_hours),
+                              plan.requested_width, planned, tools::HoursText(plan.length_hours),
                               ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
@@ -429,17 +429,17 @@ int RunRoute(const std::vector<std::string>& args) {
   if (!record && (!outcomes.empty() || !day.empty())) {
     throw UsageError("--outcomes and --day go with --record");
   }
-  auto hours = internal::ParseDurationHours(length);
+  auto hours = ParseDurationHours(length);
   if (!hours.ok()) throw UsageError("--length: " + hours.status().message());
   std::optional<double> record_time = DayOption(day);
   if (record_time) {
-    const double now = internal::NowEpochSeconds();
-    if (internal::UtcDay(*record_time) > internal::UtcDay(now)) {
+    const double now = tools::NowEpochSeconds();
+    if (UtcDay(*record_time) > UtcDay(now)) {
       throw UsageError("--day " + day +
                        " is in the future: --record records a walk already made, today (the "
                        "default) or on an earlier UTC day");
     }
-    if (internal::UtcDay(*record_time) == internal::UtcDay(now)) record_time = now;
+    if (UtcDay(*record_time) == UtcDay(now)) record_time = now;
   }
   const std::optional<SimulatedCapacity> capacity =
       simulate.empty() ? std::nullopt : std::optional<SimulatedCapacity>(ReadCapacity(simulate));

@@ -8,11 +8,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/time.h"
 #include "hwrec/legacy_migration.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
 #include "hwrec/store_location.h"
+#include "hwrec/time_text.h"
 
 #include "cli.h"
 #include "commands.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "base/text.h"
+#include "common/plain_text.h"
 
 namespace hwrec::cli {
 
@@ -44,7 +44,7 @@ RecordedOutcomes RecordedOutcomes::Parse(const std::string& text, const std::str
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
-    if (internal::Trim(line).empty()) continue;
+    if (tools::IsBlank(line)) continue;
     const std::string where = fmt::format("{} line {}", source, number);
     const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
     if (!parsed.is_object()) {
@@ -93,7 +93,7 @@ void RecordedOutcomes::CheckAgainst(const RoutePlan& plan) const {
         why = fmt::format("was pruned from this ladder ({})", pruned.reason);
     }
     throw std::runtime_error(fmt::format("{} line {}: \"rung\" '{}' {}: use {}", source_,
-                                         entry.line, entry.rung, why, internal::JoinOr(ids)));
+                                         entry.line, entry.rung, why, tools::JoinOr(ids)));
   }
 }
 

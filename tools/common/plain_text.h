@@ -1,0 +1,23 @@
+// Small text and clock helpers the tools share: lists in messages, hours as
+// operators read them, blank input lines, the time now.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hwrec::tools {
+
+// "a", "a or b", "a, b or c".
+std::string JoinOr(const std::vector<std::string>& items);
+
+// Hours with at most four decimals and no trailing zeros: "6", "1.5".
+std::string HoursText(double hours);
+
+// True when `line` holds only spaces, tabs and line ends.
+bool IsBlank(std::string_view line);
+
+// Seconds since the epoch, now (the system clock).
+double NowEpochSeconds();
+
+}  // namespace hwrec::tools
