@@ -143,7 +143,6 @@ class HWREC_EXPORT Store {
                                                        const StoreOptions& options);
   static Result<std::unique_ptr<Store>> OpenPostgresql(const std::string& uri,
                                                        const StoreOptions& options);
-  Result<StoreStatus> PostgresqlStatus() const;
   friend struct internal::StoreAccess;
 
   std::unique_ptr<Impl> impl_;

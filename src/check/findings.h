@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "hwrec/check.h"
@@ -28,13 +29,12 @@ class Findings {
   std::size_t max_problems_;
 };
 
-using CheckBody = void (*)(store::Inspection& file, CheckResult* result, Findings* findings);
+using CheckBody =
+    std::function<void(store::Inspection& file, CheckResult* result, Findings* findings)>;
 
-// SQLite's integrity_check: every page and index (file_checks.cpp).
-void CheckIntegrity(store::Inspection& file, CheckResult* result, Findings* findings);
-// SQLite's foreign_key_check: every reference.
-void CheckForeignKeys(store::Inspection& file, CheckResult* result, Findings* findings);
-// The applied migrations are this build's and the tables are as they create.
+// A storage check as the store's engine makes it (file_checks.cpp).
+void CheckStorage(store::Inspection& file, store::StorageCheck check, Findings* findings);
+// The applied migrations are this build's and the store has what they create.
 void CheckSchema(store::Inspection& file, CheckResult* result, Findings* findings);
 // Every aggregate equals a rebuild from the observations (derived_checks.cpp).
 // The comparison itself, on any connection (`hwrec copy` runs it inside its

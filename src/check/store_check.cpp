@@ -1,7 +1,8 @@
 // `hwrec check`: opens the store read-only and runs every check on it
 // (file_checks.cpp, derived_checks.cpp), each on its own so that one that
-// cannot finish does not stop the others. On PostgreSQL the checks of the
-// file (integrity, foreign keys) are the server's own and are skipped.
+// cannot finish does not stop the others. Which storage checks apply, and
+// how a damaged store is restored, is the engine's (store::Inspection): on
+// PostgreSQL integrity and foreign keys are the server's own and skipped.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,11 +37,7 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
   result.summary = summary;
   Findings findings(&result, max_problems);
   try {
-    // On PostgreSQL each check reads one state of a store others may be
-    // writing, and a failed statement ends only that check's transaction.
-    std::optional<store::ReadSnapshot> snapshot;
-    if (file.connection().engine() == store::Engine::kPostgresql)
-      snapshot.emplace(file.connection());
+    const std::unique_ptr<store::ReadSnapshot> snapshot = file.CheckSnapshot();
     body(file, &result, &findings);
   } catch (const std::exception& e) {
     findings.Add(
@@ -55,13 +52,6 @@ CheckResult RunCheck(store::Inspection& file, const std::string& name, const std
 }
 
 // Fixes name the store ({0}) and where to restore it from ({1}).
-constexpr const char* kRestoreFix =
-    "restore the store from {1} (keep the damaged file aside), or copy what can still be read "
-    "with `sqlite3 {0} .recover | sqlite3 NEW.db`";
-std::string ServerRestoreFix() {
-  return "restore the database from its backup (pg_dump/pg_restore), or run " +
-         RemedyText(Remedy::kMigrate, "{0}") + " when the store is older than this build";
-}
 std::string RebuildFix() {
   return "the observations are the record: once the other checks are ok, " +
          RemedyText(Remedy::kRefreshRebuild, "{0}") +
@@ -117,20 +107,19 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
   const auto skip = [&](const std::string& name, std::string summary) {
     if (wanted(name)) checks.push_back(Skipped(name, std::move(summary)));
   };
-  if (file.connection().engine() == store::Engine::kPostgresql) {
-    skip("integrity",
-         "skipped: PostgreSQL checks its own pages; SQLite's integrity_check is for store files");
-    skip("foreign_keys", "skipped: PostgreSQL enforces every reference as it is written");
-    run("schema", "applied migrations match this build's for PostgreSQL", ServerRestoreFix(),
-        internal::CheckSchema);
-  } else {
-    run("integrity", "SQLite's integrity_check: every page and index", kRestoreFix,
-        internal::CheckIntegrity);
-    run("foreign_keys", "SQLite's foreign_key_check: every reference", kRestoreFix,
-        internal::CheckForeignKeys);
-    run("schema", "applied migrations match this build's, tables are as they create", kRestoreFix,
-        internal::CheckSchema);
+  for (auto [name, check] : {std::pair{"integrity", store::StorageCheck::kIntegrity},
+                             std::pair{"foreign_keys", store::StorageCheck::kForeignKeys}}) {
+    const store::StorageCheckPlan plan = file.Plan(check);
+    if (!plan.applies) {
+      skip(name, plan.summary);
+      continue;
+    }
+    run(name, plan.summary, file.RestoreFix(),
+        [check = check](store::Inspection& f, CheckResult*, Findings* findings) {
+          internal::CheckStorage(f, check, findings);
+        });
   }
+  run("schema", file.SchemaCheckSummary(), file.RestoreFix(), internal::CheckSchema);
   const int version = file.SchemaVersion();
   for (auto [name, summary, body] :
        {std::tuple{"aggregates", "every aggregate equals a rebuild from the observations",

@@ -153,19 +153,6 @@ std::string RowName(const store::Statement& row) {
   return fmt::format("the row of {} '{}'", row.ColumnName(0), row.String(0));
 }
 
-// The columns of `table` that hold whole numbers on PostgreSQL; none on SQLite,
-// whose columns keep any value as it is.
-std::set<std::string> WholeNumberColumns(store::Connection& to, const std::string& table) {
-  std::set<std::string> columns;
-  if (to.engine() != store::Engine::kPostgresql) return columns;
-  const auto query = to.Prepare(
-      "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-      "AND table_name = ? AND data_type IN ('smallint', 'integer', 'bigint')");
-  query->Bind(1, table);
-  while (query->Step()) columns.insert(query->String(0));
-  return columns;
-}
-
 // PostgreSQL rounds a fraction written to a whole-number column without a
 // word (1500.7 becomes 1501); SQLite keeps it (a legacy quarantine keeps such
 // a value as it was read). A whole number is bound as one; any other is refused.
@@ -197,7 +184,7 @@ std::int64_t CopyTable(store::Connection& from, store::Connection& to, const std
   std::vector<bool> whole;  // per column: whole numbers only at the destination
   while (rows->Step()) {
     if (!insert) {
-      const std::set<std::string> whole_columns = WholeNumberColumns(to, table);
+      const std::set<std::string> whole_columns = to.WholeNumberColumns(table);
       std::string columns;
       std::string marks;
       for (int c = 0; c < rows->ColumnCount(); ++c) {
@@ -223,15 +210,8 @@ std::int64_t CopyTable(store::Connection& from, store::Connection& to, const std
     }
     ++copied;
   }
-  if (has_id && to.engine() == store::Engine::kPostgresql) {
-    // Rows written with their ids leave an identity's sequence where it was:
-    // the next insert must not reuse a copied id. (SQLite takes max(id) + 1.)
-    const auto advance =
-        to.Prepare("SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM " + table);
-    advance->Bind(1, table);
-    while (advance->Step()) {
-    }
-  }
+  // Rows written with their ids: the next insert must not reuse a copied id.
+  if (has_id) to.FollowWrittenIds(table);
   return copied;
 }
 

@@ -102,15 +102,6 @@ void ObservationValues(const ObservationRow& row, std::int64_t workload_id, doub
   *v++ = SqlValue::Integer(o.gpu_count_held);
 }
 
-namespace {
-// How a record is unique among rejects and conflicts. A record may be 1 MiB;
-// PostgreSQL's b-tree holds entries of 2704 bytes at most, so there the
-// unique index is on the record's md5 (migrations/postgresql/0008).
-const char* RecordKey(const store::Connection& db) {
-  return db.engine() == store::Engine::kPostgresql ? "md5(record)" : "record";
-}
-}  // namespace
-
 ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
     : db_(db),
       source_(internal::ReplaceInvalidUtf8(source)),  // a file name need not be UTF-8
@@ -126,14 +117,14 @@ ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
                       "ON CONFLICT ({}, field) DO UPDATE SET source = excluded.source, "
                       "line = excluded.line, execution_id = excluded.execution_id, "
                       "reason = excluded.reason, rejected_at = excluded.rejected_at",
-                      RecordKey(db)))),
+                      db.LongTextKey("record")))),
       // The same re-sent record seen again stays one row, showing when it was last seen.
       insert_conflict_(db.Prepare(
           fmt::format("INSERT INTO ingest_conflicts (execution_id, source, line, record, "
                       "seen_at) VALUES (?, ?, ?, ?, ?) "
                       "ON CONFLICT (execution_id, {}) DO UPDATE SET source = "
                       "excluded.source, line = excluded.line, seen_at = excluded.seen_at",
-                      RecordKey(db)))) {}
+                      db.LongTextKey("record")))) {}
 
 std::optional<std::int64_t> ObservationWriter::WorkloadFor(const ObservationRow& row) {
   std::optional<InsertOutcome> stored;

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -210,6 +211,33 @@ class Connection {
   // BEGIN and COMMIT, preparations, reconnections): what a call costs on
   // PostgreSQL, counted by tests. 0 on an engine in this process.
   virtual std::int64_t RoundTrips() const { return 0; }
+
+  // The expression a unique index keys a text column that may be long by:
+  // the column itself, or, where an index entry is bounded (PostgreSQL's
+  // b-tree holds 2704 bytes at most), its md5 (migrations/postgresql/0008).
+  virtual std::string LongTextKey(std::string_view column) const { return std::string(column); }
+  // The columns of `table` that round a fraction written to them without a
+  // word (PostgreSQL's whole-number types); none where a column keeps any
+  // value as it is written (SQLite).
+  virtual std::set<std::string> WholeNumberColumns(const std::string& table) {
+    (void)table;
+    return {};
+  }
+  // After rows of `table` were written with their own ids: the next id the
+  // table generates follows them (SQLite takes max(id) + 1 by itself; a
+  // PostgreSQL identity's sequence must be moved on).
+  virtual void FollowWrittenIds(const std::string& table) { (void)table; }
+
+  // What the store's storage is, as `hwrec status` shows it.
+  struct Footprint {
+    std::string engine;          // "sqlite" or "postgresql"
+    std::string journal_mode;    // SQLite's ("wal"); empty on PostgreSQL
+    std::int64_t bytes = 0;      // the file, or the store's tables on the server
+    std::int64_t log_bytes = 0;  // the file's write-ahead log; 0 on a server
+  };
+  virtual Footprint ReadFootprint() = 0;
+  // The store's tables (not the engine's own), by name.
+  virtual std::vector<std::string> TableNames() = 0;
 };
 
 // The one way to write: takes the write lock at once and rolls back unless

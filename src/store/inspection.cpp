@@ -1,7 +1,13 @@
 #include "store/inspection.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
 
+#include <map>
+#include <regex>
+
+#include "base/status_error.h"
+#include "hwrec/remedy.h"
 #include "hwrec/store.h"
 #include "store/migration.h"
 #include "store/migrator.h"
@@ -29,6 +35,96 @@ SQLite::Database OpenForReading(const std::string& path) {
   return SQLite::Database(internal::ImmutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI);
 }
 
+// Root page -> table or index name, to say where SQLite's findings are.
+std::map<long long, std::string> RootPages(Connection& db) {
+  std::map<long long, std::string> pages;
+  try {
+    const auto query = db.Prepare("SELECT rootpage, type || ' ' || name FROM sqlite_master");
+    while (query->Step()) pages[query->Int64(0)] = query->String(1);
+  } catch (const std::exception&) {
+    // The schema itself is unreadable: the findings stay as SQLite words them.
+  }
+  return pages;
+}
+
+// Reports what `PRAGMA integrity_check` (of one table, or of all) finds;
+// throws when SQLite stops at a page it cannot read.
+void IntegrityOf(Connection& db, const std::string& table,
+                 const std::map<long long, std::string>& pages, const ProblemSink& problem) {
+  const std::regex tree("Tree ([0-9]+)");
+  // PRAGMA arguments cannot be bound; the name comes from sqlite_master, quoted.
+  const auto query = db.Prepare(table.empty() ? std::string("PRAGMA integrity_check(10000)")
+                                              : "PRAGMA integrity_check(\"" + table + "\")");
+  while (query->Step()) {
+    std::string line = query->String(0);
+    if (line == "ok" || line.rfind("*** in database", 0) == 0) continue;
+    std::smatch match;
+    if (std::regex_search(line, match, tree)) {
+      const auto at = pages.find(std::stoll(match[1].str()));
+      if (at != pages.end()) line += fmt::format(" ({})", at->second);
+    }
+    problem(table.empty() ? line : fmt::format("table {}: {}", table, line));
+  }
+}
+
+// SQLite's integrity_check; where it stops at an unreadable page, table by
+// table, to say where.
+void CheckIntegrity(Connection& db, const ProblemSink& problem) {
+  const auto pages = RootPages(db);
+  bool found = false;
+  const ProblemSink counted = [&](std::string p) {
+    found = true;
+    problem(std::move(p));
+  };
+  try {
+    IntegrityOf(db, "", pages, counted);
+    return;
+  } catch (const std::exception& e) {
+    if (!internal::IsDamage(e)) throw;
+  }
+  bool named = false;
+  for (const auto& [page, name] : pages) {
+    if (name.rfind("table ", 0) != 0 || name.find('"') != std::string::npos) continue;
+    const std::string table = name.substr(6);
+    try {
+      IntegrityOf(db, table, pages, counted);
+    } catch (const std::exception& e) {
+      counted(fmt::format("table {} cannot be read: {}", table, e.what()));
+      named = true;
+    }
+  }
+  if (!named && !found) problem("SQLite stopped at a page it cannot read");
+}
+
+void CheckForeignKeys(Connection& db, const ProblemSink& problem) {
+  const auto query = db.Prepare("PRAGMA foreign_key_check");
+  while (query->Step()) {
+    const std::string row =
+        query->IsNull(1) ? std::string("a row") : fmt::format("row {}", query->Int64(1));
+    problem(fmt::format("{} of {} names a {} row that does not exist", row, query->String(0),
+                        query->String(2)));
+  }
+}
+
+// type+name -> SQL of every table, index, view and trigger of a SQLite file.
+std::map<std::string, std::string> SchemaObjects(Connection& db) {
+  std::map<std::string, std::string> objects;
+  const auto query = db.Prepare(
+      "SELECT type || ' ' || name, sql FROM sqlite_master WHERE sql IS NOT "
+      "NULL AND name NOT LIKE 'sqlite_%'");
+  while (query->Step()) objects[query->String(0)] = query->String(1);
+  return objects;
+}
+
+// What this build's migrations create, in a scratch SQLite store.
+std::map<std::string, std::string> ExpectedSchemaObjects() {
+  StoreOptions scratch;
+  scratch.create_if_missing = true;
+  auto fresh = Store::Open(":memory:", scratch);
+  if (!fresh.ok()) internal::ThrowIfError(fresh.status());
+  return SchemaObjects(ConnectionOf(**fresh));
+}
+
 class SqliteInspection : public Inspection {
  public:
   explicit SqliteInspection(const std::string& path)
@@ -48,6 +144,41 @@ class SqliteInspection : public Inspection {
   Status CheckMigrations() override {
     return internal::Migrator(db_, internal::EmbeddedMigrations()).Check();
   }
+  std::string SchemaVersionName() const override { return "PRAGMA user_version"; }
+
+  StorageCheckPlan Plan(StorageCheck check) const override {
+    return {true, check == StorageCheck::kIntegrity
+                      ? "SQLite's integrity_check: every page and index"
+                      : "SQLite's foreign_key_check: every reference"};
+  }
+  void Run(StorageCheck check, const ProblemSink& problem) override {
+    if (check == StorageCheck::kIntegrity) {
+      CheckIntegrity(*connection_, problem);
+    } else {
+      CheckForeignKeys(*connection_, problem);
+    }
+  }
+
+  std::string SchemaCheckSummary() const override {
+    return "applied migrations match this build's, tables are as they create";
+  }
+  void CompareSchemaObjects(const ProblemSink& problem) override {
+    const auto actual = SchemaObjects(*connection_);
+    for (const auto& [name, sql] : ExpectedSchemaObjects()) {
+      const auto at = actual.find(name);
+      if (at == actual.end()) {
+        problem(fmt::format("{} is missing", name));
+      } else if (at->second != sql) {
+        problem(fmt::format("{} differs from what the migrations create", name));
+      }
+    }
+  }
+
+  std::string RestoreFix() const override {
+    return "restore the store from {1} (keep the damaged file aside), or copy what can still be "
+           "read with `sqlite3 {0} .recover | sqlite3 NEW.db`";
+  }
+  std::unique_ptr<ReadSnapshot> CheckSnapshot() override { return nullptr; }
 
  private:
   SQLite::Database db_;
@@ -66,6 +197,37 @@ class ServerInspection : public Inspection {
   Connection& connection() override { return ConnectionOf(*store_); }
   int SchemaVersion() override { return store_->schema_version(); }
   Status CheckMigrations() override { return internal::Migrator(*store_).Check(); }
+  std::string SchemaVersionName() const override { return "the schema version"; }
+
+  StorageCheckPlan Plan(StorageCheck check) const override {
+    return {false, check == StorageCheck::kIntegrity
+                       ? "skipped: PostgreSQL checks its own pages; SQLite's integrity_check is "
+                         "for store files"
+                       : "skipped: PostgreSQL enforces every reference as it is written"};
+  }
+  void Run(StorageCheck, const ProblemSink&) override {}
+
+  std::string SchemaCheckSummary() const override {
+    return "applied migrations match this build's for PostgreSQL";
+  }
+  void CompareSchemaObjects(const ProblemSink& problem) override {
+    Connection& db = connection();
+    for (const auto& [name, sql] : ExpectedSchemaObjects()) {
+      for (const std::string kind : {"table ", "view "}) {
+        if (name.rfind(kind, 0) == 0 && !db.HasTable(name.substr(kind.size()))) {
+          problem(fmt::format("{} is missing", name));
+        }
+      }
+    }
+  }
+
+  std::string RestoreFix() const override {
+    return "restore the database from its backup (pg_dump/pg_restore), or run " +
+           RemedyText(Remedy::kMigrate, "{0}") + " when the store is older than this build";
+  }
+  std::unique_ptr<ReadSnapshot> CheckSnapshot() override {
+    return std::make_unique<ReadSnapshot>(connection());
+  }
 
  private:
   std::unique_ptr<Store> store_;

@@ -5,7 +5,9 @@
 // One thread at a time, like any connection.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hwrec/status.h"
@@ -13,6 +15,24 @@
 
 namespace hwrec::store {
 
+// A check of the storage itself, which the engine's own tools make.
+enum class StorageCheck {
+  kIntegrity,    // every page and index
+  kForeignKeys,  // every reference
+};
+
+// Whether a storage check applies to a store, and what it covers or why not.
+struct StorageCheckPlan {
+  bool applies = true;
+  std::string summary;  // "SQLite's integrity_check: ...", or "skipped: ..."
+};
+
+// Receives each problem a check finds, as a line a person can act on.
+using ProblemSink = std::function<void(std::string problem)>;
+
+// Each engine's side of `hwrec check`: what its storage checks are, how its
+// schema is compared with this build's, how a damaged store is restored.
+// The check layer runs the checks without knowing which engine it reads.
 class Inspection {
  public:
   // Opens `path` (a file, or a PostgreSQL URI) read-only and reads its schema once, to find out
@@ -33,6 +53,31 @@ class Inspection {
   // The migrations the file records against this build's: kSchemaMismatch
   // naming the first that differs. Throws on an engine failure.
   virtual Status CheckMigrations() = 0;
+  // How the store names its schema version in a message ("PRAGMA
+  // user_version").
+  virtual std::string SchemaVersionName() const = 0;
+
+  virtual StorageCheckPlan Plan(StorageCheck check) const = 0;
+  // Runs a check that applies, each problem to `problem`. Throws when the
+  // engine stops at a page it cannot read and cannot say where.
+  virtual void Run(StorageCheck check, const ProblemSink& problem) = 0;
+
+  // What the schema check compares, and its problems: the objects a store at
+  // this build's schema should have, against what this one has (a file's
+  // every table, index, view and trigger, by their SQL; a server's tables
+  // and views, its DDL being its own dialect, checksummed by
+  // CheckMigrations).
+  virtual std::string SchemaCheckSummary() const = 0;
+  virtual void CompareSchemaObjects(const ProblemSink& problem) = 0;
+
+  // How to restore the store when its storage or schema is damaged: a
+  // fmt pattern, {0} the store, {1} where to restore it from.
+  virtual std::string RestoreFix() const = 0;
+
+  // What one check reads in: on a server, a snapshot of its own (others may
+  // be writing, and a failed statement ends only that check's transaction);
+  // none on a file, read as it is.
+  virtual std::unique_ptr<ReadSnapshot> CheckSnapshot() = 0;
 };
 
 }  // namespace hwrec::store

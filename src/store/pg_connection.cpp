@@ -406,6 +406,48 @@ class PgConnection final : public Connection {
   // Any writer on any connection may have changed the data; nothing tells
   // without a round trip, so readers compare the store's counters instead.
   std::optional<Version> DataVersion() override { return std::nullopt; }
+  Footprint ReadFootprint() override {
+    Footprint footprint;
+    footprint.engine = "postgresql";
+    footprint.bytes =
+        QueryInt64(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM "
+            "pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind = 'r'")
+            .value_or(0);
+    return footprint;
+  }
+
+  std::vector<std::string> TableNames() override {
+    std::vector<std::string> tables;
+    const auto list = Prepare(
+        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER "
+        "BY tablename");
+    while (list->Step()) tables.push_back(list->String(0));
+    return tables;
+  }
+
+  std::string LongTextKey(std::string_view column) const override {
+    return fmt::format("md5({})", column);
+  }
+  std::set<std::string> WholeNumberColumns(const std::string& table) override {
+    std::set<std::string> columns;
+    const auto query = Prepare(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+        "current_schema() AND table_name = ? AND data_type IN ('smallint', 'integer', 'bigint')");
+    query->Bind(1, table);
+    while (query->Step()) columns.insert(query->String(0));
+    return columns;
+  }
+  void FollowWrittenIds(const std::string& table) override {
+    // `table` is one of the store's own, named by hwrec, never by input.
+    const auto advance =
+        Prepare("SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM " + table);
+    advance->Bind(1, table);
+    while (advance->Step()) {
+    }
+  }
+
   bool HasTable(std::string_view name) override {
     auto statement = Prepare(
         "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = "

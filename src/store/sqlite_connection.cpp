@@ -3,6 +3,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <string>
@@ -242,6 +243,30 @@ class SqliteConnection final : public Connection {
         Prepare("SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')");
     statement->Bind(1, name);
     return statement->Step();
+  }
+
+  Footprint ReadFootprint() override {
+    Footprint footprint;
+    footprint.engine = "sqlite";
+    footprint.journal_mode = QueryText("PRAGMA journal_mode").value_or("");
+    const char* file = sqlite3_db_filename(db_, "main");  // "" for a store in memory
+    if (file != nullptr && *file != '\0') {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(file, ec);
+      footprint.bytes = ec ? 0 : static_cast<std::int64_t>(size);
+      const auto wal = std::filesystem::file_size(std::string(file) + "-wal", ec);
+      footprint.log_bytes = ec ? 0 : static_cast<std::int64_t>(wal);
+    }
+    return footprint;
+  }
+
+  std::vector<std::string> TableNames() override {
+    std::vector<std::string> tables;
+    const auto list = Prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY name");
+    while (list->Step()) tables.push_back(list->String(0));
+    return tables;
   }
 
  private:

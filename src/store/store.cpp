@@ -346,36 +346,28 @@ Status Store::CheckWritable() const {
 }
 
 Result<StoreStatus> Store::GetStatus() const {
-  if (!impl_->db) return PostgresqlStatus();
   return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
-    SQLite::Database& db = *impl_->db;
+    store::Connection& db = *impl_->connection;
+    store::ReadSnapshot snapshot(db);  // the counts of one state of the store
+    const store::Connection::Footprint footprint = db.ReadFootprint();
     StoreStatus status;
-    status.engine = "sqlite";
+    status.engine = footprint.engine;
     status.path = impl_->path;
     status.schema_version = schema_version();
     status.latest_schema_version = LatestSchemaVersion();
     status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
-    status.journal_mode = db.execAndGet("PRAGMA journal_mode").getString();
+    status.journal_mode = footprint.journal_mode;
     status.immutable = !impl_->immutable_reason.empty();
     status.opened = !read_only()       ? "read-write"
                     : status.immutable ? "read-only (immutable: " + impl_->immutable_reason + ")"
                                        : "read-only";
     status.schema_problem = impl_->schema_problem;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(impl_->path, ec);
-    status.file_size_bytes = ec ? 0 : static_cast<std::int64_t>(size);
-    const auto wal_size = std::filesystem::file_size(impl_->path + "-wal", ec);
-    status.wal_size_bytes = ec ? 0 : static_cast<std::int64_t>(wal_size);
-
-    std::vector<std::string> tables;
-    SQLite::Statement list(db,
-                           "SELECT name FROM sqlite_master WHERE type = 'table' "
-                           "AND name NOT LIKE 'sqlite_%' ORDER BY name");
-    while (list.executeStep()) tables.push_back(list.getColumn(0).getString());
-    for (const std::string& table : tables) {
-      // Identifiers cannot be bound; the names come from sqlite_master, quoted.
-      const auto rows = db.execAndGet("SELECT count(*) FROM " + QuoteIdentifier(table)).getInt64();
-      status.tables.push_back({table, rows});
+    status.file_size_bytes = footprint.bytes;
+    status.wal_size_bytes = footprint.log_bytes;
+    for (const std::string& table : db.TableNames()) {
+      // Identifiers cannot be bound; the names come from the engine's catalog, quoted.
+      const auto rows = db.QueryInt64("SELECT count(*) FROM " + QuoteIdentifier(table));
+      status.tables.push_back({table, rows.value_or(0)});
     }
     return status;
   });
@@ -448,38 +440,6 @@ Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
         !s.ok())
       return s;
     return std::unique_ptr<Store>(new Store(std::move(impl)));
-  });
-}
-
-Result<StoreStatus> Store::PostgresqlStatus() const {
-  return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
-    store::Connection& db = *impl_->connection;
-    store::ReadSnapshot snapshot(db);
-    StoreStatus status;
-    status.engine = "postgresql";
-    status.path = impl_->path;
-    status.schema_version = schema_version();
-    status.latest_schema_version = LatestSchemaVersion();
-    status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
-    status.opened = read_only() ? "read-only" : "read-write";
-    status.schema_problem = impl_->schema_problem;
-    status.file_size_bytes =
-        db.QueryInt64(
-              "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM "
-              "pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-              "WHERE n.nspname = current_schema() AND c.relkind = 'r'")
-            .value_or(0);
-    std::vector<std::string> tables;
-    auto list = db.Prepare(
-        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER "
-        "BY tablename");
-    while (list->Step()) tables.push_back(list->String(0));
-    for (const std::string& table : tables) {
-      // Identifiers cannot be bound; the names come from pg_tables, quoted.
-      const auto rows = db.QueryInt64("SELECT count(*) FROM " + QuoteIdentifier(table));
-      status.tables.push_back({table, rows.value_or(0)});
-    }
-    return status;
   });
 }
 
