@@ -198,13 +198,16 @@ def check_client(root, folder, path, problems):
                 problems.append(f"{where}: includes <{name}>; hwrec's clients reach the store "
                                 f"through include/hwrec/store.h")
             continue
+        parts = pathlib.PurePosixPath(name).parts
         if bracket != '"':
+            if parts and (parts[0] == "src" or parts[0] in RANK):
+                problems.append(f"{where}: includes <{name}>, a header of the library's src/; "
+                                f"use the public API (include/hwrec/) or make what it needs public")
             continue
         if name.startswith("hwrec/"):
             if name[len("hwrec/"):] not in PUBLIC:
                 problems.append(f"{where}: includes {name}, which is not a public header")
             continue
-        parts = pathlib.PurePosixPath(name).parts
         if len(parts) == 1:
             allowed = (root / folder / name).is_file()
         else:
@@ -223,10 +226,16 @@ def main():
             check_source(root, path, problems)
     for path in sorted((root / "include" / "hwrec").glob("*.h")):
         check_public(root, path, problems)
-    for folder in CLIENTS:
-        for path in sorted((root / folder).glob("*")):
-            if path.suffix in (".h", ".cpp"):
-                check_client(root, folder, path, problems)
+    for top in ("tools", "python/src"):
+        for path in sorted((root / top).rglob("*")):
+            if path.suffix not in (".h", ".cpp"):
+                continue
+            folder = path.parent.relative_to(root).as_posix()
+            if folder not in CLIENTS:
+                problems.append(f"{path.relative_to(root).as_posix()}: {folder}/ is no client "
+                                f"folder; add it to CLIENTS in scripts/check_layers.py")
+                continue
+            check_client(root, folder, path, problems)
     for problem in problems:
         print(problem)
     if problems:

@@ -85,6 +85,10 @@ BROKEN = [
      'includes "store/database.h", a header of the library\'s src/'),
     ("the CLI reaching the engine", "tools/hwrec/cmd.cpp", "#include <sqlite3.h>",
      "includes <sqlite3.h>; hwrec's clients reach the store"),
+    ("the bench including src/ by its path", "tools/bench/engines.cpp",
+     "#include <src/store/database.h>", "includes <src/store/database.h>, a header of the"),
+    ("a tool folder that is no client", "tools/extra/x.cpp", '#include "hwrec/store.h"',
+     "tools/extra/ is no client folder"),
     ("the module including src/", "python/src/values.cpp", '#include "aggregate/settings.h"',
      'includes "aggregate/settings.h", a header of the library\'s src/'),
 ]

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cctype>
 #include <stdexcept>
 #include <utility>
 
@@ -15,7 +16,11 @@ namespace {
 
 class SqliteSql final : public BenchSql {
  public:
-  explicit SqliteSql(const std::string& path) : db_(path, SQLite::OPEN_READWRITE, 5000) {}
+  // With the page cache a store opens with (StoreOptions::cache_mib), so that
+  // a scan here reads as hwrec's own connection would.
+  explicit SqliteSql(const std::string& path) : db_(path, SQLite::OPEN_READWRITE, 5000) {
+    db_.exec("PRAGMA cache_size = -65536");
+  }
 
   bool postgresql() const override { return false; }
   void Execute(const std::string& sql) override { db_.exec(sql); }
@@ -48,11 +53,10 @@ using PgResult = std::unique_ptr<PGresult, ResultFree>;
 class PostgresqlSql final : public BenchSql {
  public:
   explicit PostgresqlSql(const std::string& location)
-      : connection_(PQconnectdb(location.c_str()), PQfinish) {
+      : connection_(PQconnectdb(Conninfo(location).c_str()), PQfinish) {
     if (PQstatus(connection_.get()) != CONNECTION_OK) {
       throw std::runtime_error(RedactedMessage(
-          fmt::format("connecting to {} failed: {}", location, PQerrorMessage(connection_.get())),
-          location));
+          fmt::format("connecting to {} failed: {}", location, LastError()), location));
     }
     // The server's notices (what DROP ... CASCADE dropped) are not the bench's output.
     PQsetNoticeProcessor(
@@ -78,9 +82,31 @@ class PostgresqlSql final : public BenchSql {
     PgResult result(PQexec(connection_.get(), sql.c_str()));
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      throw std::runtime_error(fmt::format("{}: {}", sql, PQerrorMessage(connection_.get())));
+      throw std::runtime_error(fmt::format("{}: {}", sql, LastError()));
     }
     return result;
+  }
+
+  // libpq's message without its final line break.
+  std::string LastError() const {
+    std::string message = PQerrorMessage(connection_.get());
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+      message.pop_back();
+    }
+    return message;
+  }
+
+  // A location as libpq reads it: a URI's scheme in lowercase, as hwrec
+  // accepts it in any case ("POSTGRESQL://...").
+  static std::string Conninfo(const std::string& location) {
+    std::string out = location;
+    const std::size_t scheme = out.find("://");
+    if (scheme != std::string::npos) {
+      for (std::size_t i = 0; i < scheme; ++i) {
+        out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[i])));
+      }
+    }
+    return out;
   }
 
   std::unique_ptr<PGconn, void (*)(PGconn*)> connection_;
