@@ -218,6 +218,51 @@ def check_client(root, folder, path, problems):
                             f"use the public API (include/hwrec/) or make what it needs public")
 
 
+def documented_layers(text):
+    """The layers of the diagram in docs/ARCHITECTURE.md, highest first: one
+    rank a line, peers on one line, each name before its description."""
+    blocks = re.findall(r"^```\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    diagram = next((b for b in blocks if "\u2500\u2500\u2500" in b), None)
+    if diagram is None:
+        return None
+    ranks = []
+    for line in diagram.splitlines():
+        if not line.strip() or line.lstrip().startswith("\u2500") or line.startswith("   "):
+            continue
+        names = []
+        for token in re.split(r" {2,}", line.strip()):
+            if not re.fullmatch(r"[a-z_]+", token):
+                break
+            names.append(token)
+        if names:
+            ranks.append(tuple(sorted(names)))
+    return ranks
+
+
+def check_docs(root, problems):
+    """The diagram and table of docs/ARCHITECTURE.md and the folders
+    src/CMakeLists.txt builds name the layers LAYERS names, in its order."""
+    expected = [tuple(sorted(peers)) for peers in reversed(LAYERS)]
+    doc = root / "docs" / "ARCHITECTURE.md"
+    if doc.is_file():
+        text = doc.read_text(encoding="utf-8")
+        drawn = documented_layers(text)
+        if drawn != expected:
+            problems.append(f"docs/ARCHITECTURE.md: the layer diagram shows {drawn}, highest "
+                            f"first; scripts/check_layers.py has {expected}: make them agree")
+        tabled = re.findall(r"^\| `([a-z_]+)/` \|", text, re.MULTILINE)
+        if sorted(tabled) != sorted(RANK.keys() - {"umbrella"}):
+            problems.append(f"docs/ARCHITECTURE.md: the layer table lists {tabled}; "
+                            f"scripts/check_layers.py has {sorted(RANK.keys() - {'umbrella'})}")
+    cmake = root / "src" / "CMakeLists.txt"
+    if cmake.is_file():
+        built = re.search(r"set\(HWREC_LAYERS ([a-z_ ]+)\)", cmake.read_text(encoding="utf-8"))
+        lowest_first = [name for peers in LAYERS for name in peers]
+        if built is None or built.group(1).split() != lowest_first:
+            problems.append(f"src/CMakeLists.txt: HWREC_LAYERS must list {' '.join(lowest_first)}"
+                            f", lowest first, as scripts/check_layers.py does")
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
     problems = []
@@ -226,6 +271,7 @@ def main():
             check_source(root, path, problems)
     for path in sorted((root / "include" / "hwrec").glob("*.h")):
         check_public(root, path, problems)
+    check_docs(root, problems)
     for top in ("tools", "python/src"):
         for path in sorted((root / top).rglob("*")):
             if path.suffix not in (".h", ".cpp"):
@@ -239,9 +285,9 @@ def main():
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{len(problems)} include(s) break the layers (see docs/ARCHITECTURE.md)")
+        print(f"{len(problems)} problem(s) with the layers (see docs/ARCHITECTURE.md)")
         return 1
-    print("layers: every include goes down")
+    print("layers: every include goes down; the docs and the build name the same layers")
     return 0
 
 

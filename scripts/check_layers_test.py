@@ -89,6 +89,11 @@ BROKEN = [
      "#include <src/store/database.h>", "includes <src/store/database.h>, a header of the"),
     ("a tool folder that is no client", "tools/extra/x.cpp", '#include "hwrec/store.h"',
      "tools/extra/ is no client folder"),
+    ("a layer diagram that leaves a layer out", "docs/ARCHITECTURE.md",
+     "```\n  check  legacy   the top\n  \u2500\u2500\u2500\u2500\n  base   the bottom\n```",
+     "the layer diagram shows"),
+    ("a build that skips a layer", "src/CMakeLists.txt", "set(HWREC_LAYERS base store)",
+     "HWREC_LAYERS must list"),
     ("the module including src/", "python/src/values.cpp", '#include "aggregate/settings.h"',
      'includes "aggregate/settings.h", a header of the library\'s src/'),
 ]
