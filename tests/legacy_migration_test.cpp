@@ -36,6 +36,18 @@ using hwrec::test::TempDir;
 
 namespace {
 
+// Resolves the rows `filter` selects with a GPU model (and brand).
+hwrec::Result<hwrec::QuarantineResolveSummary> Resolve(hwrec::Store& store,
+                                                       const hwrec::QuarantineFilter& filter,
+                                                       const std::string& gpu_model,
+                                                       std::optional<std::string> gpu_brand) {
+  hwrec::QuarantineResolveOptions options;
+  options.filter = filter;
+  options.gpu_model = gpu_model;
+  options.gpu_brand = std::move(gpu_brand);
+  return hwrec::ResolveQuarantine(store, options);
+}
+
 LegacyMigrationOptions Consent() {
   LegacyMigrationOptions options;
   options.accept_hp_v2 = true;
@@ -744,7 +756,7 @@ TEST_CASE(
                                    "'text-time'")
                          .getInt64()};
   }
-  auto kept = hwrec::ResolveQuarantine(*store, text_time, "A100 80GB", std::nullopt);
+  auto kept = Resolve(*store, text_time, "A100 80GB", std::nullopt);
   REQUIRE(kept.ok());
   CHECK(kept->moved == 0);
   REQUIRE(kept->kept.size() == 1);
@@ -755,7 +767,7 @@ TEST_CASE(
         "UPDATE legacy_quarantine SET finished_at = 1767225600 "
         "WHERE execution_id = 'text-time'");
   }
-  auto moved = hwrec::ResolveQuarantine(*store, text_time, "A100 80GB", std::nullopt);
+  auto moved = Resolve(*store, text_time, "A100 80GB", std::nullopt);
   REQUIRE(moved.ok());
   CHECK(moved->moved == 1);
   CHECK(moved->moved_by_own_hardware == 1);  // its pool's A100 80GB, not the model given
@@ -770,7 +782,7 @@ TEST_CASE(
     hwrec::QuarantineFilter peak_40;
     peak_40.ids = {db.execAndGet("SELECT id FROM legacy_quarantine WHERE execution_id = 'peak-40'")
                        .getInt64()};
-    auto model = hwrec::ResolveQuarantine(*again, peak_40, "A100 80GB", std::nullopt);
+    auto model = Resolve(*again, peak_40, "A100 80GB", std::nullopt);
     REQUIRE(model.ok());
     CHECK(model->moved == 1);
     CHECK(model->moved_by_own_hardware == 0);
@@ -923,12 +935,12 @@ TEST_CASE("quarantine: resolve moves rows into observations and refreshes recomm
   auto store = hwrec::test::OpenStoreOrFail(path);
   hwrec::QuarantineFilter mode;
   mode.node_pool_id = "pool-a30";
-  auto kept = hwrec::ResolveQuarantine(*store, mode, "A30", std::nullopt);
+  auto kept = Resolve(*store, mode, "A30", std::nullopt);
   REQUIRE(kept.ok());
   CHECK(kept->moved == 0);
   REQUIRE(kept->kept.size() == 1);
   CHECK_THAT(kept->kept[0].reason, Catch::Contains("mig-3g.40gb"));
-  auto fits = hwrec::ResolveQuarantine(*store, mode, "A100 80GB", std::string("NVIDIA"));
+  auto fits = Resolve(*store, mode, "A100 80GB", std::string("NVIDIA"));
   REQUIRE(fits.ok());
   CHECK(fits->moved == 1);
   store.reset();
@@ -980,7 +992,7 @@ TEST_CASE("quarantine: list and resolve work on a migrated store copied to eithe
   auto store = hwrec::test::OpenStoreOrFail(location);
   hwrec::QuarantineFilter mode;
   mode.node_pool_id = "pool-a30";
-  auto fits = hwrec::ResolveQuarantine(*store, mode, "A100 80GB", std::string("NVIDIA"));
+  auto fits = Resolve(*store, mode, "A100 80GB", std::string("NVIDIA"));
   INFO(fits.status().ToString());
   REQUIRE(fits.ok());
   CHECK(fits->moved == 1);
@@ -1120,11 +1132,10 @@ TEST_CASE(
     auto store = hwrec::test::OpenStoreOrFail(path);
     hwrec::QuarantineFilter named;
     named.reason_code = "gpu_name_not_in_catalog";
-    auto branded =
-        hwrec::ResolveQuarantine(*store, named, hwrec::kUnknownGpuModel, std::string("NVIDIA"));
+    auto branded = Resolve(*store, named, hwrec::kUnknownGpuModel, std::string("NVIDIA"));
     REQUIRE_FALSE(branded.ok());
     CHECK_THAT(branded.status().message(), Catch::Contains("leave gpu_brand out"));
-    auto kept = hwrec::ResolveQuarantine(*store, named, hwrec::kUnknownGpuModel, std::nullopt);
+    auto kept = Resolve(*store, named, hwrec::kUnknownGpuModel, std::nullopt);
     REQUIRE(kept.ok());
     CHECK(kept->moved == 0);
     REQUIRE(kept->kept.size() == 2);

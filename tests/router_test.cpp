@@ -198,7 +198,8 @@ TEST_CASE("router: a failure that is not a capacity miss does not cascade", "[ro
     CHECK(result.stopped);
     CHECK_FALSE(result.selected);
     CHECK(result.backend_selected_event.empty());
-    CHECK(hwrec::ToString(result.attempts.back().outcome) == hwrec::ToString(outcome));
+    CHECK(result.attempts.back().outcome == outcome);
+    CHECK(hwrec::ToString(result.attempts.back()) == hwrec::ToString(outcome));
   }
 }
 
@@ -219,7 +220,7 @@ TEST_CASE(
     CHECK(id.find("/spot") == std::string::npos);
     CHECK(id.find("/flex-start") == std::string::npos);
   }
-  CHECK(first.attempts[1].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(first.attempts[1].skipped == hwrec::RungSkip::kQuotaExhausted);
   // Later the same UTC day, another walk skips them without launching; the next day it does not.
   std::vector<std::string> later;
   f.Walk(plan, LaunchOnly({}, &later), kDay + 60);
@@ -253,7 +254,7 @@ TEST_CASE("router: a degradation walk takes one unit of the daily cap, kept acro
   std::vector<std::string> capped;
   const auto third = f.Walk(plan, LaunchOnly({"slurm/a100-80gb"}, &capped));
   CHECK(capped == std::vector<std::string>{"slurm/a100-80gb"});
-  CHECK(third.attempts.front().outcome == hwrec::AttemptOutcome::kSkippedDailyCap);
+  CHECK(third.attempts.front().skipped == hwrec::RungSkip::kDailyCap);
   CHECK_FALSE(third.counted_gcp_attempt);
   CHECK(hwrec::ReadRouterDayState(*f.store, kDay)->gcp_attempts == 2);
 }
@@ -579,7 +580,7 @@ TEST_CASE("router: a launcher that did not try a rung ends the walk there, not l
   });
   CHECK(calls == 2);
   REQUIRE(result.attempts.size() == 2);
-  CHECK(result.attempts.back().outcome == hwrec::AttemptOutcome::kNotTried);
+  CHECK(result.attempts.back().outcome == hwrec::LaunchOutcome::kNotTried);
   CHECK_FALSE(result.selected);
   CHECK_FALSE(result.stopped);
   CHECK(hwrec::ParseLaunchOutcome("not_tried") == LaunchOutcome::kNotTried);
@@ -624,9 +625,9 @@ TEST_CASE("router: a walk that ends on the GCP rung that took the day's attempt 
   CHECK(blocked.counted_gcp_attempt);  // spot was tried: its quota miss is a GCP attempt
   const auto after_block = f.Walk(plan, not_tried, kDay + 86400);
   REQUIRE(after_block.attempts.size() == 3);
-  CHECK(after_block.attempts[0].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
-  CHECK(after_block.attempts[1].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
-  CHECK(after_block.attempts[2].outcome == hwrec::AttemptOutcome::kNotTried);
+  CHECK(after_block.attempts[0].skipped == hwrec::RungSkip::kQuotaExhausted);
+  CHECK(after_block.attempts[1].skipped == hwrec::RungSkip::kQuotaExhausted);
+  CHECK(after_block.attempts[2].outcome == hwrec::LaunchOutcome::kNotTried);
   CHECK_FALSE(after_block.counted_gcp_attempt);
   CHECK(hwrec::ReadRouterDayState(*f.store, kDay + 86400)->gcp_attempts == 1);
 }
@@ -844,7 +845,7 @@ TEST_CASE("router: a quota miss at 8 wide blocks the 8-wide rungs of that quota,
   std::vector<std::string> tried;
   const auto walk = f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-8g/spot"}, &tried));
   CHECK(walk.attempts.at(1).rung.id == "gcp/a2-ultragpu-8g/flex-start");
-  CHECK(walk.attempts.at(1).outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(walk.attempts.at(1).skipped == hwrec::RungSkip::kQuotaExhausted);
   CHECK_THAT(walk.attempts.at(1).detail, Catch::Contains("8"));
   CHECK(Contains(tried, "gcp/a2-ultragpu-4g/spot"));
   CHECK(Contains(tried, "gcp/a2-ultragpu-4g/flex-start"));
@@ -872,7 +873,7 @@ TEST_CASE("router: a quota block at 8 holds for the rest of the UTC day at 8 wid
   CHECK(Contains(later, "gcp/a2-ultragpu-8g/standard"));  // the on-demand quota is not blocked
   CHECK(Contains(later, "gcp/a2-ultragpu-4g/spot"));
   CHECK(Contains(later, "gcp/a2-ultragpu-2g/flex-start"));
-  CHECK(second.attempts.front().outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(second.attempts.front().skipped == hwrec::RungSkip::kQuotaExhausted);
   // A miss at 4 lowers the block to 4; a later miss at 8 leaves it at 4.
   std::vector<std::string> third;
   f.Walk(plan, QuotaOn({"gcp/a2-ultragpu-4g/spot"}, &third), kDay + 120);

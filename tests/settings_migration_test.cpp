@@ -105,5 +105,5 @@ TEST_CASE("migrations: a quota block recorded at schema 10 blocks its whole quot
   REQUIRE(walk.ok());
   REQUIRE_FALSE(walk->attempts.empty());
   CHECK(walk->attempts[0].rung.id == "gcp/a2-highgpu-1g/spot");
-  CHECK(walk->attempts[0].outcome == hwrec::AttemptOutcome::kSkippedQuotaExhausted);
+  CHECK(walk->attempts[0].skipped == hwrec::RungSkip::kQuotaExhausted);
 }

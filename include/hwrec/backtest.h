@@ -1,19 +1,13 @@
 // Backtest: how good the figures would have been on the store's own history.
-// Backtest replays the stored observations in time order, in memory, without
-// writing the store: each execution is sized by the figure the store would
-// have given for its hardware key as of its start (finished_at − duration_s,
-// or finished_at when the duration is unknown), learned from the executions
-// that had finished by then only, with the store's settings, overrides of
-// them, or a preset of a rule people compare against (BacktestPresets). It
-// counts, per (workload, hardware key, figure) and in total, the executions
-// scored, those with no figure yet (cold), the overruns (the execution used
-// more than the figure: for memory and GPU memory an OOM, for CPU
-// throttling, for compute share a slower run), the mean slack of those that
-// fit and what they over-provisioned. An execution sized at time t learns
-// from those that finished by t, at t included (a window that ends as the
-// next begins is history to it), except executions of no known duration
-// that finish at t: they start and finish at once, so they become history
-// just after t, and none learns from itself.
+// Backtest() replays the stored observations in time order, in memory, and
+// never writes the store: each execution is scored against the figure the
+// store would have given for its hardware key as of its start, learned only
+// from executions finished by then, with the store's settings, overrides of
+// them, or a preset of a published rule (BacktestPresets). The result
+// counts, per figure and per (workload, hardware key, figure) series, the
+// executions scored, the cold ones (no figure yet), the overruns, and the
+// slack and over-provisioning of those that fit. Reads through the Store's
+// connection: one thread at a time, as every call on a Store.
 #pragma once
 
 #include <cstddef>

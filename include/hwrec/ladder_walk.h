@@ -45,25 +45,24 @@ struct HWREC_EXPORT LaunchResult {
 
 using Launcher = std::function<LaunchResult(const Rung&)>;
 
-// One rung the walk reached: launched, or a failure, or skipped without launching.
-enum class AttemptOutcome {
-  kLaunched,
-  kCapacityMiss,
-  kQuotaExceeded,
-  kConfigError,
-  kPermissionError,
-  kWorkloadFailure,
-  kNotTried,               // the launcher did not try it: the walk ended there
-  kSkippedQuotaExhausted,  // its quota was found exhausted at this width or narrower today
-  kSkippedDailyCap,        // the day's GCP attempt cap is used up
+// Why the walk passed a rung over, by the day's state, without a launch.
+enum class RungSkip {
+  kQuotaExhausted,  // its quota was found exhausted at this width or narrower today
+  kDailyCap,        // the day's GCP attempt cap is used up
 };
-HWREC_EXPORT std::string_view ToString(AttemptOutcome outcome);  // "skipped_quota_exhausted", …
 
+// One rung the walk reached: launched, a failure, or passed over.
 struct HWREC_EXPORT RouteAttempt {
   Rung rung;
-  AttemptOutcome outcome = AttemptOutcome::kCapacityMiss;
+  // The launcher's outcome; kNotTried for a rung the walk passed over
+  // (`skipped` says why) or the launcher did not try.
+  LaunchOutcome outcome = LaunchOutcome::kCapacityMiss;
+  std::optional<RungSkip> skipped;
   std::string detail;
 };
+// The attempt as the CLI and JSON name it: its outcome ("capacity_miss", …),
+// or, passed over, "skipped_quota_exhausted" or "skipped_daily_cap".
+HWREC_EXPORT std::string_view ToString(const RouteAttempt& attempt);
 
 struct HWREC_EXPORT RouteResult {
   std::string intent;

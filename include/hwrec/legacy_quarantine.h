@@ -64,26 +64,37 @@ struct HWREC_EXPORT QuarantineResolveSummary {
 // The gpu_model that releases rows into the shared unknown-model population.
 inline constexpr const char* kUnknownGpuModel = "unknown";
 
-// Attaches `gpu_model` (catalog spelling; `gpu_brand` optional) to the rows
-// `filter` selects and moves them into observations. A row whose gpu_mode is
-// not a partition of that model, or that is otherwise invalid, stays with its
-// new reason. A row tries its own hardware first, as the migration routes
-// it, when that resolves and the row is CPU-only (it never gets a GPU model)
-// or was quarantined for a value (invalid_field: mended since), then the
-// model; without `gpu_model`, every row goes by its own hardware or stays.
-// `gpu_model` kUnknownGpuModel ("unknown") releases rows of GPU pools with
-// no recorded model into the shared unknown-model population instead, never
-// a guess: stored as ingest stores a GPU whose model is not recorded (no
-// model, no brand but a registered pool's, the gpu_mode's share assumed from
-// config total_compute_slices). A row that records a GPU name or model (its
-// own or its pool's), or no GPU at all, stays under its reason code, with why.
-// An empty filter is refused: name the rows, or pass all = true.
+// How ResolveQuarantine resolves rows: which, and with what GPU model.
+struct HWREC_EXPORT QuarantineResolveOptions {
+  // Which rows. An empty filter is refused unless `all` says every row.
+  QuarantineFilter filter;
+  bool all = false;
+  // The catalog's brand and model to attach; without a model every row goes
+  // by its own hardware or stays; a brand needs a model. kUnknownGpuModel
+  // releases rows into the shared unknown-model population (below).
+  std::optional<std::string> gpu_brand;
+  std::optional<std::string> gpu_model;
+};
+
+// Attaches `options.gpu_model` (catalog spelling; `gpu_brand` optional) to the
+// rows `options.filter` selects and moves them into observations. A row
+// whose gpu_mode is not a partition of that model, or that is otherwise
+// invalid, stays with its new reason. A row tries its own hardware first, as
+// the migration routes it, when that resolves and the row is CPU-only (it
+// never gets a GPU model) or was quarantined for a value (invalid_field:
+// mended since), then the model; without a model, every row goes by its own
+// hardware or stays.
+// kUnknownGpuModel ("unknown") releases rows of GPU pools with no recorded
+// model into the shared unknown-model population instead, never a guess:
+// stored as ingest stores a GPU whose model is not recorded (no model, no
+// brand but a registered pool's, the gpu_mode's share assumed from config
+// total_compute_slices). A row that records a GPU name or model (its own or
+// its pool's), or no GPU at all, stays under its reason code, with why.
 // Returns kInvalidArgument for an empty filter without `all`, a model not in
 // the catalog, a brand without a model or with the unknown one, kReadOnly for
 // a read-only store, kSchemaMismatch when it has no quarantine, kIoError when
 // it cannot be written.
 HWREC_EXPORT Result<QuarantineResolveSummary> ResolveQuarantine(
-    Store& store, const QuarantineFilter& filter, const std::optional<std::string>& gpu_model,
-    const std::optional<std::string>& gpu_brand, bool all = false);
+    Store& store, const QuarantineResolveOptions& options);
 
 }  // namespace hwrec

@@ -20,10 +20,6 @@ struct sqlite3;
 
 namespace hwrec {
 
-namespace internal {
-struct StoreAccess;
-}
-
 struct HWREC_EXPORT StoreOptions {
   // Open with SQLITE_OPEN_READONLY; writes fail. When the directory cannot be
   // written (no WAL index can be made), the file is opened immutable.
@@ -135,15 +131,11 @@ class HWREC_EXPORT Store {
   // aggregates and recommendations to `hwrec check` to find.
   sqlite3* SqliteHandle() const;
 
- private:
+  // The library's side of a Store; opaque to its users.
   struct Impl;
+
+ private:
   explicit Store(std::unique_ptr<Impl> impl);
-  static std::unique_ptr<Impl> Connect(const std::string& path, const StoreOptions& options);
-  static Result<std::unique_ptr<Store>> OpenRecognised(const std::string& path,
-                                                       const StoreOptions& options);
-  static Result<std::unique_ptr<Store>> OpenPostgresql(const std::string& uri,
-                                                       const StoreOptions& options);
-  friend struct internal::StoreAccess;
 
   std::unique_ptr<Impl> impl_;
 };

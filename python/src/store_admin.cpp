@@ -171,10 +171,13 @@ void DefineQuarantine(PyStoreClass& cls) {
              const std::optional<std::string>& gpu_name, const std::optional<std::string>& reason,
              bool all, const std::optional<std::string>& gpu_model,
              const std::optional<std::string>& gpu_brand) {
-            const QuarantineFilter filter = FilterOf(ids, site, node_pool, gpu_name, reason);
-            Result<QuarantineResolveSummary> summary = Claimed(s, [&](Store& store) {
-              return ResolveQuarantine(store, filter, gpu_model, gpu_brand, all);
-            });
+            QuarantineResolveOptions options;
+            options.filter = FilterOf(ids, site, node_pool, gpu_name, reason);
+            options.all = all;
+            options.gpu_brand = gpu_brand;
+            options.gpu_model = gpu_model;
+            Result<QuarantineResolveSummary> summary =
+                Claimed(s, [&](Store& store) { return ResolveQuarantine(store, options); });
             return Unwrap(std::move(summary));
           },
           py::kw_only(), py::arg("ids") = py::none(), py::arg("site") = py::none(),

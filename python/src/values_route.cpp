@@ -37,8 +37,7 @@ void RegisterRungs(py::module_& m) {
 
   py::class_<RouteAttempt> attempt(m, "RouteAttempt", "One rung a walk reached.");
   attempt.def_readonly("rung", &RouteAttempt::rung)
-      .def_property_readonly("outcome",
-                             [](const RouteAttempt& a) { return Name(ToString(a.outcome)); })
+      .def_property_readonly("outcome", [](const RouteAttempt& a) { return Name(ToString(a)); })
       .def_readonly("detail", &RouteAttempt::detail);
   AddDictAndRepr(attempt);
 }

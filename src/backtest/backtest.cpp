@@ -4,6 +4,15 @@
 // executions that had finished by then, with the same code that keeps the
 // store's aggregates (MetricValues, MetricState) and reads its figures
 // (EstimateFromScopes). Nothing is written.
+//
+// An execution starts at finished_at − duration_s, or at finished_at when
+// its duration is unknown. Sized at time t, it learns from the executions
+// that finished by t, at t included (a window that ends as the next begins
+// is history to it), except executions of no known duration that finish at
+// t: they start and finish at once, so they become history just after t,
+// and none learns from itself. An overrun is an execution that used more
+// than its figure: for memory and GPU memory an OOM, for CPU throttling, for
+// compute share a slower run.
 #include "hwrec/backtest.h"
 
 #include <fmt/format.h>

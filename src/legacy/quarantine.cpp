@@ -109,11 +109,12 @@ Result<std::vector<QuarantinedRow>> ListQuarantine(const Store& store,
   });
 }
 
-Result<QuarantineResolveSummary> ResolveQuarantine(Store& store, const QuarantineFilter& filter,
-                                                   const std::optional<std::string>& gpu_model,
-                                                   const std::optional<std::string>& gpu_brand,
-                                                   bool all) {
-  if (filter.empty() && !all) {
+Result<QuarantineResolveSummary> ResolveQuarantine(Store& store,
+                                                   const QuarantineResolveOptions& options) {
+  const QuarantineFilter& filter = options.filter;
+  const std::optional<std::string>& gpu_model = options.gpu_model;
+  const std::optional<std::string>& gpu_brand = options.gpu_brand;
+  if (filter.empty() && !options.all) {
     return Status::InvalidArgument(
         "no quarantined rows named: select them by id, site, node pool, GPU name or reason, or "
         "resolve every row explicitly (all)");

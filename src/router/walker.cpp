@@ -21,35 +21,20 @@ namespace hwrec {
 namespace {
 
 // Every outcome's name. A launch outcome is named as the attempt it makes.
-constexpr internal::EnumName<AttemptOutcome> kAttemptOutcomes[] = {
-    {AttemptOutcome::kLaunched, "launched"},
-    {AttemptOutcome::kCapacityMiss, "capacity_miss"},
-    {AttemptOutcome::kQuotaExceeded, "quota_exceeded"},
-    {AttemptOutcome::kConfigError, "config_error"},
-    {AttemptOutcome::kPermissionError, "permission_error"},
-    {AttemptOutcome::kWorkloadFailure, "workload_failure"},
-    {AttemptOutcome::kNotTried, "not_tried"},
-    {AttemptOutcome::kSkippedQuotaExhausted, "skipped_quota_exhausted"},
-    {AttemptOutcome::kSkippedDailyCap, "skipped_daily_cap"},
+constexpr internal::EnumName<LaunchOutcome> kLaunchOutcomes[] = {
+    {LaunchOutcome::kLaunched, "launched"},
+    {LaunchOutcome::kCapacityMiss, "capacity_miss"},
+    {LaunchOutcome::kQuotaExceeded, "quota_exceeded"},
+    {LaunchOutcome::kConfigError, "config_error"},
+    {LaunchOutcome::kPermissionError, "permission_error"},
+    {LaunchOutcome::kWorkloadFailure, "workload_failure"},
+    {LaunchOutcome::kNotTried, "not_tried"},
 };
 
-// The attempt each launch outcome makes.
-constexpr std::pair<LaunchOutcome, AttemptOutcome> kLaunchAttempts[] = {
-    {LaunchOutcome::kLaunched, AttemptOutcome::kLaunched},
-    {LaunchOutcome::kCapacityMiss, AttemptOutcome::kCapacityMiss},
-    {LaunchOutcome::kQuotaExceeded, AttemptOutcome::kQuotaExceeded},
-    {LaunchOutcome::kConfigError, AttemptOutcome::kConfigError},
-    {LaunchOutcome::kPermissionError, AttemptOutcome::kPermissionError},
-    {LaunchOutcome::kWorkloadFailure, AttemptOutcome::kWorkloadFailure},
-    {LaunchOutcome::kNotTried, AttemptOutcome::kNotTried},
+constexpr internal::EnumName<RungSkip> kRungSkips[] = {
+    {RungSkip::kQuotaExhausted, "skipped_quota_exhausted"},
+    {RungSkip::kDailyCap, "skipped_daily_cap"},
 };
-
-AttemptOutcome AttemptOf(LaunchOutcome outcome) {
-  for (const auto& [launch, attempt] : kLaunchAttempts) {
-    if (launch == outcome) return attempt;
-  }
-  return AttemptOutcome::kConfigError;
-}
 
 int DailyCap(store::Connection& db) {
   RouterSettings settings;
@@ -81,7 +66,7 @@ std::string BackendSelectedEvent(const RouteResult& r, const RoutePlan& plan) {
 
 // What the day's state says of a rung before it is launched: skipped, and why.
 struct Skip {
-  AttemptOutcome outcome;
+  RungSkip reason;
   std::string why;
 };
 
@@ -100,26 +85,26 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
     std::optional<Skip> skip;
     if (const std::optional<int> blocked =
             gcp ? ledger.QuotaBlocked(rung.gpu_model, quota_class, rung.width) : std::nullopt) {
-      skip = Skip{AttemptOutcome::kSkippedQuotaExhausted,
+      skip = Skip{RungSkip::kQuotaExhausted,
                   fmt::format("{} {} quota was found exhausted today at {} GPU(s); this rung "
                               "needs {}",
                               rung.gpu_model, ToString(quota_class), *blocked, rung.width)};
     } else {
       if (gcp && !taken && !capped) (ledger.TryTakeGcpAttempt(cap) ? taken : capped) = true;
       if (gcp && !taken && capped) {
-        skip = Skip{AttemptOutcome::kSkippedDailyCap,
+        skip = Skip{RungSkip::kDailyCap,
                     fmt::format("the daily GCP attempt cap ({}) is used up for today", cap)};
       }
     }
     if (skip && !recorded) {
-      result->attempts.push_back({rung, skip->outcome, skip->why});
+      result->attempts.push_back({rung, LaunchOutcome::kNotTried, skip->reason, skip->why});
       continue;
     }
     LaunchResult launch = launcher(rung);
     const std::string backend_words = launch.detail;  // a quota block's reason
     if (skip) {
       if (launch.outcome == LaunchOutcome::kNotTried) {  // the dispatcher skipped it too
-        result->attempts.push_back({rung, skip->outcome, skip->why});
+        result->attempts.push_back({rung, LaunchOutcome::kNotTried, skip->reason, skip->why});
         continue;
       }
       if (gcp && !taken) {  // it was tried: the attempt counts, past the cap if need be
@@ -128,7 +113,7 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
       }
       launch.detail += (launch.detail.empty() ? "" : " ") + ("(tried although " + skip->why + ")");
     }
-    result->attempts.push_back({rung, AttemptOf(launch.outcome), launch.detail});
+    result->attempts.push_back({rung, launch.outcome, std::nullopt, launch.detail});
     if (launch.outcome == LaunchOutcome::kNotTried) {  // the launcher ended the walk
       if (taken && !gcp_launched) {
         ledger.ReturnGcpAttempt();  // no GCP launch was made after all
@@ -159,19 +144,16 @@ void Walk(const RoutePlan& plan, const Launcher& launcher, internal::DayLedger& 
 }  // namespace
 
 std::string_view ToString(LaunchOutcome outcome) {
-  return internal::NameOf(kAttemptOutcomes, AttemptOf(outcome), "launched");
+  return internal::NameOf(kLaunchOutcomes, outcome, "launched");
 }
 
 std::optional<LaunchOutcome> ParseLaunchOutcome(std::string_view text) {
-  const std::optional<AttemptOutcome> named = internal::ValueOf(kAttemptOutcomes, text);
-  for (const auto& [launch, attempt] : kLaunchAttempts) {
-    if (named == attempt) return launch;
-  }
-  return std::nullopt;
+  return internal::ValueOf(kLaunchOutcomes, text);
 }
 
-std::string_view ToString(AttemptOutcome outcome) {
-  return internal::NameOf(kAttemptOutcomes, outcome, "capacity_miss");
+std::string_view ToString(const RouteAttempt& attempt) {
+  if (attempt.skipped) return internal::NameOf(kRungSkips, *attempt.skipped, "skipped");
+  return ToString(attempt.outcome);
 }
 
 Result<RouteResult> WalkLadder(Store& store, const RoutePlan& plan, const Launcher& launcher,

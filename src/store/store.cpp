@@ -71,19 +71,31 @@ struct [[gnu::visibility("hidden")]] Store::Impl {
   std::unique_ptr<store::Connection> connection;  // the seam the layers above use
   std::string immutable_reason;                   // set when opened with immutable=1
   std::string schema_problem;                     // set when opened with inspect_schema despite one
+
+  // A nested class reaches its Store's members: the library's one way to
+  // a Store's connection (internal::StoreAccess, store::ConnectionOf).
+  static Impl& Of(const Store& store) { return *store.impl_; }
+  // The ways Store::Open goes, each defined below.
+  static std::unique_ptr<Impl> Connect(const std::string& path, const StoreOptions& options);
+  static Result<std::unique_ptr<Store>> OpenRecognised(const std::string& path,
+                                                       const StoreOptions& options);
+  static Result<std::unique_ptr<Store>> OpenPostgresql(const std::string& uri,
+                                                       const StoreOptions& options);
 };
 
 namespace internal {
 SQLite::Database& StoreAccess::Db(const Store& store) {
-  if (!store.impl_->db) {
+  if (!Store::Impl::Of(store).db) {
     throw StatusError(Status::InvalidArgument(fmt::format(
         "{}: this works on SQLite store files only: copy the store into a file first ({})",
         store.path(), RemedyText(Remedy::kCopy))));
   }
-  return *store.impl_->db;
+  return *Store::Impl::Of(store).db;
 }
 SQLite::Database& StoreAccess::Db(Store& store) { return Db(static_cast<const Store&>(store)); }
-store::Connection& StoreAccess::Connection(const Store& store) { return *store.impl_->connection; }
+store::Connection& StoreAccess::Connection(const Store& store) {
+  return *Store::Impl::Of(store).connection;
+}
 }  // namespace internal
 
 std::int64_t Store::RoundTrips() const { return impl_->connection->RoundTrips(); }
@@ -218,7 +230,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
         "more milliseconds",
         options.busy_timeout_ms));
   }
-  if (store::IsPostgresqlUri(path)) return OpenPostgresql(path, options);
+  if (store::IsPostgresqlUri(path)) return Impl::OpenPostgresql(path, options);
   const bool create = options.create_if_missing && !options.read_only;
   if (path == ":memory:" && !create) {
     return Status::InvalidArgument(
@@ -229,7 +241,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
     if (Status s = internal::CheckStorePath(path, create); !s.ok()) return s;
   }
   try {
-    return OpenRecognised(path, options);
+    return Impl::OpenRecognised(path, options);
   } catch (const SQLite::Exception& e) {
     if (options.read_only) {
       if (auto unsafe = internal::ImmutableWouldMislead(path)) return Status::ReadOnly(*unsafe);
@@ -242,7 +254,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
 
 // Opens the connection. A read-only open whose WAL index cannot be made (a
 // directory this user cannot write, a read-only mount) retries immutable.
-std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const StoreOptions& options) {
+std::unique_ptr<Store::Impl> Store::Impl::Connect(const std::string& path,
+                                                  const StoreOptions& options) {
   // A Store is used from one thread at a time, so SQLite need not lock the
   // connection around every call (multi-thread mode).
   // A store is created only at a path that is no link (CheckStorePath): the
@@ -274,8 +287,8 @@ std::unique_ptr<Store::Impl> Store::Connect(const std::string& path, const Store
 
 // Nothing that writes runs before the file is recognised as an hwrec store
 // (or an empty database that may be created).
-Result<std::unique_ptr<Store>> Store::OpenRecognised(const std::string& path,
-                                                     const StoreOptions& options) {
+Result<std::unique_ptr<Store>> Store::Impl::OpenRecognised(const std::string& path,
+                                                           const StoreOptions& options) {
   const bool create = options.create_if_missing && !options.read_only;
   const bool repair = options.read_only && !options.no_repair;
   if (repair) {
@@ -404,8 +417,8 @@ namespace hwrec {
 // A PostgreSQL database (its current schema, search_path's first) holds a
 // store when it has schema_migrations; an empty one is made a store only with
 // create_if_missing. Read-only opens make every transaction READ ONLY.
-Result<std::unique_ptr<Store>> Store::OpenPostgresql(const std::string& uri,
-                                                     const StoreOptions& options) {
+Result<std::unique_ptr<Store>> Store::Impl::OpenPostgresql(const std::string& uri,
+                                                           const StoreOptions& options) {
   const std::string shown = store::RedactedUri(uri);
   return internal::Guarded(shown, [&]() -> Result<std::unique_ptr<Store>> {
     auto impl =

@@ -180,9 +180,12 @@ int List(const QuarantineArgs& a) {
 int Resolve(const QuarantineArgs& a) {
   auto store = OpenWritableStore(a.store);
   if (!store) return kExitError;
-  const std::optional<std::string> model =
-      a.gpu_model.empty() ? std::nullopt : std::optional<std::string>(a.gpu_model);
-  auto summary = ResolveQuarantine(*store, a.filter, model, a.gpu_brand, a.all);
+  QuarantineResolveOptions options;
+  options.filter = a.filter;
+  options.all = a.all;
+  options.gpu_brand = a.gpu_brand;
+  if (!a.gpu_model.empty()) options.gpu_model = a.gpu_model;
+  auto summary = ResolveQuarantine(*store, options);
   if (!summary.ok()) return Fail(summary.status());
   if (a.format == Format::kJson) {
     nlohmann::ordered_json out;
@@ -194,6 +197,7 @@ int Resolve(const QuarantineArgs& a) {
     out["recommendations"] = summary->recommendations;
     std::cout << tools::DumpJson(out) << "\n";
   } else {
+    const std::optional<std::string>& model = options.gpu_model;
     const std::string as =
         model && *model == kUnknownGpuModel ? std::string("a GPU of unknown model") : a.gpu_model;
     const std::string how = model ? fmt::format(" ({} as {}, {} by their own hardware)",

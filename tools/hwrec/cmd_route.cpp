@@ -159,7 +159,7 @@ void AddResultJson(const RouteResult& r, Json* out) {
   (*out)["attempts"] = Json::array();
   for (const RouteAttempt& a : r.attempts) {
     (*out)["attempts"].push_back(
-        {{"id", a.rung.id}, {"outcome", ToString(a.outcome)}, {"detail", a.detail}});
+        {{"id", a.rung.id}, {"outcome", ToString(a)}, {"detail", a.detail}});
   }
   (*out)["event"] =
       r.backend_selected_event.empty() ? Json(nullptr) : Json::parse(r.backend_selected_event);
@@ -205,7 +205,7 @@ void PrintResultTable(const RouteResult& r) {
   Table attempts({"#", "rung", "outcome", "detail"});
   for (std::size_t i = 0; i < r.attempts.size(); ++i) {
     const RouteAttempt& a = r.attempts[i];
-    attempts.AddRow({std::to_string(i + 1), a.rung.id, std::string(ToString(a.outcome)), a.detail});
+    attempts.AddRow({std::to_string(i + 1), a.rung.id, std::string(ToString(a)), a.detail});
   }
   attempts.Print(std::cout);
   if (!r.selected) {
