@@ -111,7 +111,7 @@ std::map<std::string, CandidateEvaluation> ByPool(const PlacementResult& result)
 }
 
 std::string Origin(const CandidateEvaluation& e, FigureKind kind) {
-  return e.request.origins[static_cast<std::size_t>(kind)].Name();
+  return std::string(ToString(e.request.origins[static_cast<std::size_t>(kind)]));
 }
 
 TEST_CASE("fleet: two replicas place right without reloading, on every pool", "[fleet][engine]") {

@@ -73,7 +73,7 @@ struct Fleet {
   }
 
   RoutePlan Route(const std::string& intent, int width) {
-    auto snapshot = RouterSnapshot::Open(*store);
+    auto snapshot = RouterSnapshot::Load(*store);
     INFO(snapshot.status().ToString());
     REQUIRE(snapshot.ok());
     auto plan = BuildLadder(*snapshot, {intent, width, 48, width > 1});

@@ -1641,7 +1641,7 @@ TEST_CASE(
   CHECK(a100.request.cpu_limit_millicores == std::optional<std::int64_t>(1000));
   CHECK(a100.request.memory_bytes == std::optional<std::int64_t>(2 * kGiB));
   const auto origin = [](const CandidateEvaluation& e, FigureKind kind) {
-    return e.request.origins[static_cast<std::size_t>(kind)].Name();
+    return std::string(ToString(e.request.origins[static_cast<std::size_t>(kind)]));
   };
   CHECK(origin(a100, FigureKind::kCpuRequestMillicores) == "default");
   CHECK(origin(a100, FigureKind::kMemoryBytes) == "default");

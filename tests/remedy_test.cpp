@@ -45,8 +45,8 @@ TEST_CASE("remedy: each remedy is worded once per host, each wording its own", "
     const std::string cli = hwrec::RemedyText(remedy, hwrec::RemedyHost::kCli, "db.sqlite");
     const std::string python = hwrec::RemedyText(remedy, hwrec::RemedyHost::kPython, "db.sqlite");
     const std::string cpp = hwrec::RemedyText(remedy, hwrec::RemedyHost::kCpp, "db.sqlite");
-    INFO(hwrec::RemedyName(remedy) << ": " << cli << " / " << python << " / " << cpp);
-    CHECK(names.insert(std::string(hwrec::RemedyName(remedy))).second);
+    INFO(hwrec::ToString(remedy) << ": " << cli << " / " << python << " / " << cpp);
+    CHECK(names.insert(std::string(hwrec::ToString(remedy))).second);
     CHECK(cli.rfind("`hwrec ", 0) == 0);
     CHECK(python.find("(") != std::string::npos);
     CHECK(python.find("hwrec ") == std::string::npos);

@@ -37,7 +37,7 @@ struct RouterFixture {
 
   // A dispatch whose launch command shards whenever it is wide.
   hwrec::RoutePlan Plan(const std::string& intent, int width, double hours) {
-    auto snapshot = hwrec::RouterSnapshot::Open(*store);
+    auto snapshot = hwrec::RouterSnapshot::Load(*store);
     REQUIRE(snapshot.ok());
     auto plan = hwrec::BuildLadder(*snapshot, {intent, width, hours, width > 1});
     INFO(plan.status().message());
@@ -281,7 +281,7 @@ TEST_CASE("router: a dry-run walk reads the day's state and writes nothing", "[r
 TEST_CASE("router: a3-highgpu-8g is never on-demand", "[router][engine]") {
   RouterFixture f;
   f.History("ghcr.io/acme/lora-13b:1.0", "H100 80GB", "a3-highgpu-8g", 60);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   bool seen = false;
   for (const auto& intent : snapshot->config.intents) {
@@ -348,7 +348,7 @@ TEST_CASE("router: an intent's minimum width bounds degradation and the request"
   const auto plan = f.Plan("lora-70b", 8, 48);
   for (const Rung& r : plan.ladder) CHECK(r.width >= 2);
   CHECK(plan.ladder.back().id == "runpod/h100-80gb");
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 1, 48});
   REQUIRE_FALSE(narrow.ok());
   CHECK_THAT(narrow.status().message(), Catch::Contains("minimum width 2"));
@@ -363,7 +363,7 @@ TEST_CASE(
     "[router][engine]") {
   RouterFixture f;
   f.ImportLora(3);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   // Machine widths are 1, 2, 4 and 8: the narrowest the intent runs on is 4, not 3.
   auto narrow = hwrec::BuildLadder(*snapshot, {"lora-70b", 2, 48, true});
@@ -544,7 +544,7 @@ TEST_CASE("router: two replicas walking at once count every walk once and lose n
 TEST_CASE("router: without a sharded launch command a wide request keeps only width 1",
           "[router][engine]") {
   RouterFixture f;
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
   REQUIRE(plan.ok());
@@ -561,7 +561,7 @@ TEST_CASE("router: without a sharded launch command a wide request keeps only wi
   CHECK(event["sharded"] == false);
 
   f.ImportLora(2);
-  snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  snapshot = hwrec::RouterSnapshot::Load(*f.store);
   auto refused = hwrec::BuildLadder(*snapshot, {"lora-70b", 4, 48});
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.status().message(), Catch::Contains("must shard the work"));
@@ -820,7 +820,7 @@ TEST_CASE("router: a width that is no machine width maps down to the widest one 
   const auto walk = f.Walk(six, LaunchOnly({"gcp/a2-ultragpu-4g/flex-start"}, &tried));
   CHECK(walk.requested_width == 6);
   CHECK(walk.realized_width == 4);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   auto zero = hwrec::BuildLadder(*snapshot, {"capture-7b", 0, 48});
   REQUIRE_FALSE(zero.ok());
   CHECK_THAT(zero.status().message(), Catch::Contains("width 0"));
@@ -919,7 +919,7 @@ TEST_CASE("router: without a sharded launch command a rung pruned for another re
   REQUIRE(hwrec::ImportRouterConfig(*f.store, R"({"quotas": [
       {"gpu_model": "A100 80GB", "class": "on_demand", "gpus": 4}]})")
               .ok());
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 8 * 24});  // very long, unsharded
   REQUIRE(plan.ok());
@@ -937,7 +937,7 @@ TEST_CASE("router: without a sharded launch command a rung pruned for another re
              Catch::Contains("FLEX_START runs at most 168 h"));
   // With history on H100 its rungs are considered: a3-highgpu-8g is never on-demand.
   f.History("ghcr.io/acme/capture-7b:1.0", "H100 80GB", "a3-highgpu-8g", 50, 8);
-  snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  snapshot = hwrec::RouterSnapshot::Load(*f.store);
   plan = hwrec::BuildLadder(*snapshot, {"capture-7b", 8, 48});
   REQUIRE(plan.ok());
   CHECK_THAT(PrunedReasons(*plan).at("gcp/a3-highgpu-8g/standard"),
@@ -1014,7 +1014,7 @@ TEST_CASE("router: a per-shard need learned at width 8 prunes every rung of widt
   // RunPod grants 8: pruned on the 8-wide figure.
   const auto lora = [&] {
     f.ImportLora(8, "ghcr.io/acme/eval-13b:1.0");
-    auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+    auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
     REQUIRE(snapshot.ok());
     auto p = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
     REQUIRE(p.ok());
@@ -1154,7 +1154,7 @@ TEST_CASE("router: without --sharded a no-fit says to declare it, not that wide 
   RouterFixture f;
   // 86.9 GB at width 1: no width-1 rung holds it; the wide rungs have no figure of their own.
   f.History("ghcr.io/acme/eval-13b:1.0", "A100 80GB", "a2-ultragpu-1g", 79);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"eval-13b", 8, 48, false});
   REQUIRE(plan.ok());
@@ -1195,7 +1195,7 @@ TEST_CASE("router: a card too small for one shard is pruned with the first reaso
   CHECK_THAT(reasons.at("gcp/a2-ultragpu-8g/spot"), Catch::Contains("needs 86.9 GiB GPU memory"));
   // Unsharded, a too-small card says so rather than asking for a sharded launch command.
   f.HistoryAtEveryWidth("ghcr.io/acme/eval-7b:1.0", 55);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   auto eval = hwrec::BuildLadder(*snapshot, {"eval-7b", 4, 2, false});
   REQUIRE(eval.ok());
@@ -1219,7 +1219,7 @@ TEST_CASE("router: the no-fit message names the card that could hold a shard and
       "legacy_machine": "a2-ultragpu-1g", "min_width": 8}]})")
               .ok());
   f.History("ghcr.io/acme/lora-70b:1.0", "A100 80GB", "a2-ultragpu-8g", 79, 8);
-  auto snapshot = hwrec::RouterSnapshot::Open(*f.store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"lora-70b", 8, 48, true});
   REQUIRE(plan.ok());

@@ -93,7 +93,7 @@ TEST_CASE("migrations: a quota block recorded at schema 10 blocks its whole quot
   REQUIRE(day->quota_blocks.size() == 1);
   CHECK(day->quota_blocks[0].gpus == 1);
   CHECK(day->quota_blocks[0].reason == "quota used up");
-  auto snapshot = hwrec::RouterSnapshot::Open(*store);
+  auto snapshot = hwrec::RouterSnapshot::Load(*store);
   REQUIRE(snapshot.ok());
   auto plan = hwrec::BuildLadder(*snapshot, {"eval-7b", 1, 1, false});
   REQUIRE(plan.ok());

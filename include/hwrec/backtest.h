@@ -136,7 +136,4 @@ HWREC_EXPORT std::string BacktestJson(const BacktestResult& result, int indent =
 // "GiB·h", "core·h" or "card·h": what BacktestTotals::over_provisioned counts.
 HWREC_EXPORT const char* OverProvisionedUnit(FigureKind kind);
 
-// The figure a --figure option names ("gpu_memory_gb", …); nullopt if none.
-HWREC_EXPORT std::optional<FigureKind> FigureKindNamed(const std::string& name);
-
 }  // namespace hwrec

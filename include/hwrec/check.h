@@ -24,7 +24,7 @@ enum class CheckState {
 };
 
 // "ok", "problem" or "skipped".
-HWREC_EXPORT const char* CheckStateName(CheckState state);
+HWREC_EXPORT std::string_view ToString(CheckState state);
 
 // One check of a store and what it found.
 struct HWREC_EXPORT CheckResult {

@@ -26,6 +26,8 @@ enum class FigureKind {
 };
 inline constexpr std::size_t kFigureCount = 5;
 HWREC_EXPORT std::string_view ToString(FigureKind kind);  // "cpu_request_millicores", …
+// Parses what ToString prints; nullopt for anything else.
+HWREC_EXPORT std::optional<FigureKind> ParseFigureKind(std::string_view text);
 
 // Which history a figure was learned from, most specific first.
 enum class Provenance {

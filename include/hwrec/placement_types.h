@@ -88,13 +88,16 @@ struct HWREC_EXPORT FigureOrigin {
   // shares executions held, as none reported utilisation (Figure::held_share).
   bool held_share = false;
 
-  // "exact", "gpu_model", "instance_type", "workload_any_hardware" for
-  // recommendations; otherwise "declared", "pinned", "retry_floor", "default"
-  // or "none".
-  std::string Name() const;
-  static std::optional<FigureOrigin> FromName(std::string_view name, std::int64_t samples);
   bool operator==(const FigureOrigin& other) const;
 };
+// "exact", "gpu_model", "instance_type", "workload_any_hardware" for a
+// recommendation; otherwise "declared", "pinned", "retry_floor", "default" or
+// "none".
+HWREC_EXPORT std::string_view ToString(const FigureOrigin& origin);
+// Parses what ToString prints, with the samples behind it; nullopt for
+// anything else.
+HWREC_EXPORT std::optional<FigureOrigin> ParseFigureOrigin(std::string_view text,
+                                                           std::int64_t samples);
 
 // What the execution should ask for on one pool. GPU memory and compute share
 // are those of the partition the pool offers (rounded up to it); for a share

@@ -71,6 +71,6 @@ HWREC_EXPORT std::string RemedyText(Remedy remedy, RemedyHost host, std::string_
 HWREC_EXPORT std::string RemedyText(Remedy remedy, std::string_view store = {});
 
 // A stable name of the remedy ("pools_import"), for tests and tools.
-HWREC_EXPORT std::string_view RemedyName(Remedy remedy);
+HWREC_EXPORT std::string_view ToString(Remedy remedy);
 
 }  // namespace hwrec

@@ -52,7 +52,7 @@ struct HWREC_EXPORT RouterSnapshot {
   // GPU memory per GPU on every card at every width (as of `as_of`, default now).
   // Returns kInvalidArgument for a bad `as_of`, kSchemaMismatch when the store
   // predates the recommendation tables, kIoError when it cannot be read.
-  static Result<RouterSnapshot> Open(const Store& store,
+  static Result<RouterSnapshot> Load(const Store& store,
                                      std::optional<double> as_of = std::nullopt);
 };
 

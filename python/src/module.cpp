@@ -67,7 +67,7 @@ void RegisterFunctions(py::module_& m) {
   m.def("_remedies", []() {
     py::list out;
     for (const Remedy remedy : kRemedies) {
-      out.append(py::make_tuple(std::string(RemedyName(remedy)),
+      out.append(py::make_tuple(std::string(ToString(remedy)),
                                 RemedyText(remedy, RemedyHost::kCli, "STORE"),
                                 RemedyText(remedy, RemedyHost::kPython, "STORE"),
                                 RemedyText(remedy, RemedyHost::kCpp, "STORE")));

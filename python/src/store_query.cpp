@@ -364,7 +364,7 @@ BacktestOptions BacktestOptionsOf(const std::optional<std::string>& image,
   options.gpu_model = gpu_model;
   options.instance_type = instance_type;
   if (figure) {
-    options.figure = FigureKindNamed(*figure);
+    options.figure = ParseFigureKind(*figure);
     if (!options.figure) {
       BadArgument("figure: '" + *figure +
                   "' is not a figure: use cpu_request_millicores, cpu_limit_millicores, "

@@ -46,7 +46,7 @@ RoutePlanView Route(PyStore& s, const std::string& intent, int width, const py::
   RoutePlanView view;
   const Status status = [&]() -> Status {
     py::gil_scoped_release release;
-    Result<RouterSnapshot> snapshot = RouterSnapshot::Open(*s.store, when);
+    Result<RouterSnapshot> snapshot = RouterSnapshot::Load(*s.store, when);
     if (!snapshot.ok()) return snapshot.status();
     Result<RoutePlan> plan = BuildLadder(*snapshot, RouteRequest{intent, width, hours, sharded});
     if (!plan.ok()) return plan.status();

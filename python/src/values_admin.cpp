@@ -95,8 +95,7 @@ void RegisterCheckAndCopy(py::module_& m) {
   py::class_<CheckResult> check(m, "CheckResult", "One check of a store and what it found.");
   check.def_readonly("name", &CheckResult::name)
       .def_readonly("summary", &CheckResult::summary)
-      .def_property_readonly("state",
-                             [](const CheckResult& c) { return Name(CheckStateName(c.state)); })
+      .def_property_readonly("state", [](const CheckResult& c) { return Name(ToString(c.state)); })
       .def_readonly("problems", &CheckResult::problems)
       .def_readonly("problem_count", &CheckResult::problem_count)
       .def_readonly("fix", &CheckResult::fix);

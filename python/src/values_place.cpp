@@ -21,7 +21,7 @@ py::object TextOrNone(const std::string& text) {
 py::dict OriginsDict(const EffectiveRequest& r) {
   py::dict d;
   for (std::size_t i = 0; i < kFigureCount; ++i) {
-    d[py::str(Name(ToString(static_cast<FigureKind>(i))))] = r.origins[i].Name();
+    d[py::str(Name(ToString(static_cast<FigureKind>(i))))] = std::string(ToString(r.origins[i]));
   }
   return d;
 }

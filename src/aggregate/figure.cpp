@@ -33,6 +33,10 @@ std::string_view ToString(FigureReason::Source source) {
 
 std::string_view ToString(FigureKind kind) { return internal::NameOf(kFigureKindNames, kind); }
 
+std::optional<FigureKind> ParseFigureKind(std::string_view text) {
+  return internal::ValueOf(kFigureKindNames, text);
+}
+
 std::string_view ToString(Provenance provenance) {
   return internal::NameOf(kProvenanceNames, provenance, "none");
 }

@@ -355,14 +355,6 @@ bool KeyLess(const HardwareKey& a, const HardwareKey& b) {
 
 }  // namespace
 
-std::optional<FigureKind> FigureKindNamed(const std::string& name) {
-  for (std::size_t f = 0; f < kFigureCount; ++f) {
-    const auto kind = static_cast<FigureKind>(f);
-    if (ToString(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
-
 Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked) {
   return internal::Guarded(store.path(), [&]() -> Result<BacktestResult> {
     BacktestOptions options = asked;

@@ -95,6 +95,6 @@ std::string RemedyText(Remedy remedy, std::string_view store) {
   return RemedyText(remedy, CurrentRemedyHost(), store);
 }
 
-std::string_view RemedyName(Remedy remedy) { return WordsOf(remedy).name; }
+std::string_view ToString(Remedy remedy) { return WordsOf(remedy).name; }
 
 }  // namespace hwrec

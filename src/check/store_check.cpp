@@ -145,9 +145,8 @@ constexpr internal::EnumName<CheckState> kCheckStateNames[] = {
 
 }  // namespace
 
-const char* CheckStateName(CheckState state) {
-  // Every name in the table is a literal, so its view is NUL-terminated.
-  return internal::NameOf(kCheckStateNames, state, "?").data();
+std::string_view ToString(CheckState state) {
+  return internal::NameOf(kCheckStateNames, state, "?");
 }
 
 bool StoreCheckReport::sound() const {

@@ -91,7 +91,8 @@ Json RequestJson(const EffectiveRequest& r) {
 Json ProvenanceJson(const EffectiveRequest& r) {
   Json out = Json::object();
   for (std::size_t f = 0; f < kFigureCount; ++f) {
-    Json origin = {{"source", r.origins[f].Name()}, {"samples", r.origins[f].samples}};
+    Json origin = {{"source", std::string(ToString(r.origins[f]))},
+                   {"samples", r.origins[f].samples}};
     if (r.origins[f].held_share) origin["held_share"] = true;
     out[std::string(ToString(static_cast<FigureKind>(f)))] = std::move(origin);
   }
@@ -190,7 +191,7 @@ EffectiveRequest ReadRequest(const Json& request, const Json& provenance) {
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const Json& origin = provenance.at(std::string(ToString(static_cast<FigureKind>(f))));
     const auto name = origin.at("source").get<std::string>();
-    auto parsed = FigureOrigin::FromName(name, ReadInteger(origin, "samples", "provenance"));
+    auto parsed = ParseFigureOrigin(name, ReadInteger(origin, "samples", "provenance"));
     if (!parsed) Refuse("provenance source '" + name + "' is not known");
     r.origins[f] = *parsed;
     const auto held = origin.find("held_share");

@@ -43,12 +43,12 @@ std::optional<ShapeSource> ParseShapeSource(std::string_view text) {
   return internal::ValueOf(kShapeSourceNames, text);
 }
 
-std::string FigureOrigin::Name() const {
-  if (source == FigureSource::kRecommendation) return std::string(ToString(provenance));
-  return std::string(internal::NameOf(kSourceNames, source, "none"));
+std::string_view ToString(const FigureOrigin& origin) {
+  if (origin.source == FigureSource::kRecommendation) return ToString(origin.provenance);
+  return internal::NameOf(kSourceNames, origin.source, "none");
 }
 
-std::optional<FigureOrigin> FigureOrigin::FromName(std::string_view name, std::int64_t samples) {
+std::optional<FigureOrigin> ParseFigureOrigin(std::string_view name, std::int64_t samples) {
   FigureOrigin origin;
   origin.samples = samples;
   if (const auto named = internal::ValueOf(kSourceNames, name)) {

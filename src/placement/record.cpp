@@ -69,7 +69,7 @@ std::int64_t Upsert(store::Connection& db, const std::string& execution_id,
   insert->Bind(11, r.memory_bytes);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const int column = kFirstProvenanceColumn + 2 * static_cast<int>(f);
-    insert->Bind(column, r.origins[f].Name());
+    insert->Bind(column, std::string(ToString(r.origins[f])));
     insert->Bind(column + 1, static_cast<std::int64_t>(r.origins[f].samples));
   }
   insert->Bind(22, internal::NowEpochSeconds());
@@ -100,7 +100,7 @@ PlacementRecord ReadRecord(const store::Statement& row) {
   r.memory_bytes = row.OptionalInt64(11);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     const int column = kFirstProvenanceColumn + 2 * static_cast<int>(f);
-    const auto origin = FigureOrigin::FromName(row.String(column), row.Int64(column + 1));
+    const auto origin = ParseFigureOrigin(row.String(column), row.Int64(column + 1));
     if (!origin) {
       throw StatusError(
           Status::Internal("list placements: a placements row has an unknown provenance"));

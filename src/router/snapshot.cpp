@@ -1,4 +1,4 @@
-// RouterSnapshot::Open: the configuration, the catalog's card sizes and what
+// RouterSnapshot::Load: the configuration, the catalog's card sizes and what
 // each intent's workload needs per GPU on every card at every width, read once.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -102,7 +102,7 @@ std::map<CardWidth, CardNeed> NeedsOf(internal::RecommendationReader& reader,
 
 }  // namespace
 
-Result<RouterSnapshot> RouterSnapshot::Open(const Store& store, std::optional<double> as_of) {
+Result<RouterSnapshot> RouterSnapshot::Load(const Store& store, std::optional<double> as_of) {
   if (Status time = internal::CheckEpochSeconds(as_of, "as_of"); !time.ok()) return time;
   return internal::Guarded(store, "load the router snapshot", [&]() -> Result<RouterSnapshot> {
     RouterSnapshot snapshot;

@@ -380,7 +380,7 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
           {"missing", v.missing},
           {"extra", v.extra},
           {"accepted", v.accepted},
-          {"aggregates", CheckStateName(v.aggregates.state)},
+          {"aggregates", ToString(v.aggregates.state)},
           {"aggregates_summary", v.aggregates.summary},
           {"aggregate_problems", problems}}}};
     std::cout << report.dump() << "\n";
@@ -423,7 +423,7 @@ void Print(const Plan& plan, const std::string& location, double load, const Run
       "  aggregates: {}: {}\n",
       load, cores, v.ok() ? "OK" : "FAILED", WithThousands(v.stored), WithThousands(v.expected),
       WithThousands(v.missing), WithThousands(v.extra), WithThousands(v.accepted),
-      CheckStateName(v.aggregates.state), v.aggregates.summary);
+      ToString(v.aggregates.state), v.aggregates.summary);
   for (const std::string& problem : v.aggregates.problems) std::cout << "    " << problem << "\n";
 }
 

@@ -153,7 +153,7 @@ int RunRouteBench(const std::vector<std::string>& args) {
   if (!store.ok()) throw std::runtime_error(store.status().message());
   SeedHistory(**store);
   const auto load_start = Clock::now();
-  auto snapshot = RouterSnapshot::Open(**store);
+  auto snapshot = RouterSnapshot::Load(**store);
   const double load_us = MicrosSince(load_start);
   if (!snapshot.ok()) throw std::runtime_error(snapshot.status().message());
   const Latencies build = TimeBuilds(*snapshot, iterations);

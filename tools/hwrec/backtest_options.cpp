@@ -110,7 +110,7 @@ BacktestOptions ReadBacktestOptions(const po::variables_map& vm, PresetDefault p
   }
   if (vm.count("figure") != 0) {
     const std::string name = vm["figure"].as<std::string>();
-    options.figure = FigureKindNamed(name);
+    options.figure = ParseFigureKind(name);
     if (!options.figure) {
       throw UsageError(
           fmt::format("--figure must be {}; got '{}'", tools::JoinOr(FigureNames()), name));

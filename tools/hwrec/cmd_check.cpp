@@ -26,7 +26,7 @@ void PrintTable(const StoreCheckReport& report) {
   std::cout << fmt::format("store: {}\n\n", report.path);
   Table table({"check", "result", "what"});
   for (const CheckResult& c : report.checks) {
-    table.AddRow({c.name, CheckStateName(c.state), c.summary});
+    table.AddRow({c.name, std::string(ToString(c.state)), c.summary});
   }
   table.Print(std::cout);
   for (const CheckResult& c : report.checks) {
@@ -52,7 +52,7 @@ void PrintJson(const StoreCheckReport& report) {
   for (const CheckResult& c : report.checks) {
     out["checks"].push_back(
         {{"name", c.name},
-         {"result", CheckStateName(c.state)},
+         {"result", ToString(c.state)},
          {"summary", c.summary},
          {"problem_count", c.problem_count},
          {"problems", c.problems},

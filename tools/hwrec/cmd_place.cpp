@@ -142,7 +142,7 @@ void PrintTable(const PlacementResult& result, bool explain) {
   std::cout << TerminalFormat("\nchosen: {}\nprovenance:", chosen->node_pool_id);
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     std::cout << TerminalFormat(" {}={}", ToString(static_cast<FigureKind>(f)),
-                                chosen->request.origins[f].Name());
+                                std::string(ToString(chosen->request.origins[f])));
   }
   std::cout << "\n";
 }

@@ -448,7 +448,7 @@ int RunRoute(const std::vector<std::string>& args) {
   auto store = record ? OpenWritableStore(store_path)
                       : OpenStore(store_path, ReadingStoreOptions(strict_read_only));
   if (!store) return kExitError;
-  auto snapshot = RouterSnapshot::Open(*store);
+  auto snapshot = RouterSnapshot::Load(*store);
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto plan = BuildLadder(*snapshot, RouteRequest{intent, width, *hours, vm["sharded"].as<bool>()});
   if (!plan.ok()) return Fail(plan.status());
