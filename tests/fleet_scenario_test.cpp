@@ -21,6 +21,7 @@
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/recommend.h"
+#include "placement/history.h"
 #include "store/database.h"
 #include "test_support.h"
 
@@ -264,11 +265,11 @@ TEST_CASE("fleet: a kept query and evaluator answer in one round trip until some
   Replica writer(location);
   Replica reader(location);
   for (const NodePool& pool : Fleet()) REQUIRE(RegisterNodePool(*writer.store, pool).ok());
-  // More executions than a shape is learned from (kShapeHistoryWindow): the
+  // More executions than a shape is learned from (internal::kShapeHistoryWindow): the
   // oldest on Arm CPUs, which a shape learned in the wrong order would count,
   // and the newest two failed (passed over).
   std::vector<Observation> history;
-  for (int i = 0; i < kShapeHistoryWindow + 10; ++i) {
+  for (int i = 0; i < internal::kShapeHistoryWindow + 10; ++i) {
     const bool arm = i < 6;
     Observation o = Run(fmt::format("train-{}", i), "train",
                         arm     ? "arm-cpu"
@@ -277,7 +278,7 @@ TEST_CASE("fleet: a kept query and evaluator answer in one round trip until some
                         kNow - 7200 + i * 60, arm ? std::nullopt : std::optional<double>(0.5),
                         arm ? 0 : 20 + i % 9);
     if (!arm) o.gpu_count_held = i % 2 ? 1 : 2;
-    if (i >= kShapeHistoryWindow + 8) o.status = ExecutionStatus::kFailed;
+    if (i >= internal::kShapeHistoryWindow + 8) o.status = ExecutionStatus::kFailed;
     history.push_back(o);
   }
   writer.Ingest(history);

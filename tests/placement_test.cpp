@@ -17,6 +17,7 @@
 #include "hwrec/placement.h"
 #include "hwrec/placement_json.h"
 #include "hwrec/placement_record.h"
+#include "placement/history.h"
 #include "test_support.h"
 
 namespace hwrec {
@@ -1074,7 +1075,7 @@ TEST_CASE(
   std::vector<Observation> batch;
   for (int n = 0; n < 5; ++n) batch.push_back(Ran("a100-3g", n, 17, 0.8, 4000, 8 * kGiB));
   // Newer: more failed runs than the window reads.
-  for (int n = 0; n < kShapeHistoryScan + 20; ++n) {
+  for (int n = 0; n < internal::kShapeHistoryScan + 20; ++n) {
     Observation o = Ran("x86-cpu", 100 + n, 0, 0, 100, kGiB);
     o.finished_at = kNow - 60 - n * 0.01;
     o.status = ExecutionStatus::kFailed;
@@ -1087,7 +1088,7 @@ TEST_CASE(
   CHECK_THAT(result.shape.notes,
              Catch::VectorContains(fmt::format("no execution that ran ({} failed/cancelled passed "
                                                "over): declare gpu_count and architecture",
-                                               kShapeHistoryScan)));
+                                               internal::kShapeHistoryScan)));
 }
 
 TEST_CASE(
@@ -1129,7 +1130,7 @@ TEST_CASE(
   const CandidateEvaluation& mig = by_pool.at("a100-40-3g");
   CHECK(mig.waste.card == std::optional<double>(0));
   REQUIRE(mig.waste.score.has_value());
-  CHECK(*mig.waste.score == Approx(kShortfallWeight * (0.6 - 3.0 / 7)).margin(1e-6));
+  CHECK(*mig.waste.score == Approx(mig.waste.shortfall_weight * (0.6 - 3.0 / 7)).margin(1e-6));
   CHECK_FALSE(by_pool.at("a100-80").waste.card.has_value());  // 0.6 of a card: memory decides
   CHECK_FALSE(by_pool.at("a100-80").waste.score.has_value());
   share.gpu_compute_fraction = 1;

@@ -18,7 +18,7 @@
 
 #include "hwrec/export.h"
 #include "hwrec/observation.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/status.h"
 
 namespace hwrec {

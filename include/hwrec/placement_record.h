@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hwrec/export.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/status.h"
 
 namespace hwrec {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "hwrec/export.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 
 namespace hwrec {
 

@@ -8,7 +8,7 @@
 
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/router.h"
 
 namespace hwrec::python {

@@ -409,7 +409,7 @@ void ScoreWaste(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
     w.card = RoundToDecimals(gpus * std::max(0.0, given - std::min(used, given)), kWastePlaces);
   }
   if (w.card && w.compute_shortfall) {
-    w.score = RoundToDecimals(*w.card + kShortfallWeight * *w.compute_shortfall, kWastePlaces);
+    w.score = RoundToDecimals(*w.card + w.shortfall_weight * *w.compute_shortfall, kWastePlaces);
   }
 }
 

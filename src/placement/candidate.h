@@ -9,7 +9,7 @@
 
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/recommend.h"
 #include "placement/history.h"
 

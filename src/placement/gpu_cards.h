@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 
 namespace hwrec::internal {
 

@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "hwrec/observation.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "store/combined_read.h"
 
 namespace hwrec::internal {

@@ -17,6 +17,11 @@
 
 namespace hwrec::internal {
 
+// A workload's history: of its last kShapeHistoryScan executions (the newest
+// first), the last kShapeHistoryWindow that ran (success, oom, gpu_oom).
+inline constexpr std::int64_t kShapeHistoryScan = 500;
+inline constexpr std::int64_t kShapeHistoryWindow = 50;
+
 struct WorkloadHistory {
   // Of the last kShapeHistoryScan executions, those that ran: at most
   // kShapeHistoryWindow, the most recent.

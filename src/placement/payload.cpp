@@ -172,7 +172,7 @@ Json EvaluationFieldsJson(const CandidateEvaluation& e) {
               {"waste",
                {{"card", OrNull(e.waste.card)},
                 {"compute_shortfall", OrNull(e.waste.compute_shortfall)},
-                {"shortfall_weight", kShortfallWeight},
+                {"shortfall_weight", e.waste.shortfall_weight},
                 {"score", OrNull(e.waste.score)},
                 {"cpu", e.waste.cpu},
                 {"memory", e.waste.memory}}},
@@ -216,6 +216,9 @@ CandidateEvaluation ReadEvaluation(const Json& j) {
   e.waste.compute_shortfall = Optional<double>(waste, "compute_shortfall");
   // Absent in payloads written before the score was: unknown.
   if (waste.contains("score")) e.waste.score = Optional<double>(waste, "score");
+  if (waste.contains("shortfall_weight")) {
+    e.waste.shortfall_weight = waste.at("shortfall_weight").get<double>();
+  }
   e.waste.cpu = waste.at("cpu").get<double>();
   e.waste.memory = waste.at("memory").get<double>();
   ReadCardFields(j, &e);

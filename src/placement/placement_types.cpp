@@ -1,4 +1,4 @@
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 
 #include <tuple>
 
@@ -90,9 +90,10 @@ bool PlacementNeeds::operator==(const PlacementNeeds& o) const {
 }
 
 bool PlacementWaste::operator==(const PlacementWaste& o) const {
-  return std::tie(card, compute_shortfall, cpu, memory, score, gpu_left, fragmentation) ==
-         std::tie(o.card, o.compute_shortfall, o.cpu, o.memory, o.score, o.gpu_left,
-                  o.fragmentation);
+  return std::tie(card, compute_shortfall, cpu, memory, shortfall_weight, score, gpu_left,
+                  fragmentation) == std::tie(o.card, o.compute_shortfall, o.cpu, o.memory,
+                                             o.shortfall_weight, o.score, o.gpu_left,
+                                             o.fragmentation);
 }
 
 bool ExecutionShape::operator==(const ExecutionShape& o) const {

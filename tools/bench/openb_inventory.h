@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hwrec/node_pool.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/store.h"
 
 namespace hwrec::bench {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fixtures/observation_generator.h"
-#include "hwrec/placement_types.h"
+#include "hwrec/placement_result.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
 

@@ -99,7 +99,8 @@ void PrintScores(const PlacementResult& result) {
   std::cout << TerminalFormat(
       "\nscore = card waste + {:g} x compute shortfall (cards' worth; lower is better; an unknown "
       "score ranks after every known one)\n\n",
-      kShortfallWeight);
+      result.evaluations.empty() ? PlacementWaste().shortfall_weight
+                                 : result.evaluations.front().waste.shortfall_weight);
   Table table(
       {"#", "node pool", "card waste", "compute shortfall", "score", "cpu idle", "memory idle"});
   for (std::size_t i = 0; i < result.evaluations.size(); ++i) {

@@ -1,7 +1,8 @@
-// The values the placement evaluator reads and returns: what an execution's
-// author declared, the candidate pools with their free capacity, and per
-// candidate the effective request, its provenance, feasibility and waste.
-// Plain values; safe to copy and share between threads.
+// What the placement evaluator answers: per candidate pool, the effective
+// request with where each figure came from, the needs before rounding to a
+// partition, feasibility and waste, and the execution's shape as resolved;
+// ranked, with the one chosen. Plain values; safe to copy and share between
+// threads.
 #pragma once
 
 #include <array>
@@ -12,62 +13,10 @@
 #include <vector>
 
 #include "hwrec/export.h"
+#include "hwrec/placement_input.h"
 #include "hwrec/recommend.h"
 
 namespace hwrec {
-
-// Resources an author declared, or an OOM-retry floor. Every field optional.
-// `pinned` names fields whose declared value wins over any recommendation:
-// cpu_millicores, memory_bytes, gpu_memory_gb, gpu_compute_fraction.
-struct HWREC_EXPORT DeclaredResources {
-  std::optional<std::int64_t> gpu_count;
-  std::optional<std::string> gpu_brand;        // hard constraint
-  std::optional<std::string> gpu_model;        // hard constraint (catalog spelling)
-  std::optional<std::string> architecture;     // hard constraint
-  std::optional<double> gpu_memory_gb;         // per GPU
-  std::optional<double> gpu_compute_fraction;  // share of one card, (0, 1]
-  std::optional<std::int64_t> cpu_millicores;
-  std::optional<std::int64_t> memory_bytes;
-  std::vector<std::string> pinned;
-
-  bool operator==(const DeclaredResources& other) const;
-};
-
-struct HWREC_EXPORT ExecutionToPlace {
-  std::string workload;  // the action image
-  DeclaredResources declared;
-  std::optional<DeclaredResources> retry_floor;  // after an OOM: never go below it
-};
-
-// A candidate pool and its free capacity; absent: no limit known.
-struct HWREC_EXPORT PlacementCandidate {
-  std::string node_pool_id;
-  std::optional<std::int64_t> free_partitions;
-  std::optional<std::int64_t> free_cpu_millicores;
-  std::optional<std::int64_t> free_memory_bytes;
-  // The free share of each GPU of the node (cards shared by share, e.g. 0.4
-  // when 60 % of a card is held by others), in [0, 1], one per GPU of a node
-  // (the pool's gpu_count); empty: not given.
-  // When given, a share of one card goes on one card with that much free and
-  // whole GPUs on cards with all of themselves free (docs/PLACEMENT.md).
-  std::vector<double> free_gpu_shares = {};
-};
-
-enum class PlacementPolicy { kBestFit, kFirstFit, kFragmentation };
-// "best_fit", "first_fit", "fragmentation"
-HWREC_EXPORT std::string_view ToString(PlacementPolicy policy);
-HWREC_EXPORT std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view text);
-
-// One request size expected of the work to come, for the fragmentation
-// policy: `gpu_count` cards (0: CPU-only) of `gpu_share` each (1: whole
-// cards), with `cpu_millicores`, weighed by `weight` (> 0; weights are
-// normalised to sum to 1).
-struct HWREC_EXPORT DemandShape {
-  std::int64_t gpu_count = 0;
-  double gpu_share = 1;
-  std::int64_t cpu_millicores = 0;
-  double weight = 1;
-};
 
 // Where a figure of the effective request comes from.
 enum class FigureSource {
@@ -127,9 +76,6 @@ struct HWREC_EXPORT PlacementNeeds {
   bool operator==(const PlacementNeeds& other) const;
 };
 
-// What best_fit weighs a card's worth of compute shortfall at, against a
-// card's worth of card waste (docs/PLACEMENT.md "Score").
-inline constexpr double kShortfallWeight = 2;
 // The fragmentation policy's score of a placement that adds `increase`
 // cards' worth to its node's unusable free GPU (negative: it frees some), as
 // FGD scores it: floor(100 * sigmoid(-increase)), from 0 to 100, higher
@@ -150,7 +96,10 @@ struct HWREC_EXPORT PlacementWaste {
                                             // absent: the share needed on this card is unknown
   double cpu = 0;                           // share of the pool's free (or node) CPU left idle
   double memory = 0;                        // share of the pool's free (or node) memory left idle
-  // card + kShortfallWeight × compute_shortfall; absent when either is unknown.
+  // What best_fit weighs a card's worth of compute shortfall at, against a
+  // card's worth of card waste (docs/PLACEMENT.md "Score").
+  double shortfall_weight = 2;
+  // card + shortfall_weight × compute_shortfall; absent when either is unknown.
   std::optional<double> score;
   // Cards' worth of GPU left free on the node after the placement (from
   // free_gpu_shares, or free_partitions of whole cards, at most a node's
@@ -174,11 +123,6 @@ HWREC_EXPORT std::string_view ToString(
     ShapeSource source);  // "declared", "retry_floor", "history", "none"
 HWREC_EXPORT std::optional<ShapeSource> ParseShapeSource(std::string_view text);
 
-// A workload's history: of its last kShapeHistoryScan executions (the newest
-// first), the last kShapeHistoryWindow that ran (success, oom, gpu_oom).
-inline constexpr std::int64_t kShapeHistoryScan = 500;
-inline constexpr std::int64_t kShapeHistoryWindow = 50;
-
 // How many GPUs the execution asks for and where it can run, as resolved
 // for every candidate, with where each came from.
 struct HWREC_EXPORT ExecutionShape {
@@ -186,8 +130,10 @@ struct HWREC_EXPORT ExecutionShape {
   ShapeSource gpu_count_source = ShapeSource::kNone;
   std::vector<std::string> architectures;  // sorted; empty: any architecture
   ShapeSource architecture_source = ShapeSource::kNone;
-  std::int64_t history_executions = 0;  // recent executions that ran (at most kShapeHistoryWindow)
-  std::int64_t gpu_executions = 0;      // of those, the ones that used GPUs
+  // Recent executions that ran (success, oom, gpu_oom): the last 50 of the
+  // workload's last 500.
+  std::int64_t history_executions = 0;
+  std::int64_t gpu_executions = 0;  // of those, the ones that used GPUs
   // Where the GPU count and architectures came from, in words; every
   // candidate's notes begin with these.
   std::vector<std::string> notes;
