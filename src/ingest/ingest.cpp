@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -57,6 +58,30 @@ Status StoppedAt(const IngestOptions& options, std::int64_t chunk_first_line,
       options.source, chunk_first_line, e.what()));
 }
 
+// Writes one batch in one transaction, run again when the engine cancels it
+// or the connection is lost: `add` adds the batch's records to `run`. Returns
+// what stopped the ingest at the batch starting at `first_line`, or OK.
+Status WriteChunk(store::Connection& db, IngestRun& run, const IngestOptions& options,
+                  std::int64_t first_line, const std::function<void()>& add) {
+  try {
+    store::RunWrite(
+        db,
+        [&] {
+          store::WriteTransaction transaction(db, store::LockMode::kKeyLocked);
+          run.BeginChunk();
+          add();
+          run.FinishChunk();
+          transaction.Commit();
+          run.ChunkCommitted();
+        },
+        [&] { run.AbandonChunk(); }, store::Rerun::kAlsoAfterLostConnection);
+  } catch (const std::exception& e) {
+    if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
+    return StoppedAt(options, first_line, e);
+  }
+  return Status::Ok();
+}
+
 // The JSON-lines loop of both IngestJsonLines overloads: each batch is read
 // whole, then written in one transaction.
 Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
@@ -71,22 +96,10 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
     while (more) {
       more = ReadBatch(reader, options, &batch, &line);
       if (!batch.empty()) {
-        try {
-          store::RunWrite(
-              db,
-              [&] {
-                store::WriteTransaction transaction(db, store::LockMode::kKeyLocked);
-                (*run)->BeginChunk();
-                for (const PendingLine& pending : batch) (*run)->AddLine(pending);
-                (*run)->FinishChunk();
-                transaction.Commit();
-                (*run)->ChunkCommitted();
-              },
-              [&] { (*run)->AbandonChunk(); }, store::Rerun::kAlsoAfterLostConnection);
-        } catch (const std::exception& e) {
-          if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
-          return StoppedAt(options, batch.front().line, e);
-        }
+        const Status written = WriteChunk(db, **run, options, batch.front().line, [&] {
+          for (const PendingLine& pending : batch) (*run)->AddLine(pending);
+        });
+        if (!written.ok()) return written;
       }
       (*run)->Committed(options, line);  // blank lines alone need no transaction
     }
@@ -143,34 +156,23 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
     const std::size_t total = observations.size();
     for (std::size_t first = 0; first < total; first += options.batch_size) {
       const std::size_t end = std::min(total, first + options.batch_size);
-      try {
-        store::RunWrite(
-            db,
-            [&] {
-              store::WriteTransaction transaction(db, store::LockMode::kKeyLocked);
-              (*run)->BeginChunk();
-              for (std::size_t i = first; i < end; ++i) {
-                const auto line = static_cast<std::int64_t>(i + 1);
-                std::vector<FieldError> problems = ObservationProblems(observations[i]);
-                if (!problems.empty()) {
-                  internal::PartialObservation partial{observations[i], {}};
-                  for (const FieldError& p : problems) partial.refused.push_back(p.field);
-                  (*run)->RejectRefused(line, observations[i].execution_id, std::move(problems),
-                                        &partial, false,
-                                        internal::ObservationToJson(observations[i]));
-                } else {
-                  (*run)->Add(line, observations[i], nullptr);
-                }
+      const Status written =
+          WriteChunk(db, **run, options, static_cast<std::int64_t>(first + 1), [&] {
+            for (std::size_t i = first; i < end; ++i) {
+              const auto line = static_cast<std::int64_t>(i + 1);
+              std::vector<FieldError> problems = ObservationProblems(observations[i]);
+              if (!problems.empty()) {
+                internal::PartialObservation partial{observations[i], {}};
+                for (const FieldError& p : problems) partial.refused.push_back(p.field);
+                (*run)->RejectRefused(line, observations[i].execution_id, std::move(problems),
+                                      &partial, false,
+                                      internal::ObservationToJson(observations[i]));
+              } else {
+                (*run)->Add(line, observations[i], nullptr);
               }
-              (*run)->FinishChunk();
-              transaction.Commit();
-              (*run)->ChunkCommitted();
-            },
-            [&] { (*run)->AbandonChunk(); }, store::Rerun::kAlsoAfterLostConnection);
-      } catch (const std::exception& e) {
-        if (internal::IsDamage(e)) throw;  // said by Guarded, with `hwrec check`
-        return StoppedAt(options, static_cast<std::int64_t>(first + 1), e);
-      }
+            }
+          });
+      if (!written.ok()) return written;
       (*run)->Committed(options, static_cast<std::int64_t>(end));
     }
     return std::move((*run)->summary());

@@ -155,17 +155,17 @@ void ReadLegacyFields(ColumnReader& r, LegacyRow* row) {
   ReadText(r, &h.gpu_mode);
   h.gpu_total = r.OptionalInt();
   ReadText(r, &row->node_pool_gpu);
-  row->gpu_compute_fraction = r.OptionalReal();
-  row->gpu_utilization = r.OptionalReal();
-  row->gpu_memory_peak_gb = r.OptionalReal();
-  row->cpu_millicores_avg = r.OptionalReal();
-  row->cpu_millicores_p95 = r.OptionalReal();
-  row->cpu_millicores_max = r.OptionalReal();
-  row->memory_peak_bytes = r.OptionalInt();
-  row->requested.cpu_millicores = r.OptionalInt();
-  row->requested.memory_bytes = r.OptionalInt();
-  row->requested.gpu_memory_gb = r.OptionalReal();
-  row->requested.gpu_compute_fraction = r.OptionalReal();
+  row->measured.gpu_compute_fraction = r.OptionalReal();
+  row->measured.gpu_utilization = r.OptionalReal();
+  row->measured.gpu_memory_peak_gb = r.OptionalReal();
+  row->measured.cpu_millicores_avg = r.OptionalReal();
+  row->measured.cpu_millicores_p95 = r.OptionalReal();
+  row->measured.cpu_millicores_max = r.OptionalReal();
+  row->measured.memory_peak_bytes = r.OptionalInt();
+  row->measured.requested.cpu_millicores = r.OptionalInt();
+  row->measured.requested.memory_bytes = r.OptionalInt();
+  row->measured.requested.gpu_memory_gb = r.OptionalReal();
+  row->measured.requested.gpu_compute_fraction = r.OptionalReal();
 }
 
 }  // namespace
@@ -195,17 +195,17 @@ void LegacyValues(const LegacyRow& row, SqlValue* values) {
   *v++ = SqlValue::Text(h.gpu_mode);
   *v++ = SqlValue::Integer(h.gpu_total);
   *v++ = SqlValue::Text(row.node_pool_gpu);
-  *v++ = SqlValue::Real(row.gpu_compute_fraction);
-  *v++ = SqlValue::Real(row.gpu_utilization);
-  *v++ = SqlValue::Real(row.gpu_memory_peak_gb);
-  *v++ = SqlValue::Real(row.cpu_millicores_avg);
-  *v++ = SqlValue::Real(row.cpu_millicores_p95);
-  *v++ = SqlValue::Real(row.cpu_millicores_max);
-  *v++ = SqlValue::Integer(row.memory_peak_bytes);
-  *v++ = SqlValue::Integer(row.requested.cpu_millicores);
-  *v++ = SqlValue::Integer(row.requested.memory_bytes);
-  *v++ = SqlValue::Real(row.requested.gpu_memory_gb);
-  *v++ = SqlValue::Real(row.requested.gpu_compute_fraction);
+  *v++ = SqlValue::Real(row.measured.gpu_compute_fraction);
+  *v++ = SqlValue::Real(row.measured.gpu_utilization);
+  *v++ = SqlValue::Real(row.measured.gpu_memory_peak_gb);
+  *v++ = SqlValue::Real(row.measured.cpu_millicores_avg);
+  *v++ = SqlValue::Real(row.measured.cpu_millicores_p95);
+  *v++ = SqlValue::Real(row.measured.cpu_millicores_max);
+  *v++ = SqlValue::Integer(row.measured.memory_peak_bytes);
+  *v++ = SqlValue::Integer(row.measured.requested.cpu_millicores);
+  *v++ = SqlValue::Integer(row.measured.requested.memory_bytes);
+  *v++ = SqlValue::Real(row.measured.requested.gpu_memory_gb);
+  *v++ = SqlValue::Real(row.measured.requested.gpu_compute_fraction);
   for (const MistypedValue& m : row.mistyped) {  // as read, not as converted
     SqlValue& value = values[m.column];
     if (m.kind == store::ValueKind::kReal) {
@@ -232,7 +232,7 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row, std::vector<
                                          "success, oom, gpu_oom, failed and cancelled",
                                          row.status)});
   }
-  Observation o;
+  Observation o = row.measured;
   o.execution_id = row.execution_id;
   o.action_image = row.action_image;
   o.finished_at = row.finished_at;
@@ -244,14 +244,6 @@ std::optional<Observation> ToValidObservation(const LegacyRow& row, std::vector<
   if (!row.duration_s || !(*row.duration_s > kMaxDurationSeconds)) o.duration_s = row.duration_s;
   o.hardware = row.hardware;
   o.hardware_profile_id = row.hardware_profile_id;
-  o.gpu_compute_fraction = row.gpu_compute_fraction;
-  o.gpu_utilization = row.gpu_utilization;
-  o.gpu_memory_peak_gb = row.gpu_memory_peak_gb;
-  o.cpu_millicores_avg = row.cpu_millicores_avg;
-  o.cpu_millicores_p95 = row.cpu_millicores_p95;
-  o.cpu_millicores_max = row.cpu_millicores_max;
-  o.memory_peak_bytes = row.memory_peak_bytes;
-  o.requested = row.requested;
   for (FieldError& problem : ObservationProblems(o)) errors->push_back(std::move(problem));
   if (errors->size() == errors_before) return o;
   if (read != nullptr) *read = std::move(o);

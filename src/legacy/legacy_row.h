@@ -38,14 +38,10 @@ struct LegacyRow {
   std::optional<std::string> hardware_profile_id;
   HardwareProfile hardware;  // instance_type … gpu_total as recorded; no brand or model
   std::optional<std::string> node_pool_gpu;
-  std::optional<double> gpu_compute_fraction;
-  std::optional<double> gpu_utilization;
-  std::optional<double> gpu_memory_peak_gb;
-  std::optional<double> cpu_millicores_avg;
-  std::optional<double> cpu_millicores_p95;
-  std::optional<double> cpu_millicores_max;
-  std::optional<std::int64_t> memory_peak_bytes;
-  RequestedResources requested;
+  // What the execution measured and requested, in an Observation's own
+  // fields (gpu_compute_fraction through requested); its other fields are
+  // unset here: the row's columns above hold them as recorded.
+  Observation measured;
   // Values of the wrong type, in column order; the fields above hold 0 there.
   std::vector<MistypedValue> mistyped;
 };

@@ -3,8 +3,10 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -16,27 +18,6 @@
 
 namespace hwrec::bench {
 namespace {
-
-// Every column of observations but its rowid, in the order they are bound.
-constexpr const char* kColumns =
-    "execution_id, workload_id, finished_at, site_id, node_pool_id, status, duration_s, "
-    "instance_type, architecture, cpu_millicores, memory_bytes, gpu_count, gpu_mode, gpu_total, "
-    "gpu_brand, gpu_model, hp_v1, hp_v2, sent_profile_id, profile_id_mismatch, "
-    "gpu_compute_fraction, fraction_source, gpu_utilization, gpu_memory_peak_gb, "
-    "cpu_millicores_avg, cpu_millicores_p95, cpu_millicores_max, memory_peak_bytes, "
-    "requested_cpu_millicores, requested_memory_bytes, requested_gpu_memory_gb, "
-    "requested_gpu_compute_fraction, content_hash, ingested_at";
-
-std::string InsertSql() {
-  std::string placeholders = "?";
-  for (const char* c = kColumns; *c != '\0'; ++c) {
-    if (*c == ',') placeholders += ", ?";
-  }
-  // A re-sent execution_id is not stored twice, as ingest counts it once.
-  return fmt::format(
-      "INSERT INTO observations ({}) VALUES ({}) ON CONFLICT (execution_id) DO NOTHING", kColumns,
-      placeholders);
-}
 
 // One record as ingest would store it, every value ready to bind.
 struct CeilingRow {
@@ -103,44 +84,137 @@ void BindOptional(SQLite::Statement& statement, int index, const std::optional<T
   fixtures::BindOrNull(statement, index, value);
 }
 
-void BindRow(SQLite::Statement& insert, const CeilingRow& row, double ingested_at) {
-  const Observation& o = row.observation;
-  const HardwareProfile& hw = row.pool->pool.hardware;
-  int i = 0;
-  BindText(insert, ++i, o.execution_id);
-  insert.bind(++i, row.workload_id);
-  insert.bind(++i, o.finished_at);
-  BindOptional(insert, ++i, o.site_id);
-  BindOptional(insert, ++i, o.node_pool_id);
-  BindText(insert, ++i, row.status);
-  BindOptional(insert, ++i, o.duration_s);
-  BindOptional(insert, ++i, hw.instance_type);
-  BindOptional(insert, ++i, hw.architecture);
-  BindOptional(insert, ++i, hw.cpu_millicores);
-  BindOptional(insert, ++i, hw.memory_bytes);
-  BindOptional(insert, ++i, hw.gpu_count);
-  BindOptional(insert, ++i, hw.gpu_mode);
-  BindOptional(insert, ++i, hw.gpu_total);
-  BindOptional(insert, ++i, hw.gpu_brand);
-  BindOptional(insert, ++i, hw.gpu_model);
-  BindText(insert, ++i, row.pool->hp_v1);
-  BindText(insert, ++i, row.pool->hp_v2);
-  BindOptional(insert, ++i, o.hardware_profile_id);
-  insert.bind(++i, 0);
-  BindOptional(insert, ++i, row.gpu_compute_fraction);
-  BindText(insert, ++i, row.fraction_source);
-  BindOptional(insert, ++i, o.gpu_utilization);
-  BindOptional(insert, ++i, o.gpu_memory_peak_gb);
-  BindOptional(insert, ++i, o.cpu_millicores_avg);
-  BindOptional(insert, ++i, o.cpu_millicores_p95);
-  BindOptional(insert, ++i, o.cpu_millicores_max);
-  BindOptional(insert, ++i, o.memory_peak_bytes);
-  BindOptional(insert, ++i, o.requested.cpu_millicores);
-  BindOptional(insert, ++i, o.requested.memory_bytes);
-  BindOptional(insert, ++i, o.requested.gpu_memory_gb);
-  BindOptional(insert, ++i, o.requested.gpu_compute_fraction);
-  insert.bindNoCopy(++i, row.content_hash.data(), static_cast<int>(sizeof(row.content_hash)));
-  insert.bind(++i, ingested_at);
+// How the ceiling fills one column of observations from a record: the
+// columns themselves, and their order, are the store's own (PlanRowInsert).
+using CeilingInsert = SQLite::Statement;
+struct ColumnFill {
+  const char* column;
+  void (*fill)(CeilingInsert& insert, int index, const CeilingRow& row, double ingested_at);
+};
+
+const HardwareProfile& PoolHardware(const CeilingRow& r) { return r.pool->pool.hardware; }
+
+constexpr ColumnFill kFills[] = {
+    {"execution_id", [](CeilingInsert& s, int i, const CeilingRow& r,
+                        double) { BindText(s, i, r.observation.execution_id); }},
+    {"workload_id",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) { s.bind(i, r.workload_id); }},
+    {"finished_at", [](CeilingInsert& s, int i, const CeilingRow& r,
+                       double) { s.bind(i, r.observation.finished_at); }},
+    {"site_id", [](CeilingInsert& s, int i, const CeilingRow& r,
+                   double) { BindOptional(s, i, r.observation.site_id); }},
+    {"node_pool_id", [](CeilingInsert& s, int i, const CeilingRow& r,
+                        double) { BindOptional(s, i, r.observation.node_pool_id); }},
+    {"status",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) { BindText(s, i, r.status); }},
+    {"duration_s", [](CeilingInsert& s, int i, const CeilingRow& r,
+                      double) { BindOptional(s, i, r.observation.duration_s); }},
+    {"instance_type", [](CeilingInsert& s, int i, const CeilingRow& r,
+                         double) { BindOptional(s, i, PoolHardware(r).instance_type); }},
+    {"architecture", [](CeilingInsert& s, int i, const CeilingRow& r,
+                        double) { BindOptional(s, i, PoolHardware(r).architecture); }},
+    {"cpu_millicores", [](CeilingInsert& s, int i, const CeilingRow& r,
+                          double) { BindOptional(s, i, PoolHardware(r).cpu_millicores); }},
+    {"memory_bytes", [](CeilingInsert& s, int i, const CeilingRow& r,
+                        double) { BindOptional(s, i, PoolHardware(r).memory_bytes); }},
+    {"gpu_count", [](CeilingInsert& s, int i, const CeilingRow& r,
+                     double) { BindOptional(s, i, PoolHardware(r).gpu_count); }},
+    {"gpu_mode", [](CeilingInsert& s, int i, const CeilingRow& r,
+                    double) { BindOptional(s, i, PoolHardware(r).gpu_mode); }},
+    {"gpu_total", [](CeilingInsert& s, int i, const CeilingRow& r,
+                     double) { BindOptional(s, i, PoolHardware(r).gpu_total); }},
+    {"gpu_brand", [](CeilingInsert& s, int i, const CeilingRow& r,
+                     double) { BindOptional(s, i, PoolHardware(r).gpu_brand); }},
+    {"gpu_model", [](CeilingInsert& s, int i, const CeilingRow& r,
+                     double) { BindOptional(s, i, PoolHardware(r).gpu_model); }},
+    {"hp_v1",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) { BindText(s, i, r.pool->hp_v1); }},
+    {"hp_v2",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) { BindText(s, i, r.pool->hp_v2); }},
+    {"sent_profile_id", [](CeilingInsert& s, int i, const CeilingRow& r,
+                           double) { BindOptional(s, i, r.observation.hardware_profile_id); }},
+    {"profile_id_mismatch",
+     [](CeilingInsert& s, int i, const CeilingRow&, double) { s.bind(i, 0); }},
+    {"gpu_compute_fraction", [](CeilingInsert& s, int i, const CeilingRow& r,
+                                double) { BindOptional(s, i, r.gpu_compute_fraction); }},
+    {"fraction_source", [](CeilingInsert& s, int i, const CeilingRow& r,
+                           double) { BindText(s, i, r.fraction_source); }},
+    {"gpu_utilization", [](CeilingInsert& s, int i, const CeilingRow& r,
+                           double) { BindOptional(s, i, r.observation.gpu_utilization); }},
+    {"gpu_memory_peak_gb", [](CeilingInsert& s, int i, const CeilingRow& r,
+                              double) { BindOptional(s, i, r.observation.gpu_memory_peak_gb); }},
+    {"cpu_millicores_avg", [](CeilingInsert& s, int i, const CeilingRow& r,
+                              double) { BindOptional(s, i, r.observation.cpu_millicores_avg); }},
+    {"cpu_millicores_p95", [](CeilingInsert& s, int i, const CeilingRow& r,
+                              double) { BindOptional(s, i, r.observation.cpu_millicores_p95); }},
+    {"cpu_millicores_max", [](CeilingInsert& s, int i, const CeilingRow& r,
+                              double) { BindOptional(s, i, r.observation.cpu_millicores_max); }},
+    {"memory_peak_bytes", [](CeilingInsert& s, int i, const CeilingRow& r,
+                             double) { BindOptional(s, i, r.observation.memory_peak_bytes); }},
+    {"requested_cpu_millicores",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) {
+       BindOptional(s, i, r.observation.requested.cpu_millicores);
+     }},
+    {"requested_memory_bytes",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) {
+       BindOptional(s, i, r.observation.requested.memory_bytes);
+     }},
+    {"requested_gpu_memory_gb",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) {
+       BindOptional(s, i, r.observation.requested.gpu_memory_gb);
+     }},
+    {"requested_gpu_compute_fraction",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) {
+       BindOptional(s, i, r.observation.requested.gpu_compute_fraction);
+     }},
+    {"content_hash",
+     [](CeilingInsert& s, int i, const CeilingRow& r, double) {
+       s.bindNoCopy(i, r.content_hash.data(), static_cast<int>(sizeof(r.content_hash)));
+     }},
+    {"ingested_at", [](CeilingInsert& s, int i, const CeilingRow&, double at) { s.bind(i, at); }},
+    {"gpu_count_held", [](CeilingInsert& s, int i, const CeilingRow& r,
+                          double) { BindOptional(s, i, r.observation.gpu_count_held); }},
+};
+
+// The INSERT of one observation row, and the fill of each of its values:
+// every column of the store's observations table but its rowid, in the
+// table's order. Throws naming a column the ceiling does not know.
+struct RowInsert {
+  std::string sql;
+  std::vector<decltype(ColumnFill::fill)> fills;
+};
+
+RowInsert PlanRowInsert(SQLite::Database& db) {
+  RowInsert plan;
+  std::string columns;
+  std::string placeholders;
+  SQLite::Statement info(db, "SELECT name FROM pragma_table_info('observations') ORDER BY cid");
+  while (info.executeStep()) {
+    const std::string column = info.getColumn(0).getString();
+    if (column == "id") continue;
+    const auto* fill = std::find_if(std::begin(kFills), std::end(kFills),
+                                    [&](const ColumnFill& f) { return column == f.column; });
+    if (fill == std::end(kFills)) {
+      throw std::runtime_error(
+          "hwrec-bench: the raw ceiling does not know how to fill "
+          "observations." +
+          column + ": add it to kFills (tools/bench/raw_ceiling.cpp)");
+    }
+    columns += (columns.empty() ? "" : ", ") + column;
+    placeholders += placeholders.empty() ? "?" : ", ?";
+    plan.fills.push_back(fill->fill);
+  }
+  // A re-sent execution_id is not stored twice, as ingest counts it once.
+  plan.sql =
+      fmt::format("INSERT INTO observations ({}) VALUES ({}) ON CONFLICT (execution_id) DO NOTHING",
+                  columns, placeholders);
+  return plan;
+}
+
+void BindRow(CeilingInsert& insert, const RowInsert& plan, const CeilingRow& row,
+             double ingested_at) {
+  int index = 0;
+  for (const auto fill : plan.fills) fill(insert, ++index, row, ingested_at);
 }
 
 // Opens the store's file as plain SQLite with the settings hwrec uses.
@@ -172,7 +246,7 @@ void InsertWorkloads(SQLite::Database& db, const fixtures::ObservationGenerator&
 }
 
 // Writes one chunk in transactions of `batch` records; returns rows inserted.
-std::int64_t WriteChunk(SQLite::Database& db, SQLite::Statement& insert,
+std::int64_t WriteChunk(SQLite::Database& db, SQLite::Statement& insert, const RowInsert& plan,
                         const std::vector<CeilingRow>& rows, std::size_t batch,
                         double ingested_at) {
   std::int64_t inserted = 0;
@@ -181,7 +255,7 @@ std::int64_t WriteChunk(SQLite::Database& db, SQLite::Statement& insert,
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
     for (std::size_t r = begin; r < end; ++r) {
       if (!rows[r].insert) continue;
-      BindRow(insert, rows[r], ingested_at);
+      BindRow(insert, plan, rows[r], ingested_at);
       inserted += insert.exec();
       insert.reset();
     }
@@ -205,7 +279,8 @@ CeilingResult RunRawCeiling(const std::string& path,
   OpenLikeHwrec(db);
   RowBuilder builder(generator);
   InsertWorkloads(db, generator, &builder);
-  SQLite::Statement insert(db, InsertSql());
+  const RowInsert plan = PlanRowInsert(db);
+  SQLite::Statement insert(db, plan.sql);
 
   CeilingResult result;
   std::vector<Observation> observations;
@@ -223,7 +298,7 @@ CeilingResult RunRawCeiling(const std::string& path,
     }
     const double ingested_at = tools::NowEpochSeconds();
     stopwatch.Start();
-    result.inserted += WriteChunk(db, insert, rows, options.batch, ingested_at);
+    result.inserted += WriteChunk(db, insert, plan, rows, options.batch, ingested_at);
     stopwatch.Stop();
     result.offered += count;
   }
