@@ -1,12 +1,19 @@
+// RecommendationReader (recommendation_reader.h): the figures of a workload
+// on a hardware key from its aggregates at each scope, read by one query,
+// kept while the store is unchanged or read into a memo with every row a
+// batch needs. Its answers at a width are in recommendation_width.cpp, its
+// reasons in recommendation_explain.cpp.
 #include "aggregate/recommendation_reader.h"
 
-#include <fmt/format.h>
-
-#include <map>
-#include <string_view>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "aggregate/estimator.h"
+#include "aggregate/recommendation_reader_internal.h"
 
 namespace hwrec::internal {
 
@@ -31,24 +38,12 @@ const std::vector<Scope>& FallbackChain(FigureKind kind, const RecommenderSettin
   }
 }
 
-// The provenance of a figure learned at each scope, in Scope's order.
-constexpr Provenance kProvenanceOfScope[kScopeCount] = {Provenance::kExact, Provenance::kGpuModel,
-                                                        Provenance::kInstanceType,
-                                                        Provenance::kWorkloadAnyHardware};
-
-// The scope whose aggregate a figure of `provenance` was learned from.
-Scope ScopeOfProvenance(Provenance provenance) {
-  for (std::size_t s = 0; s < kScopeCount; ++s) {
-    if (kProvenanceOfScope[s] == provenance) return static_cast<Scope>(s);
-  }
-  return Scope::kAny;
-}
-
 bool IsGpuFigure(FigureKind kind) {
   return kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
 }
 
-// The row `scope` keeps for `hardware`: the parts the scope does not key on are "".
+}  // namespace
+
 AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& hardware) {
   AggregateKey key;
   key.workload_id = workload_id;
@@ -62,8 +57,6 @@ AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& har
   }
   return key;
 }
-
-}  // namespace
 
 RecommendationReader::RecommendationReader(store::Connection& db)
     : RecommendationReader(db, LoadSettings(db)) {}
@@ -168,227 +161,6 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
   if (explain) Explain(workload_id, found, &out);
   if (width) AnswerForWidth(workload_id, *width, explain, &out);
   return out;
-}
-
-namespace {
-
-// The width whose rows answer for `width`: `width` itself, else the nearest
-// one with rows, the narrower on a tie (its per-GPU figure is at least the
-// need at more GPUs: a request sized by it does not run out); 0 when there
-// are none.
-std::int64_t NearestWidth(const std::vector<std::int64_t>& widths, std::int64_t width) {
-  std::int64_t best = 0;
-  for (std::int64_t w : widths) {
-    const std::int64_t d = w > width ? w - width : width - w;
-    const std::int64_t best_d = best > width ? best - width : width - best;
-    if (best == 0 || d < best_d || (d == best_d && w < best)) best = w;
-  }
-  return best;
-}
-
-}  // namespace
-
-RecommendationReader::WidthAggregates RecommendationReader::WidthAggregatesIn(
-    const AggregateMemo& memo, std::int64_t workload_id, const HardwareKey& hardware) {
-  WidthAggregates by_width;
-  for (const auto& [key, aggregate] : memo) {
-    if (key.workload_id == workload_id && aggregate) by_width.Add(key, *aggregate, hardware);
-  }
-  return by_width;
-}
-
-void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
-                                          bool explain, Recommendation* out) {
-  out->width = width;
-  if (workload_id <= 0 || out->hardware.cpu_only) return;
-  AggregateMemo memo;  // the workload's rows of every width, in ReadAggregates' one pass
-  ReadAggregates(workload_id, {&out->hardware}, &memo);
-  AnswerForWidth(workload_id, width, explain, WidthAggregatesIn(memo, workload_id, out->hardware),
-                 out);
-}
-
-std::map<std::int64_t, Figure> RecommendationReader::GpuMemoryByWidth(std::int64_t workload_id,
-                                                                      const HardwareKey& hardware,
-                                                                      AggregateMemo* memo) {
-  std::map<std::int64_t, Figure> figures;
-  if (hardware.cpu_only || workload_id <= 0) return figures;
-  ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
-  const WidthAggregates by_width = WidthAggregatesIn(*memo, workload_id, hardware);
-  for (std::int64_t width : by_width.Widths()) {
-    const WidthAggregates::At at = by_width.MostSpecificAt(width);
-    Figure figure =
-        EstimateFigure(FigureKind::kGpuMemoryGb, at.aggregate->metric(FigureKind::kGpuMemoryGb),
-                       settings_, kProvenanceOfScope[static_cast<std::size_t>(at.scope)]);
-    figure.learned_width = width;
-    figures.emplace(width, std::move(figure));
-  }
-  return figures;
-}
-
-void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
-                                                const KeyAggregate& aggregate,
-                                                const HardwareKey& hardware) {
-  if (key.width <= 0) return;
-  if (key.scope == Scope::kAny) {
-    on_any.emplace(key.width, &aggregate);
-    return;
-  }
-  if (key.gpu_brand != hardware.gpu_brand.value_or("") ||
-      key.gpu_model != hardware.gpu_model.value_or("")) {
-    return;
-  }
-  if (key.scope == Scope::kGpuModel) {
-    on_card.emplace(key.width, &aggregate);
-  } else if (key.scope == Scope::kExact &&
-             key.instance_type == hardware.instance_type.value_or("")) {
-    on_key.emplace(key.width, &aggregate);
-  }
-}
-
-std::vector<std::int64_t> RecommendationReader::WidthAggregates::Widths() const {
-  std::vector<std::int64_t> widths;
-  for (const auto& [w, aggregate] : on_any) {
-    if (!aggregate->metric(FigureKind::kGpuMemoryGb).empty()) widths.push_back(w);
-  }
-  return widths;
-}
-
-// The most specific population at `width` (one of Widths()): the key, the
-// card, any card.
-RecommendationReader::WidthAggregates::At RecommendationReader::WidthAggregates::MostSpecificAt(
-    std::int64_t width) const {
-  for (const auto& [scope, rows] :
-       {std::pair{Scope::kExact, &on_key}, std::pair{Scope::kGpuModel, &on_card}}) {
-    const auto found = rows->find(width);
-    if (found != rows->end() && !found->second->metric(FigureKind::kGpuMemoryGb).empty()) {
-      return {found->second, scope};
-    }
-  }
-  return {on_any.at(width), Scope::kAny};
-}
-
-void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t width,
-                                          bool explain, const WidthAggregates& by_width,
-                                          Recommendation* out) {
-  out->width = width;
-  if (workload_id <= 0 || out->hardware.cpu_only) return;
-  constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
-  const std::int64_t learned = NearestWidth(by_width.Widths(), width);
-  if (learned == 0) return;  // no execution said what it held: every width's figure stands
-  const WidthAggregates::At at = by_width.MostSpecificAt(learned);
-  const KeyAggregate* aggregate = at.aggregate;
-  const Scope scope = at.scope;
-  const Provenance provenance = kProvenanceOfScope[static_cast<std::size_t>(scope)];
-  Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
-  figure = EstimateFigure(kKind, aggregate->metric(kKind), settings_, provenance);
-  figure.learned_width = learned;
-  if (!explain || !figure.value) return;
-  std::optional<RecentValue> set_by;
-  figure.reason = ExplainFigure(kKind, aggregate->metric(kKind), settings_, &set_by);
-  if (!figure.reason) return;
-  std::optional<ExplainedExecution> execution;
-  if (set_by) execution = FindExecution(kKind, workload_id, out->hardware, scope, *set_by);
-  CompleteReason(kKind, settings_, set_by, execution, &*figure.reason);
-  const std::string where = scope == Scope::kExact      ? "on this hardware"
-                            : scope == Scope::kGpuModel ? "on this card"
-                                                        : "on any card";
-  figure.reason->text.insert(
-      0, learned == width
-             ? fmt::format("per GPU, of the executions that held {} GPU(s) {}: ", width, where)
-             : fmt::format("per GPU, of the executions that held {} GPU(s) {}, the nearest width "
-                           "it ran at (none held {}; not scaled to it): ",
-                           learned, where, width));
-}
-
-void RecommendationReader::Explain(std::int64_t workload_id, const ScopeAggregates& by_scope,
-                                   Recommendation* out) {
-  for (std::size_t f = 0; f < kFigureCount; ++f) {
-    const auto kind = static_cast<FigureKind>(f);
-    Figure& figure = out->figures[f];
-    if (figure.provenance == Provenance::kNone || !figure.value) continue;
-    const Scope scope = ScopeOfProvenance(figure.provenance);
-    const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
-    if (aggregate == nullptr) continue;
-    std::optional<RecentValue> set_by;
-    const MetricState& metric =
-        figure.held_share ? aggregate->held_share() : aggregate->metric(kind);
-    figure.reason = ExplainFigure(kind, metric, settings_, &set_by);
-    if (!figure.reason) continue;
-    std::optional<ExplainedExecution> execution;
-    if (set_by) execution = FindExecution(kind, workload_id, out->hardware, scope, *set_by);
-    CompleteReason(kind, settings_, set_by, execution, &*figure.reason);
-    if (figure.held_share) {
-      figure.reason->text.insert(0,
-                                 "of the shares held, as no execution reported its GPU "
-                                 "utilisation (the share used is at most this): ");
-    }
-  }
-}
-
-namespace {
-// The columns FindExecution reads, both lookups alike.
-constexpr const char* kExecutionColumns =
-    "SELECT execution_id, finished_at, status, requested_memory_bytes, memory_peak_bytes, "
-    "requested_gpu_memory_gb, gpu_memory_peak_gb FROM observations ";
-
-// The execution `lookup` finds (bound, not yet stepped), then resets it.
-std::optional<ExplainedExecution> StepExecution(FigureKind kind, store::Statement& lookup) {
-  std::optional<ExplainedExecution> found;
-  if (lookup.Step()) {
-    ExplainedExecution e;
-    lookup.AssignText(0, &e.execution_id);
-    e.finished_at = lookup.Double(1);
-    e.status = ParseExecutionStatus(lookup.Text(2)).value_or(ExecutionStatus::kSuccess);
-    const int column = kind == FigureKind::kGpuMemoryGb ? 5 : 3;
-    e.requested = lookup.OptionalDouble(column);
-    e.observed = lookup.OptionalDouble(column + 1);
-    found = std::move(e);
-  }
-  lookup.Reset();  // an unfinished statement would hold its read transaction open
-  return found;
-}
-
-}  // namespace
-
-std::optional<ExplainedExecution> RecommendationReader::FindExecution(FigureKind kind,
-                                                                      std::int64_t workload_id,
-                                                                      const HardwareKey& hardware,
-                                                                      Scope scope,
-                                                                      const RecentValue& recent) {
-  if (recent.observation_id > 0) {
-    if (!execution_by_id_) {
-      execution_by_id_ = db_.Prepare(std::string(kExecutionColumns) + "WHERE id = ?");
-    }
-    execution_by_id_->Reset();
-    execution_by_id_->Bind(1, recent.observation_id);
-    auto found = StepExecution(kind, *execution_by_id_);
-    // An id of another store's numbering (rows renumbered since) is not trusted.
-    if (found && found->finished_at == recent.time) return found;
-  }
-  // A state stored before format 3: the first execution of the workload on
-  // the aggregate's key that finished then (observations_by_workload).
-  if (!execution_by_time_) {
-    execution_by_time_ = db_.Prepare(
-        std::string(kExecutionColumns) +
-        "WHERE workload_id = ? AND finished_at = ? "
-        "AND (? = 0 OR coalesce(gpu_brand, '') = ?) AND (? = 0 OR coalesce(gpu_model, '') = ?) "
-        "AND (? = 0 OR coalesce(instance_type, '') = ?) ORDER BY id LIMIT 1");
-  }
-  const AggregateKey key = KeyAt(workload_id, scope, hardware);
-  const std::int64_t gpu = scope == Scope::kExact || scope == Scope::kGpuModel ? 1 : 0;
-  const std::int64_t instance = scope == Scope::kExact || scope == Scope::kInstanceType ? 1 : 0;
-  store::Statement& lookup = *execution_by_time_;
-  lookup.Reset();
-  int i = 1;
-  lookup.Bind(i++, workload_id);
-  lookup.Bind(i++, recent.time);
-  lookup.Bind(i++, gpu);
-  lookup.BindTextView(i++, key.gpu_brand);
-  lookup.Bind(i++, gpu);
-  lookup.BindTextView(i++, key.gpu_model);
-  lookup.Bind(i++, instance);
-  lookup.BindTextView(i++, key.instance_type);
-  return StepExecution(kind, lookup);
 }
 
 Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::string& workload,

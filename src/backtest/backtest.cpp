@@ -22,11 +22,10 @@
 #include <map>
 #include <numeric>
 #include <tuple>
-#include <unordered_map>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/recommendation_reader.h"
 #include "aggregate/settings.h"
+#include "backtest/replay_internal.h"
 #include "hwrec/catalog.h"
 #include "hwrec/observation.h"
 #include "hwrec/remedy.h"
@@ -39,121 +38,19 @@ namespace hwrec {
 namespace {
 
 using internal::AggregateInput;
-using internal::AggregateKey;
-using internal::AggregateKeyHash;
-using internal::KeyAggregate;
+using internal::Event;
+using internal::Execution;
 using internal::RecommenderSettings;
-using internal::Scope;
-
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
-// One observation as the replay needs it.
-struct Execution {
-  AggregateInput input;
-  std::string execution_id;
-  std::optional<double> duration_s;
-  double started_at = 0;
-  bool scored = false;  // matches the key filter (the figure filter applies per figure)
-  HardwareKey hardware;
-  std::size_t key_index = 0;  // into the workload's distinct hardware keys
-};
+using internal::ReplayOrder;
+using internal::ReplayWorkload;
+using internal::Tally;
+using internal::WorkloadTallies;
 
 struct Run {
   std::string name;
   std::map<std::string, std::string> values;
   RecommenderSettings settings;
 };
-
-// Where a figure's over-provisioning is counted: GiB, cores or cards per unit.
-double AmountPerUnit(FigureKind kind) {
-  switch (kind) {
-    case FigureKind::kCpuRequestMillicores:
-    case FigureKind::kCpuLimitMillicores:
-      return 1.0 / 1000;
-    case FigureKind::kMemoryBytes:
-      return 1.0 / kBytesPerGiB;
-    case FigureKind::kGpuMemoryGb:
-    case FigureKind::kGpuComputeFraction:
-      return 1.0;
-  }
-  return 1.0;
-}
-
-// Sums behind a BacktestTotals.
-struct Tally {
-  std::int64_t scored = 0, cold = 0, overruns = 0, fits = 0, with_duration = 0;
-  double slack = 0, over_provisioned = 0;
-
-  void Add(const Tally& o) {
-    scored += o.scored;
-    cold += o.cold;
-    overruns += o.overruns;
-    fits += o.fits;
-    with_duration += o.with_duration;
-    slack += o.slack;
-    over_provisioned += o.over_provisioned;
-  }
-  BacktestTotals Totals() const {
-    BacktestTotals t;
-    t.scored = scored;
-    t.cold = cold;
-    t.overruns = overruns;
-    t.overrun_share = scored > 0 ? static_cast<double>(overruns) / static_cast<double>(scored) : 0;
-    t.mean_slack = fits > 0 ? slack / static_cast<double>(fits) : 0;
-    t.over_provisioned = over_provisioned;
-    t.with_duration = with_duration;
-    return t;
-  }
-};
-
-struct SeriesTally {
-  Tally tally;
-  std::vector<BacktestPoint> points;
-  // Points that neither overran nor were OOMs: how many were seen, how many
-  // are kept, and the stride of those kept (every stride-th one seen).
-  std::size_t plain_seen = 0;
-  std::size_t plain_kept = 0;
-  std::size_t stride = 1;
-
-  // Keeps every overrun and OOM and every stride-th other point; past
-  // 2 × `limit` others kept, drops every second of them and doubles the
-  // stride, so that at most 2 × `limit` stay, evenly spread over the series.
-  void Keep(BacktestPoint point, std::size_t limit) {
-    if (point.overrun || point.oom) {
-      points.push_back(std::move(point));
-      return;
-    }
-    if (plain_seen++ % stride != 0) return;
-    points.push_back(std::move(point));
-    if (limit == 0 || ++plain_kept <= 2 * limit) return;
-    std::size_t plain = 0;
-    const auto dropped = std::remove_if(points.begin(), points.end(), [&](const BacktestPoint& p) {
-      return !p.overrun && !p.oom && plain++ % 2 == 1;
-    });
-    points.erase(dropped, points.end());
-    plain_kept = (plain_kept + 1) / 2;
-    stride *= 2;
-  }
-};
-
-// Whether an execution with `observed` (and its status) overran `recommended`.
-// An OOM ran out of what it requested: under a figure no larger than that
-// request it would have run out too; under a larger one its need is what
-// the aggregates learn from it (the bumped peak), compared like any other.
-bool Overran(FigureKind kind, const AggregateInput& in, double observed, double recommended,
-             bool oom) {
-  if (oom) {
-    const std::optional<double>& requested =
-        kind == FigureKind::kMemoryBytes ? in.requested_memory_bytes : in.requested_gpu_memory_gb;
-    if (!requested || recommended <= *requested) return true;
-  }
-  return observed > recommended;
-}
-
-bool IsOom(FigureKind kind, ExecutionStatus status) {
-  return (kind == FigureKind::kMemoryBytes && status == ExecutionStatus::kOom) ||
-         (kind == FigureKind::kGpuMemoryGb && status == ExecutionStatus::kGpuOom);
-}
 
 HardwareKey KeyOf(const AggregateInput& in) {
   HardwareKey key;
@@ -185,130 +82,6 @@ std::vector<FigureKind> FiguresOf(const BacktestOptions& options) {
   std::vector<FigureKind> all;
   for (std::size_t f = 0; f < kFigureCount; ++f) all.push_back(static_cast<FigureKind>(f));
   return all;
-}
-
-// Per run: series tallies of one workload by (key index, figure).
-using WorkloadTallies = std::map<std::pair<std::size_t, FigureKind>, SeriesTally>;
-
-// A start or a finish of one execution in the replay's order.
-struct Event {
-  double time;
-  int order;  // 0: a finish, 1: a start, 2: the finish of an execution without duration
-  std::size_t index;
-};
-
-// The order the executions (oldest finish first) are replayed in: each is
-// sized at its start from what had finished by then, so finish events sort
-// before start events at the same time, except an execution's own finish
-// when it has no duration (start = finish), which comes after its start.
-// The same for every run: made once per workload.
-std::vector<Event> ReplayOrder(const std::vector<Execution>& executions) {
-  std::vector<Event> events;
-  events.reserve(executions.size() * 2);
-  for (std::size_t i = 0; i < executions.size(); ++i) {
-    const Execution& e = executions[i];
-    if (e.scored) events.push_back({e.started_at, 1, i});
-    events.push_back({e.input.finished_at, e.started_at < e.input.finished_at ? 0 : 2, i});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.time, a.order, a.index) < std::tie(b.time, b.order, b.index);
-  });
-  return events;
-}
-
-// Replays one workload's executions in `events` order with `settings`.
-void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<Event>& events,
-                    const RecommenderSettings& settings, const std::vector<FigureKind>& figures,
-                    bool keep_points, std::size_t points_per_series, WorkloadTallies* tallies) {
-  std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> aggregates;
-  const auto scope_key = [](const AggregateInput& in, Scope scope) {
-    AggregateKey key;
-    key.workload_id = in.workload_id;
-    key.scope = scope;
-    if (scope == Scope::kExact || scope == Scope::kGpuModel) {
-      key.gpu_brand = in.gpu_brand;
-      key.gpu_model = in.gpu_model;
-    }
-    if (scope == Scope::kExact || scope == Scope::kInstanceType) {
-      key.instance_type = in.instance_type;
-    }
-    return key;
-  };
-  // Each execution's four aggregates, found once (node addresses are stable).
-  std::vector<std::array<KeyAggregate*, internal::kScopeCount>> rows(executions.size());
-  for (std::size_t i = 0; i < executions.size(); ++i) {
-    for (std::size_t s = 0; s < internal::kScopeCount; ++s) {
-      rows[i][s] = &aggregates[scope_key(executions[i].input, static_cast<Scope>(s))];
-    }
-  }
-
-  // Only the metrics of the figures scored are kept: a figure reads its own.
-  std::vector<std::array<std::optional<double>, internal::kMetricCount>> values;
-  values.reserve(executions.size());
-  for (const Execution& e : executions) {
-    values.push_back(internal::MetricValues(e.input, settings));
-  }
-  for (const Event& event : events) {
-    const Execution& e = executions[event.index];
-    const auto& value = values[event.index];
-    if (event.order != 1) {
-      for (KeyAggregate* aggregate : rows[event.index]) {
-        const auto add = [&](std::size_t m) {
-          if (!value[m]) return;
-          aggregate->metrics[m].Add(*value[m], e.input.finished_at, settings.half_life_s(),
-                                    settings.max_range_samples);
-        };
-        for (FigureKind kind : figures) {
-          add(static_cast<std::size_t>(kind));
-          // The compute share also reads the shares held without utilisation.
-          if (kind == FigureKind::kGpuComputeFraction) add(internal::kHeldShareMetric);
-        }
-        ++aggregate->samples;
-      }
-      continue;
-    }
-    internal::ScopeAggregates by_scope{};
-    for (std::size_t s = 0; s < internal::kScopeCount; ++s) {
-      KeyAggregate* aggregate = rows[event.index][s];
-      by_scope[s] = aggregate->samples > 0 ? aggregate : nullptr;
-    }
-    for (FigureKind kind : figures) {
-      const auto& observed = value[static_cast<std::size_t>(kind)];
-      if (!observed) continue;
-      SeriesTally& series = (*tallies)[{e.key_index, kind}];
-      const Figure figure = internal::EstimateFromScopes(kind, e.hardware, by_scope, settings);
-      const bool oom = IsOom(kind, e.input.status);
-      BacktestPoint point;
-      point.observed = *observed;
-      point.oom = oom;
-      if (!figure.value) {
-        ++series.tally.cold;
-      } else {
-        const double recommended = *figure.value;
-        ++series.tally.scored;
-        point.overrun = Overran(kind, e.input, *observed, recommended, oom);
-        if (point.overrun) {
-          ++series.tally.overruns;
-        } else {
-          ++series.tally.fits;
-          if (recommended > 0) series.tally.slack += (recommended - *observed) / recommended;
-          if (e.duration_s && *e.duration_s >= 0) {
-            ++series.tally.with_duration;
-            series.tally.over_provisioned +=
-                (recommended - *observed) * AmountPerUnit(kind) * *e.duration_s / 3600.0;
-          }
-        }
-      }
-      if (keep_points) {
-        point.execution_id = e.execution_id;
-        point.started_at = e.started_at;
-        point.recommended = figure.value;
-        point.lower = figure.lower;
-        point.upper = figure.upper;
-        series.Keep(std::move(point), points_per_series);
-      }
-    }
-  }
 }
 
 std::string ValueList(const std::vector<BacktestPreset>& presets) {

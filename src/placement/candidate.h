@@ -15,6 +15,10 @@
 
 namespace hwrec::internal {
 
+// How far apart two figures (or shares of a card) may be and still count as
+// equal, in the judging of a candidate and in the figures it starts from.
+inline constexpr double kEpsilon = 1e-9;
+
 // The candidate rules (CheckPlacementCandidates) one candidate at a time, for
 // the evaluator, which finds duplicates while it looks the pools up. `i` is the
 // candidate's position; messages count from 1.

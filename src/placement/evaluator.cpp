@@ -1,13 +1,21 @@
+// PlacementEvaluator: the registered pools and the catalog, kept in step with
+// the store, and the evaluation of one execution on its candidates: the pools
+// looked up, the recommendations and the workload's history read as one state
+// of the store, each candidate judged (candidate.cpp), then ranked
+// (evaluator_rank.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
-#include <tuple>
+#include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "base/time.h"
 #include "hwrec/catalog.h"
@@ -17,6 +25,7 @@
 #include "hwrec/recommend.h"
 #include "hwrec/store.h"
 #include "placement/candidate.h"
+#include "placement/evaluator_impl.h"
 #include "placement/history.h"
 #include "recommend/kept_reader.h"
 #include "store/change_watch.h"
@@ -39,108 +48,7 @@ std::optional<std::int64_t> PartitionsPerNode(const HardwareProfile& h) {
   return std::nullopt;
 }
 
-// Score ties closer than this are ties: the next term decides.
-double Rounded(double value) { return std::round(value * 1e6) / 1e6; }
-
-// The score terms best_fit and fragmentation share: a known score before an
-// unknown one, the lower; a known compute shortfall before an unknown one,
-// the smaller; a known card waste before an unknown one, the smaller.
-template <typename = void>
-auto ScoreTerms(const PlacementWaste& w) {
-  return std::make_tuple(!w.score.has_value(), Rounded(w.score.value_or(0)),
-                         !w.compute_shortfall.has_value(), Rounded(w.compute_shortfall.value_or(0)),
-                         !w.card.has_value(), Rounded(w.card.value_or(0)));
-}
-
-// How many figures of a candidate's request a default or the execution's
-// declaration sized, not the workload's own history (CPU request and memory;
-// GPU memory and compute share for GPU work): candidates history sizes rank
-// first. A figure nothing sized is left to the score's unknown terms (a
-// whole card needs no compute share to be judged).
-int GuessedFigures(const CandidateEvaluation& e) {
-  int guessed = 0;
-  for (FigureKind kind : {FigureKind::kCpuRequestMillicores, FigureKind::kMemoryBytes,
-                          FigureKind::kGpuMemoryGb, FigureKind::kGpuComputeFraction}) {
-    const bool gpu = kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
-    if (gpu && e.request.gpu_count == 0) continue;
-    const FigureSource source = e.request.origins[static_cast<std::size_t>(kind)].source;
-    guessed += source == FigureSource::kDefault || source == FigureSource::kDeclared;
-  }
-  return guessed;
-}
-
-// best_fit (docs/PLACEMENT.md "Score"): for CPU-only work CPU-only pools
-// first; the fewer figures sized by a default or a declaration; the score terms; a known gpu_left
-// before an unknown one, the smaller; the less CPU and memory left idle; candidate order. An
-// unknown term never counts as zero.
-template <typename = void>
-auto BestFitKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
-  const PlacementWaste& w = e.waste;
-  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, GuessedFigures(e)), ScoreTerms<>(w),
-                        std::make_tuple(!w.gpu_left.has_value(), Rounded(w.gpu_left.value_or(0)),
-                                        Rounded(w.cpu + w.memory), e.candidate));
-}
-
-// fragmentation (docs/PLACEMENT.md "Fragmentation"): for CPU-only work
-// CPU-only pools first; the fewer figures sized by a default or a
-// declaration; a known increase before an unknown one; the higher
-// FragmentationScore; for CPU-only work the node with the least free GPU (a
-// known amount first); where the increase is unknown, the score terms; candidate
-// order.
-template <typename = void>
-auto FragmentationKey(const CandidateEvaluation& e, bool gpu_work, bool gpu_pool) {
-  static const PlacementWaste kNoTerms;  // in the score terms' place when the increase is known
-  const PlacementWaste& w = e.waste;
-  const std::optional<double>& f = w.fragmentation;
-  const std::optional<double> left = gpu_work ? std::optional<double>(0) : w.gpu_left;
-  return std::tuple_cat(std::make_tuple(!gpu_work && gpu_pool, GuessedFigures(e), !f.has_value(),
-                                        f ? -FragmentationScore(*f) : 0, !left.has_value(),
-                                        Rounded(left.value_or(0))),
-                        ScoreTerms<>(f ? kNoTerms : w), std::make_tuple(e.candidate));
-}
-
-// Candidates in `key` order, feasible ones only: each key computed once, then
-// positions sorted by them (a comparison costs no lookup, a swap moves no
-// key). Keys end in the candidate's position: no two are equal.
-template <typename KeyOf>
-void SortFeasible(const std::vector<CandidateEvaluation>& all, std::int64_t gpu_count,
-                  const std::vector<const PoolFacts*>& pools_given, KeyOf key_of,
-                  std::vector<std::size_t>* order) {
-  using Key = decltype(key_of(all.front(), false, false));
-  std::vector<Key> keys;
-  keys.reserve(all.size());
-  std::vector<std::size_t> positions;  // in `all`, parallel to `keys`
-  positions.reserve(all.size());
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].feasible) continue;
-    const PoolFacts* pool = pools_given[all[i].candidate];
-    const bool gpu_pool = pool != nullptr && pool->pool.hardware.gpu_count.value_or(0) > 0;
-    keys.push_back(key_of(all[i], gpu_count > 0, gpu_pool));
-    positions.push_back(i);
-  }
-  std::vector<std::uint32_t> ranked(keys.size());
-  for (std::uint32_t k = 0; k < ranked.size(); ++k) ranked[k] = k;
-  std::sort(ranked.begin(), ranked.end(),
-            [&keys](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  for (const std::uint32_t k : ranked) order->push_back(positions[k]);
-}
-
 }  // namespace
-
-int FragmentationScore(double increase) {
-  if (std::isnan(increase)) return 0;
-  return static_cast<int>(std::floor(100 / (1 + std::exp(increase))));
-}
-
-// The registered pools, each with its facts from the catalog it was added
-// with (the facts point into it), indexed by id and by hardware key.
-struct PoolIndex {
-  std::vector<PoolFacts> pools;
-  std::unordered_map<std::string, std::size_t> pool_by_id;
-  std::vector<HardwareKey> keys;  // distinct hardware keys of the pools
-
-  void Add(NodePool pool, const GpuCatalog& catalog);
-};
 
 void PoolIndex::Add(NodePool pool, const GpuCatalog& catalog) {
   PoolFacts facts;
@@ -161,63 +69,6 @@ void PoolIndex::Add(NodePool pool, const GpuCatalog& catalog) {
   pool_by_id[facts.pool.node_pool_id] = pools.size();
   pools.push_back(std::move(facts));
 }
-
-// Hidden, though its class is exported: only the library reaches it.
-struct [[gnu::visibility("hidden")]] PlacementEvaluator::Impl {
-  explicit Impl(const Store& s) : store(s), watch(store::ConnectionOf(s)) {}
-  const Store& store;
-  // Tells, in each evaluation's snapshot, whether the pools, the catalog or
-  // the settings changed since the last one, by this process or another.
-  store::ChangeWatch watch;
-  // Kept across evaluations with its prepared statements; settings re-read when changed.
-  std::unique_ptr<internal::RecommendationReader> reader;
-  std::unique_ptr<internal::WorkloadHistoryReader> history_reader;  // made on first use
-  GpuCatalog catalog;
-  PoolIndex index;               // its facts point into `catalog`
-  std::vector<DemandShape> mix;  // normalised; empty: each execution's own request
-
-  // Re-reads the catalog and the pools when the watch has them pending (a
-  // pool's facts point into the catalog: a new catalog re-reads the pools
-  // too), all or nothing: on failure the evaluator is as it was and the
-  // change stays pending.
-  Status Sync();
-  // Each candidate's registered pool (null: not in the snapshot), checking the
-  // candidate rules on the way (CheckPlacementCandidates, duplicates found by
-  // the pools' index instead of hashing every id again).
-  Status LookUp(const std::vector<PlacementCandidate>& candidates,
-                std::vector<const PoolFacts*>* found);
-  // Where each candidate of the last evaluation was found in `index.pools`
-  // (a Runner asks again and again over the same pools, in the same order):
-  // tried first, by comparing the id, before the id is hashed. Emptied when
-  // the pools are read again.
-  std::vector<std::size_t> last_found;
-  // What a read in one statement gave, in place of a snapshot's reads.
-  struct Held {
-    std::int64_t workload_id = 0;
-    internal::WorkloadHistory history;
-    internal::AggregateMemo memo;
-  };
-  // The reads in one statement, without and with the workload's history;
-  // made on first use.
-  std::array<std::unique_ptr<store::Statement>, 2> combined;
-  // In the steady state, where each statement is a round trip
-  // (internal::MayReadCombined): the workload's id, aggregates for the keys
-  // of `pools` and (`with_history`) recent executions, in one statement that
-  // also reads the change counters. nullopt: read them in a snapshot (the
-  // pools, catalog or settings changed, or the connection was lost).
-  std::optional<Held> ReadCombined(const std::string& workload,
-                                   const std::vector<const PoolFacts*>& pools, bool with_history);
-  // The distinct hardware keys of `pools`.
-  std::vector<const HardwareKey*> KeysOf(const std::vector<const PoolFacts*>& pools) const;
-  // Also completes `facts` from the workload's history, in the same read:
-  // `held`'s, or the snapshot's the watch was polled in (call inside it).
-  Result<std::vector<const Recommendation*>> RecommendationsFor(
-      const std::string& workload, const std::vector<const PoolFacts*>& pools, double as_of,
-      internal::ExecutionFacts* facts, std::vector<std::optional<Recommendation>>* cache,
-      Held* held);
-  void Rank(PlacementResult * result, PlacementPolicy policy, std::int64_t gpu_count,
-            const std::vector<const PoolFacts*>& pools_given) const;
-};
 
 Status PlacementEvaluator::Impl::Sync() {
   const bool catalog_changed = watch.pending()(store::ChangeArea::kCatalog);
@@ -336,34 +187,6 @@ Result<std::vector<const Recommendation*>> PlacementEvaluator::Impl::Recommendat
   }
   return out;
 }
-
-// The order is worked out on indices, then each evaluation is moved once.
-void PlacementEvaluator::Impl::Rank(PlacementResult* result, PlacementPolicy policy,
-                                    std::int64_t gpu_count,
-                                    const std::vector<const PoolFacts*>& pools_given) const {
-  auto& all = result->evaluations;
-  std::vector<std::size_t> order;
-  order.reserve(all.size());
-  if (policy == PlacementPolicy::kBestFit) {
-    SortFeasible(all, gpu_count, pools_given, BestFitKey<>, &order);
-  } else if (policy == PlacementPolicy::kFragmentation) {
-    SortFeasible(all, gpu_count, pools_given, FragmentationKey<>, &order);
-  } else {
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      if (all[i].feasible) order.push_back(i);
-    }
-  }
-  const bool any_feasible = !order.empty();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].feasible) order.push_back(i);
-  }
-  std::vector<CandidateEvaluation> ranked;
-  ranked.reserve(all.size());
-  for (const std::size_t i : order) ranked.push_back(std::move(all[i]));
-  all = std::move(ranked);
-  if (any_feasible) result->chosen = 0;
-}
-
 PlacementEvaluator::PlacementEvaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PlacementEvaluator::~PlacementEvaluator() = default;
 

@@ -23,6 +23,7 @@
 #include "store/sqlite_connection.h"
 #include "store/sqlite_util.h"
 #include "store/store_file.h"
+#include "store/store_impl_internal.h"
 
 namespace hwrec {
 
@@ -47,41 +48,10 @@ void CheckpointBeforeClose(SQLite::Database& db) {
 
 }  // namespace
 
-// Hidden, though its class is exported: only the library reaches it.
-struct [[gnu::visibility("hidden")]] Store::Impl {
-  // A SQLite file.
-  Impl(const std::string& p, const std::string& name, int flags, const StoreOptions& o)
-      : path(p),
-        options(o),
-        db(std::make_unique<SQLite::Database>(name, flags, o.busy_timeout_ms)),
-        connection(store::MakeSqliteConnection(db->getHandle())) {}
-  // A PostgreSQL database; `p` is the URI without its password.
-  Impl(const std::string& p, const StoreOptions& o, std::unique_ptr<store::Connection> c)
-      : path(p), options(o), connection(std::move(c)) {}
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  ~Impl() {
-    connection.reset();
-    if (db && !options.read_only) CheckpointBeforeClose(*db);
-  }
-
-  std::string path;
-  StoreOptions options;
-  std::unique_ptr<SQLite::Database> db;           // SQLite only
-  std::unique_ptr<store::Connection> connection;  // the seam the layers above use
-  std::string immutable_reason;                   // set when opened with immutable=1
-  std::string schema_problem;                     // set when opened with inspect_schema despite one
-
-  // A nested class reaches its Store's members: the library's one way to
-  // a Store's connection (internal::StoreAccess, store::ConnectionOf).
-  static Impl& Of(const Store& store) { return *store.impl_; }
-  // The ways Store::Open goes, each defined below.
-  static std::unique_ptr<Impl> Connect(const std::string& path, const StoreOptions& options);
-  static Result<std::unique_ptr<Store>> OpenRecognised(const std::string& path,
-                                                       const StoreOptions& options);
-  static Result<std::unique_ptr<Store>> OpenPostgresql(const std::string& uri,
-                                                       const StoreOptions& options);
-};
+Store::Impl::~Impl() {
+  connection.reset();
+  if (db && !options.read_only) CheckpointBeforeClose(*db);
+}
 
 namespace internal {
 SQLite::Database& StoreAccess::Db(const Store& store) {
@@ -111,15 +81,6 @@ namespace {
 
 using internal::EmbeddedMigrations;
 using internal::Migrator;
-
-std::string QuoteIdentifier(const std::string& name) {
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
 
 // A write interrupted in rollback-journal mode (a killed migration) leaves a
 // hot journal that only a read-write connection can roll back. A read-only
@@ -355,58 +316,6 @@ Status Store::CheckWritable() const {
                       RemedyText(Remedy::kMigrate, impl_->path)));
     }
     return Status::Ok();
-  });
-}
-
-Result<StoreStatus> Store::GetStatus() const {
-  return internal::Guarded(impl_->path, [&]() -> Result<StoreStatus> {
-    store::Connection& db = *impl_->connection;
-    store::ReadSnapshot snapshot(db);  // the counts of one state of the store
-    const store::Connection::Footprint footprint = db.ReadFootprint();
-    StoreStatus status;
-    status.engine = footprint.engine;
-    status.path = impl_->path;
-    status.schema_version = schema_version();
-    status.latest_schema_version = LatestSchemaVersion();
-    status.hp_version = status.schema_version >= 2 ? "hp:v2" : "hp:v1";
-    status.journal_mode = footprint.journal_mode;
-    status.immutable = !impl_->immutable_reason.empty();
-    status.opened = !read_only()       ? "read-write"
-                    : status.immutable ? "read-only (immutable: " + impl_->immutable_reason + ")"
-                                       : "read-only";
-    status.schema_problem = impl_->schema_problem;
-    status.file_size_bytes = footprint.bytes;
-    status.wal_size_bytes = footprint.log_bytes;
-    for (const std::string& table : db.TableNames()) {
-      // Identifiers cannot be bound; the names come from the engine's catalog, quoted.
-      const auto rows = db.QueryInt64("SELECT count(*) FROM " + QuoteIdentifier(table));
-      status.tables.push_back({table, rows.value_or(0)});
-    }
-    return status;
-  });
-}
-
-Result<std::string> Store::DumpSchema() const {
-  return internal::Guarded(impl_->path, [&]() -> Result<std::string> {
-    std::string out = fmt::format(
-        "-- hwrec schema {}: generated from migrations/ by the `schema` build target.\n"
-        "-- Do not edit; change migrations/ and rebuild.\n\n",
-        schema_version());
-    store::Connection& connection = *impl_->connection;
-    if (connection.engine() == store::Engine::kPostgresql) {
-      return out + internal::DumpPostgresqlSchema(connection);
-    }
-    SQLite::Statement query(internal::StoreAccess::Db(*this),
-                            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
-                            "AND name NOT LIKE 'sqlite_%' ORDER BY CASE type "
-                            "WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 "
-                            "ELSE 3 END, name");
-    while (query.executeStep()) {
-      out += query.getColumn(0).getString();
-      out += ";\n\n";
-    }
-    out.pop_back();
-    return out;
   });
 }
 
