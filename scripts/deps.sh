@@ -6,7 +6,7 @@
 #                           Python module and running them needs (the quick
 #                           start, examples/quickstart.sh)
 #   scripts/deps.sh [test]  that and what the tests need besides: Catch2,
-#                           clang-format, the PostgreSQL server, pytest, venv,
+#                           clang-format, clang-tidy, the PostgreSQL server, pytest, venv,
 #                           Chromium and PIL for the report's browser test
 set -euo pipefail
 
@@ -18,7 +18,7 @@ build=(
   python3 python3-dev pybind11-dev
 )
 test=(
-  catch2 clang-format sqlite3 postgresql
+  catch2 clang-format clang-tidy sqlite3 postgresql
   python3-pytest python3-venv python3-setuptools python3-wheel
   python3-mypy   # stubtest and mypy --strict on the module's stubs, example and docs
   chromium python3-pil fonts-dejavu-core   # the report's headless-browser test

@@ -29,7 +29,7 @@ std::string BuildRecommendationUpsertSql() {
       const std::string column = name + suffix;
       columns += ", " + column;
       params += ", ?";
-      updates += ", " + column + " = excluded." + column;
+      updates += fmt::format(", {0} = excluded.{0}", column);
     }
   }
   // Whether the compute share is of shares held (Figure::held_share).

@@ -69,7 +69,7 @@ void MetricState::AddToBucket(int bucket, double weight) {
     weights_.insert(weights_.begin(), static_cast<std::size_t>(first_bucket_ - bucket), 0.0);
     first_bucket_ = bucket;
   } else if (bucket >= first_bucket_ + static_cast<int>(weights_.size())) {
-    weights_.resize(static_cast<std::size_t>(bucket - first_bucket_ + 1), 0.0);
+    weights_.resize(static_cast<std::size_t>(bucket - first_bucket_) + 1, 0.0);
   }
   weights_[static_cast<std::size_t>(bucket - first_bucket_)] += weight;
 }

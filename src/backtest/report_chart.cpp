@@ -70,7 +70,7 @@ double TimeStep(double range) {
 }
 
 std::string TimeLabel(double t, double step) {
-  const std::string text = FormatRfc3339(t);  // 2026-11-28T08:41:23Z
+  std::string text = FormatRfc3339(t);  // 2026-11-28T08:41:23Z
   if (text.size() < 16) return text;
   if (step >= 86400) return text.substr(0, 10);
   return text.substr(5, 5) + " " + text.substr(11, 5);
@@ -175,7 +175,7 @@ std::string BandPath(const std::vector<const BacktestPoint*>& drawn, const TimeA
       const double up = value.y(*drawn[k]->upper);
       const double low = value.y(*drawn[k]->lower);
       Append(&path, "{}{:.1f} {:.1f}L{:.1f} {:.1f}", k == i ? "M" : "L", x0, up, x1, up);
-      lower_back = fmt::format("L{:.1f} {:.1f}L{:.1f} {:.1f}", x1, low, x0, low) + lower_back;
+      lower_back.insert(0, fmt::format("L{:.1f} {:.1f}L{:.1f} {:.1f}", x1, low, x0, low));
     }
     path += lower_back + "Z";
     i = j;
@@ -336,6 +336,7 @@ void AppendPanel(const BacktestSeries& series, const TimeAxis& time, double top,
     return;
   }
   std::vector<std::pair<double, std::optional<double>>> steps;
+  steps.reserve(drawn.size());
   for (const BacktestPoint* p : drawn) {
     steps.emplace_back(time.x(p->started_at), p->recommended
                                                   ? std::optional<double>(value.y(*p->recommended))

@@ -19,6 +19,7 @@ class LineReader {
   LineReader(int fd, std::size_t max_line_bytes);
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
+  ~LineReader() = default;
 
   enum class Outcome { kLine, kEnd, kPaused };
 

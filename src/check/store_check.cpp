@@ -31,7 +31,7 @@ using internal::Findings;
 // Runs one check. A page SQLite cannot read while checking is a problem of
 // the check, not a reason to stop the others.
 CheckResult RunCheck(store::Inspection& file, const std::string& name, const std::string& summary,
-                     const std::string& fix, std::size_t max_problems, CheckBody body) {
+                     const std::string& fix, std::size_t max_problems, const CheckBody& body) {
   CheckResult result;
   result.name = name;
   result.summary = summary;
@@ -101,7 +101,7 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
            std::find(options.only.begin(), options.only.end(), name) != options.only.end();
   };
   const auto run = [&](const std::string& name, const std::string& summary, const std::string& fix,
-                       CheckBody body) {
+                       const CheckBody& body) {
     if (wanted(name)) checks.push_back(RunCheck(file, name, summary, fix, n, body));
   };
   const auto skip = [&](const std::string& name, std::string summary) {

@@ -102,7 +102,7 @@ void ObservationValues(const ObservationRow& row, std::int64_t workload_id, doub
   *v++ = SqlValue::Integer(o.gpu_count_held);
 }
 
-ObservationWriter::ObservationWriter(store::Connection& db, std::string source)
+ObservationWriter::ObservationWriter(store::Connection& db, const std::string& source)
     : db_(db),
       source_(internal::ReplaceInvalidUtf8(source)),  // a file name need not be UTF-8
       insert_observation_(db.PrepareInsert(InsertObservationSql(), "id")),

@@ -59,9 +59,10 @@ enum class InsertOutcome {
 
 class ObservationWriter {
  public:
-  ObservationWriter(store::Connection& db, std::string source);
+  ObservationWriter(store::Connection& db, const std::string& source);
   ObservationWriter(const ObservationWriter&) = delete;
   ObservationWriter& operator=(const ObservationWriter&) = delete;
+  ~ObservationWriter() = default;
 
   // The time stamped on rows written from now on (ingested_at, rejected_at).
   void set_now(double epoch_seconds) { now_ = epoch_seconds; }

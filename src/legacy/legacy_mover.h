@@ -69,6 +69,7 @@ class LegacyMover {
   LegacyMover(store::Connection& db, const LegacyRowBounds& bounds, AggregateWriter* aggregates);
   LegacyMover(const LegacyMover&) = delete;
   LegacyMover& operator=(const LegacyMover&) = delete;
+  ~LegacyMover() = default;
 
   // Stores the row as an observation when `resolution` resolved it and the row
   // is valid; otherwise `*code` and `*reason` say why it was not. True when stored.

@@ -23,7 +23,9 @@ struct PoolRecord {
 
   // `error`'s field under the name the line used (for errors found later,
   // e.g. against the catalog).
-  RecordError Named(RecordError found) const { return runner ? runner->Renamed(found) : found; }
+  RecordError Named(const RecordError& found) const {
+    return runner ? runner->Renamed(found) : found;
+  }
 };
 
 // Reads one pool line in `form`. A pool in the Runner's form is translated

@@ -98,7 +98,7 @@ void LadderBuilder::AddUnusedFigureNotes() {
                     *need->gpu_memory_gb, where);
       auto it = std::find_if(seen.begin(), seen.end(),
                              [&](const auto& entry) { return entry.first == figure; });
-      if (it == seen.end()) it = seen.insert(seen.end(), {std::move(figure), {}});
+      if (it == seen.end()) it = seen.insert(seen.end(), {figure, {}});
       it->second.push_back(std::to_string(width));
     }
     for (const auto& [figure, at] : seen) {

@@ -69,6 +69,7 @@ std::map<CardWidth, CardNeed> NeedsOf(internal::RecommendationReader& reader,
   }
   // Every card's rows, of every width, in one read of the workload's aggregates.
   std::vector<const HardwareKey*> wanted;
+  wanted.reserve(keys.size());
   for (const HardwareKey& key : keys) wanted.push_back(&key);
   internal::AggregateMemo memo;
   reader.ReadAggregates(*workload_id, wanted, &memo);
@@ -119,8 +120,8 @@ Result<RouterSnapshot> RouterSnapshot::Load(const Store& store, std::optional<do
     auto reader = internal::KeptReader(store, &kept, watch);
     if (!reader.ok()) return reader.status();
     for (const Intent& intent : snapshot.config.intents) {
-      auto needs = NeedsOf(**reader, snapshot.config, intent, at);
-      if (!needs.empty()) snapshot.needs[intent.intent] = std::move(needs);
+      auto intent_needs = NeedsOf(**reader, snapshot.config, intent, at);
+      if (!intent_needs.empty()) snapshot.needs[intent.intent] = std::move(intent_needs);
     }
     return snapshot;
   });

@@ -109,7 +109,7 @@ void CreateExclusive(const std::string& path, mode_t mode) {
 // replaces what is there, a dangling symlink included.
 std::string LinkUnderFinalName(const std::string& partial, const std::string& base) {
   for (int n = 1;; ++n) {
-    const std::string candidate = n == 1 ? base : fmt::format("{}-{}", base, n);
+    std::string candidate = n == 1 ? base : fmt::format("{}-{}", base, n);
     if (link(partial.c_str(), candidate.c_str()) == 0) return candidate;
     if (errno != EEXIST) throw std::runtime_error(Errno(candidate));
   }

@@ -332,8 +332,8 @@ Result<std::unique_ptr<Store>> Store::Impl::OpenPostgresql(const std::string& ur
   return internal::Guarded(shown, [&]() -> Result<std::unique_ptr<Store>> {
     auto impl =
         std::make_unique<Impl>(shown, options, store::ConnectPostgresql(uri, options.read_only));
-    store::Connection& db = *impl->connection;
-    const std::optional<std::string> schema = db.QueryText("SELECT current_schema()");
+    store::Connection& session = *impl->connection;
+    const std::optional<std::string> schema = session.QueryText("SELECT current_schema()");
     if (!schema) {
       return Status::NotFound(fmt::format(
           "{}: no schema of the search_path exists in this database: create it (CREATE SCHEMA) "
@@ -341,9 +341,10 @@ Result<std::unique_ptr<Store>> Store::Impl::OpenPostgresql(const std::string& ur
           shown));
     }
     const std::int64_t tables =
-        db.QueryInt64(
-              "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = "
-              "current_schema()")
+        session
+            .QueryInt64(
+                "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = "
+                "current_schema()")
             .value_or(0);
     const bool create = options.create_if_missing && !options.read_only;
     if (tables == 0 && !create) {
@@ -351,13 +352,13 @@ Result<std::unique_ptr<Store>> Store::Impl::OpenPostgresql(const std::string& ur
           fmt::format("no hwrec store at {} (schema {} is empty): create it with {}", shown,
                       *schema, RemedyText(Remedy::kInit, shown)));
     }
-    if (tables > 0 && !db.HasTable("schema_migrations")) {
+    if (tables > 0 && !session.HasTable("schema_migrations")) {
       return Status::InvalidArgument(fmt::format(
           "{}: schema {} holds tables but no schema_migrations: it is not an hwrec store; name "
           "an empty schema or one hwrec made (search_path)",
           shown, *schema));
     }
-    Migrator migrator(db, EmbeddedMigrations(store::Engine::kPostgresql));
+    Migrator migrator(session, EmbeddedMigrations(store::Engine::kPostgresql));
     if (Status s = SettleSchema(migrator, tables == 0, options, shown, &impl->schema_problem);
         !s.ok())
       return s;

@@ -31,7 +31,8 @@ std::uintmax_t SizeOr0(const std::string& path) {
 bool DiskFull(const std::string& path) {
   std::error_code ec;
   const fs::space_info space = fs::space(ParentDirectory(path), ec);
-  return !ec && space.available < 64 * 1024;  // less than SQLite needs for a page and its journal
+  return !ec && space.available <
+                    std::uintmax_t{64} * 1024;  // less than SQLite needs for a page and its journal
 }
 
 std::string NotAStore(const std::string& path, const std::string& found) {
