@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "check/table_rows.h"
+#include "copy/table_rows.h"
 #include "hwrec/check.h"
 #include "hwrec/store_copy.h"
 #include "store/database.h"

@@ -1,4 +1,4 @@
-#include "check/table_rows.h"
+#include "copy/table_rows.h"
 
 #include <fmt/format.h>
 

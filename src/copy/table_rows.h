@@ -1,6 +1,6 @@
 // Every row of one table as exact text, engine-neutral: what `hwrec copy`
 // compares between two stores and what its tests compare after a round trip.
-// Private to src/check/ and its tests.
+// Private to src/copy/ and its tests.
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@
 #include "base/decimal.h"
 #include "base/status_error.h"
 #include "check/findings.h"
-#include "check/table_rows.h"
+#include "copy/table_rows.h"
 #include "hwrec/remedy.h"
 #include "store/database.h"
 #include "store/guarded.h"
