@@ -26,8 +26,8 @@ LAYERS = [
     ("hardware",),   # profile ids, catalog, GPU modes, node pools
     ("record",),     # observations and the Runner's record forms
     ("aggregate",),  # metric state, aggregator, settings (the config table)
+    ("recommend",),  # figures from aggregates, materialised and queried
     ("ingest",),     # validate, deduplicate, write observations and aggregates
-    ("recommend",),  # figures from aggregates
     ("placement", "router", "backtest"),  # effective requests on pools; the width ladder;
                                           # the replay of the history and its report
     ("check", "legacy"),      # whole-store verification; the hp:v1 -> hp:v2 move
@@ -49,7 +49,7 @@ PUBLIC = {
     "node_pool.h": "hardware",
     "observation.h": "record",
     "runner.h": "record",
-    "config.h": "aggregate",
+    "config.h": "recommend",
     "figure.h": "aggregate",
     "ingest.h": "ingest",
     "pool_import.h": "ingest",

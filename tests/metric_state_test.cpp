@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/estimator.h"
+#include "recommend/estimator.h"
 
 using hwrec::internal::MetricState;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "aggregate/estimator.h"
 #include "base/decimal.h"
+#include "recommend/estimator.h"
 #include "test_support.h"
 
 using hwrec::test::RunCli;

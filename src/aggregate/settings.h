@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "hwrec/config.h"
 #include "hwrec/figure.h"
 #include "hwrec/status.h"
 #include "store/database.h"

@@ -8,8 +8,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "aggregate/recommendation_reader.h"
 #include "hwrec/observation.h"
+#include "recommend/recommendation_reader.h"
 
 namespace hwrec::internal {
 

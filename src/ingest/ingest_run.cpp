@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "aggregate/materialize.h"
 #include "base/text.h"
 #include "hardware/node_pool_table.h"
 #include "hwrec/catalog.h"
 #include "hwrec/node_pool.h"
 #include "ingest/observation_encoding.h"
 #include "ingest/record_bounds.h"
+#include "recommend/materialize.h"
 #include "record/runner_records.h"
 
 namespace hwrec::internal {

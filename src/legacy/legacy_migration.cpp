@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "hwrec/store.h"
 #include "legacy/legacy_move.h"
+#include "recommend/materialize.h"
 #include "store/backup.h"
 #include "store/bulk_write.h"
 #include "store/database.h"

@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "base/status_error.h"
 #include "base/time.h"
@@ -21,6 +20,7 @@
 #include "legacy/legacy_pools.h"
 #include "legacy/legacy_resolver.h"
 #include "legacy/legacy_row.h"
+#include "recommend/materialize.h"
 #include "store/database.h"
 #include "store/legacy_history.h"
 #include "store/row_values.h"

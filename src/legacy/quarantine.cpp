@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "base/text.h"
 #include "base/time.h"
@@ -15,6 +14,7 @@
 #include "hwrec/store.h"
 #include "legacy/legacy_mover.h"
 #include "legacy/legacy_pools.h"
+#include "recommend/materialize.h"
 #include "store/database.h"
 #include "store/guarded.h"
 #include "store/row_values.h"

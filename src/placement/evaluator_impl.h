@@ -13,7 +13,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "aggregate/recommendation_reader.h"
 #include "hwrec/catalog.h"
 #include "hwrec/hardware_key.h"
 #include "hwrec/node_pool.h"
@@ -25,6 +24,7 @@
 #include "hwrec/store.h"
 #include "placement/candidate.h"
 #include "placement/history.h"
+#include "recommend/recommendation_reader.h"
 #include "store/change_watch.h"
 #include "store/database.h"
 

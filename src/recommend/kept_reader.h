@@ -7,10 +7,10 @@
 #include <functional>
 #include <memory>
 
-#include "aggregate/combined_aggregates.h"
-#include "aggregate/recommendation_reader.h"
 #include "hwrec/status.h"
 #include "hwrec/store.h"
+#include "recommend/combined_aggregates.h"
+#include "recommend/recommendation_reader.h"
 #include "store/change_watch.h"
 
 namespace hwrec::internal {

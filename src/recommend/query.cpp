@@ -2,12 +2,12 @@
 
 #include <array>
 
-#include "aggregate/combined_aggregates.h"
 #include "base/time.h"
 #include "hwrec/catalog.h"
 #include "hwrec/recommend.h"
 #include "hwrec/remedy.h"
 #include "hwrec/store.h"
+#include "recommend/combined_aggregates.h"
 #include "recommend/kept_reader.h"
 #include "store/combined_read.h"
 #include "store/database.h"

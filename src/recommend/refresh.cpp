@@ -1,9 +1,9 @@
 #include "hwrec/refresh.h"
 
 #include "aggregate/aggregator.h"
-#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "hwrec/store.h"
+#include "recommend/materialize.h"
 #include "store/database.h"
 #include "store/guarded.h"
 

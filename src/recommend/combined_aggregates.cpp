@@ -1,4 +1,4 @@
-#include "aggregate/combined_aggregates.h"
+#include "recommend/combined_aggregates.h"
 
 #include "store/combined_read.h"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <tuple>
 
-#include "aggregate/recommendation_reader.h"
 #include "aggregate/settings.h"
 #include "hwrec/hardware_key.h"
+#include "recommend/recommendation_reader.h"
 #include "store/database.h"
 
 namespace hwrec::internal {

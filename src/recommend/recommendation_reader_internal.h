@@ -1,7 +1,7 @@
 // What the parts of RecommendationReader share (recommendation_reader.cpp,
 // recommendation_width.cpp, recommendation_explain.cpp): the provenance of
 // each scope and the row a scope keeps for a hardware key. Private to
-// src/aggregate/.
+// src/recommend/.
 #pragma once
 
 #include <cstdint>

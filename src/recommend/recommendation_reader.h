@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/figure_reason.h"
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
+#include "recommend/figure_reason.h"
 #include "store/database.h"
 
 namespace hwrec::internal {

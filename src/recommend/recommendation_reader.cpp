@@ -3,7 +3,7 @@
 // kept while the store is unchanged or read into a memo with every row a
 // batch needs. Its answers at a width are in recommendation_width.cpp, its
 // reasons in recommendation_explain.cpp.
-#include "aggregate/recommendation_reader.h"
+#include "recommend/recommendation_reader.h"
 
 #include <cstdint>
 #include <optional>
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "aggregate/estimator.h"
-#include "aggregate/recommendation_reader_internal.h"
+#include "recommend/estimator.h"
+#include "recommend/recommendation_reader_internal.h"
 
 namespace hwrec::internal {
 

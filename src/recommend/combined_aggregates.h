@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aggregate/recommendation_reader.h"
 #include "hwrec/hardware_key.h"
+#include "recommend/recommendation_reader.h"
 #include "store/database.h"
 
 namespace hwrec::internal {

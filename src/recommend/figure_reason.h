@@ -1,6 +1,6 @@
 // The part of a figure's explanation that needs the execution behind it: the
 // OOM bump it got, and the one line a person reads. The statistic, margin and
-// rounding come from ExplainFigure (aggregate/estimator.h).
+// rounding come from ExplainFigure (recommend/estimator.h).
 #pragma once
 
 #include <optional>

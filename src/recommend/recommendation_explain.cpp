@@ -1,17 +1,17 @@
 // Why RecommendationReader's figures are what they are (Read with
 // `explain`, recommendation_reader.h): the reason of each figure from the
 // aggregate of the scope its provenance names, and the execution that set it.
-#include "aggregate/recommendation_reader.h"
+#include "recommend/recommendation_reader.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "aggregate/estimator.h"
-#include "aggregate/figure_reason.h"
-#include "aggregate/recommendation_reader_internal.h"
 #include "hwrec/observation.h"
+#include "recommend/estimator.h"
+#include "recommend/figure_reason.h"
+#include "recommend/recommendation_reader_internal.h"
 
 namespace hwrec::internal {
 

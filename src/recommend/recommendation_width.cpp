@@ -1,7 +1,7 @@
 // RecommendationReader at a width (recommendation_reader.h): the GPU memory
 // figure learned from the executions that held that many GPUs, or the
 // nearest width they ran at, with its reason when asked.
-#include "aggregate/recommendation_reader.h"
+#include "recommend/recommendation_reader.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "aggregate/estimator.h"
-#include "aggregate/figure_reason.h"
-#include "aggregate/recommendation_reader_internal.h"
+#include "recommend/estimator.h"
+#include "recommend/figure_reason.h"
+#include "recommend/recommendation_reader_internal.h"
 
 namespace hwrec::internal {
 

@@ -1,4 +1,4 @@
-#include "aggregate/figure_reason.h"
+#include "recommend/figure_reason.h"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
-#include "aggregate/materialize.h"
+#include "recommend/materialize.h"
 
 #include <set>
 
 #include "aggregate/aggregator.h"
-#include "aggregate/recommendation_reader.h"
 #include "base/time.h"
 #include "hwrec/figure.h"
+#include "recommend/recommendation_reader.h"
 
 namespace hwrec::internal {
 

@@ -6,10 +6,10 @@
 
 #include "aggregate/aggregator.h"
 #include "aggregate/config_table.h"
-#include "aggregate/materialize.h"
 #include "aggregate/settings.h"
 #include "hwrec/remedy.h"
 #include "hwrec/store.h"
+#include "recommend/materialize.h"
 #include "store/database.h"
 #include "store/guarded.h"
 

@@ -1,4 +1,4 @@
-#include "aggregate/estimator.h"
+#include "recommend/estimator.h"
 
 #include <fmt/format.h>
 
