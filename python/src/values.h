@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "hwrec/hardware_key.h"
@@ -38,5 +39,43 @@ py::dict TableCountsDict(const std::vector<TableCount>& tables);
 // Records the public properties `cls` has now as its fields and defines
 // to_dict and __repr__ from them. Call it after the last property.
 void AddDictAndRepr(py::object cls);
+
+// One read-only property of a result class: its Python name and the C++
+// data member, member function or function of the value that gives it, and
+// a doc string where the name alone does not say what it holds.
+template <typename Getter>
+struct Field {
+  const char* name;
+  Getter getter;
+  const char* doc = nullptr;
+};
+template <typename Getter>
+Field(const char*, Getter) -> Field<Getter>;
+template <typename Getter>
+Field(const char*, Getter, const char*) -> Field<Getter>;
+
+// The whole of a result class: each field as a read-only property, in order
+// (a data member through def_readonly, anything else through
+// def_property_readonly), then to_dict and __repr__ from them
+// (AddDictAndRepr).
+template <typename Class, typename... Getters>
+void DefineValues(Class& cls, const Field<Getters>&... fields) {
+  auto define = [&cls](const auto& field) {
+    constexpr bool kMember = std::is_member_object_pointer_v<std::decay_t<decltype(field.getter)>>;
+    if constexpr (kMember) {
+      if (field.doc == nullptr) {
+        cls.def_readonly(field.name, field.getter);
+      } else {
+        cls.def_readonly(field.name, field.getter, field.doc);
+      }
+    } else if (field.doc == nullptr) {
+      cls.def_property_readonly(field.name, field.getter);
+    } else {
+      cls.def_property_readonly(field.name, field.getter, field.doc);
+    }
+  };
+  (define(fields), ...);
+  AddDictAndRepr(cls);
+}
 
 }  // namespace hwrec::python

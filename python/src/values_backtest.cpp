@@ -29,68 +29,57 @@ void RegisterBacktestValues(py::module_& m) {
       "over_provisioned in GiB·h (memory_bytes, gpu_memory_gb), core·h (CPU) or card·h "
       "(gpu_compute_fraction) over the fitting executions whose duration is known (None "
       "when none is; a run's total, which mixes figures, leaves it 0).");
-  totals.def_readonly("scored", &BacktestTotals::scored)
-      .def_readonly("cold", &BacktestTotals::cold)
-      .def_readonly("overruns", &BacktestTotals::overruns)
-      .def_readonly("overrun_share", &BacktestTotals::overrun_share)
-      .def_readonly("mean_slack", &BacktestTotals::mean_slack)
-      .def_property_readonly("over_provisioned",
-                             [](const BacktestTotals& t) -> std::optional<double> {
-                               if (t.with_duration == 0) return std::nullopt;
-                               return t.over_provisioned;
-                             })
-      .def_readonly("with_duration", &BacktestTotals::with_duration);
-  AddDictAndRepr(totals);
+  DefineValues(totals, Field{"scored", &BacktestTotals::scored},
+               Field{"cold", &BacktestTotals::cold}, Field{"overruns", &BacktestTotals::overruns},
+               Field{"overrun_share", &BacktestTotals::overrun_share},
+               Field{"mean_slack", &BacktestTotals::mean_slack},
+               Field{"over_provisioned",
+                     [](const BacktestTotals& t) -> std::optional<double> {
+                       if (t.with_duration == 0) return std::nullopt;
+                       return t.over_provisioned;
+                     }},
+               Field{"with_duration", &BacktestTotals::with_duration});
 
   py::class_<BacktestPoint> point(
       m, "BacktestPoint", "One execution as the replay sized it (Store.report draws them).");
-  point.def_readonly("execution_id", &BacktestPoint::execution_id)
-      .def_readonly("started_at", &BacktestPoint::started_at)
-      .def_readonly("observed", &BacktestPoint::observed)
-      .def_readonly("recommended", &BacktestPoint::recommended)
-      .def_readonly("lower", &BacktestPoint::lower)
-      .def_readonly("upper", &BacktestPoint::upper)
-      .def_readonly("overrun", &BacktestPoint::overrun)
-      .def_readonly("oom", &BacktestPoint::oom);
-  AddDictAndRepr(point);
+  DefineValues(point, Field{"execution_id", &BacktestPoint::execution_id},
+               Field{"started_at", &BacktestPoint::started_at},
+               Field{"observed", &BacktestPoint::observed},
+               Field{"recommended", &BacktestPoint::recommended},
+               Field{"lower", &BacktestPoint::lower}, Field{"upper", &BacktestPoint::upper},
+               Field{"overrun", &BacktestPoint::overrun}, Field{"oom", &BacktestPoint::oom});
 
   py::class_<BacktestSeries> series(m, "BacktestSeries",
                                     "One (workload, hardware key, figure) of a run.");
-  series.def_readonly("workload", &BacktestSeries::workload)
-      .def_property_readonly("hardware",
-                             [](const BacktestSeries& s) { return HardwareKeyDict(s.hardware); })
-      .def_property_readonly("figure",
-                             [](const BacktestSeries& s) { return Name(ToString(s.figure)); })
-      .def_readonly("totals", &BacktestSeries::totals)
-      .def_readonly("points", &BacktestSeries::points);
-  AddDictAndRepr(series);
+  DefineValues(
+      series, Field{"workload", &BacktestSeries::workload},
+      Field{"hardware", [](const BacktestSeries& s) { return HardwareKeyDict(s.hardware); }},
+      Field{"figure", [](const BacktestSeries& s) { return Name(ToString(s.figure)); }},
+      Field{"totals", &BacktestSeries::totals}, Field{"points", &BacktestSeries::points});
 
   py::class_<BacktestRun> run(
       m, "BacktestRun", "One replay: the store's settings (with the overrides), or a preset.");
-  run.def_readonly("name", &BacktestRun::name)
-      .def_property_readonly("settings",
-                             [](const BacktestRun& r) {
-                               py::dict out;
-                               for (const auto& [key, value] : r.settings)
-                                 out[py::str(key)] = value;
-                               return out;
-                             })
-      .def_readonly("total", &BacktestRun::total)
-      .def_property_readonly("figures",
-                             [](const py::object& self) {
-                               return PairsDict(self, self.cast<const BacktestRun&>().figures,
-                                                [](FigureKind k) { return Name(ToString(k)); });
-                             })
-      .def_readonly("series", &BacktestRun::series);
-  AddDictAndRepr(run);
+  DefineValues(run, Field{"name", &BacktestRun::name},
+               Field{"settings",
+                     [](const BacktestRun& r) {
+                       py::dict out;
+                       for (const auto& [key, value] : r.settings) out[py::str(key)] = value;
+                       return out;
+                     }},
+               Field{"total", &BacktestRun::total},
+               Field{"figures",
+                     [](const py::object& self) {
+                       return PairsDict(self, self.cast<const BacktestRun&>().figures,
+                                        [](FigureKind k) { return Name(ToString(k)); });
+                     }},
+               Field{"series", &BacktestRun::series});
 
   py::class_<BacktestResult> result(
       m, "BacktestResult",
       "The replay of the store's history (hwrec backtest): the store's run first, then each "
       "preset's, on the same executions.");
-  result.def_readonly("executions", &BacktestResult::executions)
-      .def_readonly("runs", &BacktestResult::runs);
-  AddDictAndRepr(result);
+  DefineValues(result, Field{"executions", &BacktestResult::executions},
+               Field{"runs", &BacktestResult::runs});
 }
 
 }  // namespace hwrec::python

@@ -37,24 +37,19 @@ py::dict FloorDict(const DeclaredResources& d) {
 void RegisterRetryFloor(py::module_& m) {
   py::class_<RetryFloorOnPool> on_pool(m, "RetryFloorOnPool",
                                        "Whether a node of one pool holds a retry floor.");
-  on_pool.def_readonly("node_pool_id", &RetryFloorOnPool::node_pool_id)
-      .def_readonly("holds", &RetryFloorOnPool::holds)
-      .def_readonly("reason", &RetryFloorOnPool::reason);
-  AddDictAndRepr(on_pool);
+  DefineValues(on_pool, Field{"node_pool_id", &RetryFloorOnPool::node_pool_id},
+               Field{"holds", &RetryFloorOnPool::holds},
+               Field{"reason", &RetryFloorOnPool::reason});
 
   py::class_<OomRetryFloor> floor(
       m, "RetryFloor",
       "The OOM-retry floor of an execution that ran out of memory: give it to place() as "
       "execution['retry_floor'] (the object or its retry_floor dict).");
-  floor.def_readonly("execution_id", &OomRetryFloor::execution_id)
-      .def_readonly("workload", &OomRetryFloor::workload)
-      .def_property_readonly("status",
-                             [](const OomRetryFloor& f) { return Name(ToString(f.status)); })
-      .def_property_readonly("retry_floor",
-                             [](const OomRetryFloor& f) { return FloorDict(f.floor); })
-      .def_readonly("reason", &OomRetryFloor::reason)
-      .def_readonly("pools", &OomRetryFloor::pools);
-  AddDictAndRepr(floor);
+  DefineValues(floor, Field{"execution_id", &OomRetryFloor::execution_id},
+               Field{"workload", &OomRetryFloor::workload},
+               Field{"status", [](const OomRetryFloor& f) { return Name(ToString(f.status)); }},
+               Field{"retry_floor", [](const OomRetryFloor& f) { return FloorDict(f.floor); }},
+               Field{"reason", &OomRetryFloor::reason}, Field{"pools", &OomRetryFloor::pools});
 }
 
 void RegisterRecommendation(py::module_& m) {
@@ -85,105 +80,89 @@ void RegisterRecommendation(py::module_& m) {
   AddDictAndRepr(reason);
 
   py::class_<Figure> figure(m, "Figure", "One recommended figure and where it comes from.");
-  figure.def_property_readonly("kind", [](const Figure& f) { return Name(ToString(f.kind)); })
-      .def_readonly("value", &Figure::value)
-      .def_property_readonly("provenance",
-                             [](const Figure& f) { return Name(ToString(f.provenance)); })
-      .def_readonly("held_share", &Figure::held_share,
-                    "Compute share only: True when no execution behind it reported GPU "
-                    "utilisation, so it is the share held (the share used is at most that).")
-      .def_readonly("learned_width", &Figure::learned_width,
-                    "GPU memory only: the GPUs each execution behind it held, when learned from "
-                    "executions of one width; None: every width, or a width not recorded.")
-      .def_readonly("samples", &Figure::samples)
-      .def_readonly("confidence", &Figure::confidence)
-      .def_readonly("last_seen", &Figure::last_seen)
-      .def_readonly("lower", &Figure::lower)
-      .def_readonly("upper", &Figure::upper)
-      .def_readonly("statistic", &Figure::statistic)
-      .def_readonly("margin", &Figure::margin)
-      .def_readonly("half_life_hours", &Figure::half_life_hours)
-      .def_readonly("reason", &Figure::reason);
-  AddDictAndRepr(figure);
+  DefineValues(figure, Field{"kind", [](const Figure& f) { return Name(ToString(f.kind)); }},
+               Field{"value", &Figure::value},
+               Field{"provenance", [](const Figure& f) { return Name(ToString(f.provenance)); }},
+               Field{"held_share", &Figure::held_share,
+                     "Compute share only: True when no execution behind it reported GPU "
+                     "utilisation, so it is the share held (the share used is at most that)."},
+               Field{"learned_width", &Figure::learned_width,
+                     "GPU memory only: the GPUs each execution behind it held, when learned from "
+                     "executions of one width; None: every width, or a width not recorded."},
+               Field{"samples", &Figure::samples}, Field{"confidence", &Figure::confidence},
+               Field{"last_seen", &Figure::last_seen}, Field{"lower", &Figure::lower},
+               Field{"upper", &Figure::upper}, Field{"statistic", &Figure::statistic},
+               Field{"margin", &Figure::margin}, Field{"half_life_hours", &Figure::half_life_hours},
+               Field{"reason", &Figure::reason});
 
   py::class_<Recommendation> rec(m, "Recommendation",
                                  "What a workload should request on one hardware key.");
-  rec.def_readonly("workload", &Recommendation::workload)
-      .def_property_readonly("hardware",
-                             [](const Recommendation& r) { return HardwareKeyDict(r.hardware); })
-      .def_readonly("as_of", &Recommendation::as_of)
-      .def_readonly("width", &Recommendation::width,
-                    "The GPUs held per execution the GPU memory figure answers for; None: every "
-                    "width.")
-      .def_property_readonly("figures", [](py::object self) {
-        const auto& r = self.cast<const Recommendation&>();
-        py::dict figures;
-        for (const Figure& f : r.figures) {
-          figures[py::str(Name(ToString(f.kind)))] =
-              py::cast(&f, py::return_value_policy::reference_internal, self);
-        }
-        return figures;
-      });
-  AddDictAndRepr(rec);
+  DefineValues(
+      rec, Field{"workload", &Recommendation::workload},
+      Field{"hardware", [](const Recommendation& r) { return HardwareKeyDict(r.hardware); }},
+      Field{"as_of", &Recommendation::as_of},
+      Field{"width", &Recommendation::width,
+            "The GPUs held per execution the GPU memory figure answers for; None: every "
+            "width."},
+      Field{"figures", [](py::object self) {
+              const auto& r = self.cast<const Recommendation&>();
+              py::dict figures;
+              for (const Figure& f : r.figures) {
+                figures[py::str(Name(ToString(f.kind)))] =
+                    py::cast(&f, py::return_value_policy::reference_internal, self);
+              }
+              return figures;
+            }});
 }
 
 void RegisterCandidate(py::module_& m) {
   py::class_<EffectiveRequest> request(
       m, "EffectiveRequest",
       "What an execution should ask for on one pool: memory_bytes in bytes, gpu_memory_gb in GiB.");
-  request.def_readonly("cpu_request_millicores", &EffectiveRequest::cpu_request_millicores)
-      .def_readonly("cpu_limit_millicores", &EffectiveRequest::cpu_limit_millicores)
-      .def_readonly("memory_bytes", &EffectiveRequest::memory_bytes)
-      .def_readonly("gpu_count", &EffectiveRequest::gpu_count)
-      .def_readonly("gpu_config_id", &EffectiveRequest::gpu_config_id)
-      .def_readonly("gpu_memory_gb", &EffectiveRequest::gpu_memory_gb)
-      .def_readonly("gpu_compute_fraction", &EffectiveRequest::gpu_compute_fraction)
-      .def_property_readonly("origins", OriginsDict);
-  AddDictAndRepr(request);
+  DefineValues(request, Field{"cpu_request_millicores", &EffectiveRequest::cpu_request_millicores},
+               Field{"cpu_limit_millicores", &EffectiveRequest::cpu_limit_millicores},
+               Field{"memory_bytes", &EffectiveRequest::memory_bytes},
+               Field{"gpu_count", &EffectiveRequest::gpu_count},
+               Field{"gpu_config_id", &EffectiveRequest::gpu_config_id},
+               Field{"gpu_memory_gb", &EffectiveRequest::gpu_memory_gb},
+               Field{"gpu_compute_fraction", &EffectiveRequest::gpu_compute_fraction},
+               Field{"origins", OriginsDict});
 
   py::class_<PlacementNeeds> needs(m, "PlacementNeeds",
                                    "GPU figures before partition rounding: gpu_memory_gb in GiB.");
-  needs.def_readonly("gpu_memory_gb", &PlacementNeeds::gpu_memory_gb)
-      .def_readonly("gpu_compute_fraction", &PlacementNeeds::gpu_compute_fraction);
-  AddDictAndRepr(needs);
+  DefineValues(needs, Field{"gpu_memory_gb", &PlacementNeeds::gpu_memory_gb},
+               Field{"gpu_compute_fraction", &PlacementNeeds::gpu_compute_fraction});
 
   py::class_<PlacementWaste> waste(m, "PlacementWaste", "What a placement leaves unused.");
-  waste.def_readonly("card", &PlacementWaste::card)
-      .def_readonly("compute_shortfall", &PlacementWaste::compute_shortfall)
-      .def_readonly("score", &PlacementWaste::score)
-      .def_readonly("cpu", &PlacementWaste::cpu)
-      .def_readonly("memory", &PlacementWaste::memory)
-      .def_readonly("gpu_left", &PlacementWaste::gpu_left)
-      .def_readonly("fragmentation", &PlacementWaste::fragmentation);
-  AddDictAndRepr(waste);
+  DefineValues(waste, Field{"card", &PlacementWaste::card},
+               Field{"compute_shortfall", &PlacementWaste::compute_shortfall},
+               Field{"score", &PlacementWaste::score}, Field{"cpu", &PlacementWaste::cpu},
+               Field{"memory", &PlacementWaste::memory},
+               Field{"gpu_left", &PlacementWaste::gpu_left},
+               Field{"fragmentation", &PlacementWaste::fragmentation});
 
   py::class_<ExecutionShape> shape(
       m, "ExecutionShape",
       "How many GPUs the execution asks for and where it can run, with where each came from.");
-  shape.def_readonly("gpu_count", &ExecutionShape::gpu_count)
-      .def_property_readonly(
-          "gpu_count_source",
-          [](const ExecutionShape& s) { return Name(ToString(s.gpu_count_source)); })
-      .def_readonly("architectures", &ExecutionShape::architectures)
-      .def_property_readonly(
-          "architecture_source",
-          [](const ExecutionShape& s) { return Name(ToString(s.architecture_source)); })
-      .def_readonly("history_executions", &ExecutionShape::history_executions)
-      .def_readonly("gpu_executions", &ExecutionShape::gpu_executions)
-      .def_readonly("notes", &ExecutionShape::notes);
-  AddDictAndRepr(shape);
+  DefineValues(shape, Field{"gpu_count", &ExecutionShape::gpu_count},
+               Field{"gpu_count_source",
+                     [](const ExecutionShape& s) { return Name(ToString(s.gpu_count_source)); }},
+               Field{"architectures", &ExecutionShape::architectures},
+               Field{"architecture_source",
+                     [](const ExecutionShape& s) { return Name(ToString(s.architecture_source)); }},
+               Field{"history_executions", &ExecutionShape::history_executions},
+               Field{"gpu_executions", &ExecutionShape::gpu_executions},
+               Field{"notes", &ExecutionShape::notes});
 
   py::class_<CandidateEvaluation> candidate(m, "CandidateEvaluation",
                                             "One candidate pool, evaluated.");
-  candidate.def_readonly("node_pool_id", &CandidateEvaluation::node_pool_id)
-      .def_readonly("feasible", &CandidateEvaluation::feasible)
-      .def_readonly("reason", &CandidateEvaluation::reason)
-      .def_readonly("notes", &CandidateEvaluation::notes)
-      .def_readonly("request", &CandidateEvaluation::request)
-      .def_readonly("needs", &CandidateEvaluation::needs)
-      .def_readonly("waste", &CandidateEvaluation::waste)
-      .def_readonly("gpu_cards", &CandidateEvaluation::gpu_cards);
-  AddDictAndRepr(candidate);
+  DefineValues(
+      candidate, Field{"node_pool_id", &CandidateEvaluation::node_pool_id},
+      Field{"feasible", &CandidateEvaluation::feasible},
+      Field{"reason", &CandidateEvaluation::reason}, Field{"notes", &CandidateEvaluation::notes},
+      Field{"request", &CandidateEvaluation::request}, Field{"needs", &CandidateEvaluation::needs},
+      Field{"waste", &CandidateEvaluation::waste},
+      Field{"gpu_cards", &CandidateEvaluation::gpu_cards});
 }
 
 // The chosen request in the Runner's resources_allocation form, or None.
@@ -261,15 +240,13 @@ void RegisterPlacement(py::module_& m) {
 
   py::class_<PlacementRecord> record(m, "PlacementRecord",
                                      "A placement recorded for an execution.");
-  record.def_readonly("id", &PlacementRecord::id)
-      .def_readonly("execution_id", &PlacementRecord::execution_id)
-      .def_readonly("workload", &PlacementRecord::workload)
-      .def_readonly("node_pool_id", &PlacementRecord::node_pool_id)
-      .def_property_readonly("policy",
-                             [](const PlacementRecord& r) { return Name(ToString(r.policy)); })
-      .def_readonly("request", &PlacementRecord::request)
-      .def_readonly("placed_at", &PlacementRecord::placed_at);
-  AddDictAndRepr(record);
+  DefineValues(record, Field{"id", &PlacementRecord::id},
+               Field{"execution_id", &PlacementRecord::execution_id},
+               Field{"workload", &PlacementRecord::workload},
+               Field{"node_pool_id", &PlacementRecord::node_pool_id},
+               Field{"policy", [](const PlacementRecord& r) { return Name(ToString(r.policy)); }},
+               Field{"request", &PlacementRecord::request},
+               Field{"placed_at", &PlacementRecord::placed_at});
 }
 
 }  // namespace

@@ -23,23 +23,18 @@ py::object EventOf(const RouteResult& r) {
 
 void RegisterRungs(py::module_& m) {
   py::class_<Rung> rung(m, "Rung", "One step of a provisioning ladder.");
-  rung.def_readonly("id", &Rung::id)
-      .def_property_readonly("backend", [](const Rung& r) { return Name(ToString(r.backend)); })
-      .def_readonly("machine_type", &Rung::machine_type)
-      .def_readonly("gpu_model", &Rung::gpu_model)
-      .def_readonly("width", &Rung::width)
-      .def_property_readonly("provisioning", &ProvisioningOf);
-  AddDictAndRepr(rung);
+  DefineValues(rung, Field{"id", &Rung::id},
+               Field{"backend", [](const Rung& r) { return Name(ToString(r.backend)); }},
+               Field{"machine_type", &Rung::machine_type}, Field{"gpu_model", &Rung::gpu_model},
+               Field{"width", &Rung::width}, Field{"provisioning", &ProvisioningOf});
 
   py::class_<PrunedRung> pruned(m, "PrunedRung", "A rung left out at plan time, and why.");
-  pruned.def_readonly("id", &PrunedRung::id).def_readonly("reason", &PrunedRung::reason);
-  AddDictAndRepr(pruned);
+  DefineValues(pruned, Field{"id", &PrunedRung::id}, Field{"reason", &PrunedRung::reason});
 
   py::class_<RouteAttempt> attempt(m, "RouteAttempt", "One rung a walk reached.");
-  attempt.def_readonly("rung", &RouteAttempt::rung)
-      .def_property_readonly("outcome", [](const RouteAttempt& a) { return Name(ToString(a)); })
-      .def_readonly("detail", &RouteAttempt::detail);
-  AddDictAndRepr(attempt);
+  DefineValues(attempt, Field{"rung", &RouteAttempt::rung},
+               Field{"outcome", [](const RouteAttempt& a) { return Name(ToString(a)); }},
+               Field{"detail", &RouteAttempt::detail});
 }
 
 }  // namespace
@@ -48,16 +43,14 @@ void RegisterRouteValues(py::module_& m) {
   RegisterRungs(m);
 
   py::class_<RouteResult> result(m, "RouteResult", "What a walk of a ladder did.");
-  result.def_readonly("intent", &RouteResult::intent)
-      .def_readonly("requested_width", &RouteResult::requested_width)
-      .def_readonly("selected", &RouteResult::selected)
-      .def_readonly("realized_width", &RouteResult::realized_width)
-      .def_readonly("degraded", &RouteResult::degraded)
-      .def_readonly("stopped", &RouteResult::stopped)
-      .def_readonly("counted_gcp_attempt", &RouteResult::counted_gcp_attempt)
-      .def_readonly("attempts", &RouteResult::attempts)
-      .def_property_readonly("backend_selected_event", &EventOf);
-  AddDictAndRepr(result);
+  DefineValues(result, Field{"intent", &RouteResult::intent},
+               Field{"requested_width", &RouteResult::requested_width},
+               Field{"selected", &RouteResult::selected},
+               Field{"realized_width", &RouteResult::realized_width},
+               Field{"degraded", &RouteResult::degraded}, Field{"stopped", &RouteResult::stopped},
+               Field{"counted_gcp_attempt", &RouteResult::counted_gcp_attempt},
+               Field{"attempts", &RouteResult::attempts},
+               Field{"backend_selected_event", &EventOf});
 
   py::class_<RoutePlanView> plan(m, "RoutePlan", "The ordered provisioning ladder of a dispatch.");
   plan.def_property_readonly("intent", [](const RoutePlanView& v) { return v.plan.intent; })
@@ -91,19 +84,16 @@ void RegisterRouteValues(py::module_& m) {
   py::class_<QuotaBlock> block(
       m, "QuotaBlock",
       "A quota found exhausted today: rungs needing `gpus` or more of it are skipped.");
-  block.def_readonly("gpu_model", &QuotaBlock::gpu_model)
-      .def_property_readonly("quota_class",
-                             [](const QuotaBlock& b) { return Name(ToString(b.quota_class)); })
-      .def_readonly("gpus", &QuotaBlock::gpus)
-      .def_readonly("reason", &QuotaBlock::reason);
-  AddDictAndRepr(block);
+  DefineValues(
+      block, Field{"gpu_model", &QuotaBlock::gpu_model},
+      Field{"quota_class", [](const QuotaBlock& b) { return Name(ToString(b.quota_class)); }},
+      Field{"gpus", &QuotaBlock::gpus}, Field{"reason", &QuotaBlock::reason});
 
   py::class_<RouterDayState> day(m, "RouterDayState", "The walker's per-UTC-day state.");
-  day.def_readonly("day", &RouterDayState::day)
-      .def_readonly("gcp_attempts", &RouterDayState::gcp_attempts)
-      .def_readonly("exhausted_quotas", &RouterDayState::exhausted_quotas)
-      .def_readonly("quota_blocks", &RouterDayState::quota_blocks);
-  AddDictAndRepr(day);
+  DefineValues(day, Field{"day", &RouterDayState::day},
+               Field{"gcp_attempts", &RouterDayState::gcp_attempts},
+               Field{"exhausted_quotas", &RouterDayState::exhausted_quotas},
+               Field{"quota_blocks", &RouterDayState::quota_blocks});
 }
 
 }  // namespace hwrec::python

@@ -36,105 +36,84 @@ py::str PathText(const std::string& path) {
 
 void RegisterIngestValues(py::module_& m) {
   py::class_<FieldError> field_error(m, "FieldError", "One bad field of a rejected record.");
-  field_error.def_readonly("line", &FieldError::line)
-      .def_readonly("field", &FieldError::field)
-      .def_readonly("reason", &FieldError::reason);
-  AddDictAndRepr(field_error);
+  DefineValues(field_error, Field{"line", &FieldError::line}, Field{"field", &FieldError::field},
+               Field{"reason", &FieldError::reason});
 
   py::class_<IngestReject> reject(m, "IngestReject", "A rejected record and every bad field.");
-  reject.def_readonly("line", &IngestReject::line)
-      .def_readonly("execution_id", &IngestReject::execution_id)
-      .def_readonly("field", &IngestReject::field)
-      .def_readonly("reason", &IngestReject::reason)
-      .def_readonly("errors", &IngestReject::errors);
-  AddDictAndRepr(reject);
+  DefineValues(reject, Field{"line", &IngestReject::line},
+               Field{"execution_id", &IngestReject::execution_id},
+               Field{"field", &IngestReject::field}, Field{"reason", &IngestReject::reason},
+               Field{"errors", &IngestReject::errors});
 
   py::class_<IngestWarning> warning(m, "IngestWarning", "A record kept with a remark.");
-  warning.def_readonly("line", &IngestWarning::line)
-      .def_readonly("execution_id", &IngestWarning::execution_id)
-      .def_readonly("field", &IngestWarning::field)
-      .def_readonly("message", &IngestWarning::message);
-  AddDictAndRepr(warning);
+  DefineValues(warning, Field{"line", &IngestWarning::line},
+               Field{"execution_id", &IngestWarning::execution_id},
+               Field{"field", &IngestWarning::field}, Field{"message", &IngestWarning::message});
 
   py::class_<IngestSummary> summary(m, "IngestSummary", "What one ingest call stored.");
-  summary.def_readonly("accepted", &IngestSummary::accepted)
-      .def_readonly("duplicates", &IngestSummary::duplicates)
-      .def_readonly("conflicts", &IngestSummary::conflicts)
-      .def_readonly("rejected", &IngestSummary::rejected)
-      .def_readonly("profile_id_mismatches", &IngestSummary::profile_id_mismatches)
-      .def_readonly("unresolved_hardware", &IngestSummary::unresolved_hardware)
-      .def_readonly("retried_batches", &IngestSummary::retried_batches)
-      .def_readonly("rejects", &IngestSummary::rejects)
-      .def_readonly("warnings", &IngestSummary::warnings)
-      .def_readonly("conflict_execution_ids", &IngestSummary::conflict_execution_ids);
-  AddDictAndRepr(summary);
+  DefineValues(
+      summary, Field{"accepted", &IngestSummary::accepted},
+      Field{"duplicates", &IngestSummary::duplicates},
+      Field{"conflicts", &IngestSummary::conflicts}, Field{"rejected", &IngestSummary::rejected},
+      Field{"profile_id_mismatches", &IngestSummary::profile_id_mismatches},
+      Field{"unresolved_hardware", &IngestSummary::unresolved_hardware},
+      Field{"retried_batches", &IngestSummary::retried_batches},
+      Field{"rejects", &IngestSummary::rejects}, Field{"warnings", &IngestSummary::warnings},
+      Field{"conflict_execution_ids", &IngestSummary::conflict_execution_ids});
 }
 
 void RegisterPoolValues(py::module_& m) {
   py::class_<NodePool> pool(m, "NodePool", "A registered node pool and its hardware.");
-  pool.def_readonly("node_pool_id", &NodePool::node_pool_id)
-      .def_readonly("site_id", &NodePool::site_id)
-      .def_readonly("name", &NodePool::name)
-      .def_property_readonly("hardware", [](const NodePool& p) { return ProfileDict(p.hardware); })
-      .def_property_readonly("gpu_model_known", &NodePool::gpu_model_known);
-  AddDictAndRepr(pool);
+  DefineValues(pool, Field{"node_pool_id", &NodePool::node_pool_id},
+               Field{"site_id", &NodePool::site_id}, Field{"name", &NodePool::name},
+               Field{"hardware", [](const NodePool& p) { return ProfileDict(p.hardware); }},
+               Field{"gpu_model_known", &NodePool::gpu_model_known});
 
   py::class_<PoolImportError> reject(m, "PoolReject", "A pool record that was not registered.");
-  reject.def_readonly("line", &PoolImportError::line)
-      .def_readonly("node_pool_id", &PoolImportError::node_pool_id)
-      .def_readonly("field", &PoolImportError::field)
-      .def_readonly("reason", &PoolImportError::reason);
-  AddDictAndRepr(reject);
+  DefineValues(reject, Field{"line", &PoolImportError::line},
+               Field{"node_pool_id", &PoolImportError::node_pool_id},
+               Field{"field", &PoolImportError::field}, Field{"reason", &PoolImportError::reason});
 
   py::class_<PoolImportSummary> summary(m, "PoolImportSummary", "What register_pools did.");
-  summary.def_readonly("registered", &PoolImportSummary::registered)
-      .def_readonly("updated", &PoolImportSummary::updated)
-      .def_readonly("unchanged", &PoolImportSummary::unchanged)
-      .def_property_readonly("rejected", [](const PoolImportSummary& s) { return s.errors.size(); })
-      .def_readonly("rejects", &PoolImportSummary::errors)
-      .def_readonly("warnings", &PoolImportSummary::warnings);
-  AddDictAndRepr(summary);
+  DefineValues(summary, Field{"registered", &PoolImportSummary::registered},
+               Field{"updated", &PoolImportSummary::updated},
+               Field{"unchanged", &PoolImportSummary::unchanged},
+               Field{"rejected", [](const PoolImportSummary& s) { return s.errors.size(); }},
+               Field{"rejects", &PoolImportSummary::errors},
+               Field{"warnings", &PoolImportSummary::warnings});
 }
 
 }  // namespace
 
 void RegisterStoreValues(py::module_& m) {
   py::class_<StoreStatus> status(m, "StoreStatus", "What `hwrec status` shows.");
-  status.def_property_readonly("path", [](const StoreStatus& s) { return PathText(s.path); })
-      .def_readonly("engine", &StoreStatus::engine)
-      .def_readonly("schema_version", &StoreStatus::schema_version)
-      .def_readonly("latest_schema_version", &StoreStatus::latest_schema_version)
-      .def_readonly("hp_version", &StoreStatus::hp_version)
-      .def_readonly("journal_mode", &StoreStatus::journal_mode)
-      .def_readonly("file_size_bytes", &StoreStatus::file_size_bytes)
-      .def_readonly("wal_size_bytes", &StoreStatus::wal_size_bytes)
-      .def_property_readonly("tables",
-                             [](const StoreStatus& s) { return TableCountsDict(s.tables); })
-      .def_readonly("opened", &StoreStatus::opened)
-      .def_readonly("immutable", &StoreStatus::immutable);
-  AddDictAndRepr(status);
+  DefineValues(status, Field{"path", [](const StoreStatus& s) { return PathText(s.path); }},
+               Field{"engine", &StoreStatus::engine},
+               Field{"schema_version", &StoreStatus::schema_version},
+               Field{"latest_schema_version", &StoreStatus::latest_schema_version},
+               Field{"hp_version", &StoreStatus::hp_version},
+               Field{"journal_mode", &StoreStatus::journal_mode},
+               Field{"file_size_bytes", &StoreStatus::file_size_bytes},
+               Field{"wal_size_bytes", &StoreStatus::wal_size_bytes},
+               Field{"tables", [](const StoreStatus& s) { return TableCountsDict(s.tables); }},
+               Field{"opened", &StoreStatus::opened}, Field{"immutable", &StoreStatus::immutable});
 
   py::class_<ConfigEntry> config(
       m, "ConfigEntry", "One setting of the store, as `hwrec config list` shows it (text).");
-  config.def_readonly("key", &ConfigEntry::key)
-      .def_readonly("value", &ConfigEntry::value)
-      .def_readonly("default_value", &ConfigEntry::default_value)
-      .def_readonly("description", &ConfigEntry::description);
-  AddDictAndRepr(config);
+  DefineValues(config, Field{"key", &ConfigEntry::key}, Field{"value", &ConfigEntry::value},
+               Field{"default_value", &ConfigEntry::default_value},
+               Field{"description", &ConfigEntry::description});
 
   RegisterPoolValues(m);
   RegisterIngestValues(m);
 
   py::class_<GpuPartition> partition(
       m, "GpuPartition", "One way to use a card of the catalog: memory_gb in GiB (2^30 bytes).");
-  partition.def_readonly("gpu_config_id", &GpuPartition::gpu_config_id)
-      .def_readonly("brand", &GpuPartition::brand)
-      .def_readonly("model", &GpuPartition::model)
-      .def_readonly("mode", &GpuPartition::mode)
-      .def_readonly("memory_gb", &GpuPartition::memory_gb)
-      .def_readonly("compute_slices", &GpuPartition::compute_slices)
-      .def_readonly("compute_fraction", &GpuPartition::compute_fraction);
-  AddDictAndRepr(partition);
+  DefineValues(partition, Field{"gpu_config_id", &GpuPartition::gpu_config_id},
+               Field{"brand", &GpuPartition::brand}, Field{"model", &GpuPartition::model},
+               Field{"mode", &GpuPartition::mode}, Field{"memory_gb", &GpuPartition::memory_gb},
+               Field{"compute_slices", &GpuPartition::compute_slices},
+               Field{"compute_fraction", &GpuPartition::compute_fraction});
 }
 
 }  // namespace hwrec::python
