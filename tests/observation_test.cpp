@@ -130,6 +130,10 @@ TEST_CASE("time text: the public API reads and writes times and lengths as the r
   const auto zero = hwrec::ParseDurationHours("0h");
   REQUIRE_FALSE(zero.ok());
   CHECK(zero.status().message().find("e.g. 6h") != std::string::npos);
+  CHECK(hwrec::FormatHours(6) == "6");
+  CHECK(hwrec::FormatHours(1.5) == "1.5");
+  CHECK(hwrec::FormatHours(1.0 / 12) == "0.0833");
+  CHECK(hwrec::FormatHours(-0.00001) == "0");
   CHECK(hwrec::CheckConfigValue("memory.margin", "0.2").ok());
   const hwrec::Status bad = hwrec::CheckConfigValue("memory.margin", "lots");
   CHECK(bad.code() == hwrec::StatusCode::kInvalidArgument);
@@ -273,6 +277,28 @@ TEST_CASE("observation: a parsed record equals the same record built in C++", "[
   expected.gpu_compute_fraction = 0.25;
   CHECK_FALSE(ParseOrFail(Record(R"("hardware":{"gpu_model":"A30"},"gpu_compute_fraction":0.5)")) ==
               expected);
+}
+
+TEST_CASE("observation: ObservationToJson writes what ParseObservationJson reads back",
+          "[observation]") {
+  const std::string full =
+      R"({"execution_id":"exec-1","action_image":"registry.example/train:1.4",)"
+      R"("finished_at":1795968157.0,"site_id":"site-a","node_pool_id":"pool-1",)"
+      R"("status":"gpu_oom","duration_s":812.5,"hardware":{"instance_type":"a2-ultragpu-1g",)"
+      R"("gpu_count":1,"gpu_mode":"mig-3g.40gb","gpu_total":1,"gpu_brand":"NVIDIA",)"
+      R"("gpu_model":"A100 80GB"},"gpu_compute_fraction":0.4286,"gpu_memory_peak_gb":37.5,)"
+      R"("cpu_millicores_p95":5200.5,"requested":{"cpu_millicores":8000},"gpu_count_held":1})";
+  const Observation o = ParseOrFail(full);
+  // One line, absent fields left out, the fields in the order of the format;
+  // finished_at is epoch seconds, a number with a fraction.
+  CHECK(hwrec::ObservationToJson(o) == full);
+  CHECK(ParseOrFail(hwrec::ObservationToJson(o)) == o);
+
+  const Observation minimal = ValidObservation();
+  CHECK(hwrec::ObservationToJson(minimal) ==
+        R"({"execution_id":"e1","action_image":"img:1","finished_at":1795968157.0,)"
+        R"("status":"success"})");
+  CHECK(ParseOrFail(hwrec::ObservationToJson(minimal)) == minimal);
 }
 
 TEST_CASE("observation: a number out of double range rejects its record, naming the field",

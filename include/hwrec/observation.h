@@ -99,6 +99,12 @@ struct HWREC_EXPORT ObservationParse {
 // are warnings naming the closest known field; errors when `strict`.
 HWREC_EXPORT ObservationParse ParseObservationJson(std::string_view json, bool strict = false);
 
+// The observation as one JSON object of the ingest format, on one line: what
+// ParseObservationJson reads back into an equal Observation. Absent fields
+// are left out and finished_at is epoch seconds. For a record built in C++
+// that is to be queued, logged or sent to another process's ingest.
+HWREC_EXPORT std::string ObservationToJson(const Observation& observation);
+
 // Checks an Observation built in C++ the way ParseObservationJson checks JSON:
 // every problem, at most one per field.
 HWREC_EXPORT std::vector<RecordError> ObservationProblems(const Observation& observation);

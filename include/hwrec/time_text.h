@@ -34,4 +34,8 @@ HWREC_EXPORT std::optional<double> ParseUtcDay(std::string_view day);
 // with an example, for anything else and for a length that is not above zero.
 HWREC_EXPORT Result<double> ParseDurationHours(std::string_view text);
 
+// Hours as hwrec's messages and reports print them: at most four decimals,
+// no trailing zeros ("6", "1.5", "0.0833").
+HWREC_EXPORT std::string FormatHours(double hours);
+
 }  // namespace hwrec

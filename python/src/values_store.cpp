@@ -11,18 +11,9 @@
 
 namespace hwrec::python {
 
-py::dict ProfileDict(const HardwareProfile& p) {
-  py::dict d;
-  d["instance_type"] = Opt(p.instance_type);
-  d["architecture"] = Opt(p.architecture);
-  d["cpu_millicores"] = Opt(p.cpu_millicores);
-  d["memory_bytes"] = Opt(p.memory_bytes);
-  d["gpu_count"] = Opt(p.gpu_count);
-  d["gpu_mode"] = Opt(p.gpu_mode);
-  d["gpu_total"] = Opt(p.gpu_total);
-  d["gpu_brand"] = Opt(p.gpu_brand);
-  d["gpu_model"] = Opt(p.gpu_model);
-  return d;
+py::dict ProfileDict(const HardwareProfile& profile) {
+  // All nine fields, absent ones as None, in the order of the JSON form.
+  return py::module_::import("json").attr("loads")(HardwareProfileToJson(profile));
 }
 
 namespace {

@@ -161,6 +161,16 @@ const char* const kUpsertAggregateSql =
     "ON CONFLICT (workload_id, scope, gpu_brand, gpu_model, instance_type, width) DO UPDATE SET "
     "samples = excluded.samples, last_finished_at = excluded.last_finished_at, "
     "state = excluded.state";
+
+// Binds `key` to parameters 1 to 6, in the order of the aggregates table's key.
+void BindKey(store::Statement& statement, const AggregateKey& key) {
+  statement.Bind(1, key.workload_id);
+  statement.BindTextView(2, ScopeName(key.scope));
+  statement.BindTextView(3, key.gpu_brand);
+  statement.BindTextView(4, key.gpu_model);
+  statement.BindTextView(5, key.instance_type);
+  statement.Bind(6, key.width);
+}
 }  // namespace
 
 void KeptAggregates::Check(store::Connection& db) {
@@ -259,12 +269,7 @@ void AggregateWriter::Flush(
       }
     }
     const std::string blob = aggregate->Serialize();
-    upsert.Bind(1, key.workload_id);
-    upsert.BindTextView(2, ScopeName(key.scope));
-    upsert.BindTextView(3, key.gpu_brand);
-    upsert.BindTextView(4, key.gpu_model);
-    upsert.BindTextView(5, key.instance_type);
-    upsert.Bind(6, key.width);
+    BindKey(upsert, key);
     upsert.Bind(7, aggregate->samples);
     upsert.Bind(8, aggregate->last_finished_at);
     upsert.BindBlobView(9, blob);
@@ -326,12 +331,7 @@ std::optional<KeyAggregate> ReadAggregate(store::Connection& db, const Aggregate
 
 std::optional<KeyAggregate> ReadAggregate(store::Statement& query, const AggregateKey& key) {
   query.Reset();
-  query.Bind(1, key.workload_id);
-  query.BindTextView(2, ScopeName(key.scope));
-  query.BindTextView(3, key.gpu_brand);
-  query.BindTextView(4, key.gpu_model);
-  query.BindTextView(5, key.instance_type);
-  query.Bind(6, key.width);
+  BindKey(query, key);
   if (!query.Step()) return std::nullopt;
   KeyAggregate aggregate = AggregateFromState(query.Blob(0));
   // The state blob holds the metrics; the counts live in their own columns.

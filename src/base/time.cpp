@@ -1,5 +1,7 @@
 #include "base/time.h"
 
+#include "base/text.h"
+
 #include "hwrec/time_text.h"
 
 #include <date/date.h>
@@ -203,5 +205,7 @@ std::optional<double> ParseUtcDay(std::string_view day) {
 Result<double> ParseDurationHours(std::string_view text) {
   return internal::ParseDurationHours(text);
 }
+
+std::string FormatHours(double hours) { return internal::HoursText(hours); }
 
 }  // namespace hwrec

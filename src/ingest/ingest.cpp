@@ -165,8 +165,7 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
                 internal::PartialObservation partial{observations[i], {}};
                 for (const FieldError& p : problems) partial.refused.push_back(p.field);
                 (*run)->RejectRefused(line, observations[i].execution_id, std::move(problems),
-                                      &partial, false,
-                                      internal::ObservationToJson(observations[i]));
+                                      &partial, false, ObservationToJson(observations[i]));
               } else {
                 (*run)->Add(line, observations[i], nullptr);
               }

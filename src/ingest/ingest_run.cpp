@@ -177,7 +177,7 @@ IngestRun::~IngestRun() {
 
 // The one path of an accepted record: resolve, hash, insert, count.
 void IngestRun::Add(std::int64_t line, const Observation& o, const std::string* raw) {
-  auto record_text = [&] { return raw != nullptr ? *raw : internal::ObservationToJson(o); };
+  auto record_text = [&] { return raw != nullptr ? *raw : ObservationToJson(o); };
   FieldError error;
   const ResolvedHardware* resolved = resolver_.Resolve(o, &error);
   // Every bad field is named: the hardware, the time, each figure above its bound.
@@ -243,7 +243,7 @@ void IngestRun::InsertDeferred() {
     const DeferredRow& d = deferred_[i];
     runner_record_ = d.runner_record;
     Counted(d.line, d.Row(), *stored[i].outcome, stored[i].workload_id, stored[i].observation_id,
-            [&d] { return d.raw ? *d.raw : internal::ObservationToJson(d.observation); });
+            [&d] { return d.raw ? *d.raw : ObservationToJson(d.observation); });
   }
   runner_record_ = false;
   deferred_.clear();

@@ -2,11 +2,9 @@
 
 #include <cstdint>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 #include <type_traits>
-#include <utility>
 
 #include "record/observation_fields.h"
 
@@ -55,29 +53,6 @@ void Append(ExecutionStatus status, std::string* out) {
   Append(static_cast<std::int64_t>(status), out);
 }
 
-template <typename T>
-void Put(nlohmann::ordered_json& object, const char* key, const T& value) {
-  object[key] = value;
-}
-
-void Put(nlohmann::ordered_json& object, const char* key, ExecutionStatus status) {
-  object[key] = std::string(ToString(status));
-}
-
-template <typename T>
-void Put(nlohmann::ordered_json& object, const char* key, const std::optional<T>& value) {
-  if (value.has_value()) object[key] = *value;
-}
-
-// The object a JSON path's last part goes in ("hardware.gpu_count": the
-// "hardware" object, made on first use), and that part.
-std::pair<nlohmann::ordered_json*, std::string> Slot(nlohmann::ordered_json& root,
-                                                     std::string_view path) {
-  const std::size_t dot = path.find('.');
-  if (dot == std::string_view::npos) return {&root, std::string(path)};
-  return {&root[std::string(path.substr(0, dot))], std::string(path.substr(dot + 1))};
-}
-
 }  // namespace
 
 void AppendContentKey(const Observation& o, std::string* out) {
@@ -100,20 +75,6 @@ Sha256Digest ContentHash(const Observation& observation, std::string* scratch) {
   scratch->clear();
   AppendContentKey(observation, scratch);
   return Sha256(*scratch);
-}
-
-std::string ObservationToJson(const Observation& o) {
-  nlohmann::ordered_json object;
-  VisitObservationFields(o, [&](const char* path, const auto& field) {
-    using Field = std::decay_t<decltype(field)>;
-    if constexpr (IsOptional<Field>::value) {
-      if (!field.has_value()) return;  // an absent field, and an empty group, are left out
-    }
-    auto [parent, key] = Slot(object, path);
-    Put(*parent, key.c_str(), field);
-  });
-  // A NaN from C++ prints as null; invalid UTF-8 is replaced rather than thrown.
-  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace hwrec::internal

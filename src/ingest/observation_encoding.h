@@ -1,6 +1,6 @@
-// Two encodings of an Observation for ingest: a compact content key whose
-// SHA-256 recognises re-sent records, and a JSON object that stands for a
-// record built in C++ where a raw line would be kept (rejects, conflicts).
+// The content key of an Observation: a compact encoding whose SHA-256
+// recognises re-sent records. (Its JSON form, which stands for a record built
+// in C++ where a raw line would be kept, is the public ObservationToJson.)
 #pragma once
 
 #include <string>
@@ -16,9 +16,5 @@ void AppendContentKey(const Observation& observation, std::string* out);
 
 // SHA-256 of the content key; `scratch` is reused between calls.
 Sha256Digest ContentHash(const Observation& observation, std::string* scratch);
-
-// The observation as one JSON object in the ingest format; absent fields are
-// left out and finished_at is epoch seconds.
-std::string ObservationToJson(const Observation& observation);
 
 }  // namespace hwrec::internal

@@ -158,32 +158,8 @@ void SetIf(json& object, const char* key, const std::optional<T>& value) {
   if (value) object[key] = *value;
 }
 
-json ObservationJson(const Observation& o) {
-  json j = {{"execution_id", o.execution_id},
-            {"action_image", o.action_image},
-            {"finished_at", o.finished_at},
-            {"status", std::string(ToString(o.status))},
-            {"hardware", json::parse(HardwareProfileToJson(o.hardware))}};
-  SetIf(j, "site_id", o.site_id);
-  SetIf(j, "node_pool_id", o.node_pool_id);
-  SetIf(j, "duration_s", o.duration_s);
-  SetIf(j, "hardware_profile_id", o.hardware_profile_id);
-  SetIf(j, "gpu_compute_fraction", o.gpu_compute_fraction);
-  SetIf(j, "gpu_utilization", o.gpu_utilization);
-  SetIf(j, "gpu_memory_peak_gb", o.gpu_memory_peak_gb);
-  SetIf(j, "cpu_millicores_avg", o.cpu_millicores_avg);
-  SetIf(j, "cpu_millicores_p95", o.cpu_millicores_p95);
-  SetIf(j, "cpu_millicores_max", o.cpu_millicores_max);
-  SetIf(j, "memory_peak_bytes", o.memory_peak_bytes);
-  SetIf(j, "gpu_count_held", o.gpu_count_held);
-  json requested = json::object();
-  SetIf(requested, "cpu_millicores", o.requested.cpu_millicores);
-  SetIf(requested, "memory_bytes", o.requested.memory_bytes);
-  SetIf(requested, "gpu_memory_gb", o.requested.gpu_memory_gb);
-  SetIf(requested, "gpu_compute_fraction", o.requested.gpu_compute_fraction);
-  if (!requested.empty()) j["requested"] = requested;
-  return j;
-}
+// A record as the Python side ingests it (the ingest JSON format).
+json ObservationJson(const Observation& o) { return json::parse(ObservationToJson(o)); }
 
 json InputsJson(const Inputs& inputs, const std::string& store_path, int iterations) {
   json candidates = json::array();

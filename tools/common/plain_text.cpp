@@ -1,27 +1,15 @@
 #include "common/plain_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
-#include <cmath>
 
 namespace hwrec::tools {
 
 std::string JoinOr(const std::vector<std::string>& items) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += (i + 1 == items.size()) ? " or " : ", ";
-    out += items[i];
-  }
-  return out;
-}
-
-std::string HoursText(double hours) {
-  if (!(std::fabs(hours) < 1e9)) return fmt::format("{}", hours);
-  std::string text = fmt::format("{:.4f}", hours);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text == "-0" ? "0" : text;
+  if (items.size() < 2) return items.empty() ? std::string() : items.front();
+  return fmt::format("{} or {}", fmt::join(items.begin(), items.end() - 1, ", "), items.back());
 }
 
 bool IsBlank(std::string_view line) {

@@ -1,5 +1,5 @@
-// Small text and clock helpers the tools share: lists in messages, hours as
-// operators read them, blank input lines, the time now.
+// Small text and clock helpers the tools share: lists in messages, blank
+// input lines, the time now. (Hours print with hwrec::FormatHours.)
 #pragma once
 
 #include <string>
@@ -10,9 +10,6 @@ namespace hwrec::tools {
 
 // "a", "a or b", "a, b or c".
 std::string JoinOr(const std::vector<std::string>& items);
-
-// Hours with at most four decimals and no trailing zeros: "6", "1.5".
-std::string HoursText(double hours);
 
 // True when `line` holds only spaces, tabs and line ends.
 bool IsBlank(std::string_view line);

@@ -170,7 +170,7 @@ void PrintPlanTable(const RoutePlan& plan, const RouterSettings& settings, bool 
                                   ? ""
                                   : fmt::format(" (planned width {})", plan.planned_width);
   std::cout << TerminalFormat("intent {}, requested width {}{}, length {} h ({})\n\n", plan.intent,
-                              plan.requested_width, planned, tools::HoursText(plan.length_hours),
+                              plan.requested_width, planned, FormatHours(plan.length_hours),
                               ToString(plan.length_class));
   Table ladder({"#", "rung", "machine_type", "gpu_model", "width", "provisioning"});
   for (std::size_t i = 0; i < plan.ladder.size(); ++i) {
