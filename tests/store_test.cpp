@@ -28,6 +28,14 @@ void MakeLegacyStore(const std::string& path) {
 
 }  // namespace
 
+TEST_CASE("status: WithMessage keeps the code and replaces the message", "[store]") {
+  const hwrec::Status failed = hwrec::Status::NotFound("no store at postgresql://u:secret@h/db");
+  const hwrec::Status redacted = failed.WithMessage("no store at postgresql://u:***@h/db");
+  CHECK(redacted.code() == hwrec::StatusCode::kNotFound);
+  CHECK(redacted.ToString() == "not found: no store at postgresql://u:***@h/db");
+  CHECK(hwrec::Status::Ok().WithMessage("anything").ok());
+}
+
 TEST_CASE("store: a new store is created at the latest schema", "[store][engine]") {
   TempDir dir;
   auto store = hwrec::test::OpenStoreOrFail(hwrec::test::NewStoreLocation(dir, "new.db"));

@@ -56,6 +56,11 @@ class [[nodiscard]] HWREC_EXPORT Status {
   const std::string& message() const { return message_; }
   // "invalid argument: <message>", or "ok".
   std::string ToString() const;
+  // This failure's code with another message (e.g. one with a secret
+  // redacted); success stays success.
+  Status WithMessage(std::string message) const {
+    return ok() ? Status() : Status(code_, std::move(message));
+  }
 
  private:
   template <typename T>

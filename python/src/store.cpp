@@ -104,28 +104,6 @@ RecordForm FormOf(const std::string& text) {
                                       "hwrec or runner"));
 }
 
-// A Status of `status`'s code with another message.
-Status SameKind(const Status& status, std::string message) {
-  switch (status.code()) {
-    case StatusCode::kInvalidArgument:
-      return Status::InvalidArgument(std::move(message));
-    case StatusCode::kNotFound:
-      return Status::NotFound(std::move(message));
-    case StatusCode::kConflict:
-      return Status::Conflict(std::move(message));
-    case StatusCode::kSchemaMismatch:
-      return Status::SchemaMismatch(std::move(message));
-    case StatusCode::kReadOnly:
-      return Status::ReadOnly(std::move(message));
-    case StatusCode::kIoError:
-      return Status::IoError(std::move(message));
-    case StatusCode::kOk:
-    case StatusCode::kInternal:
-      break;
-  }
-  return Status::Internal(std::move(message));
-}
-
 std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& options) {
   auto out = std::make_shared<PyStore>();
   const std::string location = FsPath(path);  // a file path or a PostgreSQL location
@@ -136,7 +114,7 @@ std::shared_ptr<PyStore> OpenStore(const py::handle& path, const StoreOptions& o
   }();
   if (!opened.ok()) {  // never a secret of the location in what Python raises
     const Status& failed = opened.status();
-    ThrowStatus(SameKind(failed, RedactedMessage(failed.message(), location)));
+    ThrowStatus(failed.WithMessage(RedactedMessage(failed.message(), location)));
   }
   out->store = std::move(opened).value();
   out->path = out->store->path();  // a location without its secrets: what reprs and errors show

@@ -77,12 +77,9 @@ int RunBacktestBench(const std::vector<std::string>& args) {
   std::uint64_t seed = 1;
   int repeat = 5;
   std::string format = "table";
-  options.add_options()("observations,n", po::value(&total)->default_value(1000000),
-                        "observations in the store (at least 20,000)")(
-      "seed", po::value(&seed)->default_value(1), "random seed")(
-      "repeat", po::value(&repeat)->default_value(5),
-      "timed runs of each case (the median counts)")(
-      "format", po::value(&format)->default_value("table"), "table or json")("help,h", "help");
+  AddHistoryOptions(options, &total, &seed, &format);
+  options.add_options()("repeat", po::value(&repeat)->default_value(5),
+                        "timed runs of each case (the median counts)")("help,h", "help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
                       "hwrec-bench backtest [--observations N] [--seed S] [--repeat R] "
@@ -90,9 +87,8 @@ int RunBacktestBench(const std::vector<std::string>& args) {
                       &vm)) {
     return kExitOk;
   }
-  if (total < 20000) throw UsageError("--observations must be at least 20,000");
+  const bool json = HistoryIsJson(total, format);
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
-  if (format != "table" && format != "json") throw UsageError("--format must be table or json");
 
   ScratchDir scratch;
   const std::string path = scratch.File("backtest.hwrec");
@@ -130,7 +126,7 @@ int RunBacktestBench(const std::vector<std::string>& args) {
 
   const auto median = [](const Case& c) { return Percentile(c.seconds, 50); };
   const auto rate = [&](const Case& c) { return static_cast<double>(c.executions) / median(c); };
-  if (format == "json") {
+  if (json) {
     std::cout << fmt::format("{{\"observations\": {}, \"cases\": [", total);
     for (std::size_t i = 0; i < cases.size(); ++i) {
       std::cout << fmt::format(

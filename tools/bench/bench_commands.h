@@ -41,6 +41,14 @@ struct TimedBenchOptions {
   bool json = false;
 };
 
+// The options of a bench on a generated history: --observations/-n (at
+// least 20,000), --seed and --format, added to `options` for the caller's
+// variables. HistoryIsJson checks them after parsing (a UsageError names a
+// bad one) and returns whether --format asks for JSON.
+void AddHistoryOptions(boost::program_options::options_description& options,
+                       std::int64_t* observations, std::uint64_t* seed, std::string* format);
+bool HistoryIsJson(std::int64_t observations, const std::string& format);
+
 // Whether --format asks for JSON ("json") or a table ("table"); anything else
 // is a UsageError naming it.
 bool IsJsonFormat(const std::string& format);

@@ -105,11 +105,9 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   std::uint64_t seed = 1;
   int lookups = 20000;
   std::string format = "table";
-  options.add_options()("observations,n", po::value(&total)->default_value(1000000),
-                        "observations in the store (at least 20,000)")(
-      "seed", po::value(&seed)->default_value(1), "random seed")(
-      "lookups", po::value(&lookups)->default_value(20000), "timed lookups per history length")(
-      "format", po::value(&format)->default_value("table"), "table or json")("help,h", "help");
+  AddHistoryOptions(options, &total, &seed, &format);
+  options.add_options()("lookups", po::value(&lookups)->default_value(20000),
+                        "timed lookups per history length")("help,h", "help");
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
                       "hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "
@@ -117,9 +115,8 @@ int RunRecommendBench(const std::vector<std::string>& args) {
                       &vm)) {
     return kExitOk;
   }
-  if (total < 20000) throw UsageError("--observations must be at least 20,000");
+  const bool json = HistoryIsJson(total, format);
   if (lookups < 100) throw UsageError("--lookups must be at least 100");
-  if (format != "table" && format != "json") throw UsageError("--format must be table or json");
 
   ScratchDir scratch;
   auto opened = Store::Open(scratch.File("recommend.hwrec"), BenchStoreOptions());
@@ -145,7 +142,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   const double flat = Percentile(series[2].lookup_us, 99) / Percentile(series[0].lookup_us, 99);
   const double lookup_p50 = Percentile(series[0].lookup_us, 50);
   const double spin_p99 = SpinP99(lookup_p50, lookups);
-  if (format == "json") {
+  if (json) {
     std::cout << "{\"observations\": " << total << ", \"series\": [";
     for (std::size_t i = 0; i < series.size(); ++i) {
       const Series& s = series[i];
