@@ -86,10 +86,18 @@ CheckResult Skipped(const std::string& name, std::string summary) {
   return CheckResult{name, std::move(summary), CheckState::kSkipped, {}, 0, ""};
 }
 
+// Each check's name, spelled here only: RunChecks runs them, CheckNames lists
+// them for StoreCheckOptions::only.
+constexpr char kIntegrity[] = "integrity";
+constexpr char kForeignKeys[] = "foreign_keys";
+constexpr char kSchema[] = "schema";
+constexpr char kAggregates[] = "aggregates";
+constexpr char kRecommendations[] = "recommendations";
+
 // Every check's name, in the order they run.
 const std::vector<std::string>& CheckNames() {
-  static const std::vector<std::string> names = {"integrity", "foreign_keys", "schema",
-                                                 "aggregates", "recommendations"};
+  static const std::vector<std::string> names = {kIntegrity, kForeignKeys, kSchema, kAggregates,
+                                                 kRecommendations};
   return names;
 }
 
@@ -107,8 +115,8 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
   const auto skip = [&](const std::string& name, std::string summary) {
     if (wanted(name)) checks.push_back(Skipped(name, std::move(summary)));
   };
-  for (auto [name, check] : {std::pair{"integrity", store::StorageCheck::kIntegrity},
-                             std::pair{"foreign_keys", store::StorageCheck::kForeignKeys}}) {
+  for (auto [name, check] : {std::pair{kIntegrity, store::StorageCheck::kIntegrity},
+                             std::pair{kForeignKeys, store::StorageCheck::kForeignKeys}}) {
     const store::StorageCheckPlan plan = file.Plan(check);
     if (!plan.applies) {
       skip(name, plan.summary);
@@ -119,12 +127,12 @@ std::vector<CheckResult> RunChecks(store::Inspection& file, const StoreCheckOpti
           internal::CheckStorage(f, check, findings);
         });
   }
-  run("schema", file.SchemaCheckSummary(), file.RestoreFix(), internal::CheckSchema);
+  run(kSchema, file.SchemaCheckSummary(), file.RestoreFix(), internal::CheckSchema);
   const int version = file.SchemaVersion();
   for (auto [name, summary, body] :
-       {std::tuple{"aggregates", "every aggregate equals a rebuild from the observations",
+       {std::tuple{kAggregates, "every aggregate equals a rebuild from the observations",
                    &internal::CheckAggregates},
-        std::tuple{"recommendations", "recommendations name workloads and count their executions",
+        std::tuple{kRecommendations, "recommendations name workloads and count their executions",
                    &internal::CheckRecommendations}}) {
     if (version != Store::LatestSchemaVersion()) {
       skip(name, fmt::format("skipped: the store is at schema {}, this build "
