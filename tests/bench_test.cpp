@@ -117,4 +117,27 @@ TEST_CASE("bench migrate: prints rows per second and peak RSS", "[bench]") {
   CHECK_THAT(result.out, Catch::Contains("ratio ours/ceiling"));
 }
 
+TEST_CASE("bench transfer: a slice of Gavel's data is answered by transfer, closer than a copy",
+          "[bench][transfer]") {
+  const std::string data = SharedDataPath("");
+  if (!std::filesystem::exists(data + "/gavel-throughputs/oracle_throughputs.json")) {
+    WARN("skipped: " + data + "/gavel-throughputs is absent");
+    const CommandResult skipped =
+        RunShell(ShellQuote(BenchPath()) + " transfer --data " + ShellQuote(data + "/absent"));
+    CHECK(skipped.exit_code == 0);
+    CHECK_THAT(skipped.out, Catch::Contains("skipped"));
+    return;
+  }
+  const nlohmann::json report = RunBenchJson(
+      "transfer --jobs 8 --observations 3 --seed 5 --format json --data " + ShellQuote(data));
+  const nlohmann::json& transferred = report.at("transferred");
+  CHECK(transferred.at("cases") == 24);  // 8 jobs x 3 cards, each held out
+  CHECK(transferred.at("answered") == 24);
+  CHECK(report.at("none").at("answered") == 0);
+  CHECK(report.at("from_nearest_workloads") == 24);  // every job ran on the other two cards
+  CHECK(transferred.at("median_error").get<double>() <
+        report.at("copied").at("median_error").get<double>());
+  CHECK_THAT(report.at("about").get<std::string>(), Catch::Contains("the throughputs are measured"));
+}
+
 }  // namespace hwrec::test

@@ -1252,3 +1252,118 @@ TEST_CASE(
   REQUIRE(report.ok());
   CHECK(report->sound());
 }
+
+TEST_CASE("recommend: a workload seen only on A100 gets a transferred H100 share when allowed",
+          "[recommend][transfer][engine]") {
+  Fixture f;
+  // Five workloads seen on both cards use half the share on an H100 that
+  // they use of an A100 (3g.40gb slice), and a fifth more GPU memory.
+  std::vector<Observation> batch;
+  for (int w = 0; w < 5; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    const double a100_use = 0.5 + 0.1 * w;  // of the slice: 3/7 of a card held
+    const double a100_share = 3.0 / 7 * a100_use;
+    for (int i = 0; i < 5; ++i) {
+      auto on_a100 = Exec(fmt::format("{}-a100-{}", image, i), image, "a100-mig", kNow - i * 60);
+      on_a100.gpu_utilization = a100_use;
+      on_a100.gpu_memory_peak_gb = 10 + 2 * w;
+      on_a100.cpu_millicores_p95 = 2000 + 500 * w;
+      auto on_h100 = Exec(fmt::format("{}-h100-{}", image, i), image, "h100", kNow - i * 60);
+      on_h100.gpu_utilization = a100_share * 0.5 * (1 + 0.02 * (w - 2));  // of a whole card
+      on_h100.gpu_memory_peak_gb = (10 + 2 * w) * 1.2;
+      on_h100.cpu_millicores_p95 = (2000 + 500 * w) * 0.8;
+      batch.push_back(on_a100);
+      batch.push_back(on_h100);
+    }
+  }
+  for (int i = 0; i < 5; ++i) {
+    auto o = Exec(fmt::format("new-a100-{}", i), "new:1", "a100-mig", kNow - i * 60);
+    o.gpu_utilization = 0.9;
+    o.gpu_memory_peak_gb = 20;
+    o.cpu_millicores_p95 = 3000;
+    batch.push_back(o);
+  }
+  f.Ingest(batch);
+  const HardwareKey h100 = f.KeyOf("h100");
+  const double a100_share = 3.0 / 7 * 0.9;
+
+  // By default a share is never carried to another card: none, as before.
+  auto before = f.Recommend("new:1", h100);
+  CHECK(before.figure(FigureKind::kGpuComputeFraction).provenance == Provenance::kNone);
+  CHECK(before.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware);
+  CHECK_FALSE(before.figure(FigureKind::kGpuComputeFraction).transfer.has_value());
+
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.transfer", "true").ok());
+  const auto r = f.Recommend("new:1", h100);
+  const hwrec::Figure& share = r.figure(FigureKind::kGpuComputeFraction);
+  REQUIRE(share.provenance == Provenance::kTransferred);
+  REQUIRE(share.transfer.has_value());
+  const hwrec::FigureTransfer& t = *share.transfer;
+  CHECK(t.source.gpu_model == "A100 80GB");
+  CHECK(t.source.gpu_brand == "NVIDIA");
+  CHECK(t.workloads == 5);
+  CHECK(t.neighbours == 0);  // seen on one card only: the median of every pair
+  CHECK(t.factor == Approx(0.5).epsilon(0.08));
+  // Right within the factor's spread (and the histogram's 5 % buckets).
+  CHECK(std::fabs(std::log(t.estimate / (a100_share * 0.5))) <= t.spread + 0.05);
+  // Published with the margin and more for the spread, so that it errs high.
+  REQUIRE(share.value.has_value());
+  CHECK(*share.value >= t.estimate * 1.15);
+  CHECK(share.margin > 0.15);
+  CHECK(share.confidence > 0);
+  CHECK(share.confidence < 0.5);
+
+  const hwrec::Figure& memory = r.figure(FigureKind::kGpuMemoryGb);
+  REQUIRE(memory.provenance == Provenance::kTransferred);
+  CHECK(memory.transfer->estimate == Approx(24).epsilon(0.06));
+
+  // CPU stays with its instance type unless its setting allows transfer.
+  CHECK(r.figure(FigureKind::kCpuRequestMillicores).provenance == Provenance::kNone);
+  REQUIRE(hwrec::SetConfig(*f.store, "cpu_request.transfer", "true").ok());
+  const auto cpu = f.Recommend("new:1", h100).figure(FigureKind::kCpuRequestMillicores);
+  REQUIRE(cpu.provenance == Provenance::kTransferred);
+  CHECK(cpu.transfer->source.instance_type == "a2-ultragpu-1g");
+  CHECK(cpu.transfer->estimate == Approx(2400).epsilon(0.06));
+
+  // --explain says where it came from and what is behind the factor.
+  const auto explained = f.Explained("new:1", h100).figure(FigureKind::kGpuComputeFraction);
+  REQUIRE(explained.reason.has_value());
+  CHECK(explained.reason->source == hwrec::FigureReason::Source::kTransferred);
+  INFO(explained.reason->text);
+  CHECK(explained.reason->text.find("on NVIDIA H100 80GB: ") != std::string::npos);
+  CHECK(explained.reason->text.find("learned on NVIDIA A100 80GB × 0.") != std::string::npos);
+  CHECK(explained.reason->text.find("the median ratio of 5 workloads seen on both") !=
+        std::string::npos);
+
+  // A workload with history on the card keeps its own figure.
+  CHECK(f.Recommend("job-1:1", h100).figure(FigureKind::kGpuComputeFraction).provenance ==
+        Provenance::kExact);
+}
+
+TEST_CASE("recommend: without enough workloads seen on both cards nothing is transferred",
+          "[recommend][transfer][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int w = 0; w < 2; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    auto on_a100 = Exec(image + "-a100", image, "a100-mig", kNow);
+    on_a100.gpu_utilization = 0.8;
+    auto on_h100 = Exec(image + "-h100", image, "h100", kNow);
+    on_h100.gpu_utilization = 0.2;
+    batch.push_back(on_a100);
+    batch.push_back(on_h100);
+  }
+  auto o = Exec("new-a100", "new:1", "a100-mig", kNow);
+  o.gpu_utilization = 0.9;
+  batch.push_back(o);
+  f.Ingest(batch);
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
+  const auto share = f.Recommend("new:1", f.KeyOf("h100")).figure(FigureKind::kGpuComputeFraction);
+  CHECK(share.provenance == Provenance::kNone);
+  CHECK_FALSE(share.value.has_value());
+  // Two workloads are enough when the store says so.
+  REQUIRE(hwrec::SetConfig(*f.store, "transfer.min_workloads", "2").ok());
+  CHECK(f.Recommend("new:1", f.KeyOf("h100")).figure(FigureKind::kGpuComputeFraction).provenance ==
+        Provenance::kTransferred);
+}

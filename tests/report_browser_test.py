@@ -106,8 +106,9 @@ def count_charts(image):
 
 def window_sizes(charts):
     """A wide and a narrow window (the charts keep a minimum width), tall enough for the page:
-    its header and the overview's explanation, then per key a row of the overview and a chart."""
-    height = 1400 + 2500 * max(charts, 1)
+    its header, the overview's explanation and the settings, then per key a row of the overview
+    and a chart."""
+    height = 2000 + 2500 * max(charts, 1)
     return [(1280, height), (480, height)]
 
 

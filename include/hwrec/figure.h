@@ -34,6 +34,7 @@ enum class Provenance {
   kExact,                // this workload on this (brand, model, instance type)
   kGpuModel,             // this workload on this GPU model, any instance type
   kInstanceType,         // this workload on this instance type, any GPU
+  kTransferred,          // this workload on another key, times a learned factor (Figure::transfer)
   kWorkloadAnyHardware,  // this workload on any hardware (GPU memory, CPU, memory only)
   kNone,                 // no history: no value
 };
@@ -44,7 +45,9 @@ HWREC_EXPORT std::string_view ToString(Provenance provenance);
 // (RecommendationQuery::Recommend with Explain::kYes). Amounts are in the
 // figure's unit (millicores, bytes, GiB, share of one card).
 struct HWREC_EXPORT FigureReason {
-  enum class Source { kMaxOfRecent, kPercentile, kAverage };
+  // kTransferred: the statistic is the workload's on another key times a
+  // factor (Figure::transfer); no execution or bucket is named.
+  enum class Source { kMaxOfRecent, kPercentile, kAverage, kTransferred };
   Source source = Source::kMaxOfRecent;
   std::string statistic;       // as Figure::statistic: "max of last 10", "p98", "decayed avg"
   double statistic_value = 0;  // the statistic, before the margin
@@ -73,7 +76,27 @@ struct HWREC_EXPORT FigureReason {
   std::string text;        // the same in one line for a person
 };
 HWREC_EXPORT std::string_view ToString(
-    FigureReason::Source source);  // "max_of_recent", "percentile", "average"
+    FigureReason::Source source);  // "max_of_recent", "percentile", "average", "transferred"
+
+// How a transferred figure was reached: the workload's figure on the key it
+// ran on, times the factor between the two keys learned from the workloads
+// seen on both (the median of their ratios, or the mean ratio of the
+// workloads nearest to this one by their ratios to its other keys).
+// Example: 0.62 of an A100 80GB x 0.50, 14 workloads, spread 0.12.
+struct HWREC_EXPORT FigureTransfer {
+  // The source: a card (gpu_brand, gpu_model) for GPU figures, an instance
+  // type for CPU and memory; the other fields of the key are empty.
+  HardwareKey source;
+  double source_value = 0;      // the workload's statistic there, before margin
+  double factor = 1;            // target / source
+  std::int64_t workloads = 0;   // workloads seen on both keys
+  std::int64_t neighbours = 0;  // how many of them set the factor; 0: the median of all
+  std::int64_t sources = 1;     // keys of the workload that gave an estimate (combined)
+  // Standard deviation of the estimate's log: the factor's spread. The
+  // figure's margin grows with it (config transfer.spread_margin).
+  double spread = 0;
+  double estimate = 0;  // the transferred value before margin and rounding
+};
 
 struct HWREC_EXPORT Figure {
   FigureKind kind = FigureKind::kCpuRequestMillicores;
@@ -101,6 +124,8 @@ struct HWREC_EXPORT Figure {
   // Recommendation::width); absent when learned from executions of every
   // width, or of a width not recorded (gpu_count_held absent).
   std::optional<std::int64_t> learned_width;
+  // Provenance kTransferred only: where the figure was transferred from.
+  std::optional<FigureTransfer> transfer;
   // What produced the value; only when asked for and the figure has a value.
   std::optional<FigureReason> reason;
 };

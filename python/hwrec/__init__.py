@@ -68,6 +68,7 @@ __all__ = [
     "FieldError",
     "Figure",
     "FigureReason",
+    "FigureTransfer",
     "GpuPartition",
     "IngestReject",
     "IngestSummary",

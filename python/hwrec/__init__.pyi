@@ -28,6 +28,7 @@ __all__ = [
     "FieldError",
     "Figure",
     "FigureReason",
+    "FigureTransfer",
     "GpuPartition",
     "IngestReject",
     "IngestSummary",
@@ -284,13 +285,32 @@ class FigureReason:
     def text(self) -> str: ...  # in words; memory in GiB (2^30 bytes)
     def to_dict(self) -> dict[str, Any]: ...
 
+class FigureTransfer:
+    @property
+    def source(self) -> dict[str, Any]: ...  # the card (gpu_brand, gpu_model) or instance type learned on
+    @property
+    def source_value(self) -> float: ...  # the workload's statistic there, before margin
+    @property
+    def factor(self) -> float: ...  # target / source
+    @property
+    def workloads(self) -> int: ...  # workloads seen on both keys
+    @property
+    def neighbours(self) -> int: ...  # how many of them, the nearest, set the factor; 0: the median of all
+    @property
+    def sources(self) -> int: ...  # keys of the workload that gave an estimate
+    @property
+    def spread(self) -> float: ...  # standard deviation of the estimate's log
+    @property
+    def estimate(self) -> float: ...  # before margin and rounding
+    def to_dict(self) -> dict[str, Any]: ...
+
 class Figure:
     @property
     def kind(self) -> str: ...
     @property
     def value(self) -> Optional[float]: ...
     @property
-    def provenance(self) -> str: ...  # exact, gpu_model, instance_type, workload_any_hardware, none
+    def provenance(self) -> str: ...  # exact, gpu_model, instance_type, transferred, workload_any_hardware, none
     @property
     def held_share(self) -> bool: ...  # compute share learned from shares held: no GPU utilisation was reported
     @property
@@ -311,6 +331,8 @@ class Figure:
     def margin(self) -> float: ...
     @property
     def half_life_hours(self) -> float: ...
+    @property
+    def transfer(self) -> Optional[FigureTransfer]: ...  # provenance transferred only
     @property
     def reason(self) -> Optional[FigureReason]: ...  # only with recommend(..., explain=True)
     def to_dict(self) -> dict[str, Any]: ...

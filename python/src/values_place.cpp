@@ -79,6 +79,21 @@ void RegisterRecommendation(py::module_& m) {
       .def_readonly("text", &FigureReason::text);
   AddDictAndRepr(reason);
 
+  py::class_<FigureTransfer> transfer(
+      m, "FigureTransfer",
+      "Where a transferred figure came from: the workload's figure on another key times a "
+      "factor learned from the workloads seen on both.");
+  DefineValues(
+      transfer, Field{"source", [](const FigureTransfer& t) { return HardwareKeyDict(t.source); }},
+      Field{"source_value", &FigureTransfer::source_value},
+      Field{"factor", &FigureTransfer::factor}, Field{"workloads", &FigureTransfer::workloads},
+      Field{"neighbours", &FigureTransfer::neighbours,
+            "How many of the workloads set the factor, "
+            "the nearest to this one; 0: the median of "
+            "all."},
+      Field{"sources", &FigureTransfer::sources}, Field{"spread", &FigureTransfer::spread},
+      Field{"estimate", &FigureTransfer::estimate});
+
   py::class_<Figure> figure(m, "Figure", "One recommended figure and where it comes from.");
   DefineValues(figure, Field{"kind", [](const Figure& f) { return Name(ToString(f.kind)); }},
                Field{"value", &Figure::value},
@@ -93,7 +108,7 @@ void RegisterRecommendation(py::module_& m) {
                Field{"last_seen", &Figure::last_seen}, Field{"lower", &Figure::lower},
                Field{"upper", &Figure::upper}, Field{"statistic", &Figure::statistic},
                Field{"margin", &Figure::margin}, Field{"half_life_hours", &Figure::half_life_hours},
-               Field{"reason", &Figure::reason});
+               Field{"transfer", &Figure::transfer}, Field{"reason", &Figure::reason});
 
   py::class_<Recommendation> rec(m, "Recommendation",
                                  "What a workload should request on one hardware key.");

@@ -111,3 +111,27 @@ def legacy_path(tmp_path):
         legacy_row("old-3", node_pool_gpu="Tesla Z9"),
     ])
     return path
+
+
+@pytest.fixture
+def transfer_store(tmp_path):
+    """Five workloads seen on an A100 and an H100 (half the share on the
+    H100), and new:1 seen on the A100 only, with compute-share transfer on."""
+    with hwrec.Store.init(tmp_path / "transfer.db") as s:
+        s.register_pools(EXAMPLES / "pools.jsonl")
+        records = []
+        for w in range(5):
+            for i in range(3):
+                use = 0.5 + 0.1 * w
+                for pool, utilization in (("sitea-a100-80gb", use), ("siteb-h100-80gb", use * 0.5)):
+                    records.append({"execution_id": f"job-{w}-{pool}-{i}", "action_image": f"job-{w}:1",
+                                    "finished_at": 1795968000 - 60 * i, "node_pool_id": pool,
+                                    "gpu_utilization": utilization})
+        for i in range(3):
+            records.append({"execution_id": f"new-{i}", "action_image": "new:1",
+                            "finished_at": 1795968000 - 60 * i, "node_pool_id": "sitea-a100-80gb",
+                            "gpu_utilization": 0.9})
+        summary = s.ingest(records)
+        assert summary.rejected == 0, summary.rejects
+        s.config_set("gpu_compute.transfer", True)
+        yield s

@@ -48,7 +48,8 @@ def check_value(value, seen):
                 check_value(item, seen)
 
 
-def test_every_result_class_gives_its_properties_as_to_dict_and_repr(tmp_path, loaded, legacy_path):
+def test_every_result_class_gives_its_properties_as_to_dict_and_repr(tmp_path, loaded, legacy_path,
+                                                                    transfer_store):
     seen = set()
     pools = [p.node_pool_id for p in loaded.pools()]
     results = [
@@ -59,6 +60,7 @@ def test_every_result_class_gives_its_properties_as_to_dict_and_repr(tmp_path, l
         loaded.ingest([{"execution_id": "bad"}]),
         hwrec.catalog("a100")[0],
         loaded.recommend(WHISPER, pool="sitea-a30-mig", explain=True),
+        transfer_store.recommend("new:1", pool="siteb-h100-80gb", explain=True),
         loaded.place({"image": WHISPER}, pools, record="ex-values-1"),
         loaded.placements("ex-values-1")[0],
         loaded.retry_floor("ex-2026-11-28-1019", pools=["sitea-a30-mig"]),
@@ -86,6 +88,26 @@ def test_every_result_class_gives_its_properties_as_to_dict_and_repr(tmp_path, l
     # Points are kept for the report only; the others need inputs this store lacks.
     assert classes - seen <= {"PoolReject", "IngestWarning", "PrunedRung", "QuotaBlock",
                               "BacktestPoint"}
+
+
+def test_a_figure_transferred_from_another_card_names_its_source(transfer_store):
+    figure = transfer_store.recommend("new:1", pool="siteb-h100-80gb").figures["gpu_compute_fraction"]
+    assert figure.provenance == "transferred"
+    t = figure.transfer
+    assert t.source == {"gpu_brand": "NVIDIA", "gpu_model": "A100 80GB", "instance_type": None,
+                        "cpu_only": False}
+    assert t.workloads == 5 and t.neighbours == 0 and t.sources == 1
+    assert abs(t.factor - 0.5) < 0.05
+    assert abs(t.estimate - 0.45) < 0.03  # 0.9 of a whole A100, half of it on an H100
+    assert figure.value >= t.estimate
+    assert figure.to_dict()["transfer"]["factor"] == t.factor
+    why = transfer_store.recommend("new:1", pool="siteb-h100-80gb", explain=True)
+    text = why.figures["gpu_compute_fraction"].reason.text
+    assert "learned on NVIDIA A100 80GB" in text and "5 workloads seen on both" in text
+    # Off again: no history on the card, no figure.
+    transfer_store.config_set("gpu_compute.transfer", False)
+    off = transfer_store.recommend("new:1", pool="siteb-h100-80gb").figures["gpu_compute_fraction"]
+    assert off.provenance == "none" and off.transfer is None
 
 
 def test_a_placement_to_dict_carries_the_runners_units(loaded):

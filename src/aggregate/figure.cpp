@@ -17,13 +17,15 @@ constexpr internal::EnumName<Provenance> kProvenanceNames[] = {
     {Provenance::kExact, "exact"},
     {Provenance::kGpuModel, "gpu_model"},
     {Provenance::kInstanceType, "instance_type"},
+    {Provenance::kTransferred, "transferred"},
     {Provenance::kWorkloadAnyHardware, "workload_any_hardware"},
     {Provenance::kNone, "none"}};
 
 constexpr internal::EnumName<FigureReason::Source> kReasonSourceNames[] = {
     {FigureReason::Source::kMaxOfRecent, "max_of_recent"},
     {FigureReason::Source::kPercentile, "percentile"},
-    {FigureReason::Source::kAverage, "average"}};
+    {FigureReason::Source::kAverage, "average"},
+    {FigureReason::Source::kTransferred, "transferred"}};
 
 }  // namespace
 

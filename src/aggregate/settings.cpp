@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <string_view>
 
 namespace hwrec::internal {
 
@@ -46,11 +47,18 @@ const std::map<std::string, NumericRange>& NumericRanges() {
       {"ingest.unknown_hardware.max_memory_gib", {1, 1e12, true, false}},
       {"default.cpu_request_millicores", {1, 1e6, true, true}},
       {"default.memory_bytes", {1, 1e15, true, true}},
+      {"transfer.min_workloads", {1, 1000, true, true}},
+      {"transfer.spread_margin", {0, 10, true, false}},
   };
   return kRanges;
 }
 
-bool IsBooleanKey(const std::string& key) { return key == "fallback.cpu_memory_any_hardware"; }
+bool IsBooleanKey(const std::string& key) {
+  const std::string_view suffix = ".transfer";
+  return key == "fallback.cpu_memory_any_hardware" ||
+         (key.size() > suffix.size() &&
+          key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
 
 const char* kFigurePrefixes[kFigureCount] = {"cpu_request", "cpu_limit", "memory", "gpu_memory",
                                              "gpu_compute"};
@@ -88,6 +96,29 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"gpu_memory.margin", "0.10", "margin added to GPU memory", false},
       {"gpu_compute.statistic", "p95", "statistic of the observed share of one card", false},
       {"gpu_compute.margin", "0.15", "margin added to the compute share", false},
+      {"cpu_request.transfer", "false",
+       "true: an instance type without the workload's history gets a CPU request transferred "
+       "from its history on other instance types by a factor learned from workloads seen on both",
+       false},
+      {"cpu_limit.transfer", "false", "true: the same for the CPU limit", false},
+      {"memory.transfer", "false",
+       "true: an instance type without the workload's history gets a memory figure transferred "
+       "from other instance types",
+       false},
+      {"gpu_memory.transfer", "false",
+       "true: a card without the workload's history gets a GPU memory figure transferred from "
+       "its history on other cards, before any card's history is used as is",
+       false},
+      {"gpu_compute.transfer", "false",
+       "true: a card without the workload's history gets a compute share transferred from its "
+       "history on other cards by a factor learned from workloads seen on both",
+       false},
+      {"transfer.min_workloads", "3",
+       "workloads seen on both keys a transfer factor needs; fewer: no transferred figure", false},
+      {"transfer.spread_margin", "0.5",
+       "spreads of the transfer factor (log scale) added as margin to a transferred figure, so "
+       "that it errs high",
+       false},
       {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this", false},
       {"total_compute_slices", "7",
        "compute slices assumed for a MIG mode whose card model is unknown", false},
@@ -190,7 +221,10 @@ RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values
     const std::string prefix = kFigurePrefixes[i];
     s.figures[i].statistic = *ParseStatistic(values[prefix + ".statistic"]);
     s.figures[i].margin = std::stod(values[prefix + ".margin"]);
+    s.figures[i].transfer = values[prefix + ".transfer"] == "true";
   }
+  s.transfer_min_workloads = static_cast<std::size_t>(std::stod(values["transfer.min_workloads"]));
+  s.transfer_spread_margin = std::stod(values["transfer.spread_margin"]);
   return s;
 }
 

@@ -26,6 +26,9 @@ std::optional<Statistic> ParseStatistic(const std::string& text);
 struct FigureSettings {
   Statistic statistic;
   double margin = 0;
+  // Whether a key without the workload's history may get a figure
+  // transferred from its history on other keys (recommend/transfer.h).
+  bool transfer = false;
 };
 
 struct RecommenderSettings {
@@ -44,6 +47,11 @@ struct RecommenderSettings {
   double default_cpu_request_millicores = 1000;
   double default_memory_bytes = 2147483648.0;  // 2 GiB
   std::array<FigureSettings, kFigureCount> figures;
+  // Transfer between keys: the workloads a factor needs behind it, and the
+  // spreads of the factor added as margin (published = estimate x (1 + the
+  // figure's margin) x exp(transfer_spread_margin x spread)).
+  std::size_t transfer_min_workloads = 3;
+  double transfer_spread_margin = 0.5;
 
   double half_life_s() const { return half_life_hours * 3600.0; }
   // The latest finished_at a record may claim when the store's clock reads `now`.

@@ -242,10 +242,12 @@ void JudgeGpu(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCan
   // 3/7 is asked for as 0.428571, the precision the scores are kept at.
   r.gpu_compute_fraction = RoundToDecimals(p->compute_fraction, kWastePlaces);
   if (needs.gpu_memory_gb && *needs.gpu_memory_gb > p->memory_gb + kEpsilon) {
-    const bool elsewhere =
-        r.origin(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware;
+    const Provenance learned = r.origin(FigureKind::kGpuMemoryGb).provenance;
     problems->Add(FMT_COMPILE("needs {:.1f} GiB GPU memory{}; this pool offers {}"),
-                  *needs.gpu_memory_gb, elsewhere ? " (learned on other GPU models)" : "",
+                  *needs.gpu_memory_gb,
+                  learned == Provenance::kWorkloadAnyHardware ? " (learned on other GPU models)"
+                  : learned == Provenance::kTransferred ? " (transferred from another GPU model)"
+                                                        : "",
                   pool.partition_words);
   }
   if (const auto share = ShareOfSharedCard(e, pool, c, needs); share && pool.card != nullptr) {

@@ -56,7 +56,7 @@ std::optional<FigureOrigin> ParseFigureOrigin(std::string_view name, std::int64_
     return origin;
   }
   for (Provenance p : {Provenance::kExact, Provenance::kGpuModel, Provenance::kInstanceType,
-                       Provenance::kWorkloadAnyHardware}) {
+                       Provenance::kTransferred, Provenance::kWorkloadAnyHardware}) {
     if (name == ToString(p)) {
       origin.source = FigureSource::kRecommendation;
       origin.provenance = p;

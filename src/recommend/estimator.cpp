@@ -18,6 +18,7 @@ double ProvenanceFactor(Provenance provenance) {
     case Provenance::kGpuModel:
     case Provenance::kInstanceType:
       return 0.8;
+    case Provenance::kTransferred:
     case Provenance::kWorkloadAnyHardware:
       return 0.5;
     case Provenance::kNone:
@@ -113,6 +114,42 @@ Figure EstimateFigure(FigureKind kind, const MetricState& metric,
   figure.last_seen = metric.LastSeen();
   const double evidence = metric.EffectiveSamples();
   figure.confidence = evidence / (evidence + kConfidenceHalfWeight) * ProvenanceFactor(provenance);
+  return figure;
+}
+
+std::optional<double> FigureStatistic(FigureKind kind, const MetricState& metric,
+                                      const RecommenderSettings& settings) {
+  return Raw(metric, settings.figure(kind).statistic, settings.max_range_samples);
+}
+
+Figure TransferredFigure(FigureKind kind, const FigureTransfer& transfer,
+                         const RecommenderSettings& settings, bool explain) {
+  Figure figure = EmptyFigure(kind, settings);
+  const FigureSettings& fs = settings.figure(kind);
+  const double step = settings.compute_ladder_step;
+  const double for_spread = std::exp(settings.transfer_spread_margin * transfer.spread);
+  const double scale = (1 + fs.margin) * for_spread;
+  figure.provenance = Provenance::kTransferred;
+  figure.value = Finish(kind, transfer.estimate * scale, step);
+  figure.lower = std::min(*figure.value, Finish(kind, transfer.estimate * (1 + fs.margin), step));
+  figure.upper = figure.value;
+  figure.margin = scale - 1;
+  figure.statistic = "transferred " + figure.statistic;
+  const auto workloads = static_cast<double>(transfer.workloads);
+  figure.confidence = workloads / (workloads + kConfidenceHalfWeight) * std::exp(-transfer.spread) *
+                      ProvenanceFactor(Provenance::kTransferred);
+  figure.transfer = transfer;
+  if (explain) {
+    FigureReason reason;
+    reason.source = FigureReason::Source::kTransferred;
+    reason.statistic = figure.statistic;
+    reason.statistic_value = transfer.estimate;
+    reason.margin = figure.margin;
+    reason.with_margin = transfer.estimate * scale;
+    reason.rounding = RoundingOf(kind, step);
+    reason.value = *figure.value;
+    figure.reason = std::move(reason);
+  }
   return figure;
 }
 

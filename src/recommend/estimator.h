@@ -30,6 +30,19 @@ std::optional<FigureReason> ExplainFigure(FigureKind kind, const MetricState& me
                                           const RecommenderSettings& settings,
                                           std::optional<RecentValue>* set_by);
 
+// The figure's configured statistic of `metric`, before margin and rounding
+// (what EstimateFigure scales); nullopt when the metric has no history.
+std::optional<double> FigureStatistic(FigureKind kind, const MetricState& metric,
+                                      const RecommenderSettings& settings);
+
+// A figure of provenance kTransferred: transfer.estimate times the figure's
+// margin and exp(transfer_spread_margin x transfer.spread), rounded as any
+// figure; confidence workloads / (workloads + kConfidenceHalfWeight) x
+// exp(-spread), halved as a borrowed figure. With `explain`, the reason's
+// numbers (its text is DescribeTransfer's, figure_reason.h).
+Figure TransferredFigure(FigureKind kind, const FigureTransfer& transfer,
+                         const RecommenderSettings& settings, bool explain);
+
 // A figure with no history.
 Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings);
 

@@ -139,4 +139,31 @@ void CompleteReason(FigureKind kind, const RecommenderSettings& settings,
                               Requested(kind, reason->value));
 }
 
+std::string KeyText(const HardwareKey& key) {
+  if (key.gpu_model) return fmt::format("{} {}", key.gpu_brand.value_or(""), *key.gpu_model);
+  return key.instance_type.value_or("");
+}
+
+void DescribeTransfer(FigureKind kind, const HardwareKey& target, const FigureTransfer& transfer,
+                      FigureReason* reason) {
+  const std::string how =
+      transfer.neighbours > 0
+          ? fmt::format(
+                "the weighted mean ratio of the {} of {} workloads seen on both that are "
+                "nearest to it by their ratios to its other keys",
+                transfer.neighbours, transfer.workloads)
+          : fmt::format("the median ratio of {} workloads seen on both", transfer.workloads);
+  reason->text = fmt::format(
+      "{} on {}: {} learned on {} × {}, {} (spread ±{} %)", Amount(kind, transfer.estimate),
+      KeyText(target), Amount(kind, transfer.source_value), KeyText(transfer.source),
+      Number(transfer.factor, 3), how, Number((std::exp(transfer.spread) - 1) * 100, 0));
+  if (transfer.sources > 1) {
+    reason->text += fmt::format(", combined with its history on {} other key{}",
+                                transfer.sources - 1, transfer.sources > 2 ? "s" : "");
+  }
+  reason->text += fmt::format("; +{} % (the margin, and more for the spread) = {}; rounded {}: {}",
+                              Number(reason->margin * 100, 2), Amount(kind, reason->with_margin),
+                              reason->rounding, Requested(kind, reason->value));
+}
+
 }  // namespace hwrec::internal

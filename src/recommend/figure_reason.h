@@ -33,4 +33,13 @@ void CompleteReason(FigureKind kind, const RecommenderSettings& settings,
                     const std::optional<RecentValue>& set_by,
                     const std::optional<ExplainedExecution>& execution, FigureReason* reason);
 
+// The text of a transferred figure's reason (TransferredFigure with
+// `explain`): where it was learned, the factor and the workloads behind it,
+// the margin for the factor's spread, the rounding.
+void DescribeTransfer(FigureKind kind, const HardwareKey& target, const FigureTransfer& transfer,
+                      FigureReason* reason);
+
+// "NVIDIA A100 80GB" for a card, the instance type for an instance type.
+std::string KeyText(const HardwareKey& key);
+
 }  // namespace hwrec::internal

@@ -34,6 +34,7 @@ Result<RecommendationReader*> KeptReader(const Store& store,
         version, Store::LatestSchemaVersion(), RemedyText(Remedy::kMigrate, store.path())));
   }
   *reader = std::make_unique<RecommendationReader>(store::ConnectionOf(store));
+  (*reader)->AllowTransfer(true);
   watch.Applied(store::ChangeArea::kSettings);  // read as the reader was made
   (*reader)->KeepWhile(watch.version());
   return reader->get();

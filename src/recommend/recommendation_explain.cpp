@@ -33,6 +33,7 @@ void RecommendationReader::Explain(std::int64_t workload_id, const ScopeAggregat
     const auto kind = static_cast<FigureKind>(f);
     Figure& figure = out->figures[f];
     if (figure.provenance == Provenance::kNone || !figure.value) continue;
+    if (figure.provenance == Provenance::kTransferred) continue;  // explained as transferred
     const Scope scope = ScopeOfProvenance(figure.provenance);
     const KeyAggregate* aggregate = by_scope[static_cast<std::size_t>(scope)];
     if (aggregate == nullptr) continue;

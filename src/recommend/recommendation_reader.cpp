@@ -64,6 +64,7 @@ RecommendationReader::RecommendationReader(store::Connection& db)
 RecommendationReader::RecommendationReader(store::Connection& db, RecommenderSettings settings)
     : db_(db),
       settings_(std::move(settings)),
+      transfer_(db),
       workload_(db.Prepare("SELECT id FROM workloads WHERE image = ?")),
       // One row per scope the key has; the parameters are bound in order
       // (workload, brand, model, instance type as each arm names them).
@@ -85,6 +86,7 @@ void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> v
   kept_ids_.clear();
   kept_scopes_.clear();
   kept_memo_.clear();
+  transfer_.Drop();
   kept_version_ = version;
 }
 
@@ -158,6 +160,7 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
     if ((*by_scope)[s]) found[s] = &*(*by_scope)[s];
   }
   Recommendation out = Estimate(workload, hardware, as_of, found);
+  Transfer(workload_id, explain, &out);
   if (explain) Explain(workload_id, found, &out);
   if (width) AnswerForWidth(workload_id, *width, explain, &out);
   return out;
@@ -175,6 +178,7 @@ Recommendation RecommendationReader::Read(std::int64_t workload_id, const std::s
     }
   }
   Recommendation out = Estimate(workload, hardware, as_of, found);
+  Transfer(workload_id, false, &out);
   if (width) {
     AnswerForWidth(workload_id, *width, false, WidthAggregatesIn(*memo, workload_id, hardware),
                    &out);
@@ -270,6 +274,20 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
     out.figures[f] = EstimateFromScopes(static_cast<FigureKind>(f), hardware, by_scope, settings_);
   }
   return out;
+}
+
+void RecommendationReader::Transfer(std::int64_t workload_id, bool explain, Recommendation* out) {
+  if (!transfer_allowed_ || workload_id <= 0) return;
+  for (Figure& figure : out->figures) {
+    if (!settings_.figure(figure.kind).transfer) continue;
+    if (figure.value && figure.provenance != Provenance::kWorkloadAnyHardware) continue;
+    if (out->hardware.cpu_only && IsGpuFigure(figure.kind)) continue;
+    const std::optional<FigureTransfer> transfer =
+        transfer_.Transfer(figure.kind, workload_id, out->hardware, settings_);
+    if (!transfer) continue;
+    figure = TransferredFigure(figure.kind, *transfer, settings_, explain);
+    if (figure.reason) DescribeTransfer(figure.kind, out->hardware, *transfer, &*figure.reason);
+  }
 }
 
 }  // namespace hwrec::internal

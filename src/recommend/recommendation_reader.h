@@ -20,6 +20,7 @@
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
 #include "recommend/figure_reason.h"
+#include "recommend/transfer_source.h"
 #include "store/database.h"
 
 namespace hwrec::internal {
@@ -112,10 +113,19 @@ class RecommendationReader {
   std::map<std::int64_t, Figure> GpuMemoryByWidth(std::int64_t workload_id,
                                                   const HardwareKey& hardware, AggregateMemo* memo);
   const RecommenderSettings& settings() const { return settings_; }
+  // Whether a figure with no history on its key may be transferred from the
+  // workload's history on other keys (per figure, the config's
+  // <figure>.transfer). Query readers do; the materialisation of ingest does
+  // not (transferred figures are read-time only).
+  void AllowTransfer(bool allow) { transfer_allowed_ = allow; }
 
  private:
   Recommendation Estimate(const std::string& workload, const HardwareKey& hardware, double as_of,
                           const ScopeAggregates& by_scope) const;
+  // Replaces each figure with no history on `hardware`'s own card or instance
+  // type (no value, or learned on any hardware) by its transfer, where the
+  // figure's setting allows it and a factor has the evidence.
+  void Transfer(std::int64_t workload_id, bool explain, Recommendation* out);
   // Adds to each figure the reason it is what it is (Read with `explain`),
   // from the aggregate of the scope its provenance names.
   void Explain(std::int64_t workload_id, const ScopeAggregates& by_scope, Recommendation* out);
@@ -156,6 +166,8 @@ class RecommendationReader {
 
   store::Connection& db_;
   RecommenderSettings settings_;
+  bool transfer_allowed_ = false;
+  TransferSource transfer_;
   std::optional<store::Connection::Version> kept_version_;  // nullopt: keep nothing
   std::map<std::string, std::optional<std::int64_t>, std::less<>> kept_ids_;
   std::map<std::tuple<std::int64_t, std::string, std::string, std::string>, ScopeStates>

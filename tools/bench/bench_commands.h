@@ -73,6 +73,9 @@ int RunRouteBench(const std::vector<std::string>& args);
 // hwrec-bench place [--iterations N] | --openb DIR [--pods N] [--emit DIR]
 int RunPlaceBench(const std::vector<std::string>& args);
 
+// hwrec-bench transfer [--data DIR] [--jobs N] [--observations N] [--seed S] [--format F]
+int RunTransferBench(const std::vector<std::string>& args);
+
 // hwrec-bench python [--iterations N] [--python EXE] [--script PATH] [--module-dir DIR]
 int RunPythonBench(const std::vector<std::string>& args);
 

@@ -35,6 +35,10 @@ const std::vector<Subcommand>& Subcommands() {
       {"route", "ladder-build latency (p50/p99) and a full simulated walk", RunRouteBench},
       {"place", "placement evaluation latency (p50/p99) for 10/100/1,000 candidates",
        RunPlaceBench},
+      {"transfer",
+       "compute shares transferred to a card each job never ran on, on Gavel's measured "
+       "throughputs",
+       RunTransferBench},
       {"python", "the same recommend, place and ingest timed in C++ and through `import hwrec`",
        RunPythonBench},
       {"engines", "ingest, recommend and place on SQLite and PostgreSQL in one run, with ratios",

@@ -107,6 +107,23 @@ nlohmann::ordered_json WhyJson(const FigureReason& why) {
   return j;
 }
 
+// Where a transferred figure came from (Figure::transfer); null otherwise.
+nlohmann::ordered_json TransferJson(const Figure& f) {
+  if (!f.transfer) return nullptr;
+  const FigureTransfer& t = *f.transfer;
+  return {{"source",
+           {{"gpu_brand", OrNull(t.source.gpu_brand)},
+            {"gpu_model", OrNull(t.source.gpu_model)},
+            {"instance_type", OrNull(t.source.instance_type)}}},
+          {"source_value", Tidy(t.source_value)},
+          {"factor", Tidy(t.factor)},
+          {"workloads", t.workloads},
+          {"neighbours", t.neighbours},
+          {"sources", t.sources},
+          {"spread", Tidy(t.spread)},
+          {"estimate", Tidy(t.estimate)}};
+}
+
 void PrintJson(const Recommendation& r, bool explain) {
   nlohmann::ordered_json out;
   out["workload"] = r.workload;
@@ -129,6 +146,7 @@ void PrintJson(const Recommendation& r, bool explain) {
                                            : nlohmann::ordered_json(nullptr);
     }
     if (f.kind == FigureKind::kGpuComputeFraction) j["held_share"] = f.held_share;
+    j["transfer"] = TransferJson(f);
     if (explain) {
       j["statistic"] = f.statistic;
       j["margin"] = f.margin;
@@ -166,6 +184,13 @@ std::string WidthLine(const Recommendation& r) {
 std::string ProvenanceCell(const Figure& f) {
   std::string cell(ToString(f.provenance));
   if (f.held_share) cell += " (held share)";
+  if (f.transfer) {
+    cell +=
+        fmt::format(" from {} x{}",
+                    f.transfer->source.gpu_model ? *f.transfer->source.gpu_model
+                                                 : f.transfer->source.instance_type.value_or("?"),
+                    Cell(std::optional<double>(f.transfer->factor)));
+  }
   return cell;
 }
 

@@ -1,0 +1,47 @@
+// Transferred figures from the store: the TransferTables (transfer.h) of
+// every workload's figures on each card (GPU figures, from the aggregates of
+// scope gpu_model) and each instance type (CPU and memory, scope
+// instance_type), read at read time and never materialised. Ingest writes
+// nothing more for them: what transfer costs is paid by the reads that need
+// it (a figure with no history on its key whose setting allows transfer),
+// one scan of that scope's width-0 aggregates, kept for the rest of the call
+// and, while the store's data version holds, for the calls after it
+// (RecommendationReader::KeepWhile drops it). One thread at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "aggregate/settings.h"
+#include "hwrec/figure.h"
+#include "recommend/transfer.h"
+#include "store/database.h"
+
+namespace hwrec::internal {
+
+class TransferSource {
+ public:
+  explicit TransferSource(store::Connection& db);
+
+  // The transfer of `kind` to `hardware`'s card (GPU figures) or instance
+  // type (CPU, memory) for `workload_id`, from its history on other keys;
+  // nullopt when the key is not known (no card model, no instance type) or
+  // no factor has settings.transfer_min_workloads workloads behind it.
+  std::optional<FigureTransfer> Transfer(FigureKind kind, std::int64_t workload_id,
+                                         const HardwareKey& hardware,
+                                         const RecommenderSettings& settings);
+
+  // Drops what was read: the next Transfer reads the aggregates again.
+  void Drop();
+
+ private:
+  // One table per figure kind, of the kind's scope; read together per scope.
+  void ReadScope(bool gpu, const RecommenderSettings& settings);
+
+  store::Connection& db_;
+  std::array<std::unique_ptr<TransferTable>, kFigureCount> tables_;
+};
+
+}  // namespace hwrec::internal

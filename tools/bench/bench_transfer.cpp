@@ -1,0 +1,304 @@
+// hwrec-bench transfer: how close a compute share transferred to a card the
+// workload never ran on comes to what it needs there, on Gavel's measured
+// per-GPU throughputs (../shared/data/gavel-throughputs, MIT; read, never
+// copied): 26 job types on K80, P100 and V100, each alone on its card (the
+// `null` key). A job's used share of a card is its work rate over that card's
+// throughput, the rate put where its shares on every card lie within [0.05,
+// 1]; each execution reports it with seeded log-normal noise. The shares are
+// derived; the throughputs are measured. Each (job, card) is held out in turn:
+// a store holds every other record, and the job's figure on that card is read
+// through RecommendationQuery, beside copying its share from another card and
+// today's answer without transfer (none).
+#include <fmt/format.h>
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
+#include "hwrec/catalog.h"
+#include "hwrec/config.h"
+#include "hwrec/ingest.h"
+#include "hwrec/node_pool.h"
+#include "hwrec/recommend.h"
+#include "hwrec/store.h"
+
+namespace hwrec::bench {
+
+namespace {
+
+constexpr char kTransferUsage[] =
+    "hwrec-bench transfer [--data DIR] [--jobs N] [--observations N] [--seed S] "
+    "[--format table|json]";
+
+struct Card {
+  const char* name;   // Gavel's key
+  const char* model;  // the catalog's
+};
+constexpr Card kCards[] = {{"k80", "K80"}, {"p100", "P100 16GB"}, {"v100", "V100 16GB"}};
+constexpr std::size_t kCardCount = std::size(kCards);
+constexpr double kNow = 1795968000;  // 2026-11-29
+constexpr double kNoise = 0.1;       // σ of the log-normal noise of each execution
+
+struct Job {
+  std::string name;
+  std::array<double, kCardCount> share{};  // the share it needs of each card
+};
+
+struct Options {
+  std::string data = "../shared/data";
+  std::size_t jobs = 0;  // 0: every job
+  int observations = 10;
+  std::uint64_t seed = 1;
+  bool json = false;
+};
+
+std::vector<Job> ReadJobs(const std::string& path, std::size_t limit) {
+  std::ifstream in(path);
+  const nlohmann::json oracle = nlohmann::json::parse(in);
+  std::vector<Job> jobs;
+  for (const auto& [name, entry] : oracle.at(kCards[0].name).items()) {
+    std::array<double, kCardCount> throughput{};
+    for (std::size_t c = 0; c < kCardCount; ++c) {
+      throughput[c] = oracle.at(kCards[c].name).at(name).at("null").get<double>();
+    }
+    const double lowest = *std::min_element(throughput.begin(), throughput.end());
+    const double highest = *std::max_element(throughput.begin(), throughput.end());
+    if (!(lowest > 0)) continue;  // not measured on every card
+    // The geometric middle of [0.05 x fastest, slowest]: every share in [0.05, 1].
+    const double rate = std::sqrt(0.05 * highest * lowest);
+    Job job{name, {}};
+    for (std::size_t c = 0; c < kCardCount; ++c) job.share[c] = rate / throughput[c];
+    jobs.push_back(job);
+    if (limit > 0 && jobs.size() == limit) break;
+  }
+  return jobs;
+}
+
+std::string Image(std::size_t job) { return fmt::format("gavel/job-{:02}", job); }
+std::string PoolOf(std::size_t card) { return fmt::format("gavel-{}", kCards[card].name); }
+
+// Every execution of every job on every card, with its noise.
+std::vector<std::vector<std::vector<Observation>>> Records(const std::vector<Job>& jobs,
+                                                           const Options& o) {
+  std::mt19937_64 random(o.seed);
+  std::normal_distribution<double> noise(0.0, kNoise);
+  std::vector<std::vector<std::vector<Observation>>> out(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    out[j].resize(kCardCount);
+    for (std::size_t c = 0; c < kCardCount; ++c) {
+      for (int i = 0; i < o.observations; ++i) {
+        Observation r;
+        r.execution_id = fmt::format("gavel-{:02}-{}-{}", j, kCards[c].name, i);
+        r.action_image = Image(j);
+        r.finished_at = kNow - 600.0 * i;
+        r.node_pool_id = PoolOf(c);
+        r.gpu_utilization = std::min(1.0, jobs[j].share[c] * std::exp(noise(random)));
+        out[j][c].push_back(std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
+void Check(const Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.ToString());
+}
+
+// A store with the three cards' pools, transfer of the compute share on and
+// the decayed mean as its statistic (the central share, as the records are).
+std::unique_ptr<Store> NewStore(const std::string& path) {
+  auto store = Store::Open(path, BenchStoreOptions());
+  Check(store.status());
+  std::istringstream k80("brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,"
+                         "compute_slices\nNVIDIA,K80,12,1,full,12,1\n");
+  Check(ImportCatalogCsv(**store, k80).status());
+  for (std::size_t c = 0; c < kCardCount; ++c) {
+    NodePool pool;
+    pool.node_pool_id = PoolOf(c);
+    pool.site_id = "gavel";
+    pool.name = kCards[c].model;
+    pool.hardware.instance_type = fmt::format("gavel-{}-node", kCards[c].name);
+    pool.hardware.gpu_brand = "NVIDIA";
+    pool.hardware.gpu_model = kCards[c].model;
+    pool.hardware.gpu_mode = "full";
+    pool.hardware.gpu_count = 1;
+    pool.hardware.gpu_total = 1;
+    Check(RegisterNodePool(**store, pool));
+  }
+  Check(SetConfig(**store, "gpu_compute.transfer", "true"));
+  Check(SetConfig(**store, "gpu_compute.statistic", "avg"));
+  return std::move(*store);
+}
+
+struct Scores {
+  std::vector<double> errors;  // |estimate - need| / need, where there is an estimate
+  std::vector<double> slack;   // published / need - 1, where it covers the need
+  std::int64_t answered = 0, under = 0, cases = 0;
+
+  void Add(std::optional<double> estimate, std::optional<double> published, double need) {
+    ++cases;
+    if (estimate) errors.push_back(std::fabs(*estimate - need) / need);
+    if (!published) {
+      ++under;  // no figure: nothing covers the need
+      return;
+    }
+    ++answered;
+    if (*published < need) {
+      ++under;
+    } else {
+      slack.push_back(*published / need - 1);
+    }
+  }
+  nlohmann::ordered_json Json() const {
+    const auto or_null = [](const std::vector<double>& v, double p) {
+      return v.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(Percentile(v, p));
+    };
+    return {{"answered", answered},
+            {"cases", cases},
+            {"median_error", or_null(errors, 50)},
+            {"p90_error", or_null(errors, 90)},
+            {"under_need", static_cast<double>(under) / static_cast<double>(cases)},
+            {"median_slack", or_null(slack, 50)}};
+  }
+};
+
+std::string PercentCell(const std::vector<double>& values, double p) {
+  return values.empty() ? "-" : fmt::format("{:.1f} %", Percentile(values, p) * 100);
+}
+
+Options ParseOptions(const std::vector<std::string>& args, bool* help) {
+  Options o;
+  std::string format = "table";
+  po::options_description described("Options");
+  described.add_options()("data", po::value(&o.data)->default_value(o.data),
+                          "the folder holding gavel-throughputs/oracle_throughputs.json")(
+      "jobs", po::value(&o.jobs)->default_value(0), "the first N job types only (0: all 26)")(
+      "observations", po::value(&o.observations)->default_value(o.observations),
+      "executions per (job, card)")("seed", po::value(&o.seed)->default_value(o.seed),
+                                    "seed of the noise")(
+      "format", po::value(&format)->default_value(format), "table or json")("help,h", "help");
+  po::variables_map vm;
+  *help = !ParseBenchArgs(args, described, kTransferUsage, &vm);
+  if (o.jobs != 0 && o.jobs < 5) throw UsageError("--jobs must be 0 (all) or at least 5");
+  if (o.observations < 1) throw UsageError("--observations must be at least 1");
+  o.json = IsJsonFormat(format);
+  return o;
+}
+
+}  // namespace
+
+int RunTransferBench(const std::vector<std::string>& args) {
+  bool help = false;
+  const Options o = ParseOptions(args, &help);
+  if (help) return kExitOk;
+  const std::string path = o.data + "/gavel-throughputs/oracle_throughputs.json";
+  if (!std::filesystem::exists(path)) {
+    std::cout << "hwrec-bench transfer: skipped: " << path << " is absent (see the data's README)\n";
+    return kExitOk;
+  }
+  const std::vector<Job> jobs = ReadJobs(path, o.jobs);
+  const auto records = Records(jobs, o);
+
+  Scores transferred, copied, none;
+  std::int64_t neighbours = 0;
+  ScratchDir scratch;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (std::size_t c = 0; c < kCardCount; ++c) {
+      const std::string store_path = scratch.File(fmt::format("held-{}-{}.hwrec", j, c));
+      auto store = NewStore(store_path);
+      std::vector<Observation> kept;
+      for (std::size_t k = 0; k < jobs.size(); ++k) {
+        for (std::size_t d = 0; d < kCardCount; ++d) {
+          if (k == j && d == c) continue;  // held out
+          kept.insert(kept.end(), records[k][d].begin(), records[k][d].end());
+        }
+      }
+      auto ingestor = Ingestor::Open(*store);
+      Check(ingestor.status());
+      Check((*ingestor)->Ingest(kept).status());
+      auto query = RecommendationQuery::Open(*store);
+      Check(query.status());
+      const auto key_of = [&](std::size_t card) {
+        HardwareKey key;
+        key.gpu_brand = "NVIDIA";
+        key.gpu_model = kCards[card].model;
+        key.instance_type = fmt::format("gavel-{}-node", kCards[card].name);
+        return key;
+      };
+      auto answer = (*query)->Recommend(Image(j), key_of(c), kNow);
+      Check(answer.status());
+      const Figure& figure = answer->figure(FigureKind::kGpuComputeFraction);
+      const double need = jobs[j].share[c];
+      if (figure.transfer) {
+        transferred.Add(figure.transfer->estimate, figure.value, need);
+        neighbours += figure.transfer->neighbours > 0 ? 1 : 0;
+        // Copied as is: the job's figure on the card the transfer learned from.
+        std::size_t source = 0;
+        while (source < kCardCount && figure.transfer->source.gpu_model != kCards[source].model) {
+          ++source;
+        }
+        auto on_source = (*query)->Recommend(Image(j), key_of(source), kNow);
+        Check(on_source.status());
+        copied.Add(figure.transfer->source_value,
+                   on_source->figure(FigureKind::kGpuComputeFraction).value, need);
+      } else {
+        transferred.Add(std::nullopt, figure.value, need);
+        copied.Add(std::nullopt, std::nullopt, need);
+      }
+      none.Add(std::nullopt, std::nullopt, need);
+      store.reset();
+      std::filesystem::remove(store_path);
+    }
+  }
+
+  const std::string about = fmt::format(
+      "Gavel's measured throughputs (K80, P100, V100; {} job types, each alone on its card); "
+      "shares derived as work rate / throughput (the throughputs are measured, the shares are "
+      "not), {} executions per (job, card) with log-normal noise sigma {:g} (seed {}); each "
+      "(job, card) held out in turn: {} cases. Store settings: gpu_compute.transfer true, "
+      "gpu_compute.statistic avg (the central share), margin +15 %, transfer.spread_margin 0.5",
+      jobs.size(), o.observations, kNoise, o.seed, transferred.cases);
+  if (o.json) {
+    nlohmann::ordered_json out = {{"about", about},
+                                  {"transferred", transferred.Json()},
+                                  {"copied", copied.Json()},
+                                  {"none", none.Json()},
+                                  {"from_nearest_workloads", neighbours}};
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "hwrec-bench transfer: " << about << "\n\n";
+  std::cout << fmt::format("{:<34}{:>10}{:>13}{:>10}{:>13}{:>15}\n", "compute share on the held-out card",
+                           "answered", "median err", "p90 err", "under need", "median slack");
+  const auto row = [](const char* what, const Scores& s) {
+    std::cout << fmt::format("{:<34}{:>10}{:>13}{:>10}{:>13}{:>15}\n", what,
+                             fmt::format("{}/{}", s.answered, s.cases), PercentCell(s.errors, 50),
+                             PercentCell(s.errors, 90),
+                             fmt::format("{:.1f} %", 100.0 * static_cast<double>(s.under) /
+                                                         static_cast<double>(s.cases)),
+                             PercentCell(s.slack, 50));
+  };
+  row("transferred (hwrec)", transferred);
+  row("copied from the source card", copied);
+  row("none (without transfer)", none);
+  std::cout << fmt::format(
+      "\nerr: the estimate before margin and rounding against the need; under need and slack: "
+      "the published figure (with its margin).\n{} of {} transfers from the nearest workloads "
+      "(the job ran on a third card), the rest from the median of every pair.\n"
+      "targets: median err <= 20 %, p90 err <= 70 %; under need <= 20 % with median slack <= "
+      "50 %\n",
+      neighbours, transferred.answered);
+  return kExitOk;
+}
+
+}  // namespace hwrec::bench
