@@ -115,7 +115,7 @@ const std::vector<ConfigKey>& ConfigKeys() {
        false},
       {"transfer.min_workloads", "3",
        "workloads seen on both keys a transfer factor needs; fewer: no transferred figure", false},
-      {"transfer.spread_margin", "0.5",
+      {"transfer.spread_margin", "0.3",
        "spreads of the transfer factor (log scale) added as margin to a transferred figure, so "
        "that it errs high",
        false},

@@ -51,7 +51,7 @@ struct RecommenderSettings {
   // spreads of the factor added as margin (published = estimate x (1 + the
   // figure's margin) x exp(transfer_spread_margin x spread)).
   std::size_t transfer_min_workloads = 3;
-  double transfer_spread_margin = 0.5;
+  double transfer_spread_margin = 0.3;
 
   double half_life_s() const { return half_life_hours * 3600.0; }
   // The latest finished_at a record may claim when the store's clock reads `now`.

@@ -36,7 +36,7 @@ namespace hwrec::internal {
 
 struct TransferSettings {
   std::size_t min_workloads = 3;  // workloads seen on both keys for a factor
-  std::size_t neighbours = 4;     // k of the nearest-workload factor
+  std::size_t neighbours = 6;     // k of the nearest-workload factor
   double min_spread = 0.05;       // a floor on any spread (log units): 5 %
 };
 

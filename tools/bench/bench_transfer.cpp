@@ -59,6 +59,7 @@ struct Options {
   std::size_t jobs = 0;  // 0: every job
   int observations = 10;
   std::uint64_t seed = 1;
+  int seeds = 5;  // noise draws, seed .. seed + seeds - 1, pooled
   bool json = false;
 };
 
@@ -89,8 +90,8 @@ std::string PoolOf(std::size_t card) { return fmt::format("gavel-{}", kCards[car
 
 // Every execution of every job on every card, with its noise.
 std::vector<std::vector<std::vector<Observation>>> Records(const std::vector<Job>& jobs,
-                                                           const Options& o) {
-  std::mt19937_64 random(o.seed);
+                                                           const Options& o, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
   std::normal_distribution<double> noise(0.0, kNoise);
   std::vector<std::vector<std::vector<Observation>>> out(jobs.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -119,8 +120,9 @@ void Check(const Status& status) {
 std::unique_ptr<Store> NewStore(const std::string& path) {
   auto store = Store::Open(path, BenchStoreOptions());
   Check(store.status());
-  std::istringstream k80("brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,"
-                         "compute_slices\nNVIDIA,K80,12,1,full,12,1\n");
+  std::istringstream k80(
+      "brand,model,card_memory_gb,card_compute_slices,mode,memory_gb,"
+      "compute_slices\nNVIDIA,K80,12,1,full,12,1\n");
   Check(ImportCatalogCsv(**store, k80).status());
   for (std::size_t c = 0; c < kCardCount; ++c) {
     NodePool pool;
@@ -137,6 +139,8 @@ std::unique_ptr<Store> NewStore(const std::string& path) {
   }
   Check(SetConfig(**store, "gpu_compute.transfer", "true"));
   Check(SetConfig(**store, "gpu_compute.statistic", "avg"));
+  Check(SetConfig(**store, "gpu_compute.margin", "0.15"));
+  Check(SetConfig(**store, "transfer.spread_margin", "0.3"));
   return std::move(*store);
 }
 
@@ -172,6 +176,53 @@ struct Scores {
   }
 };
 
+// One held-out case: a store at `path` with every record but job j's on card
+// c, and the job's compute share on that card as transfer and as a copy give it.
+void HeldOut(const std::string& path, const std::vector<Job>& jobs,
+             const std::vector<std::vector<std::vector<Observation>>>& records, std::size_t j,
+             std::size_t c, Scores* transferred, Scores* copied, std::int64_t* neighbours) {
+  auto store = NewStore(path);
+  std::vector<Observation> kept;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    for (std::size_t d = 0; d < kCardCount; ++d) {
+      if (k == j && d == c) continue;  // held out
+      kept.insert(kept.end(), records[k][d].begin(), records[k][d].end());
+    }
+  }
+  auto ingestor = Ingestor::Open(*store);
+  Check(ingestor.status());
+  Check((*ingestor)->Ingest(kept).status());
+  auto query = RecommendationQuery::Open(*store);
+  Check(query.status());
+  const auto key_of = [&](std::size_t card) {
+    HardwareKey key;
+    key.gpu_brand = "NVIDIA";
+    key.gpu_model = kCards[card].model;
+    key.instance_type = fmt::format("gavel-{}-node", kCards[card].name);
+    return key;
+  };
+  auto answer = (*query)->Recommend(Image(j), key_of(c), kNow);
+  Check(answer.status());
+  const Figure& figure = answer->figure(FigureKind::kGpuComputeFraction);
+  const double need = jobs[j].share[c];
+  if (figure.transfer) {
+    transferred->Add(figure.transfer->estimate, figure.value, need);
+    *neighbours += figure.transfer->neighbours > 0 ? 1 : 0;
+    // Copied as is: the job's figure on the card the transfer learned from.
+    std::size_t source = 0;
+    while (source < kCardCount && figure.transfer->source.gpu_model != kCards[source].model) {
+      ++source;
+    }
+    auto on_source = (*query)->Recommend(Image(j), key_of(source), kNow);
+    Check(on_source.status());
+    copied->Add(figure.transfer->source_value,
+                on_source->figure(FigureKind::kGpuComputeFraction).value, need);
+  } else {
+    transferred->Add(std::nullopt, figure.value, need);
+    copied->Add(std::nullopt, std::nullopt, need);
+  }
+}
+
 std::string PercentCell(const std::vector<double>& values, double p) {
   return values.empty() ? "-" : fmt::format("{:.1f} %", Percentile(values, p) * 100);
 }
@@ -184,13 +235,15 @@ Options ParseOptions(const std::vector<std::string>& args, bool* help) {
                           "the folder holding gavel-throughputs/oracle_throughputs.json")(
       "jobs", po::value(&o.jobs)->default_value(0), "the first N job types only (0: all 26)")(
       "observations", po::value(&o.observations)->default_value(o.observations),
-      "executions per (job, card)")("seed", po::value(&o.seed)->default_value(o.seed),
-                                    "seed of the noise")(
+      "executions per (job, card)")("seeds", po::value(&o.seeds)->default_value(o.seeds),
+                                    "noise draws pooled: seeds S to S + N - 1")(
+      "seed", po::value(&o.seed)->default_value(o.seed), "seed of the noise")(
       "format", po::value(&format)->default_value(format), "table or json")("help,h", "help");
   po::variables_map vm;
   *help = !ParseBenchArgs(args, described, kTransferUsage, &vm);
   if (o.jobs != 0 && o.jobs < 5) throw UsageError("--jobs must be 0 (all) or at least 5");
   if (o.observations < 1) throw UsageError("--observations must be at least 1");
+  if (o.seeds < 1) throw UsageError("--seeds must be at least 1");
   o.json = IsJsonFormat(format);
   return o;
 }
@@ -203,71 +256,36 @@ int RunTransferBench(const std::vector<std::string>& args) {
   if (help) return kExitOk;
   const std::string path = o.data + "/gavel-throughputs/oracle_throughputs.json";
   if (!std::filesystem::exists(path)) {
-    std::cout << "hwrec-bench transfer: skipped: " << path << " is absent (see the data's README)\n";
+    std::cout << "hwrec-bench transfer: skipped: " << path
+              << " is absent (see the data's README)\n";
     return kExitOk;
   }
   const std::vector<Job> jobs = ReadJobs(path, o.jobs);
-  const auto records = Records(jobs, o);
 
   Scores transferred, copied, none;
   std::int64_t neighbours = 0;
   ScratchDir scratch;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    for (std::size_t c = 0; c < kCardCount; ++c) {
-      const std::string store_path = scratch.File(fmt::format("held-{}-{}.hwrec", j, c));
-      auto store = NewStore(store_path);
-      std::vector<Observation> kept;
-      for (std::size_t k = 0; k < jobs.size(); ++k) {
-        for (std::size_t d = 0; d < kCardCount; ++d) {
-          if (k == j && d == c) continue;  // held out
-          kept.insert(kept.end(), records[k][d].begin(), records[k][d].end());
-        }
+  for (int draw = 0; draw < o.seeds; ++draw) {
+    const auto records = Records(jobs, o, o.seed + static_cast<std::uint64_t>(draw));
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      for (std::size_t c = 0; c < kCardCount; ++c) {
+        const std::string store_path = scratch.File(fmt::format("held-{}-{}.hwrec", j, c));
+        HeldOut(store_path, jobs, records, j, c, &transferred, &copied, &neighbours);
+        none.Add(std::nullopt, std::nullopt, jobs[j].share[c]);
+        std::filesystem::remove(store_path);
       }
-      auto ingestor = Ingestor::Open(*store);
-      Check(ingestor.status());
-      Check((*ingestor)->Ingest(kept).status());
-      auto query = RecommendationQuery::Open(*store);
-      Check(query.status());
-      const auto key_of = [&](std::size_t card) {
-        HardwareKey key;
-        key.gpu_brand = "NVIDIA";
-        key.gpu_model = kCards[card].model;
-        key.instance_type = fmt::format("gavel-{}-node", kCards[card].name);
-        return key;
-      };
-      auto answer = (*query)->Recommend(Image(j), key_of(c), kNow);
-      Check(answer.status());
-      const Figure& figure = answer->figure(FigureKind::kGpuComputeFraction);
-      const double need = jobs[j].share[c];
-      if (figure.transfer) {
-        transferred.Add(figure.transfer->estimate, figure.value, need);
-        neighbours += figure.transfer->neighbours > 0 ? 1 : 0;
-        // Copied as is: the job's figure on the card the transfer learned from.
-        std::size_t source = 0;
-        while (source < kCardCount && figure.transfer->source.gpu_model != kCards[source].model) {
-          ++source;
-        }
-        auto on_source = (*query)->Recommend(Image(j), key_of(source), kNow);
-        Check(on_source.status());
-        copied.Add(figure.transfer->source_value,
-                   on_source->figure(FigureKind::kGpuComputeFraction).value, need);
-      } else {
-        transferred.Add(std::nullopt, figure.value, need);
-        copied.Add(std::nullopt, std::nullopt, need);
-      }
-      none.Add(std::nullopt, std::nullopt, need);
-      store.reset();
-      std::filesystem::remove(store_path);
     }
   }
 
   const std::string about = fmt::format(
       "Gavel's measured throughputs (K80, P100, V100; {} job types, each alone on its card); "
       "shares derived as work rate / throughput (the throughputs are measured, the shares are "
-      "not), {} executions per (job, card) with log-normal noise sigma {:g} (seed {}); each "
-      "(job, card) held out in turn: {} cases. Store settings: gpu_compute.transfer true, "
-      "gpu_compute.statistic avg (the central share), margin +15 %, transfer.spread_margin 0.5",
-      jobs.size(), o.observations, kNoise, o.seed, transferred.cases);
+      "not), {} executions per (job, card) with log-normal noise sigma {:g} (seeds {} to {}, "
+      "pooled); each (job, card) held out in turn: {} cases. Store settings: gpu_compute.transfer "
+      "true, "
+      "gpu_compute.statistic avg (the central share), margin +15 %, transfer.spread_margin 0.3",
+      jobs.size(), o.observations, kNoise, o.seed, o.seed + static_cast<std::uint64_t>(o.seeds) - 1,
+      transferred.cases);
   if (o.json) {
     nlohmann::ordered_json out = {{"about", about},
                                   {"transferred", transferred.Json()},
@@ -278,8 +296,9 @@ int RunTransferBench(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::cout << "hwrec-bench transfer: " << about << "\n\n";
-  std::cout << fmt::format("{:<34}{:>10}{:>13}{:>10}{:>13}{:>15}\n", "compute share on the held-out card",
-                           "answered", "median err", "p90 err", "under need", "median slack");
+  std::cout << fmt::format("{:<34}{:>10}{:>13}{:>10}{:>13}{:>15}\n",
+                           "compute share on the held-out card", "answered", "median err",
+                           "p90 err", "under need", "median slack");
   const auto row = [](const char* what, const Scores& s) {
     std::cout << fmt::format("{:<34}{:>10}{:>13}{:>10}{:>13}{:>15}\n", what,
                              fmt::format("{}/{}", s.answered, s.cases), PercentCell(s.errors, 50),
