@@ -1281,6 +1281,7 @@ TEST_CASE("recommend: a workload seen only on A100 gets a transferred H100 share
     o.gpu_utilization = 0.9;
     o.gpu_memory_peak_gb = 20;
     o.cpu_millicores_p95 = 3000;
+    o.gpu_count_held = 1;  // so that it has history at width 1, on the A100 only
     batch.push_back(o);
   }
   f.Ingest(batch);
@@ -1317,6 +1318,13 @@ TEST_CASE("recommend: a workload seen only on A100 gets a transferred H100 share
   const hwrec::Figure& memory = r.figure(FigureKind::kGpuMemoryGb);
   REQUIRE(memory.provenance == Provenance::kTransferred);
   CHECK(memory.transfer->estimate == Approx(24).epsilon(0.06));
+  // Asked at a width (as placement asks), transfer still comes before the
+  // history of another card at that width.
+  const auto at_width = hwrec::RecommendationQuery::Open(*f.store)
+                            .value()
+                            ->Recommend("new:1", h100, kNow, hwrec::Explain::kNo, 1)
+                            .value();
+  CHECK(at_width.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kTransferred);
 
   // CPU stays with its instance type unless its setting allows transfer.
   CHECK(r.figure(FigureKind::kCpuRequestMillicores).provenance == Provenance::kNone);
@@ -1325,6 +1333,11 @@ TEST_CASE("recommend: a workload seen only on A100 gets a transferred H100 share
   REQUIRE(cpu.provenance == Provenance::kTransferred);
   CHECK(cpu.transfer->source.instance_type == "a2-ultragpu-1g");
   CHECK(cpu.transfer->estimate == Approx(2400).epsilon(0.06));
+  const auto cpu_why =
+      f.Explained("new:1", h100).figure(FigureKind::kCpuRequestMillicores).reason.value();
+  INFO(cpu_why.text);
+  CHECK(cpu_why.text.find("on a3-highgpu-1g: ") != std::string::npos);  // the instance type
+  CHECK(cpu_why.text.find("learned on a2-ultragpu-1g") != std::string::npos);
 
   // --explain says where it came from and what is behind the factor.
   const auto explained = f.Explained("new:1", h100).figure(FigureKind::kGpuComputeFraction);
@@ -1366,4 +1379,76 @@ TEST_CASE("recommend: without enough workloads seen on both cards nothing is tra
   REQUIRE(hwrec::SetConfig(*f.store, "transfer.min_workloads", "2").ok());
   CHECK(f.Recommend("new:1", f.KeyOf("h100")).figure(FigureKind::kGpuComputeFraction).provenance ==
         Provenance::kTransferred);
+}
+
+TEST_CASE("recommend: a share transferred to more than one whole card is not given",
+          "[recommend][transfer][engine]") {
+  Fixture f;
+  // On the A30 slice (2/4 of a card) every workload uses three times the
+  // share of an H100 it uses on the H100.
+  std::vector<Observation> batch;
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    const double h100_share = 0.1 * (1 + 0.1 * w);
+    auto on_h100 = Exec(image + "-h100", image, "h100", kNow);
+    on_h100.gpu_utilization = h100_share;
+    auto on_a30 = Exec(image + "-a30", image, "a30-mig", kNow);
+    on_a30.gpu_utilization = 3 * h100_share / 0.5;  // of the slice
+    batch.push_back(on_h100);
+    batch.push_back(on_a30);
+  }
+  auto busy = Exec("busy-h100", "busy:1", "h100", kNow);
+  busy.gpu_utilization = 0.5;  // x3: 1.5 cards of an A30
+  batch.push_back(busy);
+  auto light = Exec("light-h100", "light:1", "h100", kNow);
+  light.gpu_utilization = 0.2;  // x3: 0.6 of an A30
+  batch.push_back(light);
+  f.Ingest(batch);
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
+  const HardwareKey a30 = f.KeyOf("a30-mig");
+  CHECK(f.Recommend("light:1", a30).figure(FigureKind::kGpuComputeFraction).provenance ==
+        Provenance::kTransferred);
+  const auto busy_share = f.Recommend("busy:1", a30).figure(FigureKind::kGpuComputeFraction);
+  CHECK(busy_share.provenance == Provenance::kNone);  // not 1.0, which would be under its need
+  CHECK_FALSE(busy_share.value.has_value());
+}
+
+TEST_CASE("recommend: a query kept open transfers from the history as it is at each call",
+          "[recommend][transfer][engine]") {
+  Fixture f;
+  std::vector<Observation> batch;
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    auto on_a100 = Exec(image + "-a100", image, "a100-mig", kNow - 600);
+    on_a100.gpu_utilization = 0.5 + 0.1 * w;
+    auto on_h100 = Exec(image + "-h100", image, "h100", kNow - 600);
+    on_h100.gpu_utilization = 3.0 / 7 * (0.5 + 0.1 * w) * 0.5;
+    batch.push_back(on_a100);
+    batch.push_back(on_h100);
+  }
+  auto first = Exec("new-1", "new:1", "a100-mig", kNow - 600);
+  first.gpu_utilization = 0.4;
+  batch.push_back(first);
+  f.Ingest(batch);
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
+  const HardwareKey h100 = f.KeyOf("h100");
+  const auto kept = hwrec::RecommendationQuery::Open(*f.store).value();
+  const auto estimate = [&](hwrec::RecommendationQuery& query) {
+    const auto r = query.Recommend("new:1", h100, kNow).value();
+    const auto& share = r.figure(FigureKind::kGpuComputeFraction);
+    REQUIRE(share.transfer.has_value());
+    return share.transfer->estimate;
+  };
+  for (int i = 0; i < 3; ++i) estimate(*kept);  // the steady state of a kept query
+  // The workload now uses twice as much of an A100.
+  std::vector<Observation> heavier;
+  for (int i = 0; i < 10; ++i) {
+    auto o = Exec(fmt::format("new-heavy-{}", i), "new:1", "a100-mig", kNow - i);
+    o.gpu_utilization = 0.8;
+    heavier.push_back(o);
+  }
+  f.Ingest(heavier);
+  const double fresh = estimate(*hwrec::RecommendationQuery::Open(*f.store).value());
+  CHECK(estimate(*kept) == fresh);
+  CHECK(fresh > 1.5 * 3.0 / 7 * 0.4 * 0.5);
 }

@@ -133,6 +133,7 @@ std::optional<PlacementEvaluator::Impl::Held> PlacementEvaluator::Impl::ReadComb
           with_history ? take_history : std::function<void(const store::Statement&)>())) {
     return std::nullopt;
   }
+  reader->KeepWhile(watch.version());  // a new call: drops what the reader may not keep
   held.history = History::FinishCombined(&recent);
   held.workload_id = read.workload_id();
   held.memo = read.TakeMemo();

@@ -109,6 +109,7 @@ std::optional<Recommendation> RecommendationQuery::Impl::ReadCombined(
   internal::CombinedAggregates::Bind(*statement, 1, rows, workload, &hardware);
   internal::CombinedAggregates read({&hardware});
   if (!internal::RunCombined(*statement, watch, held, &read)) return std::nullopt;
+  reader->KeepWhile(watch.version());  // a new call: drops what the reader may not keep
   internal::AggregateMemo memo = read.TakeMemo();
   return reader->Read(read.workload_id(), workload, hardware,
                       as_of.value_or(internal::NowEpochSeconds()), &memo, width);

@@ -285,8 +285,18 @@ void RecommendationReader::Transfer(std::int64_t workload_id, bool explain, Reco
     const std::optional<FigureTransfer> transfer =
         transfer_.Transfer(figure.kind, workload_id, out->hardware, settings_);
     if (!transfer) continue;
+    // More than one card of this kind: no share of one card covers it.
+    if (figure.kind == FigureKind::kGpuComputeFraction && transfer->estimate > 1) continue;
     figure = TransferredFigure(figure.kind, *transfer, settings_, explain);
-    if (figure.reason) DescribeTransfer(figure.kind, out->hardware, *transfer, &*figure.reason);
+    if (!figure.reason) continue;
+    HardwareKey target;  // the card, or the instance type, the figure is for
+    if (IsGpuFigure(figure.kind)) {
+      target.gpu_brand = out->hardware.gpu_brand;
+      target.gpu_model = out->hardware.gpu_model;
+    } else {
+      target.instance_type = out->hardware.instance_type;
+    }
+    DescribeTransfer(figure.kind, target, *transfer, &*figure.reason);
   }
 }
 

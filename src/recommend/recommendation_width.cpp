@@ -128,6 +128,8 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   const Scope scope = at.scope;
   const Provenance provenance = kProvenanceOfScope[static_cast<std::size_t>(scope)];
   Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
+  // Transfer comes before any card's history, at a width as without one.
+  if (scope == Scope::kAny && figure.provenance == Provenance::kTransferred) return;
   figure = EstimateFigure(kKind, aggregate->metric(kKind), settings_, provenance);
   figure.learned_width = learned;
   if (!explain || !figure.value) return;

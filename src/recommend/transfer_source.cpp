@@ -50,9 +50,11 @@ void TransferSource::Drop() {
 void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
   TransferSettings transfer;
   transfer.min_workloads = settings.transfer_min_workloads;
+  // Kept only once whole: a scan that throws leaves no table behind.
+  std::array<std::unique_ptr<TransferTable>, kFigureCount> tables;
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     if (IsGpuKind(static_cast<FigureKind>(f)) == gpu) {
-      tables_[f] = std::make_unique<TransferTable>(transfer);
+      tables[f] = std::make_unique<TransferTable>(transfer);
     }
   }
   // Cards of unknown model ("") and instance types not recorded are no key.
@@ -69,8 +71,11 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
       const auto kind = static_cast<FigureKind>(f);
       if (IsGpuKind(kind) != gpu) continue;
       const std::optional<double> value = FigureStatistic(kind, aggregate.metric(kind), settings);
-      if (value) tables_[f]->Add(rows->Int64(0), key, *value);
+      if (value) tables[f]->Add(rows->Int64(0), key, *value);
     }
+  }
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    if (tables[f]) tables_[f] = std::move(tables[f]);
   }
 }
 

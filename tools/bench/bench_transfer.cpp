@@ -213,6 +213,7 @@ void HeldOut(const std::string& path, const std::vector<Job>& jobs,
     while (source < kCardCount && figure.transfer->source.gpu_model != kCards[source].model) {
       ++source;
     }
+    if (source == kCardCount) throw std::runtime_error("a transfer from a card not in the bench");
     auto on_source = (*query)->Recommend(Image(j), key_of(source), kNow);
     Check(on_source.status());
     copied->Add(figure.transfer->source_value,
