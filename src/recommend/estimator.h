@@ -43,6 +43,11 @@ std::optional<double> FigureStatistic(FigureKind kind, const MetricState& metric
 Figure TransferredFigure(FigureKind kind, const FigureTransfer& transfer,
                          const RecommenderSettings& settings, bool explain);
 
+// GPU memory and compute share: figures of a card, not of an instance type.
+inline bool IsGpuFigure(FigureKind kind) {
+  return kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
+}
+
 // A figure with no history.
 Figure EmptyFigure(FigureKind kind, const RecommenderSettings& settings);
 

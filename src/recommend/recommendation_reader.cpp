@@ -38,10 +38,6 @@ const std::vector<Scope>& FallbackChain(FigureKind kind, const RecommenderSettin
   }
 }
 
-bool IsGpuFigure(FigureKind kind) {
-  return kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
-}
-
 }  // namespace
 
 AggregateKey KeyAt(std::int64_t workload_id, Scope scope, const HardwareKey& hardware) {

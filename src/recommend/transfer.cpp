@@ -51,6 +51,17 @@ const std::map<std::string, double>* TransferTable::ValuesOf(std::int64_t worklo
   return it == values_.end() ? nullptr : &it->second;
 }
 
+std::optional<TransferFactor> TransferTable::FactorOfRatios(
+    const std::vector<double>& log_ratios) const {
+  if (log_ratios.size() < std::max<std::size_t>(settings_.min_workloads, 1)) return std::nullopt;
+  const double center = Median(log_ratios);
+  TransferFactor factor;
+  factor.factor = std::exp(center);
+  factor.spread = std::max(settings_.min_spread, RobustSpread(log_ratios, center));
+  factor.workloads = static_cast<std::int64_t>(log_ratios.size());
+  return factor;
+}
+
 std::optional<TransferFactor> TransferTable::PairFactor(const std::string& from,
                                                         const std::string& to,
                                                         std::optional<std::int64_t> except) const {
@@ -61,13 +72,7 @@ std::optional<TransferFactor> TransferTable::PairFactor(const std::string& from,
     const auto b = keys.find(to);
     if (a != keys.end() && b != keys.end()) ratios.push_back(std::log(b->second / a->second));
   }
-  if (ratios.size() < std::max<std::size_t>(settings_.min_workloads, 1)) return std::nullopt;
-  const double center = Median(ratios);
-  TransferFactor factor;
-  factor.factor = std::exp(center);
-  factor.spread = std::max(settings_.min_spread, RobustSpread(ratios, center));
-  factor.workloads = static_cast<std::int64_t>(ratios.size());
-  return factor;
+  return FactorOfRatios(ratios);
 }
 
 std::optional<TransferFactor> TransferTable::SourceFactor(std::int64_t workload,
@@ -81,13 +86,14 @@ std::optional<TransferFactor> TransferTable::SourceFactor(std::int64_t workload,
     if (key != source && key != target) signature.emplace_back(&key, std::log(value / own_source));
   }
   std::vector<Neighbour> candidates;
-  std::int64_t seen_on_both = 0;
+  std::vector<double> seen_on_both;  // the log ratio of every workload seen on both keys
   for (const auto& [other, keys] : values_) {
     if (other == workload) continue;
     const auto a = keys.find(source);
     const auto b = keys.find(target);
     if (a == keys.end() || b == keys.end()) continue;
-    ++seen_on_both;
+    const double log_ratio = std::log(b->second / a->second);
+    seen_on_both.push_back(log_ratio);
     double squares = 0;
     std::size_t shared = 0;
     for (const auto& [key, own_ratio] : signature) {
@@ -98,12 +104,11 @@ std::optional<TransferFactor> TransferTable::SourceFactor(std::int64_t workload,
       ++shared;
     }
     if (shared == 0) continue;
-    candidates.push_back(
-        {std::sqrt(squares / static_cast<double>(shared)), std::log(b->second / a->second)});
+    candidates.push_back({std::sqrt(squares / static_cast<double>(shared)), log_ratio});
   }
   // No signature, or too few workloads that share one: the pair factor.
   if (candidates.size() < std::max<std::size_t>(settings_.min_workloads, 1)) {
-    return PairFactor(source, target, workload);
+    return FactorOfRatios(seen_on_both);
   }
   const std::size_t k = std::clamp<std::size_t>(settings_.neighbours, 1, candidates.size());
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
@@ -127,7 +132,7 @@ std::optional<TransferFactor> TransferTable::SourceFactor(std::int64_t workload,
   TransferFactor factor;
   factor.factor = std::exp(mean);
   factor.spread = std::max(settings_.min_spread, std::sqrt(variance / total));
-  factor.workloads = seen_on_both;
+  factor.workloads = static_cast<std::int64_t>(seen_on_both.size());
   factor.neighbours = static_cast<std::int64_t>(k);
   return factor;
 }

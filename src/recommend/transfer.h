@@ -83,6 +83,8 @@ class TransferTable {
   const std::map<std::string, double>* ValuesOf(std::int64_t workload) const;
 
  private:
+  // The median of `log_ratios` and its robust spread; nullopt under min_workloads.
+  std::optional<TransferFactor> FactorOfRatios(const std::vector<double>& log_ratios) const;
   std::optional<TransferFactor> SourceFactor(std::int64_t workload,
                                              const std::map<std::string, double>& own,
                                              const std::string& source,

@@ -13,10 +13,6 @@ namespace hwrec::internal {
 
 namespace {
 
-bool IsGpuKind(FigureKind kind) {
-  return kind == FigureKind::kGpuMemoryGb || kind == FigureKind::kGpuComputeFraction;
-}
-
 // A card's key in a table: brand and model apart by a byte no name holds.
 constexpr char kCardSeparator = '\x1f';
 
@@ -53,7 +49,7 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
   // Kept only once whole: a scan that throws leaves no table behind.
   std::array<std::unique_ptr<TransferTable>, kFigureCount> tables;
   for (std::size_t f = 0; f < kFigureCount; ++f) {
-    if (IsGpuKind(static_cast<FigureKind>(f)) == gpu) {
+    if (IsGpuFigure(static_cast<FigureKind>(f)) == gpu) {
       tables[f] = std::make_unique<TransferTable>(transfer);
     }
   }
@@ -69,7 +65,7 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
         gpu ? CardKey(rows->Text(2), rows->Text(3)) : std::string(rows->Text(2));
     for (std::size_t f = 0; f < kFigureCount; ++f) {
       const auto kind = static_cast<FigureKind>(f);
-      if (IsGpuKind(kind) != gpu) continue;
+      if (IsGpuFigure(kind) != gpu) continue;
       const std::optional<double> value = FigureStatistic(kind, aggregate.metric(kind), settings);
       if (value) tables[f]->Add(rows->Int64(0), key, *value);
     }
@@ -82,7 +78,7 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
 std::optional<FigureTransfer> TransferSource::Transfer(FigureKind kind, std::int64_t workload_id,
                                                        const HardwareKey& hardware,
                                                        const RecommenderSettings& settings) {
-  const bool gpu = IsGpuKind(kind);
+  const bool gpu = IsGpuFigure(kind);
   std::string target;
   if (gpu) {
     if (!hardware.gpu_model || hardware.gpu_model->empty()) return std::nullopt;
