@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,6 +84,11 @@ class LadderBuilder {
   // A width other than the planned one whose rungs would be built and hold a
   // shard: its text for the no-fit message, or empty.
   std::string FitElsewhere() const;
+  // Prunes a rung of fixed grant (a SLURM lane, RunPod) that cannot run
+  // `width` GPUs of `model`: it grants fewer (`what` names it in the reason),
+  // or the card cannot hold a shard. Returns whether it was pruned.
+  bool PruneFixedRung(const std::string& id, std::string_view what, const std::string& model,
+                      int max_gpus, int width);
   void AddLanes(int width, double legacy_memory);
   void AddRunPod(int width);
   double CardMemory(const std::string& model) const {

@@ -166,54 +166,50 @@ void LadderBuilder::AddGcpWidth(int width) {
   for (const GcpMachineType* m : eligible.too_small) PruneTooSmall(*m);
 }
 
+bool LadderBuilder::PruneFixedRung(const std::string& id, std::string_view what,
+                                   const std::string& model, int max_gpus, int width) {
+  const std::optional<ShardFit>& fit = FitAt(model, width);
+  const bool may_hold = !fit || fit->fits();
+  if (max_gpus < width) {
+    std::string reason = fmt::format("{} grants at most {} GPU(s); {} needs {}", what, max_gpus,
+                                     intent_.intent, width);
+    if (may_hold) {
+      PruneHeld(id, model, std::move(reason));
+    } else {
+      plan_.pruned.push_back({id, std::move(reason)});
+    }
+    return true;
+  }
+  if (!may_hold) {
+    PruneShard(id, *fit);
+    return true;
+  }
+  return false;
+}
+
 void LadderBuilder::AddLanes(int width, double legacy_memory) {
   for (const SlurmLane& lane : s_.config.lanes) {
     const std::string id = "slurm/" + lane.lane;
-    const std::optional<ShardFit>& fit = FitAt(lane.gpu_model, width);
-    const bool may_hold = !fit || fit->fits();
-    if (lane.max_gpus < width) {
-      std::string reason = fmt::format("lane grants at most {} GPU(s); {} needs {}", lane.max_gpus,
-                                       intent_.intent, width);
-      if (may_hold) {
-        PruneHeld(id, lane.gpu_model, std::move(reason));
-      } else {
-        plan_.pruned.push_back({id, std::move(reason)});
-      }
-    } else if (!may_hold) {
-      PruneShard(id, *fit);
-    } else if (CardMemory(lane.gpu_model) < legacy_memory) {
+    if (PruneFixedRung(id, "lane", lane.gpu_model, lane.max_gpus, width)) continue;
+    if (CardMemory(lane.gpu_model) < legacy_memory) {
       PruneHeld(
           id, lane.gpu_model,
           fmt::format("{} ({:g} GiB) is smaller than {}'s card {} ({:g} GiB)", lane.gpu_model,
                       CardMemory(lane.gpu_model), intent_.intent, LegacyModel(), legacy_memory));
-    } else {
-      if (!fit) KeepUnpruned(lane.gpu_model, width);
-      plan_.ladder.push_back(
-          Rung{id, Backend::kSlurm, lane.partition, lane.gpu_model, width, std::nullopt});
+      continue;
     }
+    if (!FitAt(lane.gpu_model, width)) KeepUnpruned(lane.gpu_model, width);
+    plan_.ladder.push_back(
+        Rung{id, Backend::kSlurm, lane.partition, lane.gpu_model, width, std::nullopt});
   }
 }
 
 void LadderBuilder::AddRunPod(int width) {
   const RunPodRung& r = s_.config.runpod;
   const std::string id = "runpod/" + r.name;
-  const std::optional<ShardFit>& fit = FitAt(r.gpu_model, width);
-  const bool may_hold = !fit || fit->fits();
-  if (r.max_gpus < width) {
-    std::string reason = fmt::format("RunPod rung grants at most {} GPU(s); {} needs {}",
-                                     r.max_gpus, intent_.intent, width);
-    if (may_hold) {
-      PruneHeld(id, r.gpu_model, std::move(reason));
-    } else {
-      plan_.pruned.push_back({id, std::move(reason)});
-    }
-  } else if (!may_hold) {
-    PruneShard(id, *fit);
-  } else {
-    if (!fit) KeepUnpruned(r.gpu_model, width);
-    plan_.ladder.push_back(
-        Rung{id, Backend::kRunPod, r.gpu_type, r.gpu_model, width, std::nullopt});
-  }
+  if (PruneFixedRung(id, "RunPod rung", r.gpu_model, r.max_gpus, width)) return;
+  if (!FitAt(r.gpu_model, width)) KeepUnpruned(r.gpu_model, width);
+  plan_.ladder.push_back(Rung{id, Backend::kRunPod, r.gpu_type, r.gpu_model, width, std::nullopt});
 }
 
 // The legacy chain: the intent's single-GPU machine, SLURM, RunPod last. Any

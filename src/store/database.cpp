@@ -50,6 +50,13 @@ std::optional<std::string> Connection::QueryText(std::string_view sql) {
   return statement->OptionalText(0);
 }
 
+std::vector<std::string> Connection::QueryTexts(std::string_view sql) {
+  std::vector<std::string> values;
+  const auto statement = Prepare(sql);
+  while (statement->Step()) values.push_back(statement->String(0));
+  return values;
+}
+
 WriteTransaction::WriteTransaction(Connection& db, LockMode mode) : db_(db) {
   db_.Begin(mode == LockMode::kDeferred ? LockMode::kImmediate : mode);
 }

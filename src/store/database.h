@@ -153,6 +153,8 @@ class Connection {
   // when it returns no row or NULL.
   std::optional<std::int64_t> QueryInt64(std::string_view sql);
   std::optional<std::string> QueryText(std::string_view sql);
+  // The first value of every row of a query without parameters, as text.
+  std::vector<std::string> QueryTexts(std::string_view sql);
 
   virtual std::int64_t LastInsertId() const = 0;
   // An INSERT that tells the id of the row it added: prepare it with

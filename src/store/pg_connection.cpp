@@ -183,12 +183,9 @@ Connection::Footprint PgConnection::ReadFootprint() {
 }
 
 std::vector<std::string> PgConnection::TableNames() {
-  std::vector<std::string> tables;
-  const auto list = Prepare(
+  return QueryTexts(
       "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER "
       "BY tablename");
-  while (list->Step()) tables.push_back(list->String(0));
-  return tables;
 }
 
 std::string PgConnection::LongTextKey(std::string_view column) const {

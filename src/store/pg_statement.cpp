@@ -88,30 +88,22 @@ class PgStatement final : public Statement {
 
   void BindNull(int index) override { At(index) = Param{}; }
   void BindInt64(int index, std::int64_t value) override {
-    Param& p = At(index);
-    p = Param{kInt8Oid, 0, std::to_string(value), {}, false};
-    p.view = p.owned;
+    BindOwned(index, kInt8Oid, 0, std::to_string(value));
   }
   void BindDouble(int index, double value) override {
-    Param& p = At(index);
-    std::string text = std::isnan(value)   ? "NaN"
-                       : std::isinf(value) ? (value > 0 ? "Infinity" : "-Infinity")
-                                           : fmt::format("{}", value);
-    p = Param{kFloat8Oid, 0, std::move(text), {}, false};
-    p.view = p.owned;
+    BindOwned(index, kFloat8Oid, 0,
+              std::isnan(value)   ? "NaN"
+              : std::isinf(value) ? (value > 0 ? "Infinity" : "-Infinity")
+                                  : fmt::format("{}", value));
   }
   void BindText(int index, std::string_view value) override {
-    Param& p = At(index);
-    p = Param{kTextOid, 0, std::string(value), {}, false};
-    p.view = p.owned;
+    BindOwned(index, kTextOid, 0, std::string(value));
   }
   void BindTextView(int index, std::string_view value) override {
     At(index) = Param{kTextOid, 0, {}, value, false};
   }
   void BindBlob(int index, std::string_view bytes) override {
-    Param& p = At(index);
-    p = Param{kByteaOid, 1, std::string(bytes), {}, false};
-    p.view = p.owned;
+    BindOwned(index, kByteaOid, 1, std::string(bytes));
   }
   void BindBlobView(int index, std::string_view bytes) override {
     At(index) = Param{kByteaOid, 1, {}, bytes, false};
@@ -216,6 +208,12 @@ class PgStatement final : public Statement {
     bool null = true;
   };
 
+  // Binds a value the statement keeps a copy of (`format` 1: binary).
+  void BindOwned(int index, Oid type, int format, std::string value) {
+    Param& p = At(index);
+    p = Param{type, format, std::move(value), {}, false};
+    p.view = p.owned;
+  }
   Param& At(int index) {
     if (index < 1 || index > static_cast<int>(params_.size())) {
       throw EngineError("42P02", fmt::format("parameter {} is out of range: the statement takes {}",

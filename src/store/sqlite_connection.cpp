@@ -261,12 +261,9 @@ class SqliteConnection final : public Connection {
   }
 
   std::vector<std::string> TableNames() override {
-    std::vector<std::string> tables;
-    const auto list = Prepare(
+    return QueryTexts(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
         "ORDER BY name");
-    while (list->Step()) tables.push_back(list->String(0));
-    return tables;
   }
 
  private:
