@@ -79,7 +79,7 @@ int RunBacktestBench(const std::vector<std::string>& args) {
   std::string format = "table";
   AddHistoryOptions(options, &total, &seed, &format);
   options.add_options()("repeat", po::value(&repeat)->default_value(5),
-                        "timed runs of each case (the median counts)")("help,h", "help");
+                        "timed runs of each case (the median counts)");
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
                       "hwrec-bench backtest [--observations N] [--seed S] [--repeat R] "

@@ -26,8 +26,8 @@ using tools::kExitUsage;
 using tools::UsageError;
 
 // Reads a subcommand's options (and `positional` arguments, when given) into
-// `vm`; for --help prints "Usage: <usage>" and the options, and returns false
-// (the subcommand then exits 0).
+// `vm`; adds --help/-h to them, and for --help prints "Usage: <usage>" and the options, and returns
+// false (the subcommand then exits 0).
 bool ParseBenchArgs(
     const std::vector<std::string>& args,
     const boost::program_options::options_description& options, const char* usage,
@@ -49,6 +49,10 @@ void AddHistoryOptions(boost::program_options::options_description& options,
                        std::int64_t* observations, std::uint64_t* seed, std::string* format);
 bool HistoryIsJson(std::int64_t observations, const std::string& format);
 
+// Adds --format (table, the default, or json) for `format`.
+void AddFormatOption(boost::program_options::options_description& options, std::string* format);
+// Adds --gpus-held: the generated GPU records say they held one GPU.
+void AddGpusHeldOption(boost::program_options::options_description& options, bool* gpus_held);
 // Whether --format asks for JSON ("json") or a table ("table"); anything else
 // is a UsageError naming it.
 bool IsJsonFormat(const std::string& format);

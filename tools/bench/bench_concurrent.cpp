@@ -466,9 +466,8 @@ int RunConcurrentIngestBench(const std::vector<std::string>& args) {
   plan_options.AddTo(&described);
   described.add_options()("pg-server-script",
                           po::value(&script)->default_value(DefaultServerScript()),
-                          "the pg_server.sh that starts a throwaway server")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+                          "the pg_server.sh that starts a throwaway server");
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kConcurrentUsage, &vm)) return kExitOk;
   const std::vector<int> counts = plan_options.WriterCounts();
@@ -545,8 +544,7 @@ int RunConcurrentIngestWorker(const std::vector<std::string>& args) {
   po::options_description described("Options");
   described.add_options()("writer", po::value(&writer)->required(), "this writer's number")(
       "ready-fd", po::value(&ready_fd)->required(), "")("go-fd", po::value(&go_fd)->required(), "")(
-      "report", po::value(&report_path)->required(), "where to write the JSON report")("help,h",
-                                                                                       "help");
+      "report", po::value(&report_path)->required(), "where to write the JSON report");
   plan_options.AddTo(&described);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, "hwrec-bench concurrent-ingest-worker (internal)", &vm)) {

@@ -70,9 +70,8 @@ std::optional<EnginesOptions> ParseOptions(const std::vector<std::string>& args)
       "timed placement evaluations")("candidates", po::value(&candidates)->default_value(100),
                                      "candidate pools per evaluation (at most 1,000)")(
       "pg-server-script", po::value(&options.server_script)->default_value(DefaultServerScript()),
-      "the pg_server.sh that starts a throwaway server")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "the pg_server.sh that starts a throwaway server");
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kEnginesUsage, &vm)) return std::nullopt;
   if (records < 1) throw UsageError("--records must be at least 1");

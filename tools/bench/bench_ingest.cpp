@@ -64,11 +64,9 @@ std::optional<IngestBenchOptions> ParseOptions(const std::vector<std::string>& a
       "seed,s", po::value(&seed)->default_value(1), "generator seed: same seed, same records")(
       "batch,b", po::value(&batch)->default_value(10000), "records per transaction")(
       "store", po::value(&options.store_path),
-      "write into a new store at PATH and keep it (default: a scratch store, removed)")(
-      "gpus-held", po::bool_switch(&options.gpus_held),
-      "GPU records say they held one GPU (gpu_count_held): each also feeds its width's "
-      "aggregates")("format", po::value(&format)->default_value("table"),
-                    "output format: table or json")("help,h", "show this help");
+      "write into a new store at PATH and keep it (default: a scratch store, removed)");
+  AddGpusHeldOption(described, &options.gpus_held);
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kIngestUsage, &vm)) return std::nullopt;
   if (observations < 1) throw UsageError("--observations must be at least 1");

@@ -36,8 +36,7 @@ int RunFixtureBench(const std::vector<std::string>& args) {
   po::options_description options("Options");
   options.add_options()("kind", po::value(&kind), "legacy")("store", po::value(&path), "STORE")(
       "rows,n", po::value(&rows)->required(), "legacy rows to write")(
-      "seed,s", po::value(&seed)->default_value(1), "generator seed: same seed, same store")(
-      "help,h", "show this help");
+      "seed,s", po::value(&seed)->default_value(1), "generator seed: same seed, same store");
   po::positional_options_description positional;
   positional.add("kind", 1).add("store", 1);
   po::variables_map vm;
@@ -113,9 +112,8 @@ int RunMigrateBench(const std::vector<std::string>& args) {
   po::options_description options("Options");
   options.add_options()("rows,n", po::value(&rows)->required(), "legacy rows to migrate")(
       "seed,s", po::value(&seed)->default_value(1), "fixture seed")(
-      "backup", po::bool_switch(&backup), "also time the VACUUM INTO backup")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "backup", po::bool_switch(&backup), "also time the VACUUM INTO backup");
+  AddFormatOption(options, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
                       "hwrec-bench migrate --rows N [--seed S] [--backup] [--format F]\n\n"

@@ -123,7 +123,7 @@ std::optional<PlaceBenchOptions> ParseOptions(const std::vector<std::string>& ar
       "policies", po::value(&policies)->default_value("best_fit,fragmentation"),
       "with --openb-allocation: hwrec policies, comma-separated")(
       "data", po::value(&allocation.data_dir)->default_value("../shared/data"),
-      "with --openb-allocation: the folder of the real traces")("help,h", "show this help");
+      "with --openb-allocation: the folder of the real traces");
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kPlaceUsage, &vm)) return std::nullopt;
   if (options.iterations < 1) throw UsageError("--iterations must be at least 1");

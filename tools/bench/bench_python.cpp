@@ -67,11 +67,9 @@ std::optional<PythonBenchOptions> ParsePythonOptions(const std::vector<std::stri
       "python", po::value(&o.python)->default_value(o.python), "the Python interpreter")(
       "script", po::value(&o.script)->default_value(o.script), "the Python side of the bench")(
       "module-dir", po::value(&o.module_dir)->default_value(o.module_dir),
-      "the folder holding the built hwrec package (PYTHONPATH)")(
-      "gpus-held", po::bool_switch(&o.gpus_held),
-      "the ingested GPU records say they held one GPU (gpu_count_held): each also writes its "
-      "width's aggregates")("format", po::value(&format)->default_value("table"),
-                            "output format: table or json")("help,h", "show this help");
+      "the folder holding the built hwrec package (PYTHONPATH)");
+  AddGpusHeldOption(described, &o.gpus_held);
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kPythonUsage, &vm)) return std::nullopt;
   if (o.iterations < 1) throw UsageError("--iterations must be at least 1");

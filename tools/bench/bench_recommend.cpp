@@ -107,7 +107,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   std::string format = "table";
   AddHistoryOptions(options, &total, &seed, &format);
   options.add_options()("lookups", po::value(&lookups)->default_value(20000),
-                        "timed lookups per history length")("help,h", "help");
+                        "timed lookups per history length");
   po::variables_map vm;
   if (!ParseBenchArgs(args, options,
                       "hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "

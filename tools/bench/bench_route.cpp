@@ -140,10 +140,10 @@ int RunRouteBench(const std::vector<std::string>& args) {
   int walks = 200;
   std::string format;
   po::options_description options("Options");
-  options.add_options()("help,h", "show this help")(
-      "iterations", po::value(&iterations)->default_value(200000), "ladder builds to time")(
-      "walks", po::value(&walks)->default_value(200), "simulated walks to time")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json");
+  options.add_options()("iterations", po::value(&iterations)->default_value(200000),
+                        "ladder builds to time")("walks", po::value(&walks)->default_value(200),
+                                                 "simulated walks to time");
+  AddFormatOption(options, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, options, kRouteUsage, &vm)) return kExitOk;
   const bool json = IsJsonFormat(format);

@@ -58,9 +58,8 @@ std::optional<Options> ParseOptions(const std::vector<std::string>& args) {
       "seed,s", po::value(&seed)->default_value(1), "generator seed: same seed, same records")(
       "engine", po::value(&engine)->default_value("sqlite"), "sqlite or postgresql")(
       "postgresql", po::value(&options.postgresql_uri),
-      "the PostgreSQL server to use (default: a throwaway one)")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "the PostgreSQL server to use (default: a throwaway one)");
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kSchemaMigrateUsage, &vm)) return std::nullopt;
   if (engine != "sqlite" && engine != "postgresql") {

@@ -78,9 +78,8 @@ std::optional<TargetsOptions> ParseOptions(const std::vector<std::string>& args)
       "observations of the recommend bench's store (at least 20,000)")(
       "iterations", po::value(&iterations)->default_value(iterations),
       "timed single-record ingests, recommends and placements (at least 100)")(
-      "python", po::value(&python), "the Python interpreter of the python bench")(
-      "format", po::value(&format)->default_value("table"), "output format: table or json")(
-      "help,h", "show this help");
+      "python", po::value(&python), "the Python interpreter of the python bench");
+  AddFormatOption(described, &format);
   po::variables_map vm;
   if (!ParseBenchArgs(args, described, kTargetsUsage, &vm)) return std::nullopt;
   if (observations < 1 || rows < 1) throw UsageError("--observations and --rows must be >= 1");

@@ -239,7 +239,7 @@ Options ParseOptions(const std::vector<std::string>& args, bool* help) {
       "executions per (job, card)")("seeds", po::value(&o.seeds)->default_value(o.seeds),
                                     "noise draws pooled: seeds S to S + N - 1")(
       "seed", po::value(&o.seed)->default_value(o.seed), "seed of the noise")(
-      "format", po::value(&format)->default_value(format), "table or json")("help,h", "help");
+      "format", po::value(&format)->default_value(format), "output format: table or json");
   po::variables_map vm;
   *help = !ParseBenchArgs(args, described, kTransferUsage, &vm);
   if (o.jobs != 0 && o.jobs < 5) throw UsageError("--jobs must be 0 (all) or at least 5");
