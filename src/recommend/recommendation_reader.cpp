@@ -275,14 +275,10 @@ Recommendation RecommendationReader::Estimate(const std::string& workload,
 void RecommendationReader::Transfer(std::int64_t workload_id, bool explain, Recommendation* out) {
   if (!transfer_allowed_ || workload_id <= 0) return;
   for (Figure& figure : out->figures) {
-    if (!settings_.figure(figure.kind).transfer) continue;
-    if (figure.value && figure.provenance != Provenance::kWorkloadAnyHardware) continue;
-    if (out->hardware.cpu_only && IsGpuFigure(figure.kind)) continue;
+    if (!WantsTransfer(figure, out->hardware, settings_)) continue;
     const std::optional<FigureTransfer> transfer =
         transfer_.Transfer(figure.kind, workload_id, out->hardware, settings_);
     if (!transfer) continue;
-    // More than one card of this kind: no share of one card covers it.
-    if (figure.kind == FigureKind::kGpuComputeFraction && transfer->estimate > 1) continue;
     figure = TransferredFigure(figure.kind, *transfer, settings_, explain);
     if (!figure.reason) continue;
     HardwareKey target;  // the card, or the instance type, the figure is for

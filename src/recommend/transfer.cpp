@@ -141,11 +141,17 @@ std::optional<TransferEstimate> TransferTable::Estimate(std::int64_t workload,
                                                         const std::string& target) const {
   const std::map<std::string, double>* own = ValuesOf(workload);
   if (own == nullptr) return std::nullopt;
+  return Estimate(workload, *own, target);
+}
+
+std::optional<TransferEstimate> TransferTable::Estimate(std::int64_t workload,
+                                                        const std::map<std::string, double>& own,
+                                                        const std::string& target) const {
   TransferEstimate best;
   double best_weight = -1, total = 0, log_sum = 0, spread_sum = 0;
-  for (const auto& [source, value] : *own) {
-    if (source == target) continue;
-    const std::optional<TransferFactor> factor = SourceFactor(workload, *own, source, target);
+  for (const auto& [source, value] : own) {
+    if (source == target || !(value > 0)) continue;
+    const std::optional<TransferFactor> factor = SourceFactor(workload, own, source, target);
     if (!factor) continue;
     const double weight = 1 / (factor->spread * factor->spread + kWeightFloor);
     total += weight;

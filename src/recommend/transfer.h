@@ -79,6 +79,12 @@ class TransferTable {
   // (its own value on `target`, if any, is not used). Nullopt when no source
   // has enough evidence.
   std::optional<TransferEstimate> Estimate(std::int64_t workload, const std::string& target) const;
+  // The same from `own`, the workload's values by key as the caller knows
+  // them (e.g. as of a moment of its history); every factor is learned from
+  // the other workloads only.
+  std::optional<TransferEstimate> Estimate(std::int64_t workload,
+                                           const std::map<std::string, double>& own,
+                                           const std::string& target) const;
 
   const std::map<std::string, double>* ValuesOf(std::int64_t workload) const;
 

@@ -75,31 +75,57 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
   }
 }
 
+const TransferTable& TransferSource::Table(FigureKind kind, const RecommenderSettings& settings) {
+  auto& table = tables_[static_cast<std::size_t>(kind)];
+  if (!table) ReadScope(IsGpuFigure(kind), settings);
+  return *table;
+}
+
 std::optional<FigureTransfer> TransferSource::Transfer(FigureKind kind, std::int64_t workload_id,
                                                        const HardwareKey& hardware,
                                                        const RecommenderSettings& settings) {
-  const bool gpu = IsGpuFigure(kind);
-  std::string target;
-  if (gpu) {
-    if (!hardware.gpu_model || hardware.gpu_model->empty()) return std::nullopt;
-    target = CardKey(hardware.gpu_brand.value_or(""), *hardware.gpu_model);
-  } else {
-    if (!hardware.instance_type || hardware.instance_type->empty()) return std::nullopt;
-    target = *hardware.instance_type;
-  }
-  auto& table = tables_[static_cast<std::size_t>(kind)];
-  if (!table) ReadScope(gpu, settings);
-  const std::optional<TransferEstimate> estimate = table->Estimate(workload_id, target);
+  const std::optional<std::string> target = TransferKey(kind, hardware);
+  if (!target) return std::nullopt;
+  const std::optional<TransferEstimate> estimate =
+      Table(kind, settings).Estimate(workload_id, *target);
   if (!estimate) return std::nullopt;
+  return FigureTransferOf(kind, *estimate);
+}
+
+std::optional<std::string> TransferKey(FigureKind kind, std::string_view gpu_brand,
+                                       std::string_view gpu_model, std::string_view instance_type) {
+  if (IsGpuFigure(kind)) {
+    if (gpu_model.empty()) return std::nullopt;
+    return CardKey(gpu_brand, gpu_model);
+  }
+  if (instance_type.empty()) return std::nullopt;
+  return std::string(instance_type);
+}
+
+std::optional<std::string> TransferKey(FigureKind kind, const HardwareKey& hardware) {
+  return TransferKey(kind, hardware.gpu_brand.value_or(""), hardware.gpu_model.value_or(""),
+                     hardware.instance_type.value_or(""));
+}
+
+bool WantsTransfer(const Figure& figure, const HardwareKey& hardware,
+                   const RecommenderSettings& settings) {
+  if (!settings.figure(figure.kind).transfer) return false;
+  if (figure.value && figure.provenance != Provenance::kWorkloadAnyHardware) return false;
+  return !(hardware.cpu_only && IsGpuFigure(figure.kind));
+}
+
+std::optional<FigureTransfer> FigureTransferOf(FigureKind kind, const TransferEstimate& estimate) {
+  if (kind == FigureKind::kGpuComputeFraction && estimate.value > 1) return std::nullopt;
+  const bool gpu = IsGpuFigure(kind);
   FigureTransfer out;
-  out.source = KeyOfTable(gpu, estimate->source_key);
-  out.source_value = estimate->source_value;
-  out.factor = estimate->factor.factor;
-  out.workloads = estimate->factor.workloads;
-  out.neighbours = estimate->factor.neighbours;
-  out.sources = static_cast<std::int64_t>(estimate->sources);
-  out.spread = estimate->spread;
-  out.estimate = estimate->value;
+  out.source = KeyOfTable(gpu, estimate.source_key);
+  out.source_value = estimate.source_value;
+  out.factor = estimate.factor.factor;
+  out.workloads = estimate.factor.workloads;
+  out.neighbours = estimate.factor.neighbours;
+  out.sources = static_cast<std::int64_t>(estimate.sources);
+  out.spread = estimate.spread;
+  out.estimate = estimate.value;
   return out;
 }
 

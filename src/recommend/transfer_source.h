@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
@@ -20,6 +22,22 @@
 #include "store/database.h"
 
 namespace hwrec::internal {
+
+// A table's key for a card (GPU figures: `gpu_brand` and `gpu_model`) or an
+// instance type (CPU, memory); nullopt when the model or the instance type is
+// not recorded.
+std::optional<std::string> TransferKey(FigureKind kind, std::string_view gpu_brand,
+                                       std::string_view gpu_model, std::string_view instance_type);
+std::optional<std::string> TransferKey(FigureKind kind, const HardwareKey& hardware);
+
+// Whether transfer replaces `figure` of `hardware`: its setting allows it,
+// and it has no value or only the workload's history on any hardware.
+bool WantsTransfer(const Figure& figure, const HardwareKey& hardware,
+                   const RecommenderSettings& settings);
+
+// What a figure says of `estimate`; nullopt for a compute share over one
+// card (more than one card of that kind: no share of one covers it).
+std::optional<FigureTransfer> FigureTransferOf(FigureKind kind, const TransferEstimate& estimate);
 
 class TransferSource {
  public:
@@ -32,6 +50,10 @@ class TransferSource {
   std::optional<FigureTransfer> Transfer(FigureKind kind, std::int64_t workload_id,
                                          const HardwareKey& hardware,
                                          const RecommenderSettings& settings);
+
+  // The table of `kind` (GPU figures by card, others by instance type),
+  // read on first use with `settings`' statistics.
+  const TransferTable& Table(FigureKind kind, const RecommenderSettings& settings);
 
   // Drops what was read: the next Transfer reads the aggregates again.
   void Drop();
