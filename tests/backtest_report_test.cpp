@@ -78,7 +78,7 @@ TEST_CASE("report: the legend, overruns, OOMs and cold executions are marked",
   const auto result = hwrec::test::SampleResult(hwrec::test::SampleKeys(1));
   const std::string page = Page(result);
   CHECK(Count(page, "class=\"legend\"") == 1);
-  for (const char* words : {"observed", "figure as replayed", "bounds: lower to upper",
+  for (const char* words : {"observed", "figure as replayed", "bounds", "transferred",
                             "overrun: used more than the figure", "OOM", "cold: no figure yet"}) {
     INFO(words);
     CHECK_THAT(page, Contains(words));

@@ -12,8 +12,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "hwrec/backtest.h"
+#include "hwrec/backtest_report.h"
 #include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
@@ -638,6 +640,124 @@ TEST_CASE("backtest: a compute share held without utilisation sizes as it does l
   CHECK(s.points[0].execution_id == "c");
   REQUIRE(s.points[0].recommended.has_value());
   CHECK(*s.points[0].recommended == Approx(1.0));  // the share a and b held
+}
+
+}  // namespace hwrec::test
+
+namespace hwrec::test {
+namespace {
+
+// Five workloads seen on both cards use half the share on an H100 that they
+// use of an A100; new:1 ran on the A100, then three times on the H100 at
+// once (each sized before any of them finished), using 0.4 of it.
+void IngestNewCardHistory(Fixture& f) {
+  std::vector<Observation> batch;
+  for (int w = 0; w < 5; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    const double a100_use = 0.3 + 0.1 * w;
+    for (int i = 0; i < 4; ++i) {
+      Observation a = Run(fmt::format("{}-a-{}", image, i), image, "a100", kT0 + i * 600, 300, 10);
+      a.gpu_utilization = a100_use;
+      Observation h = Run(fmt::format("{}-h-{}", image, i), image, "h100", kT0 + i * 600, 300, 10);
+      h.gpu_utilization = a100_use * 0.5 * (1 + 0.02 * (w - 2));
+      batch.push_back(a);
+      batch.push_back(h);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    Observation a = Run(fmt::format("new-a-{}", i), "new:1", "a100", kT0 + i * 600, 300, 10);
+    a.gpu_utilization = 0.8;
+    batch.push_back(a);
+  }
+  for (int i = 0; i < 3; ++i) {
+    Observation h = Run(fmt::format("new-h-{}", i), "new:1", "h100", kT0 + 7200 + i * 100, 600, 10);
+    h.gpu_utilization = 0.4;
+    batch.push_back(h);
+  }
+  f.Ingest(batch);
+}
+
+std::size_t Count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// new_card, new_card_scored, transferred, new_card_overruns.
+std::vector<std::int64_t> NewCardCounts(const BacktestTotals& t) {
+  return {t.new_card, t.new_card_scored, t.transferred, t.new_card_overruns};
+}
+
+const BacktestSeries& SeriesOn(const BacktestRun& run, const std::string& model) {
+  for (const BacktestSeries& s : run.series) {
+    if (s.hardware.gpu_model == model) return s;
+  }
+  FAIL("no series on " << model);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "backtest: a workload's first executions on a new card count apart, transferred "
+    "when allowed",
+    "[backtest][transfer][engine]") {
+  Fixture f;
+  IngestNewCardHistory(f);
+  BacktestOptions options;
+  options.image = "new:1";
+  options.figure = FigureKind::kGpuComputeFraction;
+  options.keep_points = true;
+
+  // By default a share is never carried to another card: the three are cold.
+  const BacktestResult before = f.Run(options);
+  const BacktestSeries& cold = SeriesOn(before.runs[0], "H100 80GB");
+  CHECK(cold.totals.cold == 3);
+  CHECK(NewCardCounts(cold.totals) == std::vector<std::int64_t>{3, 0, 0, 0});
+  // Its first executions of all, on the A100, had no history anywhere: cold,
+  // but not new to a card.
+  const BacktestSeries& first = SeriesOn(before.runs[0], "A100 80GB");
+  CHECK(first.totals.cold == 1);
+  CHECK(first.totals.new_card == 0);
+
+  options.overrides = {{"gpu_compute.transfer", "true"}};
+  const BacktestResult after = f.Run(options);
+  const BacktestSeries& moved = SeriesOn(after.runs[0], "H100 80GB");
+  CHECK(NewCardCounts(moved.totals) == std::vector<std::int64_t>{3, 3, 3, 0});
+  REQUIRE(moved.points.size() == 3);
+  for (const BacktestPoint& p : moved.points) {
+    INFO(p.execution_id);
+    CHECK(p.transferred);
+    REQUIRE(p.recommended.has_value());
+    // 0.8 of an A100 x 0.5, with the margin and the spread's: above the
+    // 0.4 used, and not far.
+    CHECK(*p.recommended >= 0.4);
+    CHECK(*p.recommended <= 0.6);
+  }
+  CHECK(moved.totals.new_card_mean_slack > 0);
+  CHECK(moved.totals.new_card_mean_slack < 0.35);
+  // The A100 series is as before: transfer never touches a key with history.
+  const BacktestSeries& same = SeriesOn(after.runs[0], "A100 80GB");
+  CHECK(same.totals.scored == first.totals.scored);
+  CHECK(same.totals.overruns == first.totals.overruns);
+  const auto figure_totals = after.runs[0].figures.front().second;
+  CHECK(figure_totals.new_card == 3);
+  CHECK(figure_totals.transferred == 3);
+
+  // The report marks them and counts them apart.
+  const std::string page = RenderBacktestReport(after, {});
+  CHECK(Count(page, "class=\"transferred\"") == 3);
+  CHECK_THAT(page, Catch::Contains("First on a new card") &&
+                       Catch::Contains("3 first on this card (3 transferred)"));
+  // So do the JSON and the CLI's table.
+  const auto json = nlohmann::json::parse(BacktestJson(after));
+  CHECK(json.at("runs")[0].at("total").at("transferred") == 3);
+  CHECK(json.at("runs")[0].at("total").at("new_card") == 3);
+  const CommandResult table = RunCli("backtest " + ShellQuote(f.location) +
+                                     " --image new:1 --set gpu_compute.transfer=true");
+  INFO(table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("first on a new card"));
 }
 
 }  // namespace hwrec::test

@@ -6,8 +6,15 @@
 // them, or a preset of a published rule (BacktestPresets). The result
 // counts, per figure and per (workload, hardware key, figure) series, the
 // executions scored, the cold ones (no figure yet), the overruns, and the
-// slack and over-provisioning of those that fit. Reads through the Store's
-// connection: one thread at a time, as every call on a Store.
+// slack and over-provisioning of those that fit, and apart the executions
+// sized while their workload had history on other hardware only (its first
+// on a new card). A figure whose setting allows transfer
+// (`<figure>.transfer`) is transferred there as Recommend would: the
+// workload's figures on its other keys as of the start, times factors learned
+// from the other workloads' aggregates as the store holds them now (a
+// workload never teaches its own factor; the others' later history does).
+// Reads through the Store's connection: one thread at a time, as every call
+// on a Store.
 #pragma once
 
 #include <cstddef>
@@ -79,6 +86,15 @@ struct HWREC_EXPORT BacktestTotals {
   double mean_slack = 0;      // mean of (figure − observed) / figure over those that fit
   double over_provisioned = 0;
   std::int64_t with_duration = 0;  // fitting executions whose duration is known
+  // Of the executions above, those sized while their workload had history
+  // on other hardware only: its first executions on a new card (GPU
+  // figures) or instance type (CPU, memory), counted apart so that what
+  // transfer buys shows (a figure with transfer on against one without).
+  std::int64_t new_card = 0;           // scored or cold
+  std::int64_t new_card_scored = 0;    // had a figure: transferred, or from other hardware
+  std::int64_t new_card_overruns = 0;  // of new_card_scored
+  double new_card_mean_slack = 0;      // mean_slack over those of them that fit
+  std::int64_t transferred = 0;        // scored executions whose figure was transferred
 };
 
 // One scored (or cold) execution, for a chart.
@@ -89,7 +105,8 @@ struct HWREC_EXPORT BacktestPoint {
   std::optional<double> recommended;  // nullopt: cold
   std::optional<double> lower, upper;
   bool overrun = false;
-  bool oom = false;  // an oom (memory) or gpu_oom (GPU memory) execution
+  bool oom = false;          // an oom (memory) or gpu_oom (GPU memory) execution
+  bool transferred = false;  // the figure was transferred from other hardware
 };
 
 // One (workload, hardware key, figure).
@@ -128,8 +145,8 @@ HWREC_EXPORT Result<BacktestResult> Backtest(const Store& store, const BacktestO
 
 // The whole result as JSON text (what `hwrec backtest --format json` prints;
 // the Python module gives the BacktestResult's fields): every total (per run, per figure,
-// per series) with scored, cold, overruns, overrun_share and mean_slack,
-// shares as fractions between 0 and 1; per figure and series also
+// per series) with scored, cold, overruns, overrun_share, mean_slack, the
+// new_card counts and transferred, shares as fractions between 0 and 1; per figure and series also
 // over_provisioned (null when no duration is known) and its unit.
 HWREC_EXPORT std::string BacktestJson(const BacktestResult& result, int indent = 2);
 

@@ -38,16 +38,24 @@ void RegisterBacktestValues(py::module_& m) {
                        if (t.with_duration == 0) return std::nullopt;
                        return t.over_provisioned;
                      }},
-               Field{"with_duration", &BacktestTotals::with_duration});
+               Field{"with_duration", &BacktestTotals::with_duration},
+               Field{"new_card", &BacktestTotals::new_card,
+                     "executions sized with history on other hardware only (the first on a "
+                     "new card; for CPU and memory, a new instance type)"},
+               Field{"new_card_scored", &BacktestTotals::new_card_scored},
+               Field{"new_card_overruns", &BacktestTotals::new_card_overruns},
+               Field{"new_card_mean_slack", &BacktestTotals::new_card_mean_slack},
+               Field{"transferred", &BacktestTotals::transferred,
+                     "scored executions whose figure was transferred from other hardware"});
 
   py::class_<BacktestPoint> point(
       m, "BacktestPoint", "One execution as the replay sized it (Store.report draws them).");
-  DefineValues(point, Field{"execution_id", &BacktestPoint::execution_id},
-               Field{"started_at", &BacktestPoint::started_at},
-               Field{"observed", &BacktestPoint::observed},
-               Field{"recommended", &BacktestPoint::recommended},
-               Field{"lower", &BacktestPoint::lower}, Field{"upper", &BacktestPoint::upper},
-               Field{"overrun", &BacktestPoint::overrun}, Field{"oom", &BacktestPoint::oom});
+  DefineValues(
+      point, Field{"execution_id", &BacktestPoint::execution_id},
+      Field{"started_at", &BacktestPoint::started_at}, Field{"observed", &BacktestPoint::observed},
+      Field{"recommended", &BacktestPoint::recommended}, Field{"lower", &BacktestPoint::lower},
+      Field{"upper", &BacktestPoint::upper}, Field{"overrun", &BacktestPoint::overrun},
+      Field{"oom", &BacktestPoint::oom}, Field{"transferred", &BacktestPoint::transferred});
 
   py::class_<BacktestSeries> series(m, "BacktestSeries",
                                     "One (workload, hardware key, figure) of a run.");

@@ -92,3 +92,27 @@ def test_backtest_settings_take_numbers_and_bools_as_config_set_does(loaded):
     assert proxy.to_dict() == as_text.to_dict()
     with pytest.raises(hwrec.InvalidArgumentError, match="settings is a list"):
         loaded.backtest(settings=[("memory.margin", 0.2)])
+
+
+def test_backtest_counts_first_executions_on_a_new_card_and_transfers_them(transfer_store):
+    # new:1 moves to the H100: two executions sized before either finished.
+    summary = transfer_store.ingest([
+        {"execution_id": f"new-h100-{i}", "action_image": "new:1", "finished_at": 1795975200 + i,
+         "duration_s": 600, "node_pool_id": "siteb-h100-80gb", "gpu_utilization": 0.45}
+        for i in range(2)])
+    assert summary.rejected == 0, summary.rejects
+    result = transfer_store.backtest(image="new:1", figure="gpu_compute_fraction",
+                                     presets=["vpa"])
+    store_run, vpa = result.runs
+    [on_h100] = [s for s in store_run.series if s.hardware["gpu_model"] == "H100 80GB"]
+    assert on_h100.totals.new_card == 2
+    assert on_h100.totals.transferred == 2  # the store's setting allows it
+    assert on_h100.totals.new_card_overruns == 0
+    assert store_run.figures["gpu_compute_fraction"].transferred == 2
+    assert vpa.figures["gpu_compute_fraction"].new_card == 2  # every run counts the same ones
+    # An override turns the store's setting off: the two are cold again.
+    off = transfer_store.backtest(image="new:1", figure="gpu_compute_fraction",
+                                  settings={"gpu_compute.transfer": False})
+    totals = off.runs[0].figures["gpu_compute_fraction"]
+    assert (totals.new_card, totals.new_card_scored, totals.transferred) == (2, 0, 0)
+    assert totals.to_dict()["new_card"] == 2

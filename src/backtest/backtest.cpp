@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <tuple>
 
@@ -30,6 +31,7 @@
 #include "hwrec/observation.h"
 #include "hwrec/remedy.h"
 #include "hwrec/store.h"
+#include "recommend/transfer_source.h"
 #include "store/database.h"
 #include "store/guarded.h"
 
@@ -149,6 +151,18 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
     if (!runs.ok()) return runs.status();
     const std::vector<FigureKind> figures = FiguresOf(options);
 
+    // Factors for the runs whose settings transfer a figure, read before the
+    // scan of the observations begins (one statement at a time).
+    std::vector<std::unique_ptr<internal::TransferSource>> transfers(runs->size());
+    for (std::size_t r = 0; r < runs->size(); ++r) {
+      const RecommenderSettings& settings = (*runs)[r].settings;
+      for (FigureKind kind : figures) {
+        if (!settings.figure(kind).transfer) continue;
+        if (!transfers[r]) transfers[r] = std::make_unique<internal::TransferSource>(db);
+        transfers[r]->Table(kind, settings);
+      }
+    }
+
     BacktestResult result;
     std::vector<std::vector<Tally>> figure_tallies(runs->size(), std::vector<Tally>(kFigureCount));
     std::vector<std::vector<BacktestSeries>> series(runs->size());
@@ -169,7 +183,8 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
         WorkloadTallies tallies;
         // Points of the first run only: the one a report draws.
         ReplayWorkload(executions, events, (*runs)[r].settings, figures,
-                       options.keep_points && r == 0, options.points_per_series, &tallies);
+                       options.keep_points && r == 0, options.points_per_series, transfers[r].get(),
+                       &tallies);
         for (std::size_t k : order) {
           for (FigureKind kind : figures) {
             auto found = tallies.find({k, kind});

@@ -18,7 +18,12 @@ Json TotalsJson(const BacktestTotals& t) {
           {"cold", t.cold},
           {"overruns", t.overruns},
           {"overrun_share", Rounded(t.overrun_share, 1e6)},
-          {"mean_slack", Rounded(t.mean_slack, 1e6)}};
+          {"mean_slack", Rounded(t.mean_slack, 1e6)},
+          {"new_card", t.new_card},
+          {"new_card_scored", t.new_card_scored},
+          {"new_card_overruns", t.new_card_overruns},
+          {"new_card_mean_slack", Rounded(t.new_card_mean_slack, 1e6)},
+          {"transferred", t.transferred}};
 }
 
 Json FigureTotalsJson(const BacktestTotals& t, FigureKind kind) {

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
 #include "hwrec/observation.h"
+#include "recommend/estimator.h"
 #include "recommend/recommendation_reader.h"
 
 namespace hwrec::internal {
@@ -69,7 +72,8 @@ std::vector<Event> ReplayOrder(const std::vector<Execution>& executions) {
 
 void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<Event>& events,
                     const RecommenderSettings& settings, const std::vector<FigureKind>& figures,
-                    bool keep_points, std::size_t points_per_series, WorkloadTallies* tallies) {
+                    bool keep_points, std::size_t points_per_series, TransferSource* transfer,
+                    WorkloadTallies* tallies) {
   std::unordered_map<AggregateKey, KeyAggregate, AggregateKeyHash> aggregates;
   const auto scope_key = [](const AggregateInput& in, Scope scope) {
     AggregateKey key;
@@ -98,6 +102,23 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
   for (const Execution& e : executions) {
     values.push_back(internal::MetricValues(e.input, settings));
   }
+  // The transfer of `kind` to `e`'s card or instance type: the workload's
+  // figures on its other keys as of now, times the factors of the others.
+  const auto transferred = [&](FigureKind kind, const Execution& e,
+                               const std::string& target) -> std::optional<FigureTransfer> {
+    const Scope scope = IsGpuFigure(kind) ? Scope::kGpuModel : Scope::kInstanceType;
+    std::map<std::string, double> own;
+    for (const auto& [key, aggregate] : aggregates) {
+      if (key.scope != scope || aggregate.samples == 0) continue;
+      const auto name = TransferKey(kind, key.gpu_brand, key.gpu_model, key.instance_type);
+      const auto value = FigureStatistic(kind, aggregate.metric(kind), settings);
+      if (name && value && *value > 0) own[*name] = *value;
+    }
+    const auto estimate =
+        transfer->Table(kind, settings).Estimate(e.input.workload_id, own, target);
+    if (!estimate) return std::nullopt;
+    return FigureTransferOf(kind, *estimate);
+  };
   for (const Event& event : events) {
     const Execution& e = executions[event.index];
     const auto& value = values[event.index];
@@ -126,28 +147,34 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
       const auto& observed = value[static_cast<std::size_t>(kind)];
       if (!observed) continue;
       SeriesTally& series = (*tallies)[{e.key_index, kind}];
-      const Figure figure = internal::EstimateFromScopes(kind, e.hardware, by_scope, settings);
+      Figure figure = internal::EstimateFromScopes(kind, e.hardware, by_scope, settings);
+      // History on other hardware only: the workload's first on this card
+      // (GPU figures) or instance type (CPU, memory).
+      const bool gpu = IsGpuFigure(kind);
+      const std::string& key_name = gpu ? e.input.gpu_model : e.input.instance_type;
+      const Scope own_scope = gpu ? Scope::kGpuModel : Scope::kInstanceType;
+      const bool new_card = !key_name.empty() &&
+                            by_scope[static_cast<std::size_t>(Scope::kAny)] != nullptr &&
+                            by_scope[static_cast<std::size_t>(own_scope)] == nullptr;
+      if (new_card && transfer != nullptr && WantsTransfer(figure, e.hardware, settings)) {
+        const std::optional<std::string> key = TransferKey(kind, e.hardware);
+        if (const auto t = key ? transferred(kind, e, *key) : std::nullopt) {
+          figure = TransferredFigure(kind, *t, settings, false);
+        }
+      }
       const bool oom = IsOom(kind, e.input.status);
       BacktestPoint point;
       point.observed = *observed;
       point.oom = oom;
-      if (!figure.value) {
-        ++series.tally.cold;
-      } else {
-        const double recommended = *figure.value;
-        ++series.tally.scored;
-        point.overrun = Overran(kind, e.input, *observed, recommended, oom);
-        if (point.overrun) {
-          ++series.tally.overruns;
-        } else {
-          ++series.tally.fits;
-          if (recommended > 0) series.tally.slack += (recommended - *observed) / recommended;
-          if (e.duration_s && *e.duration_s >= 0) {
-            ++series.tally.with_duration;
-            series.tally.over_provisioned +=
-                (recommended - *observed) * AmountPerUnit(kind) * *e.duration_s / 3600.0;
-          }
-        }
+      point.transferred = figure.provenance == Provenance::kTransferred;
+      if (figure.value) point.overrun = Overran(kind, e.input, *observed, *figure.value, oom);
+      series.tally.all.Count(figure.value, *observed, point.overrun);
+      if (new_card) series.tally.new_card.Count(figure.value, *observed, point.overrun);
+      if (point.transferred) ++series.tally.transferred;
+      if (figure.value && !point.overrun && e.duration_s && *e.duration_s >= 0) {
+        ++series.tally.with_duration;
+        series.tally.over_provisioned +=
+            (*figure.value - *observed) * AmountPerUnit(kind) * *e.duration_s / 3600.0;
       }
       if (keep_points) {
         point.execution_id = e.execution_id;

@@ -17,6 +17,7 @@
 #include "hwrec/backtest.h"
 #include "hwrec/figure.h"
 #include "hwrec/hardware_key.h"
+#include "recommend/transfer_source.h"
 
 namespace hwrec::internal {
 
@@ -33,27 +34,61 @@ struct Execution {
 
 // Sums behind a BacktestTotals.
 struct Tally {
-  std::int64_t scored = 0, cold = 0, overruns = 0, fits = 0, with_duration = 0;
-  double slack = 0, over_provisioned = 0;
+  // The executions scored or cold, and how they fared.
+  struct Outcomes {
+    std::int64_t scored = 0, cold = 0, overruns = 0, fits = 0;
+    double slack = 0;
+
+    void Add(const Outcomes& o) {
+      scored += o.scored;
+      cold += o.cold;
+      overruns += o.overruns;
+      fits += o.fits;
+      slack += o.slack;
+    }
+    // One execution that used `observed` against `recommended` (none: cold).
+    void Count(const std::optional<double>& recommended, double observed, bool overrun) {
+      if (!recommended) {
+        ++cold;
+        return;
+      }
+      ++scored;
+      if (overrun) {
+        ++overruns;
+        return;
+      }
+      ++fits;
+      if (*recommended > 0) slack += (*recommended - observed) / *recommended;
+    }
+    double MeanSlack() const { return fits > 0 ? slack / static_cast<double>(fits) : 0; }
+  };
+  Outcomes all;
+  Outcomes new_card;  // sized with history on other hardware only
+  std::int64_t with_duration = 0, transferred = 0;
+  double over_provisioned = 0;
 
   void Add(const Tally& o) {
-    scored += o.scored;
-    cold += o.cold;
-    overruns += o.overruns;
-    fits += o.fits;
+    all.Add(o.all);
+    new_card.Add(o.new_card);
     with_duration += o.with_duration;
-    slack += o.slack;
+    transferred += o.transferred;
     over_provisioned += o.over_provisioned;
   }
   BacktestTotals Totals() const {
     BacktestTotals t;
-    t.scored = scored;
-    t.cold = cold;
-    t.overruns = overruns;
-    t.overrun_share = scored > 0 ? static_cast<double>(overruns) / static_cast<double>(scored) : 0;
-    t.mean_slack = fits > 0 ? slack / static_cast<double>(fits) : 0;
+    t.scored = all.scored;
+    t.cold = all.cold;
+    t.overruns = all.overruns;
+    t.overrun_share =
+        all.scored > 0 ? static_cast<double>(all.overruns) / static_cast<double>(all.scored) : 0;
+    t.mean_slack = all.MeanSlack();
     t.over_provisioned = over_provisioned;
     t.with_duration = with_duration;
+    t.new_card = new_card.scored + new_card.cold;
+    t.new_card_scored = new_card.scored;
+    t.new_card_overruns = new_card.overruns;
+    t.new_card_mean_slack = new_card.MeanSlack();
+    t.transferred = transferred;
     return t;
   }
 };
@@ -106,8 +141,11 @@ struct Event {
 std::vector<Event> ReplayOrder(const std::vector<Execution>& executions);
 
 // Replays one workload's executions in `events` order with `settings`.
+// `transfer` gives the factors of the figures whose setting allows transfer
+// (recommend/transfer_source.h), learned from the other workloads.
 void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<Event>& events,
                     const RecommenderSettings& settings, const std::vector<FigureKind>& figures,
-                    bool keep_points, std::size_t points_per_series, WorkloadTallies* tallies);
+                    bool keep_points, std::size_t points_per_series, TransferSource* transfer,
+                    WorkloadTallies* tallies);
 
 }  // namespace hwrec::internal

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/time.h"
+#include "recommend/estimator.h"
 
 namespace hwrec::internal {
 
@@ -33,6 +34,7 @@ constexpr const char* kFigureColour = "#1f6fd1";
 constexpr const char* kOverrunColour = "#d62728";
 constexpr const char* kOomColour = "#7b1fa2";
 constexpr const char* kColdColour = "#8a8a8a";
+constexpr const char* kTransferColour = "#00897b";
 
 template <typename... Args>
 void Append(std::string* out, fmt::format_string<Args...> format, Args&&... args) {
@@ -206,13 +208,18 @@ void AppendLegend(std::string* out) {
   const std::string cold = fmt::format(
       "<circle cx=\"4\" cy=\"{}\" r=\"3.5\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>",
       y - 4, kColdColour);
+  const std::string transferred = fmt::format(
+      "<path d=\"M5 {}l5 5l-5 5l-5 -5z\" fill=\"none\" stroke=\"{}\" "
+      "stroke-width=\"1.5\"/>",
+      y - 9, kTransferColour);
   const Entry entries[] = {
       {dot.c_str(), 6, "observed"},
       {line.c_str(), 22, "figure as replayed"},
-      {band.c_str(), 22, "bounds: lower to upper"},
+      {band.c_str(), 22, "bounds"},
       {overrun.c_str(), 9, "overrun: used more than the figure"},
       {oom.c_str(), 9, "OOM"},
       {cold.c_str(), 8, "cold: no figure yet"},
+      {transferred.c_str(), 10, "transferred"},
   };
   Append(out, "<g class=\"legend\" font-size=\"12\">");
   double x = 24;
@@ -231,6 +238,11 @@ std::string PanelSummary(const BacktestSeries& series, std::size_t drawn) {
   if (t.scored > 0) {
     text +=
         fmt::format(" ({:.1f} %) · mean slack {:.1f} %", t.overrun_share * 100, t.mean_slack * 100);
+  }
+  if (t.new_card > 0) {
+    text += fmt::format(" · {} first on this {}", t.new_card,
+                        IsGpuFigure(series.figure) ? "card" : "instance type");
+    if (t.transferred > 0) text += fmt::format(" ({} transferred)", t.transferred);
   }
   const auto executions = static_cast<std::size_t>(t.scored + t.cold);
   if (drawn < executions) {
@@ -287,6 +299,17 @@ void AppendMarks(const std::vector<const BacktestPoint*>& drawn, const BacktestS
   Append(out, "<path d=\"{}\" stroke=\"{}\" stroke-width=\"4.5\" stroke-linecap=\"round\"/>", fits,
          kObservedColour);
   Append(out, "<g fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\">{}</g>", kColdColour, cold);
+  // A transferred figure's execution: a diamond around it, saying from where.
+  for (const BacktestPoint* p : drawn) {
+    if (!p->transferred || !p->recommended) continue;
+    Append(out,
+           "<path class=\"transferred\" d=\"M{:.1f} {:.1f}l7 7l-7 7l-7 -7z\" fill=\"none\" "
+           "stroke=\"{}\" stroke-width=\"1.5\"><title>{} at {}: figure {} {} transferred from "
+           "the workload's history on other hardware</title></path>",
+           time.x(p->started_at), value.y(p->observed) - 7, kTransferColour,
+           EscapeHtml(p->execution_id), FormatRfc3339(p->started_at),
+           ValueText(*p->recommended * display.scale), EscapeHtml(display.unit));
+  }
   for (const BacktestPoint* p : drawn) {
     if (!p->overrun && !p->oom) continue;
     const double x = time.x(p->started_at);

@@ -290,6 +290,45 @@ void AppendRunsTable(const BacktestResult& result, std::string* out) {
   *out += "</table></div></section>";
 }
 
+// The executions sized with history on other hardware only, per run and
+// figure, when any was: what transfer buys shows run against run.
+void AppendNewCardTable(const BacktestResult& result, std::string* out) {
+  std::string rows;
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    const auto kind = static_cast<FigureKind>(f);
+    bool first = true;
+    for (const BacktestRun& run : result.runs) {
+      for (const auto& [figure, t] : run.figures) {
+        if (figure != kind || t.new_card == 0) continue;
+        const bool scored = t.new_card_scored > 0;
+        Append(&rows,
+               "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>"
+               "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+               first ? " class=\"first\"" : "", first ? FigureCell(kind) : "", EscapeHtml(run.name),
+               t.new_card, t.new_card_scored, t.transferred, t.new_card_overruns,
+               scored ? Percent(static_cast<double>(t.new_card_overruns) /
+                                static_cast<double>(t.new_card_scored))
+                      : "–",
+               scored ? Percent(t.new_card_mean_slack) : "–");
+        first = false;
+      }
+    }
+  }
+  if (rows.empty()) return;
+  Append(out,
+         "<section class=\"new-card\"><h2>First on a new card</h2><p class=\"meta\">The "
+         "executions sized while their workload had history on other hardware only: its "
+         "first on a card (CPU and memory: on an instance type), counted in the tables above "
+         "too. A figure whose setting allows transfer (<code>&lt;figure&gt;.transfer</code>) "
+         "is transferred there from the workload's figures on its other keys (marked "
+         "&#9671; in the charts); otherwise it falls back as without transfer, or stays "
+         "cold.</p><div class=\"wrap\"><table><tr><th class=\"name\">figure</th>"
+         "<th class=\"name\">run</th><th>executions</th><th>scored</th><th>transferred</th>"
+         "<th>overruns</th><th>overrun share</th><th>mean slack</th></tr>{}</table></div>"
+         "</section>",
+         rows);
+}
+
 void AppendRunDescriptions(const BacktestResult& result, std::string* out) {
   *out += "<section class=\"about\"><h2>What each run is</h2><dl>";
   for (const BacktestRun& run : result.runs) {
@@ -339,6 +378,7 @@ std::string RenderBacktestReport(const BacktestResult& result,
   }
   if (!result.runs.empty()) {
     AppendRunsTable(result, &body);
+    AppendNewCardTable(result, &body);
     AppendRunDescriptions(result, &body);
   }
 

@@ -26,6 +26,29 @@ std::vector<std::string> TotalsCells(const BacktestTotals& t, FigureKind kind) {
           Percent(t.overrun_share), Percent(t.mean_slack),  Amount(t, kind)};
 }
 
+// The executions sized with history on other hardware only, when any was.
+void PrintNewCards(const BacktestResult& result) {
+  Table table({"settings", "figure", "executions", "scored", "transferred", "overruns", "overrun %",
+               "mean slack %"});
+  for (const BacktestRun& run : result.runs) {
+    for (const auto& [kind, t] : run.figures) {
+      if (t.new_card == 0) continue;
+      const bool scored = t.new_card_scored > 0;
+      table.AddRow({run.name, std::string(ToString(kind)), std::to_string(t.new_card),
+                    std::to_string(t.new_card_scored), std::to_string(t.transferred),
+                    std::to_string(t.new_card_overruns),
+                    scored ? Percent(static_cast<double>(t.new_card_overruns) /
+                                     static_cast<double>(t.new_card_scored))
+                           : "-",
+                    scored ? Percent(t.new_card_mean_slack) : "-"});
+    }
+  }
+  if (table.rows() == 0) return;
+  std::cout << "\nfirst on a new card (sized with history on other hardware only; for CPU and "
+               "memory,\na new instance type), counted in the totals above too:\n";
+  table.Print(std::cout);
+}
+
 void PrintTable(const BacktestResult& result, const BacktestOptions& options) {
   std::cout << fmt::format("executions replayed: {}\n", result.executions);
   const BacktestRun& own = result.runs.front();
@@ -62,6 +85,7 @@ void PrintTable(const BacktestResult& result, const BacktestOptions& options) {
     }
   }
   totals.Print(std::cout);
+  PrintNewCards(result);
   std::cout << "\noverrun: used more than the figure (memory, GPU memory: an OOM; CPU: "
                "throttling;\n         compute share: a slower run)\nslack:   (figure - used) / "
                "figure, over the executions that fit\n";
