@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/time.h"
+#include "hwrec/config.h"
 #include "hwrec/ingest.h"
 #include "hwrec/ladder.h"
 #include "hwrec/ladder_walk.h"
@@ -1236,4 +1237,37 @@ TEST_CASE("router: the no-fit message names the card that could hold a shard and
                                        " --intent lora-70b --width 8 --length 2d --sharded");
   CHECK(cli.exit_code == 5);
   CHECK_THAT(cli.err, Catch::Contains("H200 141GB"));
+}
+
+TEST_CASE("router: a card the workload never ran on gets GPU memory transferred, said so",
+          "[router][transfer][engine]") {
+  RouterFixture f;
+  f.ImportLora(1);
+  // Four workloads seen on both cards need a fifth more GPU memory on the
+  // H100; lora-70b ran on the A100 only. Records that do not say how many
+  // GPUs they held: the figures of every width.
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("ghcr.io/acme/job-{}:1", w);
+    f.History(image, "A100 80GB", "a2-ultragpu-1g", 20 + 5 * w, 1, false);
+    f.History(image, "H100 80GB", "a3-highgpu-1g", (20 + 5 * w) * 1.2, 1, false);
+  }
+  f.History("ghcr.io/acme/lora-70b:1.0", "A100 80GB", "a2-ultragpu-1g", 40, 1, false);
+  const auto need_on_h100 = [&] {
+    auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+    REQUIRE(snapshot.ok());
+    return snapshot->needs.at("lora-70b").at({"H100 80GB", 1});
+  };
+  // By default the A100's figure stands for the H100, as learned on other cards.
+  const hwrec::CardNeed before = need_on_h100();
+  CHECK(before.provenance == hwrec::Provenance::kWorkloadAnyHardware);
+  CHECK(before.learned_on == "A100 80GB");
+
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.transfer", "true").ok());
+  const hwrec::CardNeed after = need_on_h100();
+  CHECK(after.provenance == hwrec::Provenance::kTransferred);
+  CHECK(after.learned_on == "A100 80GB x1.20 by transfer");
+  REQUIRE(after.gpu_memory_gb.has_value());
+  REQUIRE(before.gpu_memory_gb.has_value());
+  // Above the A100's, by about the factor and the transferred figure's margin.
+  CHECK(*after.gpu_memory_gb > *before.gpu_memory_gb * 1.1);
 }

@@ -26,14 +26,18 @@ class Store;
 // that many GPUs (RecommendationQuery::Recommend with a width), with margin.
 struct HWREC_EXPORT CardNeed {
   std::optional<double> gpu_memory_gb;
-  // kGpuModel: learned on this card; kWorkloadAnyHardware: on other cards.
+  // kGpuModel: learned on this card; kWorkloadAnyHardware: on other cards;
+  // kTransferred: on another card, times a factor learned from the workloads
+  // seen on both (with `gpu_memory.transfer` on).
   Provenance provenance = Provenance::kNone;
   // The width the figure was learned at: the one asked for, or the nearest
   // width the workload ran at (unscaled); absent: executions that did not
   // say how many GPUs they held.
   std::optional<std::int64_t> learned_width;
   // For a figure learned on other cards: those of the configuration's cards
-  // it was learned on ("A100 80GB"), or "other cards" when none of them is.
+  // it was learned on ("A100 80GB"), or "other cards" when none of them is;
+  // for a transferred one, its source card and factor ("A100 80GB x1.20 by
+  // transfer").
   std::string learned_on;
 };
 

@@ -27,6 +27,15 @@ std::set<int> RungWidths(const RouterConfig& config, const Intent& intent) {
   return widths;
 }
 
+// Where a transferred figure was learned: its source card and the factor
+// ("A100 80GB x1.20 by transfer"); empty for a figure of another provenance.
+std::string TransferredFrom(const Figure& figure) {
+  if (figure.provenance != Provenance::kTransferred || !figure.transfer) return "";
+  return fmt::format("{} x{:.2f} by transfer",
+                     figure.transfer->source.gpu_model.value_or("another card"),
+                     figure.transfer->factor);
+}
+
 // The need at each width in `widths` from what the workload needed at the
 // widths it ran at (`by_width`; the pooled figure when it has none): the
 // figure of that width; else of the nearest wider one, a lower bound of one
@@ -38,7 +47,7 @@ void NeedsAtWidths(const std::map<std::int64_t, Figure>& by_width, const Figure&
   for (int width : widths) {
     CardNeed& need = (*needs)[{model, width}];
     if (by_width.empty()) {
-      need = CardNeed{pooled.value, pooled.provenance, std::nullopt, ""};
+      need = CardNeed{pooled.value, pooled.provenance, std::nullopt, TransferredFrom(pooled)};
       continue;
     }
     auto at = by_width.lower_bound(width);         // this width, else the nearest wider
