@@ -20,6 +20,7 @@
 #include "hwrec/ingest.h"
 #include "hwrec/node_pool.h"
 #include "hwrec/observation.h"
+#include "hwrec/recommend.h"
 #include "store/database.h"
 #include "test_support.h"
 
@@ -648,29 +649,38 @@ namespace hwrec::test {
 namespace {
 
 // Five workloads seen on both cards use half the share on an H100 that they
-// use of an A100; new:1 ran on the A100, then three times on the H100 at
-// once (each sized before any of them finished), using 0.4 of it.
+// use of an A100, and a fifth more GPU memory; new:1 ran on the A100.
 void IngestNewCardHistory(Fixture& f) {
   std::vector<Observation> batch;
   for (int w = 0; w < 5; ++w) {
     const std::string image = fmt::format("job-{}:1", w);
     const double a100_use = 0.3 + 0.1 * w;
+    const double a100_memory = 10 + 2 * w;
     for (int i = 0; i < 4; ++i) {
-      Observation a = Run(fmt::format("{}-a-{}", image, i), image, "a100", kT0 + i * 600, 300, 10);
+      Observation a =
+          Run(fmt::format("{}-a-{}", image, i), image, "a100", kT0 + i * 600, 300, a100_memory);
       a.gpu_utilization = a100_use;
-      Observation h = Run(fmt::format("{}-h-{}", image, i), image, "h100", kT0 + i * 600, 300, 10);
+      Observation h = Run(fmt::format("{}-h-{}", image, i), image, "h100", kT0 + i * 600, 300,
+                          a100_memory * 1.2);
       h.gpu_utilization = a100_use * 0.5 * (1 + 0.02 * (w - 2));
       batch.push_back(a);
       batch.push_back(h);
     }
   }
   for (int i = 0; i < 4; ++i) {
-    Observation a = Run(fmt::format("new-a-{}", i), "new:1", "a100", kT0 + i * 600, 300, 10);
+    Observation a = Run(fmt::format("new-a-{}", i), "new:1", "a100", kT0 + i * 600, 300, 20);
     a.gpu_utilization = 0.8;
     batch.push_back(a);
   }
+  f.Ingest(batch);
+}
+
+// Then three times on the H100 at once (each sized before any finished),
+// using 0.4 of it and 24 GiB.
+void IngestNewCardRuns(Fixture& f) {
+  std::vector<Observation> batch;
   for (int i = 0; i < 3; ++i) {
-    Observation h = Run(fmt::format("new-h-{}", i), "new:1", "h100", kT0 + 7200 + i * 100, 600, 10);
+    Observation h = Run(fmt::format("new-h-{}", i), "new:1", "h100", kT0 + 7200 + i * 100, 600, 24);
     h.gpu_utilization = 0.4;
     batch.push_back(h);
   }
@@ -704,12 +714,19 @@ TEST_CASE(
     "[backtest][transfer][engine]") {
   Fixture f;
   IngestNewCardHistory(f);
+  // What Recommend gives new:1 on the H100 before it ran there: the figures
+  // the replay must give its first executions there.
+  const HardwareKey h100{"NVIDIA", "H100 80GB", "a3-highgpu-1g", false};
+  const Recommendation live =
+      RecommendationQuery::Open(*f.store).value()->Recommend("new:1", h100).value();
+  IngestNewCardRuns(f);
   BacktestOptions options;
   options.image = "new:1";
   options.figure = FigureKind::kGpuComputeFraction;
   options.keep_points = true;
 
-  // By default a share is never carried to another card: the three are cold.
+  // With transfer off a share is never carried to another card: the three are cold.
+  options.overrides = {{"gpu_compute.transfer", "false"}};
   const BacktestResult before = f.Run(options);
   const BacktestSeries& cold = SeriesOn(before.runs[0], "H100 80GB");
   CHECK(cold.totals.cold == 3);
@@ -730,9 +747,10 @@ TEST_CASE(
     CHECK(p.transferred);
     REQUIRE(p.recommended.has_value());
     // 0.8 of an A100 x 0.5, with the margin and the spread's: above the
-    // 0.4 used, and not far.
+    // 0.4 used, and not far; what Recommend gave before it ran there.
     CHECK(*p.recommended >= 0.4);
     CHECK(*p.recommended <= 0.6);
+    CHECK(p.recommended == live.figure(FigureKind::kGpuComputeFraction).value);
   }
   CHECK(moved.totals.new_card_mean_slack > 0);
   CHECK(moved.totals.new_card_mean_slack < 0.35);
@@ -743,6 +761,23 @@ TEST_CASE(
   const auto figure_totals = after.runs[0].figures.front().second;
   CHECK(figure_totals.new_card == 3);
   CHECK(figure_totals.transferred == 3);
+
+  // GPU memory: the A100's figure stood for the H100 (any hardware); the
+  // transfer replaces it, by default, with what Recommend gave.
+  REQUIRE(live.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kTransferred);
+  options.figure = FigureKind::kGpuMemoryGb;
+  options.overrides = {{"gpu_memory.transfer", "false"}};
+  const BacktestResult any_hardware = f.Run(options);
+  const BacktestSeries& copied = SeriesOn(any_hardware.runs[0], "H100 80GB");
+  CHECK(NewCardCounts(copied.totals) == std::vector<std::int64_t>{3, 3, 0, 3});  // 22 GiB < 24
+  options.overrides.clear();
+  const BacktestResult memory = f.Run(options);
+  const BacktestSeries& scaled = SeriesOn(memory.runs[0], "H100 80GB");
+  CHECK(NewCardCounts(scaled.totals) == std::vector<std::int64_t>{3, 3, 3, 0});
+  for (const BacktestPoint& p : scaled.points) {
+    CHECK(p.recommended == live.figure(FigureKind::kGpuMemoryGb).value);
+    CHECK(*p.recommended > *copied.points.front().recommended);
+  }
 
   // The report marks them and counts them apart.
   const std::string page = RenderBacktestReport(after, {});
@@ -758,6 +793,25 @@ TEST_CASE(
   INFO(table.err);
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(table.out, Catch::Contains("first on a new card"));
+}
+
+TEST_CASE("backtest: a run on the new card that reported no GPU memory leaves the next first",
+          "[backtest][transfer][engine]") {
+  Fixture f;
+  IngestNewCardHistory(f);
+  // It reported its share of the card, not its GPU memory: for GPU memory
+  // the three after it are still the first on the H100.
+  Observation silent = Run("new-h-silent", "new:1", "h100", kT0 + 6000, 300, 0);
+  silent.gpu_memory_peak_gb.reset();
+  silent.gpu_utilization = 0.4;
+  f.Ingest({silent});
+  IngestNewCardRuns(f);
+  BacktestOptions options;
+  options.image = "new:1";
+  options.figure = FigureKind::kGpuMemoryGb;
+  const BacktestResult result = f.Run(options);
+  const BacktestSeries& s = SeriesOn(result.runs[0], "H100 80GB");
+  CHECK(NewCardCounts(s.totals) == std::vector<std::int64_t>{3, 3, 3, 0});
 }
 
 }  // namespace hwrec::test

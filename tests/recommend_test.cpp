@@ -1288,12 +1288,16 @@ TEST_CASE("recommend: a workload seen only on A100 gets a transferred H100 share
   const HardwareKey h100 = f.KeyOf("h100");
   const double a100_share = 3.0 / 7 * 0.9;
 
-  // By default a share is never carried to another card: none, as before.
+  // With transfer off a share is never carried to another card: none; GPU
+  // memory is the other card's, as is.
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "false").ok());
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.transfer", "false").ok());
   auto before = f.Recommend("new:1", h100);
   CHECK(before.figure(FigureKind::kGpuComputeFraction).provenance == Provenance::kNone);
   CHECK(before.figure(FigureKind::kGpuMemoryGb).provenance == Provenance::kWorkloadAnyHardware);
   CHECK_FALSE(before.figure(FigureKind::kGpuComputeFraction).transfer.has_value());
 
+  // On, as by default for GPU figures.
   REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
   REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.transfer", "true").ok());
   const auto r = f.Recommend("new:1", h100);
@@ -1431,6 +1435,8 @@ TEST_CASE("recommend: a query kept open transfers from the history as it is at e
   batch.push_back(first);
   f.Ingest(batch);
   REQUIRE(hwrec::SetConfig(*f.store, "gpu_compute.transfer", "true").ok());
+  // A kept query reads the factors again at the first call after a change.
+  REQUIRE(hwrec::SetConfig(*f.store, "transfer.refresh_seconds", "0").ok());
   const HardwareKey h100 = f.KeyOf("h100");
   const auto kept = hwrec::RecommendationQuery::Open(*f.store).value();
   const auto estimate = [&](hwrec::RecommendationQuery& query) {
@@ -1451,4 +1457,18 @@ TEST_CASE("recommend: a query kept open transfers from the history as it is at e
   const double fresh = estimate(*hwrec::RecommendationQuery::Open(*f.store).value());
   CHECK(estimate(*kept) == fresh);
   CHECK(fresh > 1.5 * 3.0 / 7 * 0.4 * 0.5);
+
+  // By default it keeps them for transfer.refresh_seconds after a change: a
+  // busy store is not scanned at every call. A fresh query reads them at once.
+  REQUIRE(hwrec::SetConfig(*f.store, "transfer.refresh_seconds", "3600").ok());
+  const double held = estimate(*kept);  // read again: the settings changed
+  std::vector<Observation> busier;      // the whole slice now
+  for (int i = 0; i < 20; ++i) {
+    auto o = Exec(fmt::format("new-busy-{}", i), "new:1", "a100-mig", kNow - i + 0.5);
+    o.gpu_utilization = 1.0;
+    busier.push_back(o);
+  }
+  f.Ingest(busier);
+  CHECK(estimate(*kept) == held);
+  CHECK(estimate(*hwrec::RecommendationQuery::Open(*f.store).value()) > held);
 }

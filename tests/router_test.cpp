@@ -1257,7 +1257,8 @@ TEST_CASE("router: a card the workload never ran on gets GPU memory transferred,
     REQUIRE(snapshot.ok());
     return snapshot->needs.at("lora-70b").at({"H100 80GB", 1});
   };
-  // By default the A100's figure stands for the H100, as learned on other cards.
+  // With transfer off the A100's figure stands for the H100, as learned on other cards.
+  REQUIRE(hwrec::SetConfig(*f.store, "gpu_memory.transfer", "false").ok());
   const hwrec::CardNeed before = need_on_h100();
   CHECK(before.provenance == hwrec::Provenance::kWorkloadAnyHardware);
   CHECK(before.learned_on == "A100 80GB");

@@ -49,6 +49,7 @@ const std::map<std::string, NumericRange>& NumericRanges() {
       {"default.memory_bytes", {1, 1e15, true, true}},
       {"transfer.min_workloads", {1, 1000, true, true}},
       {"transfer.spread_margin", {0, 10, true, false}},
+      {"transfer.refresh_seconds", {0, 86400, true, true}},
   };
   return kRanges;
 }
@@ -105,11 +106,11 @@ const std::vector<ConfigKey>& ConfigKeys() {
        "true: an instance type without the workload's history gets a memory figure transferred "
        "from other instance types",
        false},
-      {"gpu_memory.transfer", "false",
+      {"gpu_memory.transfer", "true",
        "true: a card without the workload's history gets a GPU memory figure transferred from "
        "its history on other cards, before any card's history is used as is",
        false},
-      {"gpu_compute.transfer", "false",
+      {"gpu_compute.transfer", "true",
        "true: a card without the workload's history gets a compute share transferred from its "
        "history on other cards by a factor learned from workloads seen on both",
        false},
@@ -119,6 +120,10 @@ const std::vector<ConfigKey>& ConfigKeys() {
        "spreads of the transfer factor (log scale) added as margin to a transferred figure, so "
        "that it errs high",
        false},
+      {"transfer.refresh_seconds", "300",
+       "seconds a query or evaluator kept open keeps the transfer factors it read once the "
+       "store has changed; 0: read them again at the first call after any change",
+       false, false},
       {"compute_ladder_step", "0.05", "compute shares are rounded up to a multiple of this", false},
       {"total_compute_slices", "7",
        "compute slices assumed for a MIG mode whose card model is unknown", false},
@@ -225,6 +230,7 @@ RecommenderSettings SettingsFromValues(std::map<std::string, std::string> values
   }
   s.transfer_min_workloads = static_cast<std::size_t>(std::stod(values["transfer.min_workloads"]));
   s.transfer_spread_margin = std::stod(values["transfer.spread_margin"]);
+  s.transfer_refresh_seconds = std::stod(values["transfer.refresh_seconds"]);
   return s;
 }
 

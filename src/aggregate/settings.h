@@ -52,6 +52,10 @@ struct RecommenderSettings {
   // figure's margin) x exp(transfer_spread_margin x spread)).
   std::size_t transfer_min_workloads = 3;
   double transfer_spread_margin = 0.3;
+  // How long a reader kept across calls keeps the transfer factors it read
+  // once the store has changed (recommend/transfer_source.h); 0: reads them
+  // again at the first call after any change.
+  double transfer_refresh_seconds = 300;
 
   double half_life_s() const { return half_life_hours * 3600.0; }
   // The latest finished_at a record may claim when the store's clock reads `now`.

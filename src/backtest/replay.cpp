@@ -49,6 +49,13 @@ bool Overran(FigureKind kind, const AggregateInput& in, double observed, double 
   return observed > recommended;
 }
 
+// Whether `aggregate` holds any value `kind` is learned from.
+bool HasHistory(FigureKind kind, const KeyAggregate& aggregate,
+                const RecommenderSettings& settings) {
+  if (FigureStatistic(kind, aggregate.metric(kind), settings)) return true;
+  return kind == FigureKind::kGpuComputeFraction && !aggregate.metrics[kHeldShareMetric].empty();
+}
+
 bool IsOom(FigureKind kind, ExecutionStatus status) {
   return (kind == FigureKind::kMemoryBytes && status == ExecutionStatus::kOom) ||
          (kind == FigureKind::kGpuMemoryGb && status == ExecutionStatus::kGpuOom);
@@ -104,8 +111,12 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
   }
   // The transfer of `kind` to `e`'s card or instance type: the workload's
   // figures on its other keys as of now, times the factors of the others.
+  // Kept by (figure, key) until the next finish changes the figures.
+  std::map<std::pair<FigureKind, std::string>, std::optional<FigureTransfer>> transfers;
   const auto transferred = [&](FigureKind kind, const Execution& e,
                                const std::string& target) -> std::optional<FigureTransfer> {
+    const auto kept = transfers.find({kind, target});
+    if (kept != transfers.end()) return kept->second;
     const Scope scope = IsGpuFigure(kind) ? Scope::kGpuModel : Scope::kInstanceType;
     std::map<std::string, double> own;
     for (const auto& [key, aggregate] : aggregates) {
@@ -116,13 +127,16 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
     }
     const auto estimate =
         transfer->Table(kind, settings).Estimate(e.input.workload_id, own, target);
-    if (!estimate) return std::nullopt;
-    return FigureTransferOf(kind, *estimate);
+    std::optional<FigureTransfer> answer;
+    if (estimate) answer = FigureTransferOf(kind, *estimate);
+    transfers.emplace(std::make_pair(kind, target), answer);
+    return answer;
   };
   for (const Event& event : events) {
     const Execution& e = executions[event.index];
     const auto& value = values[event.index];
     if (event.order != 1) {
+      transfers.clear();
       for (KeyAggregate* aggregate : rows[event.index]) {
         const auto add = [&](std::size_t m) {
           if (!value[m]) return;
@@ -148,14 +162,14 @@ void ReplayWorkload(const std::vector<Execution>& executions, const std::vector<
       if (!observed) continue;
       SeriesTally& series = (*tallies)[{e.key_index, kind}];
       Figure figure = internal::EstimateFromScopes(kind, e.hardware, by_scope, settings);
-      // History on other hardware only: the workload's first on this card
-      // (GPU figures) or instance type (CPU, memory).
-      const bool gpu = IsGpuFigure(kind);
-      const std::string& key_name = gpu ? e.input.gpu_model : e.input.instance_type;
-      const Scope own_scope = gpu ? Scope::kGpuModel : Scope::kInstanceType;
-      const bool new_card = !key_name.empty() &&
-                            by_scope[static_cast<std::size_t>(Scope::kAny)] != nullptr &&
-                            by_scope[static_cast<std::size_t>(own_scope)] == nullptr;
+      // Sized with history on other hardware only, for this figure: the
+      // workload's first on this card (GPU figures) or instance type (CPU,
+      // memory). Transfer is asked for as Recommend asks for it.
+      const bool elsewhere = !figure.value || figure.provenance == Provenance::kWorkloadAnyHardware;
+      const KeyAggregate* any = by_scope[static_cast<std::size_t>(Scope::kAny)];
+      const std::string& key_name = IsGpuFigure(kind) ? e.input.gpu_model : e.input.instance_type;
+      const bool new_card =
+          elsewhere && !key_name.empty() && any != nullptr && HasHistory(kind, *any, settings);
       if (new_card && transfer != nullptr && WantsTransfer(figure, e.hardware, settings)) {
         const std::optional<std::string> key = TransferKey(kind, e.hardware);
         if (const auto t = key ? transferred(kind, e, *key) : std::nullopt) {

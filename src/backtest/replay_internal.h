@@ -94,6 +94,8 @@ struct Tally {
 };
 
 struct SeriesTally {
+  static bool Marked(const BacktestPoint& p) { return p.overrun || p.oom || p.transferred; }
+
   Tally tally;
   std::vector<BacktestPoint> points;
   // Points that neither overran nor were OOMs: how many were seen, how many
@@ -102,11 +104,12 @@ struct SeriesTally {
   std::size_t plain_kept = 0;
   std::size_t stride = 1;
 
-  // Keeps every overrun and OOM and every stride-th other point; past
-  // 2 × `limit` others kept, drops every second of them and doubles the
-  // stride, so that at most 2 × `limit` stay, evenly spread over the series.
+  // Keeps every overrun, OOM and transferred figure and every stride-th
+  // other point; past 2 × `limit` others kept, drops every second of them
+  // and doubles the stride, so that at most 2 × `limit` stay, evenly spread
+  // over the series.
   void Keep(BacktestPoint point, std::size_t limit) {
-    if (point.overrun || point.oom) {
+    if (Marked(point)) {
       points.push_back(std::move(point));
       return;
     }
@@ -115,7 +118,7 @@ struct SeriesTally {
     if (limit == 0 || ++plain_kept <= 2 * limit) return;
     std::size_t plain = 0;
     const auto dropped = std::remove_if(points.begin(), points.end(), [&](const BacktestPoint& p) {
-      return !p.overrun && !p.oom && plain++ % 2 == 1;
+      return !Marked(p) && plain++ % 2 == 1;
     });
     points.erase(dropped, points.end());
     plain_kept = (plain_kept + 1) / 2;

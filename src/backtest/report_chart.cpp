@@ -78,17 +78,20 @@ std::string TimeLabel(double t, double step) {
   return text.substr(5, 5) + " " + text.substr(11, 5);
 }
 
+// Points every panel draws however many it has: overruns, OOMs, transfers.
+bool AlwaysDrawn(const BacktestPoint& p) { return p.overrun || p.oom || p.transferred; }
+
 // The executions a panel draws: all of them, or when there are too many,
-// every overrun and OOM and an even spread of the rest.
+// every overrun, OOM and transferred figure and an even spread of the rest.
 std::vector<const BacktestPoint*> DrawnPoints(const std::vector<BacktestPoint>& points) {
   std::vector<const BacktestPoint*> drawn;
-  const auto marked = static_cast<std::size_t>(std::count_if(
-      points.begin(), points.end(), [](const BacktestPoint& p) { return p.overrun || p.oom; }));
+  const auto marked =
+      static_cast<std::size_t>(std::count_if(points.begin(), points.end(), AlwaysDrawn));
   const std::size_t others = points.size() - marked;
   const std::size_t budget = kMaxPointsPerPanel > marked ? kMaxPointsPerPanel - marked : 0;
   std::size_t other = 0;
   for (const BacktestPoint& p : points) {
-    if (p.overrun || p.oom || points.size() <= kMaxPointsPerPanel) {
+    if (AlwaysDrawn(p) || points.size() <= kMaxPointsPerPanel) {
       drawn.push_back(&p);
       continue;
     }

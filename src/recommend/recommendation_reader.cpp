@@ -82,7 +82,7 @@ void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> v
   kept_ids_.clear();
   kept_scopes_.clear();
   kept_memo_.clear();
-  transfer_.Drop();
+  transfer_.KeepFor(true, settings_.transfer_refresh_seconds);
   kept_version_ = version;
 }
 

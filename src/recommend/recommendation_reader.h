@@ -64,7 +64,10 @@ class RecommendationReader {
 
   // Re-reads the settings: a reader kept across calls does when its
   // store::ChangeWatch saw them change.
-  void ReloadSettings() { settings_ = LoadSettings(db_); }
+  void ReloadSettings() {
+    settings_ = LoadSettings(db_);
+    transfer_.Drop();  // read with the statistics and evidence the settings named
+  }
   // For a reader kept across calls: called first in each call's read
   // snapshot with the store's data version then (store::ChangeWatch::
   // version()). While it stays the same, the workload ids and the decoded

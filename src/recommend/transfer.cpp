@@ -145,12 +145,17 @@ std::optional<TransferEstimate> TransferTable::Estimate(std::int64_t workload,
 }
 
 std::optional<TransferEstimate> TransferTable::Estimate(std::int64_t workload,
-                                                        const std::map<std::string, double>& own,
+                                                        const std::map<std::string, double>& given,
                                                         const std::string& target) const {
+  // Only values a ratio holds: finite and above 0, as Add keeps them.
+  std::map<std::string, double> own;
+  for (const auto& [key, value] : given) {
+    if (std::isfinite(value) && value > 0) own.emplace(key, value);
+  }
   TransferEstimate best;
   double best_weight = -1, total = 0, log_sum = 0, spread_sum = 0;
   for (const auto& [source, value] : own) {
-    if (source == target || !(value > 0)) continue;
+    if (source == target) continue;
     const std::optional<TransferFactor> factor = SourceFactor(workload, own, source, target);
     if (!factor) continue;
     const double weight = 1 / (factor->spread * factor->spread + kWeightFloor);

@@ -2,6 +2,7 @@
 // aggregates, and the FigureTransfer of one figure on one key.
 #include "recommend/transfer_source.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,16 @@ TransferSource::TransferSource(store::Connection& db) : db_(db) {}
 
 void TransferSource::Drop() {
   for (auto& table : tables_) table.reset();
+  answers_.clear();
+}
+
+void TransferSource::KeepFor(bool changed, double refresh_seconds) {
+  if (!changed) return;
+  const bool any =
+      std::any_of(tables_.begin(), tables_.end(), [](const auto& t) { return t != nullptr; });
+  if (!any) return;
+  const std::chrono::duration<double> age = std::chrono::steady_clock::now() - read_at_;
+  if (refresh_seconds <= 0 || age.count() >= refresh_seconds) Drop();
 }
 
 void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
@@ -70,6 +81,9 @@ void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {
       if (value) tables[f]->Add(rows->Int64(0), key, *value);
     }
   }
+  const bool first =
+      std::none_of(tables_.begin(), tables_.end(), [](const auto& t) { return t != nullptr; });
+  if (first) read_at_ = std::chrono::steady_clock::now();
   for (std::size_t f = 0; f < kFigureCount; ++f) {
     if (tables[f]) tables_[f] = std::move(tables[f]);
   }
@@ -84,12 +98,18 @@ const TransferTable& TransferSource::Table(FigureKind kind, const RecommenderSet
 std::optional<FigureTransfer> TransferSource::Transfer(FigureKind kind, std::int64_t workload_id,
                                                        const HardwareKey& hardware,
                                                        const RecommenderSettings& settings) {
-  const std::optional<std::string> target = TransferKey(kind, hardware);
+  std::optional<std::string> target = TransferKey(kind, hardware);
   if (!target) return std::nullopt;
+  const TransferTable& table = Table(kind, settings);
+  auto key = std::make_tuple(kind, workload_id, std::move(*target));
+  if (const auto it = answers_.find(key); it != answers_.end()) return it->second;
   const std::optional<TransferEstimate> estimate =
-      Table(kind, settings).Estimate(workload_id, *target);
-  if (!estimate) return std::nullopt;
-  return FigureTransferOf(kind, *estimate);
+      table.Estimate(workload_id, std::get<std::string>(key));
+  std::optional<FigureTransfer> answer;
+  if (estimate) answer = FigureTransferOf(kind, *estimate);
+  if (answers_.size() >= kMaxAnswers) answers_.clear();
+  answers_.emplace(std::move(key), answer);
+  return answer;
 }
 
 std::optional<std::string> TransferKey(FigureKind kind, std::string_view gpu_brand,

@@ -3,18 +3,24 @@
 // scope gpu_model) and each instance type (CPU and memory, scope
 // instance_type), read at read time and never materialised. Ingest writes
 // nothing more for them: what transfer costs is paid by the reads that need
-// it (a figure with no history on its key whose setting allows transfer),
-// one scan of that scope's width-0 aggregates, kept for the rest of the call
-// and, while the store's data version holds, for the calls after it
-// (RecommendationReader::KeepWhile drops it). One thread at a time.
+// it (a figure with no history on its key whose setting allows transfer):
+// one scan of that scope's width-0 aggregates, and one estimate per
+// (figure, workload, key), both kept. A reader kept across calls keeps them
+// while the store's data version holds, and once it has changed for
+// transfer.refresh_seconds more (KeepFor): factors learned over many
+// workloads move slowly, and a scan on every call of a busy store would cost
+// more than the figures gain. One thread at a time.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "aggregate/settings.h"
 #include "hwrec/figure.h"
@@ -57,6 +63,10 @@ class TransferSource {
 
   // Drops what was read: the next Transfer reads the aggregates again.
   void Drop();
+  // A new call on a store that may have changed since the tables were read
+  // (`changed`: its data version moved, or the engine has none): drops them
+  // once they are `refresh_seconds` old.
+  void KeepFor(bool changed, double refresh_seconds);
 
  private:
   // One table per figure kind, of the kind's scope; read together per scope.
@@ -64,6 +74,13 @@ class TransferSource {
 
   store::Connection& db_;
   std::array<std::unique_ptr<TransferTable>, kFigureCount> tables_;
+  static constexpr std::size_t kMaxAnswers = 4096;  // then they are forgotten and asked again
+
+  std::chrono::steady_clock::time_point read_at_;  // when the first table kept was read
+  // Transfer's answers, by (figure, workload, key): one estimate weighs every
+  // workload seen on its keys.
+  std::map<std::tuple<FigureKind, std::int64_t, std::string>, std::optional<FigureTransfer>>
+      answers_;
 };
 
 }  // namespace hwrec::internal
