@@ -128,9 +128,10 @@ TEST_CASE("bench transfer: a slice of Gavel's data is answered by transfer, clos
     CHECK_THAT(skipped.out, Catch::Contains("skipped"));
     return;
   }
-  const nlohmann::json report =
-      RunBenchJson("transfer --jobs 8 --observations 3 --seed 5 --seeds 1 --format json --data " +
-                   ShellQuote(data));
+  const nlohmann::json report = RunBenchJson(
+      "transfer --jobs 8 --observations 3 --seed 5 --seeds 1 --scale-workloads 50 "
+      "--format json --data " +
+      ShellQuote(data));
   const nlohmann::json& transferred = report.at("transferred");
   CHECK(transferred.at("cases") == 24);  // 8 jobs x 3 cards, each held out
   CHECK(transferred.at("answered") == 24);
@@ -140,6 +141,11 @@ TEST_CASE("bench transfer: a slice of Gavel's data is answered by transfer, clos
         report.at("copied").at("median_error").get<double>());
   CHECK_THAT(report.at("about").get<std::string>(),
              Catch::Contains("the throughputs are measured"));
+  // What reading the factors costs: 50 workloads on 3 cards, and one more.
+  const nlohmann::json& read = report.at("factor_read");
+  CHECK(read.at("aggregates") == 151);
+  CHECK(read.at("first_call_us").get<double>() > 0);
+  CHECK(read.at("kept_call_us").get<double>() > 0);
 }
 
 }  // namespace hwrec::test

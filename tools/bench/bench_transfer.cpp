@@ -9,6 +9,11 @@
 // a store holds every other record, and the job's figure on that card is read
 // through RecommendationQuery, beside copying its share from another card and
 // today's answer without transfer (none).
+//
+// Then what reading the factors costs, on a store of synthetic workloads on
+// the three cards (--scale-workloads): the first call of a query that needs a
+// transfer (it scans the aggregates), its later calls (kept), and a call
+// without transfer (a key with history), each the median of several.
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -38,7 +43,7 @@ namespace {
 
 constexpr char kTransferUsage[] =
     "hwrec-bench transfer [--data DIR] [--jobs N] [--observations N] [--seed S] "
-    "[--format table|json]";
+    "[--scale-workloads W] [--format table|json]";
 
 struct Card {
   const char* name;   // Gavel's key
@@ -59,7 +64,8 @@ struct Options {
   std::size_t jobs = 0;  // 0: every job
   int observations = 10;
   std::uint64_t seed = 1;
-  int seeds = 5;  // noise draws, seed .. seed + seeds - 1, pooled
+  int seeds = 5;               // noise draws, seed .. seed + seeds - 1, pooled
+  int scale_workloads = 2000;  // of the cost measurement; 0: none
   bool json = false;
 };
 
@@ -87,6 +93,13 @@ std::vector<Job> ReadJobs(const std::string& path, std::size_t limit) {
 
 std::string Image(std::size_t job) { return fmt::format("gavel/job-{:02}", job); }
 std::string PoolOf(std::size_t card) { return fmt::format("gavel-{}", kCards[card].name); }
+HardwareKey KeyOf(std::size_t card) {
+  HardwareKey key;
+  key.gpu_brand = "NVIDIA";
+  key.gpu_model = kCards[card].model;
+  key.instance_type = fmt::format("gavel-{}-node", kCards[card].name);
+  return key;
+}
 
 // Every execution of every job on every card, with its noise.
 std::vector<std::vector<std::vector<Observation>>> Records(const std::vector<Job>& jobs,
@@ -194,14 +207,7 @@ void HeldOut(const std::string& path, const std::vector<Job>& jobs,
   Check((*ingestor)->Ingest(kept).status());
   auto query = RecommendationQuery::Open(*store);
   Check(query.status());
-  const auto key_of = [&](std::size_t card) {
-    HardwareKey key;
-    key.gpu_brand = "NVIDIA";
-    key.gpu_model = kCards[card].model;
-    key.instance_type = fmt::format("gavel-{}-node", kCards[card].name);
-    return key;
-  };
-  auto answer = (*query)->Recommend(Image(j), key_of(c), kNow);
+  auto answer = (*query)->Recommend(Image(j), KeyOf(c), kNow);
   Check(answer.status());
   const Figure& figure = answer->figure(FigureKind::kGpuComputeFraction);
   const double need = jobs[j].share[c];
@@ -214,7 +220,7 @@ void HeldOut(const std::string& path, const std::vector<Job>& jobs,
       ++source;
     }
     if (source == kCardCount) throw std::runtime_error("a transfer from a card not in the bench");
-    auto on_source = (*query)->Recommend(Image(j), key_of(source), kNow);
+    auto on_source = (*query)->Recommend(Image(j), KeyOf(source), kNow);
     Check(on_source.status());
     copied->Add(figure.transfer->source_value,
                 on_source->figure(FigureKind::kGpuComputeFraction).value, need);
@@ -222,6 +228,77 @@ void HeldOut(const std::string& path, const std::vector<Job>& jobs,
     transferred->Add(std::nullopt, figure.value, need);
     copied->Add(std::nullopt, std::nullopt, need);
   }
+}
+
+// What reading the factors costs, in microseconds (medians).
+struct ReadCost {
+  std::int64_t aggregates = 0;  // width-0 rows of scope gpu_model the scan reads
+  double first_call_us = 0;     // a new query's first call that needs a transfer
+  double kept_call_us = 0;      // its later calls
+  double plain_call_us = 0;     // a kept query's call on a key with history
+};
+
+// `workloads` workloads with two executions on each card (shares drawn at
+// random), and one on the K80 only, whose V100 figures are transferred.
+ReadCost MeasureReadCost(const std::string& path, int workloads, std::uint64_t seed) {
+  auto store = NewStore(path);
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> share(0.1, 0.9);
+  std::vector<Observation> batch;
+  const auto add = [&](const std::string& image, std::size_t card, int i, double use) {
+    Observation o;
+    o.execution_id = fmt::format("{}-{}-{}", image, kCards[card].name, i);
+    o.action_image = image;
+    o.node_pool_id = PoolOf(card);
+    o.finished_at = kNow - 60.0 * i;
+    o.gpu_utilization = use;
+    o.gpu_memory_peak_gb = 2 + 8 * use;
+    batch.push_back(std::move(o));
+  };
+  for (int w = 0; w < workloads; ++w) {
+    const double base = share(random);
+    for (std::size_t c = 0; c < kCardCount; ++c) {
+      for (int i = 0; i < 2; ++i)
+        add(fmt::format("scale/job-{:05}", w), c, i, base / (static_cast<double>(c) + 1));
+    }
+  }
+  for (int i = 0; i < 2; ++i) add("scale/new", 0, i, 0.6);
+  auto ingestor = Ingestor::Open(*store);
+  Check(ingestor.status());
+  Check((*ingestor)->Ingest(batch).status());
+
+  ReadCost cost;
+  cost.aggregates = static_cast<std::int64_t>(workloads) * 3 + 1;
+  const auto time_call = [&](RecommendationQuery& query, const std::string& image,
+                             std::size_t card) {
+    Stopwatch watch;
+    watch.Start();
+    Check(query.Recommend(image, KeyOf(card), kNow).status());
+    watch.Stop();
+    return watch.seconds() * 1e6;
+  };
+  std::vector<double> first, kept, plain;
+  for (int round = 0; round < 5; ++round) {
+    auto query = RecommendationQuery::Open(*store);
+    Check(query.status());
+    time_call(**query, "scale/job-00000", 2);  // prepares the statements
+    first.push_back(time_call(**query, "scale/new", 2));
+    for (int i = 0; i < 200; ++i) {
+      kept.push_back(time_call(**query, "scale/new", 2));
+      plain.push_back(time_call(**query, "scale/job-00001", 2));
+    }
+  }
+  const auto check = RecommendationQuery::Open(*store);
+  Check(check.status());
+  const auto answer = (*check)->Recommend("scale/new", KeyOf(2), kNow);
+  Check(answer.status());
+  if (!answer->figure(FigureKind::kGpuComputeFraction).transfer) {
+    throw std::runtime_error("the cost store's new workload got no transferred share");
+  }
+  cost.first_call_us = Percentile(first, 50);
+  cost.kept_call_us = Percentile(kept, 50);
+  cost.plain_call_us = Percentile(plain, 50);
+  return cost;
 }
 
 std::string PercentCell(const std::vector<double>& values, double p) {
@@ -239,12 +316,17 @@ Options ParseOptions(const std::vector<std::string>& args, bool* help) {
       "executions per (job, card)")("seeds", po::value(&o.seeds)->default_value(o.seeds),
                                     "noise draws pooled: seeds S to S + N - 1")(
       "seed", po::value(&o.seed)->default_value(o.seed), "seed of the noise")(
+      "scale-workloads", po::value(&o.scale_workloads)->default_value(o.scale_workloads),
+      "workloads on the three cards of the store that times reading the factors (0: skip)")(
       "format", po::value(&format)->default_value(format), "output format: table or json");
   po::variables_map vm;
   *help = !ParseBenchArgs(args, described, kTransferUsage, &vm);
   if (o.jobs != 0 && o.jobs < 5) throw UsageError("--jobs must be 0 (all) or at least 5");
   if (o.observations < 1) throw UsageError("--observations must be at least 1");
   if (o.seeds < 1) throw UsageError("--seeds must be at least 1");
+  if (o.scale_workloads != 0 && o.scale_workloads < 10) {
+    throw UsageError("--scale-workloads must be 0 (skip) or at least 10");
+  }
   o.json = IsJsonFormat(format);
   return o;
 }
@@ -278,6 +360,11 @@ int RunTransferBench(const std::vector<std::string>& args) {
     }
   }
 
+  ReadCost cost;
+  if (o.scale_workloads > 0) {
+    cost = MeasureReadCost(scratch.File("scale.hwrec"), o.scale_workloads, o.seed);
+  }
+
   const std::string about = fmt::format(
       "Gavel's measured throughputs (K80, P100, V100; {} job types, each alone on its card); "
       "shares derived as work rate / throughput (the throughputs are measured, the shares are "
@@ -293,6 +380,12 @@ int RunTransferBench(const std::vector<std::string>& args) {
                                   {"copied", copied.Json()},
                                   {"none", none.Json()},
                                   {"from_nearest_workloads", neighbours}};
+    if (o.scale_workloads > 0) {
+      out["factor_read"] = {
+          {"workloads", o.scale_workloads},      {"aggregates", cost.aggregates},
+          {"first_call_us", cost.first_call_us}, {"kept_call_us", cost.kept_call_us},
+          {"plain_call_us", cost.plain_call_us}, {"load_average", LoadAverage()}};
+    }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -318,6 +411,16 @@ int RunTransferBench(const std::vector<std::string>& args) {
       "targets: median err <= 20 %, p90 err <= 70 %; under need <= 20 % with median slack <= "
       "50 %\n",
       neighbours, transferred.answered);
+  if (o.scale_workloads > 0) {
+    std::cout << fmt::format(
+        "\nreading the factors ({} workloads on the 3 cards, {} aggregates of scope gpu_model; "
+        "load average {:.2f}):\n"
+        "  a new query's first call that needs a transfer  {:>10.1f} us (it scans them)\n"
+        "  its later calls (factors kept)                  {:>10.1f} us\n"
+        "  a call on a key with history (no transfer)      {:>10.1f} us\n",
+        WithThousands(o.scale_workloads), WithThousands(cost.aggregates), LoadAverage(),
+        cost.first_call_us, cost.kept_call_us, cost.plain_call_us);
+  }
   return kExitOk;
 }
 
