@@ -78,7 +78,10 @@ RecommendationReader::RecommendationReader(store::Connection& db, RecommenderSet
                      "AND instance_type = '' AND width = 0")) {}
 
 void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> version) {
-  if (version && version == kept_version_) return;
+  if (version && version == kept_version_) {
+    transfer_.KeepFor(false, settings_.transfer_refresh_seconds);  // may have grown old
+    return;
+  }
   kept_ids_.clear();
   kept_scopes_.clear();
   kept_memo_.clear();

@@ -43,15 +43,20 @@ TransferSource::TransferSource(store::Connection& db) : db_(db) {}
 void TransferSource::Drop() {
   for (auto& table : tables_) table.reset();
   answers_.clear();
+  stale_ = false;
 }
 
 void TransferSource::KeepFor(bool changed, double refresh_seconds) {
-  if (!changed) return;
+  if (!changed && !stale_) return;
   const bool any =
       std::any_of(tables_.begin(), tables_.end(), [](const auto& t) { return t != nullptr; });
   if (!any) return;
   const std::chrono::duration<double> age = std::chrono::steady_clock::now() - read_at_;
-  if (refresh_seconds <= 0 || age.count() >= refresh_seconds) Drop();
+  if (refresh_seconds <= 0 || age.count() >= refresh_seconds) {
+    Drop();
+  } else {
+    stale_ = true;  // the store moved on: dropped once old enough, changed again or not
+  }
 }
 
 void TransferSource::ReadScope(bool gpu, const RecommenderSettings& settings) {

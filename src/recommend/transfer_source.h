@@ -6,8 +6,8 @@
 // it (a figure with no history on its key whose setting allows transfer):
 // one scan of that scope's width-0 aggregates, and one estimate per
 // (figure, workload, key), both kept. A reader kept across calls keeps them
-// while the store's data version holds, and once it has changed for
-// transfer.refresh_seconds more (KeepFor): factors learned over many
+// while the store's data version holds and, once it has changed, until they
+// are transfer.refresh_seconds old (KeepFor): factors learned over many
 // workloads move slowly, and a scan on every call of a busy store would cost
 // more than the figures gain. One thread at a time.
 #pragma once
@@ -63,9 +63,11 @@ class TransferSource {
 
   // Drops what was read: the next Transfer reads the aggregates again.
   void Drop();
-  // A new call on a store that may have changed since the tables were read
-  // (`changed`: its data version moved, or the engine has none): drops them
-  // once they are `refresh_seconds` old.
+  // A new call: `changed` when the store may have changed since the last
+  // call (its data version moved, or the engine has none). Once the store
+  // has changed since the tables were read, drops them at the first call at
+  // which they are `refresh_seconds` old (0: at once), whether or not it
+  // changed again since: a kept table lags the store by at most that long.
   void KeepFor(bool changed, double refresh_seconds);
 
  private:
@@ -77,6 +79,7 @@ class TransferSource {
   static constexpr std::size_t kMaxAnswers = 4096;  // then they are forgotten and asked again
 
   std::chrono::steady_clock::time_point read_at_;  // when the first table kept was read
+  bool stale_ = false;  // the store has changed since the tables were read
   // Transfer's answers, by (figure, workload, key): one estimate weighs every
   // workload seen on its keys.
   std::map<std::tuple<FigureKind, std::int64_t, std::string>, std::optional<FigureTransfer>>
