@@ -1498,3 +1498,58 @@ TEST_CASE("recommend: a query kept open transfers from the history as it is at e
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   CHECK(estimate(*kept) == later);  // past it, with no change since: read again
 }
+
+TEST_CASE("recommend: GPU memory transferred at a width comes from the source card's width",
+          "[recommend][transfer][engine]") {
+  Fixture f;
+  // Four workloads seen on both cards need a fifth more GPU memory on the
+  // H100. new:1 ran on the A100 holding one GPU (20 GiB) and two (30 GiB
+  // per GPU): its figure of every width is the larger.
+  std::vector<Observation> batch;
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    for (int i = 0; i < 3; ++i) {
+      auto a = Exec(fmt::format("{}-a100-{}", image, i), image, "a100-mig", kNow - i * 60);
+      a.gpu_memory_peak_gb = 10 + 3 * w;
+      auto h = Exec(fmt::format("{}-h100-{}", image, i), image, "h100", kNow - i * 60);
+      h.gpu_memory_peak_gb = (10 + 3 * w) * 1.2;
+      batch.push_back(a);
+      batch.push_back(h);
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (int held : {1, 2}) {
+      auto o = Exec(fmt::format("new-{}-{}", held, i), "new:1", "a100-mig", kNow - i * 60);
+      o.gpu_memory_peak_gb = held == 1 ? 20 : 30;
+      o.gpu_count_held = held;
+      batch.push_back(o);
+    }
+  }
+  f.Ingest(batch);
+  const HardwareKey h100 = f.KeyOf("h100");
+  const auto query = hwrec::RecommendationQuery::Open(*f.store).value();
+  const auto at = [&](std::optional<std::int64_t> width) {
+    return query->Recommend("new:1", h100, kNow, hwrec::Explain::kYes, width)
+        .value()
+        .figure(FigureKind::kGpuMemoryGb);
+  };
+  const hwrec::Figure every = at(std::nullopt);
+  REQUIRE(every.provenance == Provenance::kTransferred);
+  CHECK(every.transfer->estimate == Approx(36).epsilon(0.06));  // 30 x 1.2
+  const hwrec::Figure one = at(1);
+  REQUIRE(one.provenance == Provenance::kTransferred);
+  CHECK(one.transfer->source_value == Approx(20));
+  CHECK(one.transfer->estimate == Approx(24).epsilon(0.06));  // 20 x 1.2, not 36
+  CHECK(one.learned_width == 1);
+  CHECK(one.transfer->factor == every.transfer->factor);
+  REQUIRE(one.reason.has_value());
+  CHECK_THAT(one.reason->text,
+             Catch::StartsWith("per GPU, of the executions that held 1 GPU(s) on NVIDIA A100"));
+  const hwrec::Figure two = at(2);
+  CHECK(two.transfer->estimate == Approx(36).epsilon(0.06));
+  CHECK(two.learned_width == 2);
+  // Four GPUs: none held them; the nearest width it ran at on the A100, said so.
+  const hwrec::Figure four = at(4);
+  CHECK(four.learned_width == 2);
+  CHECK_THAT(four.reason->text, Catch::Contains("the nearest width it ran at there"));
+}

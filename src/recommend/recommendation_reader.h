@@ -136,6 +136,10 @@ class RecommendationReader {
   // key's own (scope exact), its card's and every card's (scope any), by width.
   struct WidthAggregates {
     std::map<std::int64_t, const KeyAggregate*> on_key, on_card, on_any;
+    // Other cards' rows (scope gpu_model), by (brand, model): a figure
+    // transferred from one is of the width it was learned at.
+    std::map<std::pair<std::string, std::string>, std::map<std::int64_t, const KeyAggregate*>>
+        on_other_cards;
     struct At {
       const KeyAggregate* aggregate;
       Scope scope;
@@ -155,6 +159,12 @@ class RecommendationReader {
                       Recommendation* out);
   void AnswerForWidth(std::int64_t workload_id, std::int64_t width, bool explain,
                       const WidthAggregates& by_width, Recommendation* out);
+  // A GPU memory figure transferred from every width of its source card made
+  // one of `width` (or the nearest width the workload ran at there): the
+  // source's figure at that width times the same factor. Left as it is when
+  // the source card has no row of a width.
+  void TransferAtWidth(std::int64_t width, bool explain, const WidthAggregates& by_width,
+                       Recommendation* out) const;
   // The observation behind a recent value: by its id, or by workload, key and
   // finish time when the state predates ids (format 1 and 2).
   std::optional<ExplainedExecution> FindExecution(FigureKind kind, std::int64_t workload_id,

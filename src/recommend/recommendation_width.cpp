@@ -83,6 +83,9 @@ void RecommendationReader::WidthAggregates::Add(const AggregateKey& key,
   }
   if (key.gpu_brand != hardware.gpu_brand.value_or("") ||
       key.gpu_model != hardware.gpu_model.value_or("")) {
+    if (key.scope == Scope::kGpuModel) {
+      on_other_cards[{key.gpu_brand, key.gpu_model}].emplace(key.width, &aggregate);
+    }
     return;
   }
   if (key.scope == Scope::kGpuModel) {
@@ -129,7 +132,10 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
   const Provenance provenance = kProvenanceOfScope[static_cast<std::size_t>(scope)];
   Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
   // Transfer comes before any card's history, at a width as without one.
-  if (scope == Scope::kAny && figure.provenance == Provenance::kTransferred) return;
+  if (scope == Scope::kAny && figure.provenance == Provenance::kTransferred) {
+    TransferAtWidth(width, explain, by_width, out);
+    return;
+  }
   figure = EstimateFigure(kKind, aggregate->metric(kKind), settings_, provenance);
   figure.learned_width = learned;
   if (!explain || !figure.value) return;
@@ -148,6 +154,43 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
              : fmt::format("per GPU, of the executions that held {} GPU(s) {}, the nearest width "
                            "it ran at (none held {}; not scaled to it): ",
                            learned, where, width));
+}
+
+void RecommendationReader::TransferAtWidth(std::int64_t width, bool explain,
+                                           const WidthAggregates& by_width,
+                                           Recommendation* out) const {
+  constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
+  Figure& figure = out->figures[static_cast<std::size_t>(kKind)];
+  const FigureTransfer& all = *figure.transfer;
+  const auto source = by_width.on_other_cards.find(
+      {all.source.gpu_brand.value_or(""), all.source.gpu_model.value_or("")});
+  if (source == by_width.on_other_cards.end() || !(all.source_value > 0)) return;
+  std::vector<std::int64_t> widths;
+  for (const auto& [w, aggregate] : source->second) {
+    if (!aggregate->metric(kKind).empty()) widths.push_back(w);
+  }
+  const std::int64_t learned = NearestWidth(widths, width);
+  if (learned == 0) return;
+  const std::optional<double> value =
+      FigureStatistic(kKind, source->second.at(learned)->metric(kKind), settings_);
+  if (!value || !(*value > 0)) return;
+  FigureTransfer at = all;  // the same factor (of every source, combined) at this width
+  at.estimate = all.estimate * (*value / all.source_value);
+  at.source_value = *value;
+  figure = TransferredFigure(kKind, at, settings_, explain);
+  figure.learned_width = learned;
+  if (!figure.reason) return;
+  HardwareKey target;
+  target.gpu_brand = out->hardware.gpu_brand;
+  target.gpu_model = out->hardware.gpu_model;
+  DescribeTransfer(kKind, target, at, &*figure.reason);
+  figure.reason->text.insert(
+      0, learned == width
+             ? fmt::format("per GPU, of the executions that held {} GPU(s) on {}: ", width,
+                           KeyText(at.source))
+             : fmt::format("per GPU, of the executions that held {} GPU(s) on {}, the nearest "
+                           "width it ran at there (none held {}; not scaled to it): ",
+                           learned, KeyText(at.source), width));
 }
 
 }  // namespace hwrec::internal
