@@ -43,17 +43,4 @@ bool IsJsonFormat(const std::string& format) {
   return format == "json";
 }
 
-void AddHistoryOptions(po::options_description& options, std::int64_t* observations,
-                       std::uint64_t* seed, std::string* format) {
-  options.add_options()("observations,n", po::value(observations)->default_value(*observations),
-                        "observations in the store (at least 20,000)")(
-      "seed", po::value(seed)->default_value(*seed), "random seed")(
-      "format", po::value(format)->default_value(*format), "output format: table or json");
-}
-
-bool HistoryIsJson(std::int64_t observations, const std::string& format) {
-  if (observations < 20000) throw UsageError("--observations must be at least 20,000");
-  return IsJsonFormat(format);
-}
-
 }  // namespace hwrec::bench

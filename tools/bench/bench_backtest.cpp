@@ -73,38 +73,27 @@ double ReadCeilingSeconds(const std::string& path, std::int64_t* rows) {
 
 int RunBacktestBench(const std::vector<std::string>& args) {
   po::options_description options("Options");
-  std::int64_t total = 1000000;
-  std::uint64_t seed = 1;
   int repeat = 5;
-  std::string format = "table";
-  AddHistoryOptions(options, &total, &seed, &format);
   options.add_options()("repeat", po::value(&repeat)->default_value(5),
                         "timed runs of each case (the median counts)");
-  po::variables_map vm;
-  if (!ParseBenchArgs(args, options,
-                      "hwrec-bench backtest [--observations N] [--seed S] [--repeat R] "
-                      "[--format table|json]",
-                      &vm)) {
-    return kExitOk;
-  }
-  const bool json = HistoryIsJson(total, format);
+  const std::optional<HistoryOptions> history = ParseHistoryOptions(
+      args, options,
+      "hwrec-bench backtest [--observations N] [--seed S] [--repeat R] [--format table|json]");
+  if (!history) return kExitOk;
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
 
   ScratchDir scratch;
   const std::string path = scratch.File("backtest.hwrec");
-  auto opened = Store::Open(path, BenchStoreOptions());
-  if (!opened.ok()) throw std::runtime_error(opened.status().message());
-  Store& store = **opened;
-  if (Status s = RegisterNodePool(store, BenchPool()); !s.ok())
-    throw std::runtime_error(s.message());
+  const std::unique_ptr<Store> owner = NewHistoryStore(path);
+  Store& store = *owner;
   Stopwatch setup;
   setup.Start();
-  PopulateHistory(store, "bench/backtest-10k", 10000, seed);
-  const std::int64_t rest = total - 10000;
+  PopulateHistory(store, "bench/backtest-10k", 10000, history->seed);
+  const std::int64_t rest = history->observations - 10000;
   for (int w = 0; w < kWideWorkloads; ++w) {
     const std::int64_t count = rest / kWideWorkloads + (w < rest % kWideWorkloads ? 1 : 0);
     PopulateHistory(store, fmt::format("bench/backtest-wide-{:03}", w), count,
-                    seed + 1 + static_cast<std::uint64_t>(w));
+                    history->seed + 1 + static_cast<std::uint64_t>(w));
   }
   setup.Stop();
 
@@ -115,9 +104,9 @@ int RunBacktestBench(const std::vector<std::string>& args) {
   cases[1].label = "10k, every figure, 3 presets";
   cases[1].options.image = "bench/backtest-10k";
   cases[1].options.presets = {"intelliscale", "vpa", "autopilot"};
-  cases[2].label = fmt::format("{}, gpu_memory_gb", WithThousands(total));
+  cases[2].label = fmt::format("{}, gpu_memory_gb", WithThousands(history->observations));
   cases[2].options.figure = FigureKind::kGpuMemoryGb;
-  cases[3].label = fmt::format("{}, every figure", WithThousands(total));
+  cases[3].label = fmt::format("{}, every figure", WithThousands(history->observations));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Time(store, &cases[i], i < 2 ? std::max(repeat, 5) : repeat);
   }
@@ -126,8 +115,8 @@ int RunBacktestBench(const std::vector<std::string>& args) {
 
   const auto median = [](const Case& c) { return Percentile(c.seconds, 50); };
   const auto rate = [&](const Case& c) { return static_cast<double>(c.executions) / median(c); };
-  if (json) {
-    std::cout << fmt::format("{{\"observations\": {}, \"cases\": [", total);
+  if (history->json) {
+    std::cout << fmt::format("{{\"observations\": {}, \"cases\": [", history->observations);
     for (std::size_t i = 0; i < cases.size(); ++i) {
       std::cout << fmt::format(
           "{}{{\"case\": \"{}\", \"executions\": {}, \"median_s\": {:.4f}, "
@@ -146,7 +135,8 @@ int RunBacktestBench(const std::vector<std::string>& args) {
   std::cout << fmt::format(
       "store: {} observations ({} of one workload, the rest over {} "
       "workloads), built in {:.1f} s; load average {:.2f}\n\n",
-      WithThousands(total), WithThousands(10000), kWideWorkloads, setup.seconds(), LoadAverage());
+      WithThousands(history->observations), WithThousands(10000), kWideWorkloads, setup.seconds(),
+      LoadAverage());
   std::cout << fmt::format("{:<34}  {:>10}  {:>10}  {:>14}\n", "backtest", "executions", "median",
                            "executions/s");
   for (const Case& c : cases) {
@@ -159,7 +149,7 @@ int RunBacktestBench(const std::vector<std::string>& args) {
                    "({} rows/s); every figure at {} = {:.2f} of it\n",
                    WithThousands(rows), ceiling,
                    WithThousands(static_cast<std::int64_t>(static_cast<double>(rows) / ceiling)),
-                   WithThousands(total), ceiling / median(cases[3]))
+                   WithThousands(history->observations), ceiling / median(cases[3]))
             << fmt::format("peak RSS: {}\n", HumanBytes(PeakRssBytes()))
             << "target: 10,000 executions of one figure well under a second\n";
   return kExitOk;

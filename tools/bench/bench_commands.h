@@ -41,14 +41,6 @@ struct TimedBenchOptions {
   bool json = false;
 };
 
-// The options of a bench on a generated history: --observations/-n (at
-// least 20,000), --seed and --format, added to `options` for the caller's
-// variables. HistoryIsJson checks them after parsing (a UsageError names a
-// bad one) and returns whether --format asks for JSON.
-void AddHistoryOptions(boost::program_options::options_description& options,
-                       std::int64_t* observations, std::uint64_t* seed, std::string* format);
-bool HistoryIsJson(std::int64_t observations, const std::string& format);
-
 // Adds --format (table, the default, or json) for `format`.
 void AddFormatOption(boost::program_options::options_description& options, std::string* format);
 // Adds --gpus-held: the generated GPU records say they held one GPU.

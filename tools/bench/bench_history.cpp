@@ -6,11 +6,42 @@
 #include <ctime>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
+#include "bench/bench_commands.h"
+#include "bench/bench_util.h"
 #include "hwrec/ingest.h"
 
 namespace hwrec::bench {
+
+std::optional<HistoryOptions> ParseHistoryOptions(const std::vector<std::string>& args,
+                                                  po::options_description& options,
+                                                  const char* usage) {
+  HistoryOptions history;
+  std::string format;
+  options.add_options()("observations,n",
+                        po::value(&history.observations)->default_value(history.observations),
+                        "observations in the store (at least 20,000)")(
+      "seed", po::value(&history.seed)->default_value(history.seed), "random seed");
+  AddFormatOption(options, &format);
+  po::variables_map vm;
+  if (!ParseBenchArgs(args, options, usage, &vm)) return std::nullopt;
+  if (history.observations < 20000) {
+    throw UsageError("--observations must be at least 20,000");
+  }
+  history.json = IsJsonFormat(format);
+  return history;
+}
+
+std::unique_ptr<Store> NewHistoryStore(const std::string& path) {
+  auto opened = Store::Open(path, BenchStoreOptions());
+  if (!opened.ok()) throw std::runtime_error(opened.status().message());
+  if (Status s = RegisterNodePool(**opened, BenchPool()); !s.ok()) {
+    throw std::runtime_error(s.message());
+  }
+  return std::move(*opened);
+}
 
 NodePool BenchPool() {
   NodePool pool;

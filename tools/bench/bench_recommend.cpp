@@ -101,37 +101,25 @@ double SpinP99(double micros, int iterations) {
 
 int RunRecommendBench(const std::vector<std::string>& args) {
   po::options_description options("Options");
-  std::int64_t total = 1000000;
-  std::uint64_t seed = 1;
   int lookups = 20000;
-  std::string format = "table";
-  AddHistoryOptions(options, &total, &seed, &format);
   options.add_options()("lookups", po::value(&lookups)->default_value(20000),
                         "timed lookups per history length");
-  po::variables_map vm;
-  if (!ParseBenchArgs(args, options,
-                      "hwrec-bench recommend [--observations N] [--seed S] [--lookups L] "
-                      "[--format table|json]",
-                      &vm)) {
-    return kExitOk;
-  }
-  const bool json = HistoryIsJson(total, format);
+  const std::optional<HistoryOptions> history = ParseHistoryOptions(
+      args, options,
+      "hwrec-bench recommend [--observations N] [--seed S] [--lookups L] [--format table|json]");
+  if (!history) return kExitOk;
   if (lookups < 100) throw UsageError("--lookups must be at least 100");
 
   ScratchDir scratch;
-  auto opened = Store::Open(scratch.File("recommend.hwrec"), BenchStoreOptions());
-  if (!opened.ok()) throw std::runtime_error(opened.status().message());
-  Store& store = **opened;
-  if (Status s = RegisterNodePool(store, BenchPool()); !s.ok()) {
-    throw std::runtime_error(s.message());
-  }
+  const std::unique_ptr<Store> owner = NewHistoryStore(scratch.File("recommend.hwrec"));
+  Store& store = *owner;
   std::vector<Series> series = {{"bench/history-100", 100, {}, {}},
                                 {"bench/history-10k", 10000, {}, {}},
-                                {"bench/history-long", total - 10100, {}, {}}};
+                                {"bench/history-long", history->observations - 10100, {}, {}}};
   Stopwatch setup;
   setup.Start();
   for (std::size_t i = 0; i < series.size(); ++i) {
-    PopulateHistory(store, series[i].image, series[i].observations, seed + i);
+    PopulateHistory(store, series[i].image, series[i].observations, history->seed + i);
   }
   setup.Stop();
   for (Series& s : series) {
@@ -142,8 +130,8 @@ int RunRecommendBench(const std::vector<std::string>& args) {
   const double flat = Percentile(series[2].lookup_us, 99) / Percentile(series[0].lookup_us, 99);
   const double lookup_p50 = Percentile(series[0].lookup_us, 50);
   const double spin_p99 = SpinP99(lookup_p50, lookups);
-  if (json) {
-    std::cout << "{\"observations\": " << total << ", \"series\": [";
+  if (history->json) {
+    std::cout << "{\"observations\": " << history->observations << ", \"series\": [";
     for (std::size_t i = 0; i < series.size(); ++i) {
       const Series& s = series[i];
       std::cout << fmt::format(
@@ -160,7 +148,7 @@ int RunRecommendBench(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::cout << fmt::format("store: {} observations behind one hardware key, built in {:.1f} s\n",
-                           WithThousands(total), setup.seconds())
+                           WithThousands(history->observations), setup.seconds())
             << fmt::format("lookups: {} per history length; load average {:.2f}\n\n", lookups,
                            LoadAverage());
   std::cout << fmt::format("{:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}\n", "history",
