@@ -410,5 +410,70 @@ TEST_CASE("fleet: a kept query and evaluator answer in one round trip until some
   }
 }
 
+TEST_CASE("fleet: a kept query transfers to a new card in one round trip, within the refresh",
+          "[fleet][transfer][engine]") {
+  test::TempDir dir;
+  const std::string location = test::NewStoreLocation(dir, "transfer.db");
+  Replica writer(location);
+  Replica reader(location);
+  for (const NodePool& pool : Fleet()) REQUIRE(RegisterNodePool(*writer.store, pool).ok());
+  // Four workloads seen on both cards use half the share of an H100 that
+  // they use of an A100; serve:1 ran on the A100 only.
+  std::vector<Observation> history;
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("job-{}:1", w);
+    for (int i = 0; i < 3; ++i) {
+      const double use = 0.4 + 0.1 * w;
+      history.push_back(
+          Run(fmt::format("{}-a-{}", image, i), image, "a100-full", kNow - 3600 + i * 60, use, 20));
+      history.push_back(Run(fmt::format("{}-h-{}", image, i), image, "h100", kNow - 3600 + i * 60,
+                            use * 0.5, 24));
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    history.push_back(
+        Run(fmt::format("serve-{}", i), "serve:1", "a100-full", kNow - 1800 + i * 60, 0.8, 30));
+  }
+  writer.Ingest(history);
+
+  const HardwareKey h100 = HardwareKey::Of(Fleet()[3]);
+  auto query = RecommendationQuery::Open(*reader.store).value();
+  const std::int64_t one = test::TestingPostgresql() ? 1 : 0;
+  const auto share = [&](RecommendationQuery& q, std::int64_t* trips) {
+    std::optional<Recommendation> r;
+    const std::int64_t n =
+        RoundTripsOf(*reader.store, [&] { r = q.Recommend("serve:1", h100, kNow).value(); });
+    if (trips != nullptr) *trips = n;
+    return r->figure(FigureKind::kGpuComputeFraction);
+  };
+  std::int64_t trips = 0;
+  const Figure first = share(*query, &trips);  // reads the factors: may take more
+  REQUIRE(first.provenance == Provenance::kTransferred);
+  CHECK(first.transfer->estimate == Approx(0.4).epsilon(0.1));  // 0.8 x 0.5
+  for (int i = 0; i < 2; ++i) {
+    const Figure steady = share(*query, &trips);
+    CHECK(trips == one);
+    CHECK(steady.value == first.value);
+  }
+  // Another replica's records change the share on the A100: the kept query
+  // still answers in one round trip, from the factors it read (within
+  // transfer.refresh_seconds), while a new query reads them at once.
+  std::vector<Observation> busier;
+  for (int i = 0; i < 10; ++i) {
+    busier.push_back(
+        Run(fmt::format("serve-busy-{}", i), "serve:1", "a100-full", kNow - 600 + i, 1.0, 30));
+  }
+  writer.Ingest(busier);
+  const Figure kept = share(*query, &trips);
+  CHECK(trips == one);
+  CHECK(kept.transfer->estimate == first.transfer->estimate);
+  auto fresh_query = RecommendationQuery::Open(*reader.store).value();
+  const Figure fresh = share(*fresh_query, nullptr);
+  CHECK(fresh.transfer->estimate > first.transfer->estimate * 1.1);
+  // Refreshed at every change, the kept query reads them again and agrees.
+  REQUIRE(SetConfig(*writer.store, "transfer.refresh_seconds", "0").ok());
+  CHECK(share(*query, nullptr).transfer->estimate == fresh.transfer->estimate);
+}
+
 }  // namespace
 }  // namespace hwrec::fleet_test
