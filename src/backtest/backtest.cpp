@@ -122,6 +122,22 @@ Result<std::vector<Run>> RunsOf(const std::map<std::string, std::string>& stored
   return runs;
 }
 
+// Whether two runs read the same transfer tables for `figures`: each figure
+// transferred by both or neither, with the same statistic, and the same
+// evidence asked of a factor.
+bool SameTransferTables(const RecommenderSettings& a, const RecommenderSettings& b,
+                        const std::vector<FigureKind>& figures) {
+  if (a.transfer_min_workloads != b.transfer_min_workloads ||
+      a.max_range_samples != b.max_range_samples) {
+    return false;
+  }
+  return std::all_of(figures.begin(), figures.end(), [&](FigureKind kind) {
+    const internal::FigureSettings& x = a.figure(kind);
+    const internal::FigureSettings& y = b.figure(kind);
+    return x.transfer == y.transfer && (!x.transfer || x.statistic.name == y.statistic.name);
+  });
+}
+
 // Hardware keys in a stable order: the replay's series are listed by them.
 bool KeyLess(const HardwareKey& a, const HardwareKey& b) {
   return std::make_tuple(a.cpu_only, a.gpu_brand, a.gpu_model, a.instance_type) <
@@ -152,13 +168,19 @@ Result<BacktestResult> Backtest(const Store& store, const BacktestOptions& asked
     const std::vector<FigureKind> figures = FiguresOf(options);
 
     // Factors for the runs whose settings transfer a figure, read before the
-    // scan of the observations begins (one statement at a time).
-    std::vector<std::unique_ptr<internal::TransferSource>> transfers(runs->size());
+    // scan of the observations begins (one statement at a time); runs whose
+    // settings read the same tables share them.
+    std::vector<std::shared_ptr<internal::TransferSource>> transfers(runs->size());
     for (std::size_t r = 0; r < runs->size(); ++r) {
       const RecommenderSettings& settings = (*runs)[r].settings;
+      for (std::size_t earlier = 0; earlier < r && !transfers[r]; ++earlier) {
+        if (SameTransferTables((*runs)[earlier].settings, settings, figures)) {
+          transfers[r] = transfers[earlier];
+        }
+      }
       for (FigureKind kind : figures) {
         if (!settings.figure(kind).transfer) continue;
-        if (!transfers[r]) transfers[r] = std::make_unique<internal::TransferSource>(db);
+        if (!transfers[r]) transfers[r] = std::make_shared<internal::TransferSource>(db);
         transfers[r]->Table(kind, settings);
       }
     }

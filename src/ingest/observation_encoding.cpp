@@ -39,11 +39,6 @@ void Append(const std::string& value, std::string* out) {
 }
 
 template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-template <typename T>
 void Append(const std::optional<T>& value, std::string* out) {
   out->push_back(value.has_value() ? '\1' : '\0');
   if (value.has_value()) Append(*value, out);
@@ -63,7 +58,7 @@ void AppendContentKey(const Observation& o, std::string* out) {
     if (index++ < kContentKeyV1Fields) return Append(field, out);
     // A field added since: only when present, tagged with its path, so that
     // the records stored before it keep their hash.
-    if constexpr (IsOptional<Field>::value) {
+    if constexpr (IsOptionalField<Field>::value) {
       if (!field.has_value()) return;
     }
     Append(std::string(path), out);

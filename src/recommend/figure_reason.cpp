@@ -6,6 +6,7 @@
 
 #include "base/time.h"
 #include "base/units.h"
+#include "recommend/estimator.h"
 
 namespace hwrec::internal {
 
@@ -144,8 +145,16 @@ std::string KeyText(const HardwareKey& key) {
   return key.instance_type.value_or("");
 }
 
-void DescribeTransfer(FigureKind kind, const HardwareKey& target, const FigureTransfer& transfer,
+void DescribeTransfer(FigureKind kind, const HardwareKey& hardware, const FigureTransfer& transfer,
                       FigureReason* reason) {
+  // The card a GPU figure is for, the instance type of another.
+  HardwareKey target;
+  if (IsGpuFigure(kind)) {
+    target.gpu_brand = hardware.gpu_brand;
+    target.gpu_model = hardware.gpu_model;
+  } else {
+    target.instance_type = hardware.instance_type;
+  }
   const std::string how =
       transfer.neighbours > 0
           ? fmt::format(

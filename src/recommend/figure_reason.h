@@ -35,8 +35,9 @@ void CompleteReason(FigureKind kind, const RecommenderSettings& settings,
 
 // The text of a transferred figure's reason (TransferredFigure with
 // `explain`): where it was learned, the factor and the workloads behind it,
-// the margin for the factor's spread, the rounding.
-void DescribeTransfer(FigureKind kind, const HardwareKey& target, const FigureTransfer& transfer,
+// the margin for the factor's spread, the rounding. `hardware` is the key
+// asked for; the text names its card (GPU figures) or instance type.
+void DescribeTransfer(FigureKind kind, const HardwareKey& hardware, const FigureTransfer& transfer,
                       FigureReason* reason);
 
 // "NVIDIA A100 80GB" for a card, the instance type for an instance type.

@@ -78,14 +78,12 @@ RecommendationReader::RecommendationReader(store::Connection& db, RecommenderSet
                      "AND instance_type = '' AND width = 0")) {}
 
 void RecommendationReader::KeepWhile(std::optional<store::Connection::Version> version) {
-  if (version && version == kept_version_) {
-    transfer_.KeepFor(false, settings_.transfer_refresh_seconds);  // may have grown old
-    return;
-  }
+  const bool changed = !version || version != kept_version_;
+  transfer_.KeepFor(changed, settings_.transfer_refresh_seconds);  // kept by age, not version
+  if (!changed) return;
   kept_ids_.clear();
   kept_scopes_.clear();
   kept_memo_.clear();
-  transfer_.KeepFor(true, settings_.transfer_refresh_seconds);
   kept_version_ = version;
 }
 
@@ -283,15 +281,7 @@ void RecommendationReader::Transfer(std::int64_t workload_id, bool explain, Reco
         transfer_.Transfer(figure.kind, workload_id, out->hardware, settings_);
     if (!transfer) continue;
     figure = TransferredFigure(figure.kind, *transfer, settings_, explain);
-    if (!figure.reason) continue;
-    HardwareKey target;  // the card, or the instance type, the figure is for
-    if (IsGpuFigure(figure.kind)) {
-      target.gpu_brand = out->hardware.gpu_brand;
-      target.gpu_model = out->hardware.gpu_model;
-    } else {
-      target.instance_type = out->hardware.instance_type;
-    }
-    DescribeTransfer(figure.kind, target, *transfer, &*figure.reason);
+    if (figure.reason) DescribeTransfer(figure.kind, out->hardware, *transfer, &*figure.reason);
   }
 }
 

@@ -180,10 +180,7 @@ void RecommendationReader::TransferAtWidth(std::int64_t width, bool explain,
   figure = TransferredFigure(kKind, at, settings_, explain);
   figure.learned_width = learned;
   if (!figure.reason) return;
-  HardwareKey target;
-  target.gpu_brand = out->hardware.gpu_brand;
-  target.gpu_model = out->hardware.gpu_model;
-  DescribeTransfer(kKind, target, at, &*figure.reason);
+  DescribeTransfer(kKind, out->hardware, at, &*figure.reason);
   figure.reason->text.insert(
       0, learned == width
              ? fmt::format("per GPU, of the executions that held {} GPU(s) on {}: ", width,

@@ -9,8 +9,10 @@
 
 #include <cstddef>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "hwrec/observation.h"
@@ -85,6 +87,12 @@ inline std::vector<std::string_view> ObservationFieldNames(std::string_view grou
   }
   return names;
 }
+
+// Whether a field visited is optional (an absent value, or an empty group).
+template <typename T>
+struct IsOptionalField : std::false_type {};
+template <typename T>
+struct IsOptionalField<std::optional<T>> : std::true_type {};
 
 // Calls `v(path, field)` for each field of `o`, in order.
 template <typename O, typename V>

@@ -14,11 +14,6 @@ namespace hwrec {
 namespace {
 
 template <typename T>
-struct IsOptionalField : std::false_type {};
-template <typename T>
-struct IsOptionalField<std::optional<T>> : std::true_type {};
-
-template <typename T>
 void Put(nlohmann::ordered_json& object, const char* key, const T& value) {
   object[key] = value;
 }
@@ -47,7 +42,7 @@ std::string ObservationToJson(const Observation& o) {
   nlohmann::ordered_json object;
   internal::VisitObservationFields(o, [&](const char* path, const auto& field) {
     using Field = std::decay_t<decltype(field)>;
-    if constexpr (IsOptionalField<Field>::value) {
+    if constexpr (internal::IsOptionalField<Field>::value) {
       if (!field.has_value()) return;  // an absent field, and an empty group, are left out
     }
     auto [parent, key] = Slot(object, path);

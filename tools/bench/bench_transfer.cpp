@@ -101,6 +101,17 @@ HardwareKey KeyOf(std::size_t card) {
   return key;
 }
 
+// The `i`-th execution of `image` on `card`, using `utilization` of it.
+Observation OnCard(const std::string& image, std::size_t card, int i, double utilization) {
+  Observation o;
+  o.execution_id = fmt::format("{}-{}-{}", image, kCards[card].name, i);
+  o.action_image = image;
+  o.finished_at = kNow - 600.0 * i;
+  o.node_pool_id = PoolOf(card);
+  o.gpu_utilization = utilization;
+  return o;
+}
+
 // Every execution of every job on every card, with its noise.
 std::vector<std::vector<std::vector<Observation>>> Records(const std::vector<Job>& jobs,
                                                            const Options& o, std::uint64_t seed) {
@@ -111,13 +122,8 @@ std::vector<std::vector<std::vector<Observation>>> Records(const std::vector<Job
     out[j].resize(kCardCount);
     for (std::size_t c = 0; c < kCardCount; ++c) {
       for (int i = 0; i < o.observations; ++i) {
-        Observation r;
-        r.execution_id = fmt::format("gavel-{:02}-{}-{}", j, kCards[c].name, i);
-        r.action_image = Image(j);
-        r.finished_at = kNow - 600.0 * i;
-        r.node_pool_id = PoolOf(c);
-        r.gpu_utilization = std::min(1.0, jobs[j].share[c] * std::exp(noise(random)));
-        out[j][c].push_back(std::move(r));
+        out[j][c].push_back(
+            OnCard(Image(j), c, i, std::min(1.0, jobs[j].share[c] * std::exp(noise(random)))));
       }
     }
   }
@@ -246,14 +252,8 @@ ReadCost MeasureReadCost(const std::string& path, int workloads, std::uint64_t s
   std::uniform_real_distribution<double> share(0.1, 0.9);
   std::vector<Observation> batch;
   const auto add = [&](const std::string& image, std::size_t card, int i, double use) {
-    Observation o;
-    o.execution_id = fmt::format("{}-{}-{}", image, kCards[card].name, i);
-    o.action_image = image;
-    o.node_pool_id = PoolOf(card);
-    o.finished_at = kNow - 60.0 * i;
-    o.gpu_utilization = use;
-    o.gpu_memory_peak_gb = 2 + 8 * use;
-    batch.push_back(std::move(o));
+    batch.push_back(OnCard(image, card, i, use));
+    batch.back().gpu_memory_peak_gb = 2 + 8 * use;
   };
   for (int w = 0; w < workloads; ++w) {
     const double base = share(random);

@@ -107,29 +107,27 @@ nlohmann::ordered_json WhyJson(const FigureReason& why) {
   return j;
 }
 
+// A hardware key's three parts, null where absent.
+nlohmann::ordered_json KeyJson(const HardwareKey& key) {
+  return {{"gpu_brand", OrNull(key.gpu_brand)},
+          {"gpu_model", OrNull(key.gpu_model)},
+          {"instance_type", OrNull(key.instance_type)}};
+}
+
 // Where a transferred figure came from (Figure::transfer); null otherwise.
 nlohmann::ordered_json TransferJson(const Figure& f) {
   if (!f.transfer) return nullptr;
   const FigureTransfer& t = *f.transfer;
-  return {{"source",
-           {{"gpu_brand", OrNull(t.source.gpu_brand)},
-            {"gpu_model", OrNull(t.source.gpu_model)},
-            {"instance_type", OrNull(t.source.instance_type)}}},
-          {"source_value", Tidy(t.source_value)},
-          {"factor", Tidy(t.factor)},
-          {"workloads", t.workloads},
-          {"neighbours", t.neighbours},
-          {"sources", t.sources},
-          {"spread", Tidy(t.spread)},
-          {"estimate", Tidy(t.estimate)}};
+  return {{"source", KeyJson(t.source)}, {"source_value", Tidy(t.source_value)},
+          {"factor", Tidy(t.factor)},    {"workloads", t.workloads},
+          {"neighbours", t.neighbours},  {"sources", t.sources},
+          {"spread", Tidy(t.spread)},    {"estimate", Tidy(t.estimate)}};
 }
 
 void PrintJson(const Recommendation& r, bool explain) {
   nlohmann::ordered_json out;
   out["workload"] = r.workload;
-  out["hardware"] = {{"gpu_brand", OrNull(r.hardware.gpu_brand)},
-                     {"gpu_model", OrNull(r.hardware.gpu_model)},
-                     {"instance_type", OrNull(r.hardware.instance_type)}};
+  out["hardware"] = KeyJson(r.hardware);
   out["as_of"] = FormatTime(r.as_of);
   out["width"] = r.width ? nlohmann::ordered_json(*r.width) : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
