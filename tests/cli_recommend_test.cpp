@@ -171,3 +171,57 @@ TEST_CASE("cli: recommend's confidence measures evidence, not age, and names the
   REQUIRE(unknown.exit_code == 0);
   CHECK(nlohmann::json::parse(unknown.out)["figures"]["gpu_memory_gb"]["last_seen"].is_null());
 }
+
+TEST_CASE("cli: recommend transfers a figure to a card the workload never ran on, and says so",
+          "[cli][recommend][transfer]") {
+  hwrec::test::TempDir dir;
+  const std::string store = ShellQuote(dir.File("transfer.db"));
+  REQUIRE(RunCli("init " + store).exit_code == 0);
+  REQUIRE(RunCli("pools import " + store + " " +
+                 ShellQuote(hwrec::test::SourcePath("examples/pools.jsonl")))
+              .exit_code == 0);
+  // Four workloads on both cards use half the share of an H100 that they use
+  // of an A100, and a fifth more GPU memory; new:1 ran on the A100 only.
+  std::string lines;
+  const auto line = [&](const std::string& id, const std::string& image, const std::string& pool,
+                        double utilization, double memory) {
+    lines += nlohmann::json{{"execution_id", id},
+                            {"action_image", image},
+                            {"finished_at", 1795968000},
+                            {"node_pool_id", pool},
+                            {"gpu_utilization", utilization},
+                            {"gpu_memory_peak_gb", memory}}
+                 .dump() +
+             "\n";
+  };
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = "job-" + std::to_string(w) + ":1";
+    for (int i = 0; i < 3; ++i) {
+      const std::string id = image + "-" + std::to_string(i);
+      line(id + "-a", image, "sitea-a100-80gb", 0.4 + 0.1 * w, 20 + 2 * w);
+      line(id + "-h", image, "siteb-h100-80gb", (0.4 + 0.1 * w) * 0.5, (20 + 2 * w) * 1.2);
+    }
+  }
+  for (int i = 0; i < 3; ++i) line("new-" + std::to_string(i), "new:1", "sitea-a100-80gb", 0.8, 30);
+  hwrec::test::WriteFile(dir.File("records.jsonl"), lines);
+  REQUIRE(RunCli("ingest " + store + " " + ShellQuote(dir.File("records.jsonl"))).exit_code == 0);
+
+  const std::string ask = "recommend " + store + " --image new:1 --pool siteb-h100-80gb";
+  const auto json = nlohmann::json::parse(RunCli(ask + " --format json").out);
+  const auto& share = json["figures"]["gpu_compute_fraction"];
+  CHECK(share["provenance"] == "transferred");
+  CHECK(share["transfer"]["source"]["gpu_model"] == "A100 80GB");
+  CHECK(share["transfer"]["workloads"] == 4);
+  CHECK(share["transfer"]["estimate"].get<double>() == Approx(0.4).epsilon(0.1));  // 0.8 x 0.5
+  CHECK(json["figures"]["gpu_memory_gb"]["provenance"] == "transferred");
+  const auto table = RunCli(ask);
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("transferred from A100 80GB x0.5"));
+  const auto explained = RunCli(ask + " --explain");
+  CHECK_THAT(explained.out, Catch::Contains("learned on NVIDIA A100 80GB ×"));
+  // Off, as its setting allows: a share is never copied to another card.
+  REQUIRE(RunCli("config set " + store + " gpu_compute.transfer false").exit_code == 0);
+  const auto off = nlohmann::json::parse(RunCli(ask + " --format json").out);
+  CHECK(off["figures"]["gpu_compute_fraction"]["provenance"] == "none");
+  CHECK(off["figures"]["gpu_compute_fraction"]["transfer"].is_null());
+}
