@@ -1272,3 +1272,45 @@ TEST_CASE("router: a card the workload never ran on gets GPU memory transferred,
   // Above the A100's, by about the factor and the transferred figure's margin.
   CHECK(*after.gpu_memory_gb > *before.gpu_memory_gb * 1.1);
 }
+
+TEST_CASE("router: GPU memory transfers at each width the workload ran at, as placement asks it",
+          "[router][transfer][engine]") {
+  RouterFixture f;
+  f.ImportLora(1);
+  // As above, but every record says how many GPUs it held; lora-70b ran on
+  // one A100 at 40 GB and on eight at 60 GB per GPU.
+  for (int w = 0; w < 4; ++w) {
+    const std::string image = fmt::format("ghcr.io/acme/job-{}:1", w);
+    f.History(image, "A100 80GB", "a2-ultragpu-1g", 20 + 5 * w, 1);
+    f.History(image, "H100 80GB", "a3-highgpu-1g", (20 + 5 * w) * 1.2, 1);
+  }
+  const std::string lora = "ghcr.io/acme/lora-70b:1.0";
+  f.History(lora, "A100 80GB", "a2-ultragpu-1g", 40, 1);
+  f.History(lora, "A100 80GB", "a2-ultragpu-8g", 60, 8);
+  auto snapshot = hwrec::RouterSnapshot::Load(*f.store);
+  REQUIRE(snapshot.ok());
+  auto query = hwrec::RecommendationQuery::Open(*f.store);
+  REQUIRE(query.ok());
+  hwrec::HardwareKey h100;
+  h100.gpu_brand = "NVIDIA";
+  h100.gpu_model = "H100 80GB";
+  for (int width : {1, 8}) {
+    INFO("width " << width);
+    const hwrec::CardNeed& need = snapshot->needs.at("lora-70b").at({"H100 80GB", width});
+    CHECK(need.provenance == hwrec::Provenance::kTransferred);
+    CHECK(need.learned_width == width);
+    CHECK(need.learned_on == "A100 80GB x1.20 by transfer");
+    // The need placement reads for the same card and width.
+    auto placed = (*query)->Recommend(lora, h100, std::nullopt, hwrec::Explain::kNo, width);
+    REQUIRE(placed.ok());
+    const hwrec::Figure& figure = placed->figure(hwrec::FigureKind::kGpuMemoryGb);
+    CHECK(figure.provenance == hwrec::Provenance::kTransferred);
+    REQUIRE(need.gpu_memory_gb.has_value());
+    REQUIRE(figure.value.has_value());
+    CHECK(*need.gpu_memory_gb == Approx(*figure.value));
+  }
+  // Eight GPUs' share is above one's, each about a fifth above the A100's.
+  CHECK(*snapshot->needs.at("lora-70b").at({"H100 80GB", 8}).gpu_memory_gb >
+        *snapshot->needs.at("lora-70b").at({"H100 80GB", 1}).gpu_memory_gb);
+  CHECK(*snapshot->needs.at("lora-70b").at({"H100 80GB", 1}).gpu_memory_gb > 40 * 1.1);
+}

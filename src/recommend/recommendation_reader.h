@@ -109,12 +109,17 @@ class RecommendationReader {
                       const HardwareKey& hardware, double as_of, AggregateMemo* memo,
                       std::optional<std::int64_t> width = std::nullopt);
   // GPU memory per GPU at each width the workload's executions said they
-  // held, learned on `hardware`'s key, else its card, else any card (the
-  // figure's provenance says which): width -> figure, ascending. Empty when
-  // none said. From the rows in `memo`, read into it first when it lacks
-  // them (one query).
+  // held, learned on `every_width.hardware`'s key, else its card, else any
+  // card (the figure's provenance says which): width -> figure, ascending.
+  // When `every_width` (Read's answer for the key, of every width) holds a
+  // transferred GPU memory figure, the card has no history of its own: the
+  // figures are those of each width its source card ran at, transferred as
+  // a Read at that width transfers them. Empty when no execution said what
+  // it held. From the rows in `memo`, read into it first when it lacks them
+  // (one query).
   std::map<std::int64_t, Figure> GpuMemoryByWidth(std::int64_t workload_id,
-                                                  const HardwareKey& hardware, AggregateMemo* memo);
+                                                  const Recommendation& every_width,
+                                                  AggregateMemo* memo);
   const RecommenderSettings& settings() const { return settings_; }
   // Whether a figure with no history on its key may be transferred from the
   // workload's history on other keys (per figure, the config's

@@ -55,18 +55,32 @@ void RecommendationReader::AnswerForWidth(std::int64_t workload_id, std::int64_t
                  out);
 }
 
-std::map<std::int64_t, Figure> RecommendationReader::GpuMemoryByWidth(std::int64_t workload_id,
-                                                                      const HardwareKey& hardware,
-                                                                      AggregateMemo* memo) {
+std::map<std::int64_t, Figure> RecommendationReader::GpuMemoryByWidth(
+    std::int64_t workload_id, const Recommendation& every_width, AggregateMemo* memo) {
+  constexpr FigureKind kKind = FigureKind::kGpuMemoryGb;
+  const HardwareKey& hardware = every_width.hardware;
   std::map<std::int64_t, Figure> figures;
   if (hardware.cpu_only || workload_id <= 0) return figures;
   ReadAggregates(workload_id, {&hardware}, memo);  // nothing to read when prefetched
   const WidthAggregates by_width = WidthAggregatesIn(*memo, workload_id, hardware);
+  const Figure& pooled = every_width.figure(kKind);
+  if (pooled.provenance == Provenance::kTransferred && pooled.transfer) {
+    const auto source =
+        by_width.on_other_cards.find({pooled.transfer->source.gpu_brand.value_or(""),
+                                      pooled.transfer->source.gpu_model.value_or("")});
+    if (source == by_width.on_other_cards.end()) return figures;
+    for (const auto& [width, aggregate] : source->second) {
+      if (aggregate->metric(kKind).empty()) continue;
+      Recommendation at = every_width;
+      TransferAtWidth(width, /*explain=*/false, by_width, &at);
+      if (at.figure(kKind).learned_width == width) figures.emplace(width, at.figure(kKind));
+    }
+    return figures;
+  }
   for (std::int64_t width : by_width.Widths()) {
     const WidthAggregates::At at = by_width.MostSpecificAt(width);
-    Figure figure =
-        EstimateFigure(FigureKind::kGpuMemoryGb, at.aggregate->metric(FigureKind::kGpuMemoryGb),
-                       settings_, kProvenanceOfScope[static_cast<std::size_t>(at.scope)]);
+    Figure figure = EstimateFigure(kKind, at.aggregate->metric(kKind), settings_,
+                                   kProvenanceOfScope[static_cast<std::size_t>(at.scope)]);
     figure.learned_width = width;
     figures.emplace(width, std::move(figure));
   }

@@ -52,7 +52,8 @@ void NeedsAtWidths(const std::map<std::int64_t, Figure>& by_width, const Figure&
     }
     auto at = by_width.lower_bound(width);         // this width, else the nearest wider
     if (at == by_width.end()) at = std::prev(at);  // else the nearest narrower
-    need = CardNeed{at->second.value, at->second.provenance, at->first, ""};
+    need =
+        CardNeed{at->second.value, at->second.provenance, at->first, TransferredFrom(at->second)};
   }
 }
 
@@ -84,10 +85,10 @@ std::map<CardWidth, CardNeed> NeedsOf(internal::RecommendationReader& reader,
   reader.ReadAggregates(*workload_id, wanted, &memo);
   for (const HardwareKey& key : keys) {
     const std::string& model = *key.gpu_model;
-    const std::map<std::int64_t, Figure> by_width =
-        reader.GpuMemoryByWidth(*workload_id, key, &memo);
     const Recommendation pooled =
         reader.Read(*workload_id, intent.workload_image, key, as_of, &memo);
+    const std::map<std::int64_t, Figure> by_width =
+        reader.GpuMemoryByWidth(*workload_id, pooled, &memo);
     NeedsAtWidths(by_width, pooled.figure(FigureKind::kGpuMemoryGb), model,
                   RungWidths(config, intent), &needs);
   }
