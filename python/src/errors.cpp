@@ -102,7 +102,8 @@ void RegisterErrors(py::module_& m) {
                           "A Store was used while another call on it was under way (from "
                           "another thread, or re-entered from a launcher). A Store is one "
                           "connection for one thread at a time: open one Store per thread.");
-  py::register_exception_translator(&Translate);
+  // Local: hwrec's functions only; another module's errors stay its own.
+  py::register_local_exception_translator(&Translate);
 }
 
 }  // namespace hwrec::python
