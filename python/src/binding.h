@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -33,6 +35,10 @@ struct ConcurrentUse {
 struct ClosedStore {
   std::string message;
 };
+// A Store used in a process forked from the one that opened it.
+struct ForkedStore {
+  std::string message;
+};
 
 [[noreturn]] inline void ThrowStatus(const Status& status) { throw StatusError{status}; }
 
@@ -46,8 +52,28 @@ inline void Check(const Status& status) {
   if (!status.ok()) ThrowStatus(status);
 }
 
-// One opened store, with the query objects reused between calls.
+// One opened store, with the query objects reused between calls. Its
+// connection belongs to the process that opened it: in a process forked from
+// that one, calls raise and closing forgets the connection without closing it
+// (closing would end the opener's PostgreSQL session, or checkpoint and
+// unlock a SQLite file the opener still uses).
 struct PyStore {
+  PyStore() = default;
+  PyStore(const PyStore&) = delete;
+  PyStore& operator=(const PyStore&) = delete;
+  ~PyStore() {
+    if (Forked()) Forget();
+  }
+  bool Forked() const { return ::getpid() != opener; }
+  // Drops the connection and the objects reading through it, unclosed.
+  void Forget() {
+    (void)ingestor.release();
+    (void)evaluator.release();
+    (void)query.release();
+    (void)store.release();
+  }
+
+  pid_t opener = ::getpid();
   std::unique_ptr<Store> store;
   std::unique_ptr<RecommendationQuery> query;     // made on first recommend
   std::unique_ptr<PlacementEvaluator> evaluator;  // made on first place; dropped by reload()
@@ -60,7 +86,8 @@ struct PyStore {
 
 // Claims a store for one call: raises ConcurrentUseError when another call
 // holds it (another thread, or a launcher re-entering) and hwrec.Error when it
-// is closed. Taken with the GIL held, before it is released.
+// is closed or was opened by the process this one was forked from. Taken
+// with the GIL held, before it is released.
 class Claim {
  public:
   explicit Claim(PyStore& store);

@@ -72,6 +72,8 @@ void Translate(std::exception_ptr exception) {
     Raise(g_concurrent, "concurrent_use", e.message);
   } catch (const ClosedStore& e) {
     Raise(g_error, "closed", e.message);
+  } catch (const ForkedStore& e) {
+    Raise(g_error, "forked", e.message);
   } catch (const py::cast_error&) {
     // pybind11's own text names a C++ type and the build flags: say it in the caller's terms.
     PyErr_SetString(PyExc_TypeError,

@@ -24,6 +24,14 @@ namespace hwrec::python {
 using PyStoreClass = py::class_<PyStore, std::shared_ptr<PyStore>>;
 
 Claim::Claim(PyStore& store) : store_(store) {
+  // First: a fork taken while another thread held the store leaves it busy.
+  if (store.store && store.Forked()) {
+    throw ForkedStore{"store " + store.path + " was opened in process " +
+                      std::to_string(store.opener) + " and this is process " +
+                      std::to_string(::getpid()) +
+                      ", forked from it: a Store's connection cannot cross fork(); open a "
+                      "new hwrec.Store(path) in this process (e.g. in the worker's initializer)"};
+  }
   if (store.busy.exchange(true)) {
     throw ConcurrentUse{"store " + store.path +
                         " is in use by another call (another thread, or a launcher calling "
@@ -89,6 +97,10 @@ namespace {
 
 void CloseStore(PyStore& s) {
   if (!s.store) return;
+  if (s.Forked()) {  // the opener's connection: forgotten, not closed
+    s.Forget();
+    return;
+  }
   Claim claim(s);
   py::gil_scoped_release release;
   s.ingestor.reset();
@@ -144,7 +156,8 @@ void DefineOpening(PyStoreClass& cls) {
           "Creates a store at the latest schema (as `hwrec init`), or opens it: a file path or a "
           "PostgreSQL location (a postgresql:// URI or libpq key=value).")
       .def("close", &CloseStore,
-           "Closes the store (again: nothing); later calls raise hwrec.Error.")
+           "Closes the store (again: nothing); later calls raise hwrec.Error. In a process "
+           "forked from the one that opened it, forgets the connection without closing it.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyStore& s, const py::args&) { CloseStore(s); })
       .def_property_readonly(

@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import sqlite3
+import traceback
 
 import pytest
 
@@ -64,6 +65,26 @@ def observation(execution_id, **fields):
     }
     record.update(fields)
     return record
+
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform has no fork()")
+
+
+def exit_code_in_fork(body):
+    """Runs body() in a child forked from this process; returns the child's
+    exit code: 0 when body returned, 1 when it raised (the child prints why)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            body()
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
 
 
 def make_legacy_store(path, pools=(), rows=()):

@@ -12,7 +12,7 @@ import pytest
 
 import hwrec
 
-from conftest import EXAMPLES, WHISPER
+from conftest import EXAMPLES, WHISPER, exit_code_in_fork, needs_fork, observation
 
 BASE = os.environ.get("HWREC_TEST_POSTGRESQL", "")
 needs_postgresql = pytest.mark.skipif(
@@ -65,6 +65,25 @@ def test_a_postgresql_store_takes_the_same_calls_as_a_file(pg_uri):
     with hwrec.Store(pg_uri, read_only=True) as s:
         rec = s.recommend(WHISPER, gpu_brand="NVIDIA", gpu_model="L4")
         assert rec is not None
+
+
+@needs_postgresql
+@needs_fork
+def test_a_forked_process_leaves_the_openers_postgresql_session_alone(pg_uri):
+    with hwrec.Store.init(pg_uri) as store:
+        store.ingest([observation("ex-parent-1")])
+
+        def child():
+            with pytest.raises(hwrec.Error) as refused:
+                store.status()
+            assert refused.value.code == "forked"
+            # Forgets the connection: no Terminate on the opener's socket.
+            store.close()
+
+        assert exit_code_in_fork(child) == 0
+        # The opener goes on: its next call, and the ones after.
+        assert store.ingest([observation("ex-parent-2")]).accepted == 1
+        assert store.status().tables["observations"] == 2
 
 
 @needs_postgresql
