@@ -250,7 +250,7 @@ class GpuPartition:
 
 class FigureReason:
     @property
-    def source(self) -> str: ...  # max_of_recent, percentile, average
+    def source(self) -> str: ...  # max_of_recent, percentile, average, transferred
     @property
     def statistic(self) -> str: ...
     @property

@@ -189,6 +189,23 @@ std::string TypeName(PyObject* value) {
   return Shown(Py_TYPE(value)->tp_name);
 }
 
+// Why `value` cannot be `parameter`, or "": a type it does not take, or text
+// that UTF-8 cannot carry where text is taken.
+std::string Mismatch(const Parameter& parameter, PyObject* value) {
+  if (Fits(parameter.type, value) == Fit::kNo) {
+    return "argument '" + parameter.name + "' must be " + Shown(parameter.type) + ", not " +
+           TypeName(value);
+  }
+  if (PyUnicode_Check(value) && parameter.type.find("str") != std::string::npos &&
+      PyUnicode_AsUTF8AndSize(value, nullptr) == nullptr) {
+    PyErr_Clear();
+    return "argument '" + parameter.name +
+           "' holds a lone surrogate, which is not text UTF-8 can carry: send valid Unicode "
+           "text";
+  }
+  return "";
+}
+
 // A keyword the caller made up, shown but bounded.
 std::string ShownKeyword(std::string_view name) {
   constexpr std::size_t kLongest = 40;
@@ -213,10 +230,7 @@ std::string WhyNot(const std::vector<Parameter>& parameters, bool skip_self, PyO
     if (parameters[i].keyword_only) break;
     PyObject* value = PyTuple_GET_ITEM(args, next++);
     bound[i] = true;
-    if (Fits(parameters[i].type, value) == Fit::kNo) {
-      return "argument '" + parameters[i].name + "' must be " + Shown(parameters[i].type) +
-             ", not " + TypeName(value);
-    }
+    if (std::string why = Mismatch(parameters[i], value); !why.empty()) return why;
   }
   if (kwargs != nullptr) {
     PyObject* key = nullptr;
@@ -235,10 +249,7 @@ std::string WhyNot(const std::vector<Parameter>& parameters, bool skip_self, PyO
       if (i == parameters.size()) return "unexpected keyword argument '" + ShownKeyword(name) + "'";
       if (bound[i]) return "argument '" + parameters[i].name + "' given twice";
       bound[i] = true;
-      if (Fits(parameters[i].type, value) == Fit::kNo) {
-        return "argument '" + parameters[i].name + "' must be " + Shown(parameters[i].type) +
-               ", not " + TypeName(value);
-      }
+      if (std::string why = Mismatch(parameters[i], value); !why.empty()) return why;
     }
   }
   for (std::size_t i = 0; i < parameters.size(); ++i) {

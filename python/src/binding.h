@@ -52,6 +52,25 @@ inline void Check(const Status& status) {
   if (!status.ok()) ThrowStatus(status);
 }
 
+// A Python str as UTF-8. One holding a lone surrogate has no UTF-8 form: it
+// raises InvalidArgumentError naming it (`name()`, built only then, so that
+// the hot paths pay nothing for the message).
+template <typename Name>
+std::string Utf8(PyObject* text, const Name& name) {
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+  if (utf8 == nullptr) {
+    PyErr_Clear();
+    ThrowStatus(Status::InvalidArgument(std::string(name()) +
+                                        ": holds a lone surrogate, which is not text UTF-8 can "
+                                        "carry: send valid Unicode text"));
+  }
+  return std::string(utf8, static_cast<std::size_t>(size));
+}
+inline std::string Utf8(const py::handle& text, const std::string& name) {
+  return Utf8(text.ptr(), [&] { return name; });
+}
+
 // One opened store, with the query objects reused between calls. Its
 // connection belongs to the process that opened it: in a process forked from
 // that one, calls raise and closing forgets the connection without closing it

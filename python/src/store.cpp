@@ -69,7 +69,7 @@ std::optional<double> EpochSeconds(const py::handle& value, const char* what) {
     return value.attr("timestamp")().cast<double>();
   }
   if (py::isinstance<py::str>(value)) {
-    const std::string text = value.cast<std::string>();
+    const std::string text = Utf8(value, what);
     if (auto epoch = ParseTime(text)) return epoch;
     ThrowStatus(Status::InvalidArgument(std::string(what) + ": '" + text +
                                         "' is not an RFC 3339 time: use e.g. "

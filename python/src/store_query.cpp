@@ -114,21 +114,6 @@ int FieldOf(PyObject* key, KeyCache& cache) {
               "free_cpu_millicores, free_memory_bytes, free_gpu_shares");
 }
 
-// A Python str as UTF-8; `name()` names it when it cannot be (a lone
-// surrogate), built only then: candidates are read on the hot path.
-template <typename Name>
-std::string Utf8(PyObject* text, const Name& name) {
-  Py_ssize_t size = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
-  if (utf8 == nullptr) {
-    PyErr_Clear();
-    BadArgument(std::string(name()) +
-                ": holds a lone surrogate, which is not text UTF-8 can carry: send valid "
-                "Unicode text");
-  }
-  return std::string(utf8, static_cast<std::size_t>(size));
-}
-
 // Reads one candidate dict; messages are built only when a field is wrong.
 PlacementCandidate ReadCandidateDict(PyObject* dict, std::size_t index, KeyCache& cache) {
   PlacementCandidate c;
@@ -338,7 +323,7 @@ std::vector<std::pair<std::string, std::string>> SettingsOf(const py::object& se
       BadArgument("settings: the key " + py::repr(key).cast<std::string>() +
                   " is not text: use config keys such as 'memory.margin'");
     }
-    std::string name = key.cast<std::string>();
+    std::string name = Utf8(key, "settings: a key");
     std::string text = ConfigValueText(value, "settings['" + name + "']");
     // Checked here so that the error names the key as the caller wrote it.
     if (const Status valid = CheckConfigValue(name, text); !valid.ok()) {
@@ -423,7 +408,7 @@ std::string Report(PyStore& s, const std::optional<std::string>& image,
 std::string ConfigValueText(const py::handle& value, const std::string& what) {
   PyObject* v = value.ptr();
   if (PyBool_Check(v)) return v == Py_True ? "true" : "false";
-  if (PyUnicode_Check(v)) return value.cast<std::string>();
+  if (PyUnicode_Check(v)) return Utf8(value, what);
   if (PyFloat_Check(v)) return py::str(value).cast<std::string>();
   if (PyIndex_Check(v)) {
     const auto whole = py::reinterpret_steal<py::object>(PyNumber_Index(v));

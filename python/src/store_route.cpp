@@ -17,8 +17,11 @@ namespace hwrec::python {
 namespace {
 
 double LengthHours(const py::handle& length) {
+  if (PyBool_Check(length.ptr())) {  // an int to Python, never a length
+    throw py::type_error("length: a bool is not a duration: give one such as \"6h\" or hours");
+  }
   if (py::isinstance<py::str>(length)) {
-    Result<double> hours = ParseDurationHours(length.cast<std::string>());
+    Result<double> hours = ParseDurationHours(Utf8(length, "length"));
     if (!hours.ok()) ThrowStatus(Status::InvalidArgument("length: " + hours.status().message()));
     return *hours;
   }
@@ -80,11 +83,12 @@ LaunchResult ReadLaunch(const py::object& returned) {
                                   ": the detail is text, e.g. "
                                   "(\"capacity_miss\", \"zone us-central1-a has no A100\")"));
     }
-    out.detail = detail.cast<std::string>();
+    out.detail = Utf8(detail, "launcher: the detail it returned");
   }
-  const std::optional<LaunchOutcome> parsed = py::isinstance<py::str>(outcome)
-                                                  ? ParseLaunchOutcome(outcome.cast<std::string>())
-                                                  : std::nullopt;
+  const std::optional<LaunchOutcome> parsed =
+      py::isinstance<py::str>(outcome)
+          ? ParseLaunchOutcome(Utf8(outcome, "launcher: the outcome it returned"))
+          : std::nullopt;
   if (!parsed) {
     ThrowStatus(Status::InvalidArgument(
         "launcher: returned " + py::repr(returned).cast<std::string>() +

@@ -7,6 +7,7 @@ import random
 import pytest
 
 import hwrec
+from conftest import WHISPER
 
 SECRET = "S3cretValue"
 PYBIND11_WORDS = ("Invoked with", "incompatible function", "incompatible constructor",
@@ -188,3 +189,30 @@ def test_a_launcher_detail_must_be_text(loaded):
     with pytest.raises(ValueError, match="launcher: returned \\(outcome, detail\\) with a detail "
                                          "of type int"):
         loaded.walk(plan, lambda rung: ("launched", 5), dry_run=False)
+
+
+LONE = "\ud800"  # a str no UTF-8 can carry
+
+
+def test_text_holding_a_lone_surrogate_is_refused_by_name(loaded):
+    # A str parameter: named, and not blamed on a number's range.
+    with pytest.raises(TypeError, match="argument 'image' holds a lone surrogate") as raised:
+        loaded.recommend("ghcr.io/acme/a" + LONE)
+    assert "out of the range" not in str(raised.value)
+    # Text read inside the call: an InvalidArgumentError naming what it is.
+    with pytest.raises(hwrec.InvalidArgumentError, match="^as_of: holds a lone surrogate"):
+        loaded.recommend(WHISPER, gpu_model="L4", as_of="2026" + LONE)
+    with pytest.raises(hwrec.InvalidArgumentError, match="^length: holds a lone surrogate"):
+        loaded.route("lora-7b", width=1, length="6h" + LONE)
+    with pytest.raises(hwrec.InvalidArgumentError, match="holds a lone surrogate"):
+        loaded.config_set("memory.margin", LONE)
+    plan = loaded.route("lora-7b", width=1, length="1h")
+    with pytest.raises(hwrec.InvalidArgumentError, match="^launcher: the detail it returned"):
+        loaded.walk(plan, lambda rung: ("launched", LONE), dry_run=False)
+    with pytest.raises(hwrec.InvalidArgumentError, match="^launcher: the outcome it returned"):
+        loaded.walk(plan, lambda rung: LONE, dry_run=False)
+
+
+def test_a_bool_is_not_a_length(loaded):
+    with pytest.raises(TypeError, match="length: a bool is not a duration"):
+        loaded.route("lora-7b", width=1, length=True)
