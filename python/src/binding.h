@@ -71,6 +71,13 @@ inline std::string Utf8(const py::handle& text, const std::string& name) {
   return Utf8(text.ptr(), [&] { return name; });
 }
 
+// A file path as Python names it: bytes that are not UTF-8 through surrogate
+// escapes (os.fsdecode), so that a store at such a path reports on itself.
+inline py::str PathText(const std::string& path) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
+}
+
 // One opened store, with the query objects reused between calls. Its
 // connection belongs to the process that opened it: in a process forked from
 // that one, calls raise and closing forgets the connection without closing it

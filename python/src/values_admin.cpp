@@ -50,36 +50,39 @@ void RegisterLegacy(py::module_& m) {
                Field{"quarantined", &LegacyPlanGroup::quarantined});
 
   py::class_<LegacyPlan> plan(m, "LegacyPlan", "What migrate_legacy would do; nothing changed.");
-  DefineValues(
-      plan, Field{"path", &LegacyPlan::path}, Field{"from_version", &LegacyPlan::from_version},
-      Field{"to_version", &LegacyPlan::to_version},
-      Field{"pending_versions", &LegacyPlan::pending_versions},
-      Field{"legacy_rows", &LegacyPlan::legacy_rows}, Field{"migrated", &LegacyPlan::migrated},
-      Field{"quarantined", &LegacyPlan::quarantined}, Field{"groups", &LegacyPlan::groups},
-      Field{"reason_text", &LegacyPlan::reason_text},
-      Field{"unknown_model", &LegacyPlan::unknown_model});
+  DefineValues(plan, Field{"path", [](const LegacyPlan& p) { return PathText(p.path); }},
+               Field{"from_version", &LegacyPlan::from_version},
+               Field{"to_version", &LegacyPlan::to_version},
+               Field{"pending_versions", &LegacyPlan::pending_versions},
+               Field{"legacy_rows", &LegacyPlan::legacy_rows},
+               Field{"migrated", &LegacyPlan::migrated},
+               Field{"quarantined", &LegacyPlan::quarantined}, Field{"groups", &LegacyPlan::groups},
+               Field{"reason_text", &LegacyPlan::reason_text},
+               Field{"unknown_model", &LegacyPlan::unknown_model});
 
   py::class_<LegacyMigrationRecord> record(m, "LegacyMigrationRecord",
                                            "A finished legacy migration, as the store records it.");
-  DefineValues(record, Field{"migrated_at", &LegacyMigrationRecord::migrated_at},
-               Field{"from_version", &LegacyMigrationRecord::from_version},
-               Field{"legacy_rows", &LegacyMigrationRecord::legacy_rows},
-               Field{"migrated", &LegacyMigrationRecord::migrated},
-               Field{"quarantined", &LegacyMigrationRecord::quarantined},
-               Field{"backup_path", &LegacyMigrationRecord::backup_path});
+  DefineValues(
+      record, Field{"migrated_at", &LegacyMigrationRecord::migrated_at},
+      Field{"from_version", &LegacyMigrationRecord::from_version},
+      Field{"legacy_rows", &LegacyMigrationRecord::legacy_rows},
+      Field{"migrated", &LegacyMigrationRecord::migrated},
+      Field{"quarantined", &LegacyMigrationRecord::quarantined},
+      Field{"backup_path", [](const LegacyMigrationRecord& r) { return PathText(r.backup_path); }});
 
   py::class_<LegacyMigrationReport> report(m, "LegacyMigrationReport", "What migrate_legacy did.");
-  DefineValues(report, Field{"from_version", &LegacyMigrationReport::from_version},
-               Field{"to_version", &LegacyMigrationReport::to_version},
-               Field{"applied", &LegacyMigrationReport::applied},
-               Field{"nothing_to_do", &LegacyMigrationReport::nothing_to_do},
-               Field{"legacy_rows", &LegacyMigrationReport::legacy_rows},
-               Field{"migrated", &LegacyMigrationReport::migrated},
-               Field{"quarantined", &LegacyMigrationReport::quarantined},
-               Field{"recommendations", &LegacyMigrationReport::recommendations},
-               Field{"pools_registered", &LegacyMigrationReport::pools_registered},
-               Field{"backup_path", &LegacyMigrationReport::backup_path},
-               Field{"history", &LegacyMigrationReport::history});
+  DefineValues(
+      report, Field{"from_version", &LegacyMigrationReport::from_version},
+      Field{"to_version", &LegacyMigrationReport::to_version},
+      Field{"applied", &LegacyMigrationReport::applied},
+      Field{"nothing_to_do", &LegacyMigrationReport::nothing_to_do},
+      Field{"legacy_rows", &LegacyMigrationReport::legacy_rows},
+      Field{"migrated", &LegacyMigrationReport::migrated},
+      Field{"quarantined", &LegacyMigrationReport::quarantined},
+      Field{"recommendations", &LegacyMigrationReport::recommendations},
+      Field{"pools_registered", &LegacyMigrationReport::pools_registered},
+      Field{"backup_path", [](const LegacyMigrationReport& r) { return PathText(r.backup_path); }},
+      Field{"history", &LegacyMigrationReport::history});
 }
 
 void RegisterCheckAndCopy(py::module_& m) {
@@ -91,14 +94,14 @@ void RegisterCheckAndCopy(py::module_& m) {
                Field{"fix", &CheckResult::fix});
 
   py::class_<StoreCheckReport> report(m, "StoreCheckReport", "What `hwrec check` found.");
-  DefineValues(report, Field{"path", &StoreCheckReport::path},
-               Field{"newest_backup", &StoreCheckReport::newest_backup},
-               Field{"checks", &StoreCheckReport::checks},
-               Field{"sound", &StoreCheckReport::sound});
+  DefineValues(
+      report, Field{"path", [](const StoreCheckReport& r) { return PathText(r.path); }},
+      Field{"newest_backup", [](const StoreCheckReport& r) { return PathText(r.newest_backup); }},
+      Field{"checks", &StoreCheckReport::checks}, Field{"sound", &StoreCheckReport::sound});
 
   py::class_<CopySummary> copy(m, "CopySummary", "What copy_to wrote, checked.");
-  DefineValues(copy, Field{"source", &CopySummary::source},
-               Field{"destination", &CopySummary::destination},
+  DefineValues(copy, Field{"source", [](const CopySummary& c) { return PathText(c.source); }},
+               Field{"destination", [](const CopySummary& c) { return PathText(c.destination); }},
                Field{"tables", [](const CopySummary& c) { return TableCountsDict(c.tables); }},
                Field{"rows", &CopySummary::rows},
                Field{"aggregates_checked", &CopySummary::aggregates_checked});

@@ -18,13 +18,6 @@ py::dict ProfileDict(const HardwareProfile& profile) {
 
 namespace {
 
-// A file path as Python names it: bytes that are not UTF-8 through surrogate
-// escapes (os.fsdecode), so that a store at such a path reports its status.
-py::str PathText(const std::string& path) {
-  return py::reinterpret_steal<py::str>(
-      PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
-}
-
 void RegisterIngestValues(py::module_& m) {
   py::class_<FieldError> field_error(m, "FieldError", "One bad field of a rejected record.");
   DefineValues(field_error, Field{"line", &FieldError::line}, Field{"field", &FieldError::field},

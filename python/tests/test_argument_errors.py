@@ -165,6 +165,15 @@ def test_a_path_that_is_not_utf8_opens_the_file_it_names(tmp_path):
         assert opened.schema_version > 0
         assert opened.status().path == path
         assert opened.status().to_dict()["path"] == path
+    # Every result that names a store's file gives the same str back.
+    report = hwrec.check(path)
+    assert report.sound and report.path == path
+    assert report.to_dict()["path"] == path
+    copy_path = os.fsdecode(os.fsencode(str(tmp_path)) + b"/\x81copy.db")
+    with hwrec.Store(path) as source, hwrec.Store.init(copy_path) as destination:
+        summary = source.copy_to(destination)
+    assert (summary.source, summary.destination) == (path, copy_path)
+    assert repr(summary)
 
 
 def test_argument_values_are_refused_by_name(loaded):
