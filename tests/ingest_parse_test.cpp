@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -100,6 +101,36 @@ TEST_CASE(
   IngestOptions raised;
   raised.max_line_bytes = 4 * 1048576;
   CHECK(f.Ingest(huge + "\n", raised).accepted == 1);
+}
+
+TEST_CASE(
+    "ingest: an id or hardware name too long to key the history rejects its record by field; "
+    "the batch is stored",
+    "[ingest][parse][engine]") {
+  Fixture f;
+  // Text no compression shortens: a PostgreSQL index entry holds 2704 bytes.
+  std::mt19937 random(20261206);
+  const auto noise = [&](std::size_t bytes) {
+    std::string text;
+    for (std::size_t i = 0; i < bytes; ++i) text += static_cast<char>('a' + random() % 26);
+    return text;
+  };
+  const std::string long_id = noise(4000);
+  const IngestSummary summary =
+      f.Ingest(ParseLine("ok-1") + "\n" + ParseLine(long_id) + "\n" +
+               ParseLine("image", R"("action_image":")" + noise(3000) + "\"") + "\n" +
+               ParseLine("model", R"("hardware":{"gpu_brand":"NVIDIA","gpu_model":")" + noise(300) +
+                                      R"(","gpu_count":1,"gpu_mode":"full"})") +
+               "\n" + ParseLine("ok-2") + "\n" + ParseLine(std::string(1024, 'k')) + "\n");
+  CHECK(summary.accepted == 3);
+  REQUIRE(summary.rejects.size() == 3);
+  CHECK(summary.rejects[0].field == "execution_id");
+  CHECK_THAT(summary.rejects[0].reason,
+             Catch::Contains("is 4000 bytes") && Catch::Contains("at most 1024 bytes"));
+  CHECK(summary.rejects[1].field == "action_image");
+  CHECK(summary.rejects[2].field == "hardware.gpu_model");
+  CHECK_THAT(summary.rejects[2].reason, Catch::Contains("at most 256 bytes"));
+  CHECK(f.StoredIds() == std::vector<std::string>{std::string(1024, 'k'), "ok-1", "ok-2"});
 }
 
 TEST_CASE("ingest: a file with CR-only line endings is read line by line",

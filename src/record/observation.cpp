@@ -58,6 +58,16 @@ class Checker {
     }
     if (auto problem = internal::TextProblem(*value)) Fail(field, std::move(*problem));
   }
+  // Text that keys the store's history, at most `max_bytes`: a PostgreSQL
+  // index entry holds 2704 bytes at most, and one record's over-long id must
+  // be its own reject, not the failure of the batch it is written in.
+  void KeyText(std::string_view field, const std::optional<std::string>& value,
+               std::size_t max_bytes) {
+    if (!value || value->size() <= max_bytes) return;
+    Fail(field, fmt::format("is {} bytes, more than the {} hwrec keys its history by: send at "
+                            "most {} bytes (e.g. a hash of a longer value)",
+                            value->size(), max_bytes, max_bytes));
+  }
   void NonNegative(std::string_view field, const std::optional<std::int64_t>& value) {
     if (value && *value < 0) Fail(field, fmt::format("is {}: it must be zero or more", *value));
   }
@@ -92,8 +102,15 @@ class Checker {
   std::vector<RecordError> errors;
 };
 
+// The most bytes of an execution id or image, and of a hardware key's names.
+constexpr std::size_t kMaxIdBytes = 1024;
+constexpr std::size_t kMaxKeyNameBytes = 256;
+
 void CheckHardware(const HardwareProfile& h, Checker& check) {
   check.Text("hardware.instance_type", h.instance_type);
+  check.KeyText("hardware.instance_type", h.instance_type, kMaxKeyNameBytes);
+  check.KeyText("hardware.gpu_brand", h.gpu_brand, kMaxKeyNameBytes);
+  check.KeyText("hardware.gpu_model", h.gpu_model, kMaxKeyNameBytes);
   check.Text("hardware.architecture", h.architecture);
   check.NonNegative("hardware.cpu_millicores", h.cpu_millicores);
   check.NonNegative("hardware.memory_bytes", h.memory_bytes);
@@ -169,6 +186,8 @@ void CheckGpusHeld(const Observation& o, Checker& check) {
 void CheckIdentity(const Observation& o, Checker& check) {
   check.Required("execution_id", o.execution_id);
   check.Required("action_image", o.action_image);
+  check.KeyText("execution_id", o.execution_id, kMaxIdBytes);
+  check.KeyText("action_image", o.action_image, kMaxIdBytes);
   check.NonNegative("finished_at", std::optional<double>(o.finished_at));
   check.Text("site_id", o.site_id);
   check.Text("node_pool_id", o.node_pool_id);
