@@ -1272,6 +1272,36 @@ TEST_CASE("placement: free_gpu_shares must list exactly one share per GPU of a n
              Catch::Contains("free_gpu_shares lists 10 GPUs; a node of this pool has 8 GPUs"));
 }
 
+TEST_CASE("placement: a MIG pool's free_partitions bounds it when free_gpu_shares are listed too",
+          "[placement]") {
+  SharedCards f;
+  // A MIG pool of a known card, and one whose card is not recorded: both
+  // give whole partitions, so the shares a caller lists are not used.
+  f.Register({Pool("a100-1g", "A100 80GB", "mig-1g.10gb", 8, 56, "a2-ultragpu-8g"),
+              Pool("mig-unknown", std::nullopt, "mig-1g.10gb", 8, 56, "on-prem-mig")});
+  ExecutionToPlace one = f.half;
+  one.declared.gpu_compute_fraction.reset();
+  one.declared.gpu_memory_gb = 8;
+  for (const std::string& id : {std::string("a100-1g"), std::string("mig-unknown")}) {
+    INFO(id);
+    PlacementCandidate none_free = SharedCards::Shares(id, std::vector<double>(8, 1.0));
+    none_free.free_partitions = 0;
+    const PlacementResult full = f.Place(one, {none_free});
+    CHECK_FALSE(full.chosen);
+    CHECK_THAT(full.evaluations[0].reason, Catch::Contains("needs 1 GPU; this pool has 0 free"));
+    PlacementCandidate one_free = none_free;
+    one_free.free_partitions = 1;
+    const PlacementResult fits = f.Place(one, {one_free});
+    REQUIRE(fits.chosen);
+    CHECK(fits.evaluations[0].gpu_cards.empty());  // partitions, not shares of a card
+    const std::vector<std::string>& notes = fits.evaluations[0].notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+      return note.rfind("free_gpu_shares not used: this pool gives whole ", 0) == 0 &&
+             note.find("1g.10gb") != std::string::npos;
+    }));
+  }
+}
+
 TEST_CASE("placement: a pool the execution does not fit names no card", "[placement]") {
   SharedCards f;
   ExecutionToPlace too_many_cores = f.half;

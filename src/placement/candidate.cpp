@@ -15,6 +15,7 @@
 
 #include "base/decimal.h"
 #include "base/units.h"
+#include "hardware/gpu_mode.h"
 #include "hwrec/remedy.h"
 #include "placement/gpu_cards.h"
 
@@ -88,6 +89,21 @@ void CheckHistoryArchitecture(const ExecutionFacts& e, const HardwareProfile& h,
                 *h.architecture);
 }
 
+// A MIG partition is given whole: shares of a card apply to whole cards only
+// (and to cards whose partitioning is not recorded). A MIG mode of a card
+// the catalog does not know still gives its partitions whole.
+bool SplitByMig(const PoolFacts& pool) {
+  if (pool.partition != nullptr) return pool.partition->compute_fraction < 1 - kEpsilon;
+  return internal::MigComputeSlices(pool.pool.hardware.gpu_mode.value_or("")).has_value();
+}
+
+// Whether free_gpu_shares place the execution on this pool's cards (else
+// free_partitions counts what is free).
+bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
+  return e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() &&
+         pool.pool.hardware.gpu_count.value_or(0) > 0 && !SplitByMig(pool);
+}
+
 void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                    Problems* problems) {
   if (e.shape.gpu_count == 0) return;
@@ -100,7 +116,7 @@ void CheckGpuCount(const ExecutionFacts& e, const PoolFacts& pool, const Placeme
     problems->Add(FMT_COMPILE("needs {} {}; a node of this pool has {} of {}"), n, GpuWord(n),
                   *pool.partitions_per_node, pool.pool.hardware.gpu_mode.value_or("unknown mode"));
   }
-  if (c.free_partitions && c.free_gpu_shares.empty() && n > *c.free_partitions) {
+  if (c.free_partitions && !SharesCards(e, pool, c) && n > *c.free_partitions) {
     problems->Add(FMT_COMPILE("needs {} {}; this pool has {} free"), n, GpuWord(n),
                   *c.free_partitions);
   }
@@ -121,17 +137,6 @@ CardRequest RequestOnCards(const ExecutionFacts& e, const PoolFacts& pool,
     share = std::max(share, *needs.gpu_memory_gb / pool.card->memory_gb);
   }
   return {1, share < 1 - kEpsilon ? share : 1};
-}
-
-// A MIG partition is given whole: shares of a card apply to whole cards only
-// (and to cards whose partitioning is not recorded).
-bool SplitByMig(const PoolFacts& pool) {
-  return pool.partition != nullptr && pool.partition->compute_fraction < 1 - kEpsilon;
-}
-
-bool SharesCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c) {
-  return e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() &&
-         pool.pool.hardware.gpu_count.value_or(0) > 0 && !SplitByMig(pool);
 }
 
 // The share of one card the execution is given when it goes on a card others
@@ -160,7 +165,10 @@ bool CheckShareCount(const PoolFacts& pool, const PlacementCandidate& c, Problem
 void ChooseCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementCandidate& c,
                  CandidateEvaluation* out, Problems* problems) {
   if (e.shape.gpu_count > 0 && !c.free_gpu_shares.empty() && SplitByMig(pool)) {
-    out->notes.push_back("free_gpu_shares not used: this pool gives whole " + pool.partition_words +
+    const std::string& words = pool.partition_words.empty()
+                                   ? pool.pool.hardware.gpu_mode.value_or("")
+                                   : pool.partition_words;
+    out->notes.push_back("free_gpu_shares not used: this pool gives whole " + words +
                          " partitions, not shares of a card");
   }
   if (!SharesCards(e, pool, c)) return;
