@@ -523,3 +523,33 @@ TEST_CASE("claims: absurd values on hardware of unknown size are refused by name
   CHECK(again.rejects[0].field == "cpu_millicores_avg");
   CHECK_THAT(again.rejects[0].reason, Catch::Contains("16000 millicores"));
 }
+
+TEST_CASE("claims: an OOM's request on hardware of unknown size is held to the same bounds",
+          "[ingest][claims][engine]") {
+  ClaimsFixture f;
+  // The figure of an OOM is bumped from its request, and nothing of unknown
+  // size caps it: a request sent in MiB as GB would set a 49,000 GB figure.
+  const auto summary = f.Ingest(fmt::format(
+      R"({{"execution_id": "mib-as-gb", "action_image": "train:1", "finished_at": {0:.0f},)"
+      R"( "status": "gpu_oom", "gpu_count_held": 1, "node_pool_id": "nowhere",)"
+      R"( "gpu_memory_peak_gb": 39, "requested": {{"gpu_memory_gb": 40960}}}})"
+      "\n"
+      R"({{"execution_id": "bytes-as-kib", "action_image": "train:1", "finished_at": {0:.0f},)"
+      R"( "status": "oom", "node_pool_id": "nowhere", "memory_peak_bytes": 1000,)"
+      R"( "requested": {{"memory_bytes": 9000000000000000000}}}})"
+      "\n"
+      R"({{"execution_id": "real-oom", "action_image": "train:1", "finished_at": {0:.0f},)"
+      R"( "status": "gpu_oom", "gpu_count_held": 1, "node_pool_id": "nowhere",)"
+      R"( "gpu_memory_peak_gb": 39, "requested": {{"gpu_memory_gb": 40}}}})"
+      "\n",
+      kNow - 60));
+  CHECK(summary.accepted == 1);
+  const auto rejects = RejectsById(summary);
+  REQUIRE(rejects.count("mib-as-gb") == 1);
+  REQUIRE(rejects.at("mib-as-gb").errors.size() == 1);
+  CHECK(rejects.at("mib-as-gb").errors[0].field == "requested.gpu_memory_gb");
+  CHECK_THAT(rejects.at("mib-as-gb").errors[0].reason,
+             Catch::Contains("more than a card of unknown size is taken to hold"));
+  REQUIRE(rejects.count("bytes-as-kib") == 1);
+  CHECK(rejects.at("bytes-as-kib").errors[0].field == "requested.memory_bytes");
+}

@@ -95,6 +95,16 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o, const Resolved
                                        "ingest.unknown_hardware.gpu_memory_factor × the largest "
                                        "catalogued card"));
   }
+  // An OOM's figure is bumped from its request, capped by what the hardware
+  // holds: on hardware of unknown size nothing caps it, so its request is
+  // held to the bound of a peak there.
+  if (o.status == ExecutionStatus::kGpuOom && !gpu_bound && o.requested.gpu_memory_gb &&
+      Exceeds(*o.requested.gpu_memory_gb, unknown.gpu_memory_gb)) {
+    errors.push_back(AboveUnknownBound("requested.gpu_memory_gb", *o.requested.gpu_memory_gb, "GiB",
+                                       *unknown.gpu_memory_gb, "a card",
+                                       "ingest.unknown_hardware.gpu_memory_factor × the largest "
+                                       "catalogued card"));
+  }
   const std::optional<double> cpu_bound = AsDouble(h.cpu_millicores);
   const std::optional<double> cpu[] = {o.cpu_millicores_avg, o.cpu_millicores_p95,
                                        o.cpu_millicores_max};
@@ -116,6 +126,12 @@ std::vector<FieldError> CheckWithinHardware(const Observation& o, const Resolved
              Exceeds(static_cast<double>(*o.memory_peak_bytes), unknown.memory_bytes)) {
     errors.push_back(AboveUnknownBound(
         "memory_peak_bytes", static_cast<double>(*o.memory_peak_bytes), "bytes",
+        *unknown.memory_bytes, "a node", "ingest.unknown_hardware.max_memory_gib"));
+  }
+  if (o.status == ExecutionStatus::kOom && !memory_bound && o.requested.memory_bytes &&
+      Exceeds(static_cast<double>(*o.requested.memory_bytes), unknown.memory_bytes)) {
+    errors.push_back(AboveUnknownBound(
+        "requested.memory_bytes", static_cast<double>(*o.requested.memory_bytes), "bytes",
         *unknown.memory_bytes, "a node", "ingest.unknown_hardware.max_memory_gib"));
   }
   // The node's GPU count may come from its registered pool, which the record's
