@@ -190,6 +190,19 @@ TEST_CASE("kept ingestor: a batch whose commit fails leaves no kept state behind
   CHECK(SamplesOnAnyHardware(*kept.store) == 3);
 }
 
+// A CPU pool another connection registers while records of it arrive.
+NodePool LatePool() {
+  NodePool pool;
+  pool.node_pool_id = "late-pool";
+  pool.site_id = "site-a";
+  pool.name = "late-pool";
+  pool.hardware.instance_type = "n2-standard-8";
+  pool.hardware.cpu_millicores = 8000;
+  pool.hardware.memory_bytes = std::int64_t{32} << 30;
+  pool.hardware.gpu_count = 0;
+  return pool;
+}
+
 TEST_CASE("kept ingestor: a pool another connection registers between calls is resolved",
           "[ingest][engine]") {
   KeptStore kept("kept_pools");
@@ -203,21 +216,51 @@ TEST_CASE("kept ingestor: a pool another connection registers between calls is r
   CHECK(IngestOne(*kept.ingestor, on_pool("p-1")).unresolved_hardware == 1);
   {
     auto other = hwrec::test::OpenStoreOrFail(kept.location);
-    NodePool pool;
-    pool.node_pool_id = "late-pool";
-    pool.site_id = "site-a";
-    pool.name = "late-pool";
-    pool.hardware.instance_type = "n2-standard-8";
-    pool.hardware.cpu_millicores = 8000;
-    pool.hardware.memory_bytes = std::int64_t{32} << 30;
-    pool.hardware.gpu_count = 0;
-    REQUIRE(RegisterNodePool(*other, pool).ok());
+    REQUIRE(RegisterNodePool(*other, LatePool()).ok());
   }
   const IngestSummary resolved = IngestOne(*kept.ingestor, on_pool("p-2"));
   CHECK(resolved.accepted == 1);
   CHECK(resolved.unresolved_hardware == 0);
   CHECK(store::ConnectionOf(*kept.store)
             .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'p-2'")
+            .value_or("") == "n2-standard-8");
+}
+
+TEST_CASE("ingest: a batch after another writer registered a pool or changed a setting uses them",
+          "[ingest][engine]") {
+  KeptStore kept("streamed_inputs");
+  const double now = Now();
+  const std::string on_pool = R"({"execution_id":"late-1","action_image":"registry.example/)"
+                              R"(train:1","site_id":"site-a","node_pool_id":"late-pool",)"
+                              R"("finished_at":)" +
+                              std::to_string(now) + "}\n";
+  // One stream, a record per batch: between the first batch and the next,
+  // another connection registers the pool the next record ran on and
+  // narrows the clock skew the last one is two hours past.
+  IngestOptions options;
+  options.batch_size = 1;
+  std::string changed;
+  options.on_batch_committed = [&](const IngestProgress& progress) {
+    if (progress.batches != 1) return;
+    auto other = hwrec::test::OpenStoreOrFail(kept.location);
+    const Status registered = RegisterNodePool(*other, LatePool());
+    const Status set = SetConfig(*other, "ingest.max_clock_skew_hours", "1");
+    changed = registered.ToString() + " / " + set.ToString();
+  };
+  auto opened = Ingestor::Open(*kept.store, options);
+  REQUIRE(opened.ok());
+  std::istringstream in(Record("first", now, R"("gpu_count":0)") + on_pool +
+                        Record("ahead", now + 7200, R"("gpu_count":0)"));
+  auto summary = (*opened)->IngestJsonLines(in);
+  REQUIRE(summary.ok());
+  CHECK(changed == "ok / ok");
+  CHECK(summary->accepted == 2);
+  CHECK(summary->unresolved_hardware == 0);
+  REQUIRE(summary->rejects.size() == 1);
+  CHECK(summary->rejects[0].execution_id == "ahead");
+  CHECK(summary->rejects[0].field == "finished_at");
+  CHECK(store::ConnectionOf(*kept.store)
+            .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'late-1'")
             .value_or("") == "n2-standard-8");
 }
 

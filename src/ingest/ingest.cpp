@@ -21,6 +21,7 @@ namespace hwrec {
 namespace {
 
 using internal::IngestRun;
+using internal::InputsMoved;
 using internal::PendingLine;
 
 // A batch's lines in memory stop at this size even before batch_size records,
@@ -82,26 +83,49 @@ Status WriteChunk(store::Connection& db, IngestRun& run, const IngestOptions& op
   return Status::Ok();
 }
 
+// WriteChunk with `*run`, or, when another writer committed new settings,
+// catalog or pools since it began, with a new run that reads them and goes
+// on from it: `add` adds the batch's records to the run it is given.
+Status WriteChunkOnCurrentInputs(Store& store, const IngestOptions& options,
+                                 internal::KeptInputs* kept, std::unique_ptr<IngestRun>* run,
+                                 std::int64_t first_line,
+                                 const std::function<void(IngestRun&)>& add) {
+  store::Connection& db = store::ConnectionOf(store);
+  for (;;) {
+    try {
+      return WriteChunk(db, **run, options, first_line, [&] { add(**run); });
+    } catch (const InputsMoved&) {
+      auto next = IngestRun::Start(store, options, kept);
+      if (!next.ok()) return next.status();
+      (*next)->Continue(**run);
+      *run = std::move(next).value();
+    }
+  }
+}
+
 // The JSON-lines loop of both IngestJsonLines overloads: each batch is read
 // whole, then written in one transaction.
 Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
                                   internal::KeptInputs* kept, internal::LineReader& reader) {
   return internal::Guarded(store, "ingest " + options.source, [&]() -> Result<IngestSummary> {
-    auto run = IngestRun::Start(store, options, kept);
-    if (!run.ok()) return run.status();
-    store::Connection& db = store::ConnectionOf(store);
+    auto started = IngestRun::Start(store, options, kept);
+    if (!started.ok()) return started.status();
+    std::unique_ptr<IngestRun> run = std::move(started).value();
     std::vector<PendingLine> batch;
     std::int64_t line = 0;
     bool more = true;
     while (more) {
       more = ReadBatch(reader, options, &batch, &line);
       if (!batch.empty()) {
-        const Status written = WriteChunk(db, **run, options, batch.front().line, [&] {
-          for (const PendingLine& pending : batch) (*run)->AddLine(pending);
-        });
+        const Status written = WriteChunkOnCurrentInputs(
+            store, options, kept, &run, batch.front().line, [&](IngestRun& to) {
+              for (const PendingLine& pending : batch) {
+                to.AddLine(pending);
+              }
+            });
         if (!written.ok()) return written;
       }
-      (*run)->Committed(options, line);  // blank lines alone need no transaction
+      run->Committed(options, line);  // blank lines alone need no transaction
     }
     if (reader.failed()) {
       return Status::IoError(
@@ -109,7 +133,7 @@ Result<IngestSummary> IngestLines(Store& store, const IngestOptions& options,
                       "it are stored; check the input and ingest again",
                       options.source, line));
     }
-    return std::move((*run)->summary());
+    return std::move(run->summary());
   });
 }
 
@@ -150,31 +174,32 @@ Result<IngestSummary> Ingestor::Ingest(const std::vector<Observation>& observati
   const IngestOptions& options = impl_->options;
   const std::string what = "ingest " + options.source;
   return internal::Guarded(impl_->store, what, [&]() -> Result<IngestSummary> {
-    auto run = IngestRun::Start(impl_->store, options, &impl_->kept);
-    if (!run.ok()) return run.status();
-    store::Connection& db = store::ConnectionOf(impl_->store);
+    auto started = IngestRun::Start(impl_->store, options, &impl_->kept);
+    if (!started.ok()) return started.status();
+    std::unique_ptr<IngestRun> run = std::move(started).value();
     const std::size_t total = observations.size();
     for (std::size_t first = 0; first < total; first += options.batch_size) {
       const std::size_t end = std::min(total, first + options.batch_size);
-      const Status written =
-          WriteChunk(db, **run, options, static_cast<std::int64_t>(first + 1), [&] {
+      const Status written = WriteChunkOnCurrentInputs(
+          impl_->store, options, &impl_->kept, &run, static_cast<std::int64_t>(first + 1),
+          [&](IngestRun& to) {
             for (std::size_t i = first; i < end; ++i) {
               const auto line = static_cast<std::int64_t>(i + 1);
               std::vector<FieldError> problems = ObservationProblems(observations[i]);
               if (!problems.empty()) {
                 internal::PartialObservation partial{observations[i], {}};
                 for (const FieldError& p : problems) partial.refused.push_back(p.field);
-                (*run)->RejectRefused(line, observations[i].execution_id, std::move(problems),
-                                      &partial, false, ObservationToJson(observations[i]));
+                to.RejectRefused(line, observations[i].execution_id, std::move(problems), &partial,
+                                 false, ObservationToJson(observations[i]));
               } else {
-                (*run)->Add(line, observations[i], nullptr);
+                to.Add(line, observations[i], nullptr);
               }
             }
           });
       if (!written.ok()) return written;
-      (*run)->Committed(options, static_cast<std::int64_t>(end));
+      run->Committed(options, static_cast<std::int64_t>(end));
     }
-    return std::move((*run)->summary());
+    return std::move(run->summary());
   });
 }
 

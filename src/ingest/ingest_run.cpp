@@ -166,6 +166,21 @@ void IngestRun::FinishChunk() {
   if (kept_aggregates_ != nullptr) kept_aggregates_->Sealed(db_);  // nothing is written after
 }
 
+void IngestRun::CheckInputs() {
+  if (watch_ == nullptr) return;
+  const store::StoreChanges changed = watch_->Poll();
+  if (changed(store::ChangeArea::kSettings) || changed(store::ChangeArea::kCatalog) ||
+      changed(store::ChangeArea::kPools)) {
+    throw InputsMoved{};
+  }
+}
+
+void IngestRun::Continue(IngestRun& earlier) {
+  summary_ = std::move(earlier.summary_);
+  batches_ = earlier.batches_;
+  reported_line_ = earlier.reported_line_;
+}
+
 void IngestRun::ChunkCommitted() {
   chunk_open_ = false;
   if (kept_aggregates_ != nullptr) kept_aggregates_->Written();

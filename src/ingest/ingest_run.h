@@ -50,8 +50,14 @@ struct PendingLine {
   bool truncated = false;  // longer than max_line_bytes
 };
 
-// One Ingest call: the catalog, pools and statements it loads once, and the
-// summary it builds. Transactions are opened by the caller around each chunk.
+// Thrown by BeginChunk when another writer committed new settings, catalog
+// or pools since the run read them: the chunk's transaction rolls back, and
+// the caller writes the chunk with a new run (Continue), which reads them.
+struct InputsMoved {};
+
+// One Ingest call, or the part of one since its inputs last moved: the
+// catalog, pools and statements it loads once, and the summary it builds.
+// Transactions are opened by the caller around each chunk.
 class IngestRun {
  public:
   IngestRun(store::Connection& db, const IngestOptions& options, HardwareResolver& resolver,
@@ -83,8 +89,12 @@ class IngestRun {
   // Ingestor's kept states: they may hold what its transaction rolled back.
   ~IngestRun();
 
-  // In the chunk's transaction, before its first record.
+  // In the chunk's transaction, before its first record. A run's later
+  // chunks first check, under the write lock, that the settings, catalog and
+  // pools it read still stand (the first was read just before); throws
+  // InputsMoved when not.
   void BeginChunk() {
+    if (chunks_begun_++ > 0) CheckInputs();
     chunk_open_ = true;
     if (kept_aggregates_ != nullptr) kept_aggregates_->Check(db_);
     now_ = internal::NowEpochSeconds();
@@ -125,6 +135,9 @@ class IngestRun {
   void Committed(const IngestOptions& options, std::int64_t line);
 
   IngestSummary& summary() { return summary_; }
+  // Goes on from `earlier`, a run of the same call whose inputs moved: its
+  // summary and progress become this run's.
+  void Continue(IngestRun& earlier);
 
  private:
   // An accepted record whose insert waits for the end of its chunk.
@@ -156,6 +169,9 @@ class IngestRun {
   // workloads' locks (orders every writer shares, so that writers running at
   // once never wait for each other in a cycle).
   void InsertDeferred();
+  // Throws InputsMoved when the settings, catalog or pools changed since
+  // the run read them.
+  void CheckInputs();
 
   bool strict_;
   RecordForm form_;
@@ -185,6 +201,7 @@ class IngestRun {
   std::string content_key_;  // reused for every record
   double now_ = 0;           // the store's clock for this chunk
   std::int64_t batches_ = 0;
+  std::int64_t chunks_begun_ = 0;
   bool chunk_open_ = false;  // between BeginChunk and ChunkCommitted
   std::int64_t reported_line_ = 0;
 };
