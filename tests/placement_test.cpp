@@ -1302,6 +1302,43 @@ TEST_CASE("placement: a MIG pool's free_partitions bounds it when free_gpu_share
   }
 }
 
+TEST_CASE("placement: a C++ caller's declared values are checked as the JSON form checks them",
+          "[placement]") {
+  SharedCards f;
+  auto evaluator = PlacementEvaluator::Open(*f.store);
+  REQUIRE(evaluator.ok());
+  const auto refused = [&](const ExecutionToPlace& execution) {
+    auto result = (*evaluator)
+                      ->Evaluate(execution, {SharedCards::Shares("a", {1, 1, 1, 1})},
+                                 PlacementPolicy::kBestFit, kNow);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == hwrec::StatusCode::kInvalidArgument);
+    return result.status().message();
+  };
+  ExecutionToPlace bad = f.half;
+  bad.declared.gpu_count = -1;
+  CHECK_THAT(refused(bad),
+             Catch::StartsWith("declared.gpu_count is -1: ") && Catch::Contains("0 or more"));
+  bad = f.half;
+  bad.declared.gpu_compute_fraction = 1.5;
+  CHECK_THAT(refused(bad), Catch::StartsWith("declared.gpu_compute_fraction is 1.5: "));
+  bad = f.half;
+  bad.declared.memory_bytes = -5;
+  CHECK_THAT(refused(bad), Catch::StartsWith("declared.memory_bytes is -5: "));
+  bad = f.half;
+  bad.retry_floor = DeclaredResources{};
+  bad.retry_floor->gpu_memory_gb = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THAT(refused(bad), Catch::StartsWith("retry_floor.gpu_memory_gb is nan: "));
+  bad = f.half;
+  bad.declared.pinned = {"gpu_count"};
+  CHECK_THAT(refused(bad),
+             Catch::Contains("pinned 'gpu_count' is not a figure that can be pinned"));
+  bad = f.half;
+  bad.declared.pinned = {"memory_bytes"};
+  bad.declared.memory_bytes.reset();
+  CHECK_THAT(refused(bad), Catch::Contains("pinned 'memory_bytes' has no declared value"));
+}
+
 TEST_CASE("placement: a pool the execution does not fit names no card", "[placement]") {
   SharedCards f;
   ExecutionToPlace too_many_cores = f.half;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -19,7 +20,39 @@
 
 namespace hwrec::internal {
 
+namespace {
+
+// The counts and sizes of `d` ("declared", "retry_floor") in the ranges the
+// JSON and Python forms take: a C++ caller's go unchecked by them.
+Status CheckDeclared(const DeclaredResources& d, std::string_view what) {
+  const auto bad = [&](std::string_view field, const auto& value, std::string_view range) {
+    return Status::InvalidArgument(fmt::format("{}.{} is {}: give {}", what, field, value, range));
+  };
+  if (d.gpu_count && *d.gpu_count < 0) return bad("gpu_count", *d.gpu_count, "0 or more");
+  if (d.gpu_memory_gb && !(std::isfinite(*d.gpu_memory_gb) && *d.gpu_memory_gb > 0)) {
+    return bad("gpu_memory_gb", *d.gpu_memory_gb, "GiB per GPU, more than 0");
+  }
+  if (d.gpu_compute_fraction && !(*d.gpu_compute_fraction > 0 && *d.gpu_compute_fraction <= 1)) {
+    return bad("gpu_compute_fraction", *d.gpu_compute_fraction, "a share of one card, in (0, 1]");
+  }
+  if (d.cpu_millicores && *d.cpu_millicores <= 0) {
+    return bad("cpu_millicores", *d.cpu_millicores, "more than 0");
+  }
+  if (d.memory_bytes && *d.memory_bytes <= 0) {
+    return bad("memory_bytes", *d.memory_bytes, "more than 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ExecutionFacts> ResolveExecution(const ExecutionToPlace& execution) {
+  if (Status valid = CheckDeclared(execution.declared, "declared"); !valid.ok()) return valid;
+  if (execution.retry_floor) {
+    if (Status valid = CheckDeclared(*execution.retry_floor, "retry_floor"); !valid.ok()) {
+      return valid;
+    }
+  }
   ExecutionFacts facts;
   facts.execution = &execution;
   const DeclaredResources& d = execution.declared;
