@@ -1207,6 +1207,38 @@ TEST_CASE("router: a card too small for one shard is pruned with the first reaso
              Catch::Contains("needs a sharded launch command"));
 }
 
+TEST_CASE("router: each machine type of a card and width is a rung of its own",
+          "[router][engine]") {
+  RouterFixture f;
+  // A second one-GPU A100 80GB machine, sorting before the intents' legacy
+  // a2-ultragpu-1g, and an eight-GPU H100 machine offered on demand beside
+  // A3 High (SPOT and FLEX_START only).
+  const auto imported = hwrec::ImportRouterConfig(*f.store, R"({"gcp_machines": [
+      {"machine_type": "a2-custom-1g", "gpu_brand": "NVIDIA", "gpu_model": "A100 80GB",
+       "gpu_count": 1, "vcpus": 12, "memory_gb": 170, "provisioning": ["SPOT", "STANDARD"]},
+      {"machine_type": "a3-megagpu-8g", "gpu_brand": "NVIDIA", "gpu_model": "H100 80GB",
+       "gpu_count": 8, "vcpus": 208, "memory_gb": 1872,
+       "provisioning": ["SPOT", "FLEX_START", "STANDARD"]}]})");
+  INFO(imported.message());
+  REQUIRE(imported.ok());
+  f.HistoryAtEveryWidth("ghcr.io/acme/capture-7b:1.0", 40);
+  // Width 1 is the legacy ladder: the intent's own machine.
+  const std::vector<std::string> one = Ids(f.Plan("capture-7b", 1, 2).ladder);
+  CHECK(std::find(one.begin(), one.end(), "gcp/a2-ultragpu-1g/spot") != one.end());
+  for (const std::string& id : one) CHECK(id.find("a2-custom-1g") == std::string::npos);
+  // Eight wide and long: the second H100 machine is a rung of its own, and
+  // its STANDARD rung is judged on its own offer (then pruned by the seeded
+  // on-demand quota), not refused for A3 High's.
+  const auto wide = f.Plan("capture-7b", 8, 8 * 24);
+  const std::vector<std::string> ids = Ids(wide.ladder);
+  CHECK(std::find(ids.begin(), ids.end(), "gcp/a3-megagpu-8g/spot") != ids.end());
+  const auto pruned = PrunedReasons(wide);
+  CHECK_THAT(pruned.at("gcp/a3-highgpu-8g/standard"),
+             Catch::Contains("offered with SPOT or FLEX_START only"));
+  CHECK_THAT(pruned.at("gcp/a3-megagpu-8g/standard"),
+             Catch::StartsWith("quota NVIDIA_H100_GPUS admits 0 GPU(s)"));
+}
+
 TEST_CASE("router: the no-fit message names the card that could hold a shard and what pruned it",
           "[router][engine]") {
   RouterFixture f;

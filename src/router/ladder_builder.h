@@ -95,11 +95,13 @@ class LadderBuilder {
     auto it = s_.card_memory_gb.find(model);
     return it == s_.card_memory_gb.end() ? 0 : it->second;
   }
-  const GcpMachineType* MachineOf(const std::string& model, int width) const {
+  // Calls `fn` with every machine type of `width` cards of `model`, in the
+  // configuration's order: each is a rung of its own.
+  template <typename Fn>
+  void ForEachMachine(const std::string& model, int width, Fn&& fn) const {
     for (const GcpMachineType& m : s_.config.machines) {
-      if (m.gpu_count == width && m.gpu_model == model) return &m;  // cheap test first
+      if (m.gpu_count == width && m.gpu_model == model) fn(m);  // cheap test first
     }
-    return nullptr;
   }
   const std::string& LegacyModel() const {
     return s_.config.FindMachine(intent_.legacy_machine)->gpu_model;

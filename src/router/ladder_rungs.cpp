@@ -151,7 +151,7 @@ void LadderBuilder::PruneTooSmall(const GcpMachineType& m) {
 void LadderBuilder::AddGcpRungs(int width, const std::vector<std::string>& models) {
   for (Provisioning p : ProvisioningOrder(plan_.length_class)) {
     for (const std::string& model : models) {
-      if (const GcpMachineType* m = MachineOf(model, width)) AddGcpRung(*m, p);
+      ForEachMachine(model, width, [&](const GcpMachineType& m) { AddGcpRung(m, p); });
     }
   }
 }
@@ -221,8 +221,8 @@ void LadderBuilder::AddLegacyChain() {
     const std::optional<ShardFit>& fit = FitOn(legacy);
     if (fit && !fit->fits()) {
       PruneTooSmall(legacy);
-    } else {
-      AddGcpRungs(1, {LegacyModel()});
+    } else {  // the intent's own machine, whatever else offers its card
+      for (Provisioning p : ProvisioningOrder(plan_.length_class)) AddGcpRung(legacy, p);
     }
   }
   AddLanes(width, CardMemory(LegacyModel()));
@@ -264,7 +264,8 @@ LadderBuilder::Eligible LadderBuilder::EligibleModels(int width) {
           fit->Learned(), fit->card_gb, fit->fits() ? "fits" : "does not fit"));
     }
     if (fit && !fit->fits()) {
-      eligible.too_small.push_back(&m);
+      ForEachMachine(m.gpu_model, width,
+                     [&](const GcpMachineType& same) { eligible.too_small.push_back(&same); });
       continue;
     }
     const int rank = on_card ? 0 : 1;
