@@ -296,6 +296,24 @@ TEST_CASE("legacy migration: a dry run prints the plan and leaves the file byte-
   CHECK(grouped == 3000);
 }
 
+TEST_CASE("legacy migration: a dry run leaves a store kept in a rollback journal byte-identical",
+          "[legacy]") {
+  TempDir dir;
+  const std::string path = dir.File("fixture.db");
+  hwrec::test::MakeSeededLegacy(path, 200, 12);
+  {  // as a store a killed migration left, mid-switch, in a rollback journal
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    REQUIRE(db.execAndGet("PRAGMA journal_mode = DELETE").getString() == "delete");
+  }
+  const std::string before = ReadFile(path);
+  const auto dry = RunCli("migrate " + ShellQuote(path) + " --dry-run");
+  INFO(dry.out + dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const bool unchanged = ReadFile(path) == before;  // bytes: not printed
+  CHECK(unchanged);
+  CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
 TEST_CASE("legacy migration: migrated plus quarantined rows equal the legacy rows", "[legacy]") {
   TempDir dir;
   const std::string path = dir.File("fixture.db");

@@ -149,6 +149,7 @@ nlohmann::ordered_json PlanJson(const LegacyPlan& plan) {
 int PrintDryRun(const MigrateArgs& a, const std::vector<NodePool>& pools) {
   StoreOptions options;
   options.read_only = true;  // a preview never writes, not even the WAL switch
+  options.no_repair = true;
   auto store = OpenStore(a.store, options);
   if (!store) return kExitError;
   auto plan = PlanLegacyMigration(*store, pools);
