@@ -378,3 +378,41 @@ TEST_CASE("check: derived data is checked against a rebuild on either engine", "
   CHECK(report->checks[4].state == hwrec::CheckState::kProblem);
   CHECK_THAT(report->checks[4].problems.front(), Catch::Contains("counts 99 executions"));
 }
+
+TEST_CASE("check: a histogram or recent values unlike the observations are reported",
+          "[check][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "histogram.db");
+  const auto store = hwrec::test::OpenStoreOrFail(location);
+  // Three executions finished at one time: 10, 20 and 30 GB.
+  std::ostringstream lines;
+  for (int i = 0; i < 3; ++i) {
+    lines << fmt::format(
+                 R"({{"execution_id":"h-{}","action_image":"ghcr.io/acme/train:1",)"
+                 R"("finished_at":"2026-11-28T10:00:00Z","status":"success",)"
+                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
+                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+                 R"("gpu_memory_peak_gb":{}}})",
+                 i, 10 * (i + 1))
+          << "\n";
+  }
+  std::istringstream in(lines.str());
+  auto ingestor = hwrec::Ingestor::Open(*store);
+  REQUIRE(ingestor.ok());
+  REQUIRE((*ingestor)->IngestJsonLines(in).ok());
+  RequireSound(*hwrec::CheckStore(location));
+  // Now the observations say 5 and 25 where the aggregates hold 10 and 20:
+  // the same count, maximum, time, average and evidence, but not the same
+  // histogram (percentile figures) or recent values (max-of-last figures).
+  hwrec::store::ConnectionOf(*store).Execute(
+      "UPDATE observations SET gpu_memory_peak_gb = CASE gpu_memory_peak_gb WHEN 10 THEN 5 "
+      "WHEN 20 THEN 25 ELSE gpu_memory_peak_gb END");
+  auto report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  const hwrec::CheckResult& aggregates = report->checks[3];
+  REQUIRE(aggregates.name == "aggregates");
+  CHECK(aggregates.state == hwrec::CheckState::kProblem);
+  REQUIRE_FALSE(aggregates.problems.empty());
+  CHECK_THAT(aggregates.problems[0],
+             Catch::Contains("gpu_memory_gb") && Catch::Contains("histogram or recent values"));
+}

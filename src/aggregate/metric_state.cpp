@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <tuple>
 
 namespace hwrec::internal {
 
@@ -218,6 +219,34 @@ std::optional<RecentValue> MetricState::MaxOfRecentEntry(std::size_t n) const {
 std::optional<double> MetricState::MaxEver() const {
   if (count_ == 0) return std::nullopt;
   return max_;
+}
+
+bool MetricState::SameHistory(const MetricState& other, double tolerance) const {
+  if (count_ != other.count_) return false;
+  if (count_ == 0) return true;
+  const auto share = [](const MetricState& s, int bucket) {
+    const int i = bucket - s.first_bucket_;
+    if (i < 0 || i >= static_cast<int>(s.weights_.size()) || !(s.total_weight_ > 0)) return 0.0;
+    return s.weights_[static_cast<std::size_t>(i)] / s.total_weight_;
+  };
+  const int first = std::min(first_bucket_, other.first_bucket_);
+  const int end = std::max(first_bucket_ + static_cast<int>(weights_.size()),
+                           other.first_bucket_ + static_cast<int>(other.weights_.size()));
+  for (int bucket = first; bucket < end; ++bucket) {
+    if (std::fabs(share(*this, bucket) - share(other, bucket)) > tolerance) return false;
+  }
+  if (recent_.size() != other.recent_.size()) return false;
+  const auto sorted = [](std::vector<RecentValue> values) {
+    std::sort(values.begin(), values.end(), [](const RecentValue& a, const RecentValue& b) {
+      return std::tie(a.time, a.value) < std::tie(b.time, b.value);
+    });
+    return values;
+  };
+  const std::vector<RecentValue> mine = sorted(recent_), theirs = sorted(other.recent_);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (mine[i].time != theirs[i].time || mine[i].value != theirs[i].value) return false;
+  }
+  return true;
 }
 
 void MetricState::AppendTo(std::string* out) const {

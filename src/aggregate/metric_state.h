@@ -81,6 +81,11 @@ class MetricState {
   // in it and beneath it.
   std::optional<PercentileBucket> BucketOfPercentile(double q) const;
   std::optional<double> MaxEver() const;
+  // Whether `other` holds the same history as far as figures read it: each
+  // bucket's share of the decayed weight within `tolerance` (states built in
+  // another order round differently), and the same recent values by time and
+  // value (in any order among equal times).
+  bool SameHistory(const MetricState& other, double tolerance) const;
 
   void AppendTo(std::string* out) const;
   // Reads one state from `data` at `*offset`, advancing it; false if malformed,

@@ -60,6 +60,9 @@ std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt) 
       return fmt::format("{}: the state differs from the observations (average {} vs {})", figure,
                          *a.DecayedAverage(), *b.DecayedAverage());
     }
+    if (!a.SameHistory(b, 1e-6)) {
+      return fmt::format("{}: the histogram or recent values differ from the observations", figure);
+    }
   }
   return "";
 }
