@@ -1,12 +1,15 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "aggregate/aggregator.h"
 #include "aggregate/settings.h"
@@ -1022,6 +1025,83 @@ TEST_CASE("quarantine: list and resolve work on a migrated store copied to eithe
   auto left = hwrec::ListQuarantine(*store, hwrec::QuarantineFilter{});
   REQUIRE(left.ok());
   CHECK(left->size() == 5);
+}
+
+TEST_CASE("quarantine: resolving while another writer ingests the same workload loses nothing",
+          "[legacy][engine]") {
+  TempDir dir;
+  const std::string path = dir.File("legacy.db");
+  MakeLegacy(path);
+  AddLegacyPool(path, {"pool-nomodel", "site-a", "dgx-node", "full", 1, std::nullopt});
+  constexpr int kRows = 40;
+  for (int i = 0; i < kRows; ++i) {
+    LegacyRowSpec row = hwrec::test::Row(fmt::format("q-{}", i));
+    row.node_pool_id = "pool-nomodel";
+    row.gpu_memory_peak_gb = 10 + i % 7;
+    row.finished_at += 60 * i;
+    AddLegacyRow(path, row);
+  }
+  MigrateOrFail(path);
+  const std::string location = hwrec::test::NewStoreLocation(dir, "busy.db");
+  {
+    auto file = hwrec::test::OpenStoreOrFail(path);
+    auto copy = hwrec::test::OpenStoreOrFail(location);
+    REQUIRE(hwrec::CopyStore(*file, *copy).ok());
+  }
+  auto store = hwrec::test::OpenStoreOrFail(location);
+  auto quarantined = hwrec::ListQuarantine(*store, hwrec::QuarantineFilter{});
+  REQUIRE(quarantined.ok());
+  REQUIRE(quarantined->size() == static_cast<std::size_t>(kRows));
+
+  // Another replica's Runner ingests the same workload on the same card,
+  // one record per call, while each quarantined row is resolved onto it.
+  std::atomic<bool> stop{false};
+  std::atomic<int> ingested{0};
+  std::string ingest_failure;
+  std::thread runner([&] {
+    auto other = hwrec::Store::Open(location, {});
+    if (!other.ok()) {
+      ingest_failure = other.status().ToString();
+      return;
+    }
+    auto ingestor = hwrec::Ingestor::Open(**other);
+    for (int i = 0; !stop && i < 5000; ++i) {
+      std::istringstream line(fmt::format(
+          R"({{"execution_id":"live-{}","action_image":"registry/train:1","finished_at":{},)"
+          R"("status":"success","hardware":{{"instance_type":"dgx-node","gpu_count":1,)"
+          R"("gpu_mode":"full","gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+          R"("gpu_memory_peak_gb":{}}})",
+          i, 1788220800 + 30 * i, 12 + i % 5));
+      auto summary = (*ingestor)->IngestJsonLines(line);
+      if (!summary.ok()) {
+        ingest_failure = summary.status().ToString();
+        return;
+      }
+      ingested += static_cast<int>(summary->accepted);
+    }
+  });
+  std::string resolve_failure;
+  for (const hwrec::QuarantinedRow& row : *quarantined) {
+    hwrec::QuarantineFilter one;
+    one.ids = {row.id};
+    auto resolved = Resolve(*store, one, "A100 80GB", std::nullopt);
+    if (!resolved.ok() || resolved->moved != 1) {
+      resolve_failure = resolved.ok() ? "not moved" : resolved.status().ToString();
+      break;
+    }
+  }
+  stop = true;
+  runner.join();
+  CHECK(resolve_failure == "");
+  CHECK(ingest_failure == "");
+  INFO("ingested alongside: " << ingested.load());
+  auto report = hwrec::CheckStore(location);
+  REQUIRE(report.ok());
+  for (const hwrec::CheckResult& check : report->checks) {
+    INFO(check.name << ": " << check.summary);
+    for (const std::string& problem : check.problems) UNSCOPED_INFO(problem);
+    CHECK(check.state != hwrec::CheckState::kProblem);
+  }
 }
 
 TEST_CASE("legacy migration: aggregates built while rows move equal a rebuild", "[legacy]") {

@@ -143,59 +143,64 @@ Result<QuarantineResolveSummary> ResolveQuarantine(Store& store,
     }
     auto resolver = internal::MakeLegacyResolver(store, std::move(catalog).value(), {});
     if (!resolver.ok()) return resolver.status();
-    const internal::RecommenderSettings settings = internal::LoadSettings(db);
-    QuarantineResolveSummary summary;
-    store::WriteTransaction tx(db);
-    internal::AggregateWriter aggregates(db, settings);
-    {
-      internal::LegacyMover mover(db, {internal::NowEpochSeconds(), settings.max_clock_skew_hours},
-                                  &aggregates);
-      std::vector<std::pair<LegacyRow, std::string>> rows;  // with its reason code
-      ForEachMatch(db, filter,
-                   [&](const LegacyRow& row, const std::string& code, const std::string&) {
-                     rows.emplace_back(row, code);
-                   });
-      const auto remove = db.Prepare("DELETE FROM legacy_quarantine WHERE id = ?");
-      const auto keep =
-          db.Prepare("UPDATE legacy_quarantine SET reason_code = ?, reason = ? WHERE id = ?");
-      std::string code, reason;
-      for (const auto& [row, quarantined_as] : rows) {
-        ++summary.matched;
-        // By its own hardware first, as the migration routes a row: without a
-        // model, for a CPU-only row (it never gets a GPU model) and for a row
-        // quarantined for a value (mended since). Then with the model given.
-        auto by_row = (*resolver)->Resolve(row);
-        const bool resolves = by_row->route != internal::LegacyRoute::kQuarantine;
-        const bool cpu_only = resolves && !internal::HasGpu(by_row->resolved.hardware);
-        const bool given = target || unknown_model;
-        bool own = !given || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
-        bool moved = own && mover.TryStore(row, by_row, &code, &reason);
-        if (!moved && given && !cpu_only) {
-          own = false;
-          moved = mover.TryStore(
-              row,
-              std::make_shared<const internal::LegacyResolution>(
-                  unknown_model ? (*resolver)->ResolveWithUnknownModel(
-                                      row, settings.total_compute_slices, quarantined_as)
-                                : (*resolver)->ResolveWithModel(row, *target)),
-              &code, &reason);
-        }
-        if (moved) {
-          ++summary.moved;
-          if (own) ++summary.moved_by_own_hardware;
-          store::BindRow(*remove, row.id);
-          remove->Run();
-        } else {
-          store::BindRow(*keep, code, reason, row.id);
-          keep->Run();
-          summary.kept.push_back(ToQuarantinedRow(row, code, reason));
+    // Run again when the engine cancels it; under every workload's lock, as a
+    // refresh: no ingest batch merges the aggregates it writes beside it.
+    return store::RunWrite(db, [&]() -> Result<QuarantineResolveSummary> {
+      store::AllWorkloadsLock all(db);
+      store::WriteTransaction tx(db);
+      const internal::RecommenderSettings settings = internal::LoadSettings(db);
+      QuarantineResolveSummary summary;
+      internal::AggregateWriter aggregates(db, settings);
+      {
+        internal::LegacyMover mover(
+            db, {internal::NowEpochSeconds(), settings.max_clock_skew_hours}, &aggregates);
+        std::vector<std::pair<LegacyRow, std::string>> rows;  // with its reason code
+        ForEachMatch(db, filter,
+                     [&](const LegacyRow& row, const std::string& code, const std::string&) {
+                       rows.emplace_back(row, code);
+                     });
+        const auto remove = db.Prepare("DELETE FROM legacy_quarantine WHERE id = ?");
+        const auto keep =
+            db.Prepare("UPDATE legacy_quarantine SET reason_code = ?, reason = ? WHERE id = ?");
+        std::string code, reason;
+        for (const auto& [row, quarantined_as] : rows) {
+          ++summary.matched;
+          // By its own hardware first, as the migration routes a row: without a
+          // model, for a CPU-only row (it never gets a GPU model) and for a row
+          // quarantined for a value (mended since). Then with the model given.
+          auto by_row = (*resolver)->Resolve(row);
+          const bool resolves = by_row->route != internal::LegacyRoute::kQuarantine;
+          const bool cpu_only = resolves && !internal::HasGpu(by_row->resolved.hardware);
+          const bool given = target || unknown_model;
+          bool own = !given || cpu_only || (resolves && quarantined_as == internal::kInvalidField);
+          bool moved = own && mover.TryStore(row, by_row, &code, &reason);
+          if (!moved && given && !cpu_only) {
+            own = false;
+            moved = mover.TryStore(
+                row,
+                std::make_shared<const internal::LegacyResolution>(
+                    unknown_model ? (*resolver)->ResolveWithUnknownModel(
+                                        row, settings.total_compute_slices, quarantined_as)
+                                  : (*resolver)->ResolveWithModel(row, *target)),
+                &code, &reason);
+          }
+          if (moved) {
+            ++summary.moved;
+            if (own) ++summary.moved_by_own_hardware;
+            store::BindRow(*remove, row.id);
+            remove->Run();
+          } else {
+            store::BindRow(*keep, code, reason, row.id);
+            keep->Run();
+            summary.kept.push_back(ToQuarantinedRow(row, code, reason));
+          }
         }
       }
-    }
-    aggregates.Flush();
-    summary.recommendations = internal::RefreshAllRecommendations(db);
-    tx.Commit();
-    return summary;
+      aggregates.Flush();
+      summary.recommendations = internal::RefreshAllRecommendations(db);
+      tx.Commit();
+      return summary;
+    });
   });
 }
 
