@@ -3,9 +3,13 @@
 #include <sqlite3.h>
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "hwrec/catalog.h"
 #include "hwrec/config.h"
@@ -262,6 +266,34 @@ TEST_CASE("ingest: a batch after another writer registered a pool or changed a s
   CHECK(store::ConnectionOf(*kept.store)
             .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'late-1'")
             .value_or("") == "n2-standard-8");
+}
+
+TEST_CASE("ingest: a stream that waited for its first line checks it with the settings then",
+          "[ingest][engine]") {
+  KeptStore kept("waited_stream");
+  const double now = Now();
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  hwrec::Result<IngestSummary> summary = Status::Internal("not run");
+  // `hwrec ingest STORE -` started before anything arrived: it has read the
+  // settings and waits for its first line.
+  std::thread stream([&] { summary = kept.ingestor->IngestJsonLines(fds[0]); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // orders, asserts nothing
+  {
+    auto other = hwrec::test::OpenStoreOrFail(kept.location);
+    REQUIRE(SetConfig(*other, "ingest.max_clock_skew_hours", "1").ok());
+  }
+  const std::string lines =
+      Record("now", now, R"("gpu_count":0)") + Record("ahead", now + 7200, R"("gpu_count":0)");
+  REQUIRE(write(fds[1], lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()));
+  close(fds[1]);
+  stream.join();
+  close(fds[0]);
+  REQUIRE(summary.ok());
+  CHECK(summary->accepted == 1);
+  REQUIRE(summary->rejects.size() == 1);
+  CHECK(summary->rejects[0].execution_id == "ahead");
+  CHECK(summary->rejects[0].field == "finished_at");
 }
 
 TEST_CASE("kept ingestor: a store another writer put behind the schema is refused next call",

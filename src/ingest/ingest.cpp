@@ -95,6 +95,7 @@ Status WriteChunkOnCurrentInputs(Store& store, const IngestOptions& options,
     try {
       return WriteChunk(db, **run, options, first_line, [&] { add(**run); });
     } catch (const InputsMoved&) {
+      (*run)->AbandonChunk();  // rolled back: its counts and kept states go
       auto next = IngestRun::Start(store, options, kept);
       if (!next.ok()) return next.status();
       (*next)->Continue(**run);

@@ -156,23 +156,21 @@ void IngestRun::FinishChunk() {
   aggregates_.Flush(&written);
   std::set<internal::MaterialKey> touched;
   for (auto& key : aggregates_.TakeTouched()) touched.insert(key);
-  // The figures are made with the settings the transaction sees: the run's,
-  // unless another writer changed them since it began (then read afresh, and
-  // again by the next run, as the change stays pending).
-  const bool settings_moved = watch_ != nullptr && watch_->Poll()(store::ChangeArea::kSettings);
-  internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(),
-                                       settings_moved ? nullptr : &settings_, &written);
+  // What the run read still stands, as the transaction sees it under the
+  // locks the merge took: else the chunk is written again by a run that
+  // reads it (a stream that waited for its first line, a config set that
+  // rebuilt the aggregates meanwhile).
+  if (watch_ != nullptr) {
+    const store::StoreChanges changed = watch_->Poll();
+    if (changed(store::ChangeArea::kSettings) || changed(store::ChangeArea::kCatalog) ||
+        changed(store::ChangeArea::kPools)) {
+      throw InputsMoved{};
+    }
+  }
+  internal::MaterializeRecommendations(db_, touched, internal::NowEpochSeconds(), &settings_,
+                                       &written);
   aggregates_.Keep(&written);
   if (kept_aggregates_ != nullptr) kept_aggregates_->Sealed(db_);  // nothing is written after
-}
-
-void IngestRun::CheckInputs() {
-  if (watch_ == nullptr) return;
-  const store::StoreChanges changed = watch_->Poll();
-  if (changed(store::ChangeArea::kSettings) || changed(store::ChangeArea::kCatalog) ||
-      changed(store::ChangeArea::kPools)) {
-    throw InputsMoved{};
-  }
 }
 
 void IngestRun::Continue(IngestRun& earlier) {

@@ -50,9 +50,10 @@ struct PendingLine {
   bool truncated = false;  // longer than max_line_bytes
 };
 
-// Thrown by BeginChunk when another writer committed new settings, catalog
+// Thrown by FinishChunk when another writer committed new settings, catalog
 // or pools since the run read them: the chunk's transaction rolls back, and
-// the caller writes the chunk with a new run (Continue), which reads them.
+// the caller abandons the chunk and writes it with a new run (Continue),
+// which reads them.
 struct InputsMoved {};
 
 // One Ingest call, or the part of one since its inputs last moved: the
@@ -89,12 +90,8 @@ class IngestRun {
   // Ingestor's kept states: they may hold what its transaction rolled back.
   ~IngestRun();
 
-  // In the chunk's transaction, before its first record. A run's later
-  // chunks first check, under the write lock, that the settings, catalog and
-  // pools it read still stand (the first was read just before); throws
-  // InputsMoved when not.
+  // In the chunk's transaction, before its first record.
   void BeginChunk() {
-    if (chunks_begun_++ > 0) CheckInputs();
     chunk_open_ = true;
     if (kept_aggregates_ != nullptr) kept_aggregates_->Check(db_);
     now_ = internal::NowEpochSeconds();
@@ -107,7 +104,9 @@ class IngestRun {
   void AbandonChunk();
   // Writes what the chunk's records derive: aggregates and the recommendations
   // of the keys they touched. Inside the chunk's transaction, last before
-  // commit: it reads the store's version under the write lock.
+  // commit: it reads the store's version under the write lock (and, where
+  // writers run at once, under the workloads' locks), and throws InputsMoved
+  // when the settings, catalog or pools changed since the run read them.
   void FinishChunk();
   // After the chunk's transaction committed: the kept states are what the
   // store held as FinishChunk left it (a failed COMMIT rolls back without
@@ -169,9 +168,6 @@ class IngestRun {
   // workloads' locks (orders every writer shares, so that writers running at
   // once never wait for each other in a cycle).
   void InsertDeferred();
-  // Throws InputsMoved when the settings, catalog or pools changed since
-  // the run read them.
-  void CheckInputs();
 
   bool strict_;
   RecordForm form_;
@@ -201,7 +197,6 @@ class IngestRun {
   std::string content_key_;  // reused for every record
   double now_ = 0;           // the store's clock for this chunk
   std::int64_t batches_ = 0;
-  std::int64_t chunks_begun_ = 0;
   bool chunk_open_ = false;  // between BeginChunk and ChunkCommitted
   std::int64_t reported_line_ = 0;
 };
