@@ -416,3 +416,29 @@ TEST_CASE("check: a histogram or recent values unlike the observations are repor
   CHECK_THAT(aggregates.problems[0],
              Catch::Contains("gpu_memory_gb") && Catch::Contains("histogram or recent values"));
 }
+
+TEST_CASE("check: a full ring of equal finish times checks clean whatever order filled it",
+          "[check][engine]") {
+  TempDir dir;
+  const std::string location = hwrec::test::NewStoreLocation(dir, "ties.db");
+  const auto store = hwrec::test::OpenStoreOrFail(location);
+  // Twelve executions finished at one time (the ring keeps 10), in an order
+  // unlike their ids' on PostgreSQL (ids follow execution_id order there) and
+  // unlike a rebuild's (by finish time, then id).
+  std::ostringstream lines;
+  for (int i = 11; i >= 0; --i) {
+    lines << fmt::format(
+                 R"({{"execution_id":"tie-{:02}","action_image":"ghcr.io/acme/train:1",)"
+                 R"("finished_at":"2026-11-28T10:00:00Z","status":"success",)"
+                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
+                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+                 R"("gpu_memory_peak_gb":{}}})",
+                 i, 10 + i)
+          << "\n";
+  }
+  std::istringstream in(lines.str());
+  auto ingestor = hwrec::Ingestor::Open(*store);
+  REQUIRE(ingestor.ok());
+  REQUIRE((*ingestor)->IngestJsonLines(in).ok());
+  RequireSound(*hwrec::CheckStore(location));
+}

@@ -221,7 +221,8 @@ std::optional<double> MetricState::MaxEver() const {
   return max_;
 }
 
-bool MetricState::SameHistory(const MetricState& other, double tolerance) const {
+bool MetricState::SameHistory(const MetricState& other, double tolerance,
+                              std::size_t ring_size) const {
   if (count_ != other.count_) return false;
   if (count_ == 0) return true;
   const auto share = [](const MetricState& s, int bucket) {
@@ -243,8 +244,11 @@ bool MetricState::SameHistory(const MetricState& other, double tolerance) const 
     return values;
   };
   const std::vector<RecentValue> mine = sorted(recent_), theirs = sorted(other.recent_);
+  const bool full = mine.size() >= ring_size;
   for (std::size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i].time != theirs[i].time || mine[i].value != theirs[i].value) return false;
+    if (mine[i].time != theirs[i].time) return false;
+    if (full && mine[i].time == mine.front().time) continue;  // which ties were kept
+    if (mine[i].value != theirs[i].value) return false;
   }
   return true;
 }

@@ -84,8 +84,11 @@ class MetricState {
   // Whether `other` holds the same history as far as figures read it: each
   // bucket's share of the decayed weight within `tolerance` (states built in
   // another order round differently), and the same recent values by time and
-  // value (in any order among equal times).
-  bool SameHistory(const MetricState& other, double tolerance) const;
+  // value (in any order among equal times). A full ring (`ring_size`) may
+  // have kept other values of its oldest time: which of equal times were
+  // dropped depends on the order they were added in, so there only their
+  // number must agree.
+  bool SameHistory(const MetricState& other, double tolerance, std::size_t ring_size) const;
 
   void AppendTo(std::string* out) const;
   // Reads one state from `data` at `*offset`, advancing it; false if malformed,

@@ -37,7 +37,8 @@ bool Near(double a, double b) {
 // What differs between a stored aggregate and its rebuild; "" when they agree.
 // Decayed sums are compared to a relative 1e-6: ingest adds executions in the
 // order they arrive, a rebuild in the order they finished.
-std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt) {
+std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt,
+                       std::size_t ring_size) {
   if (stored.samples != rebuilt.samples) {
     return fmt::format("{} samples, but the observations hold {}", stored.samples, rebuilt.samples);
   }
@@ -60,7 +61,7 @@ std::string Difference(const KeyAggregate& stored, const KeyAggregate& rebuilt) 
       return fmt::format("{}: the state differs from the observations (average {} vs {})", figure,
                          *a.DecayedAverage(), *b.DecayedAverage());
     }
-    if (!a.SameHistory(b, 1e-6)) {
+    if (!a.SameHistory(b, 1e-6, ring_size)) {
       return fmt::format("{}: the histogram or recent values differ from the observations", figure);
     }
   }
@@ -100,7 +101,8 @@ std::size_t CompareAggregatesWithRebuild(store::Connection& db, Findings* findin
                                 KeyLabel(db, key), aggregate.samples));
       continue;
     }
-    if (std::string diff = Difference(aggregate, at->second); !diff.empty()) {
+    if (std::string diff = Difference(aggregate, at->second, settings.max_range_samples);
+        !diff.empty()) {
       findings->Add(fmt::format("{}: {}", KeyLabel(db, key), diff));
     }
     rebuilt.erase(at);
