@@ -13,6 +13,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "hwrec/check.h"
 #include "hwrec/ingest.h"
@@ -341,6 +343,27 @@ void RequireSound(const hwrec::StoreCheckReport& report) {
   }
 }
 
+// Ingests executions of ghcr.io/acme/train:1 on one A100 80GB, all finished
+// at one time: (execution id, GPU memory peak in GB) each.
+void IngestAtOneTime(hwrec::Store& store,
+                     const std::vector<std::pair<std::string, double>>& peaks) {
+  std::ostringstream lines;
+  for (const auto& [id, peak] : peaks) {
+    lines << fmt::format(
+                 R"({{"execution_id":"{}","action_image":"ghcr.io/acme/train:1",)"
+                 R"("finished_at":"2026-11-28T10:00:00Z","status":"success",)"
+                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
+                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
+                 R"("gpu_memory_peak_gb":{}}})",
+                 id, peak)
+          << "\n";
+  }
+  std::istringstream in(lines.str());
+  auto ingestor = hwrec::Ingestor::Open(store);
+  REQUIRE(ingestor.ok());
+  REQUIRE((*ingestor)->IngestJsonLines(in).ok());
+}
+
 }  // namespace
 
 TEST_CASE("check: derived data is checked against a rebuild on either engine", "[check][engine]") {
@@ -385,21 +408,7 @@ TEST_CASE("check: a histogram or recent values unlike the observations are repor
   const std::string location = hwrec::test::NewStoreLocation(dir, "histogram.db");
   const auto store = hwrec::test::OpenStoreOrFail(location);
   // Three executions finished at one time: 10, 20 and 30 GB.
-  std::ostringstream lines;
-  for (int i = 0; i < 3; ++i) {
-    lines << fmt::format(
-                 R"({{"execution_id":"h-{}","action_image":"ghcr.io/acme/train:1",)"
-                 R"("finished_at":"2026-11-28T10:00:00Z","status":"success",)"
-                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
-                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
-                 R"("gpu_memory_peak_gb":{}}})",
-                 i, 10 * (i + 1))
-          << "\n";
-  }
-  std::istringstream in(lines.str());
-  auto ingestor = hwrec::Ingestor::Open(*store);
-  REQUIRE(ingestor.ok());
-  REQUIRE((*ingestor)->IngestJsonLines(in).ok());
+  IngestAtOneTime(*store, {{"h-0", 10}, {"h-1", 20}, {"h-2", 30}});
   RequireSound(*hwrec::CheckStore(location));
   // Now the observations say 5 and 25 where the aggregates hold 10 and 20:
   // the same count, maximum, time, average and evidence, but not the same
@@ -425,20 +434,8 @@ TEST_CASE("check: a full ring of equal finish times checks clean whatever order 
   // Twelve executions finished at one time (the ring keeps 10), in an order
   // unlike their ids' on PostgreSQL (ids follow execution_id order there) and
   // unlike a rebuild's (by finish time, then id).
-  std::ostringstream lines;
-  for (int i = 11; i >= 0; --i) {
-    lines << fmt::format(
-                 R"({{"execution_id":"tie-{:02}","action_image":"ghcr.io/acme/train:1",)"
-                 R"("finished_at":"2026-11-28T10:00:00Z","status":"success",)"
-                 R"("hardware":{{"instance_type":"a2-ultragpu-1g","gpu_count":1,"gpu_mode":"full",)"
-                 R"("gpu_total":1,"gpu_brand":"NVIDIA","gpu_model":"A100 80GB"}},)"
-                 R"("gpu_memory_peak_gb":{}}})",
-                 i, 10 + i)
-          << "\n";
-  }
-  std::istringstream in(lines.str());
-  auto ingestor = hwrec::Ingestor::Open(*store);
-  REQUIRE(ingestor.ok());
-  REQUIRE((*ingestor)->IngestJsonLines(in).ok());
+  std::vector<std::pair<std::string, double>> peaks;
+  for (int i = 11; i >= 0; --i) peaks.emplace_back(fmt::format("tie-{:02}", i), 10 + i);
+  IngestAtOneTime(*store, peaks);
   RequireSound(*hwrec::CheckStore(location));
 }
