@@ -71,6 +71,13 @@ inline std::string Utf8(const py::handle& text, const std::string& name) {
   return Utf8(text.ptr(), [&] { return name; });
 }
 
+// A message as Python shows it: bytes that are not UTF-8 (a file name it
+// quotes) as \xNN.
+inline py::str MessageText(const std::string& message) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+      message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+}
+
 // A file path as Python names it: bytes that are not UTF-8 through surrogate
 // escapes (os.fsdecode), so that a store at such a path reports on itself.
 inline py::str PathText(const std::string& path) {

@@ -49,8 +49,7 @@ PyObject* NewClass(py::module_& m, const char* name, PyObject* base, const char*
 // Raises `cls(message)` with `.code` and `.message` set.
 // A message that quotes bytes which are not UTF-8 (a file name) shows them as \xNN.
 void Raise(PyObject* cls, const char* code, const std::string& message) {
-  const auto text = py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
-      message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+  const py::str text = MessageText(message);
   py::object error = py::reinterpret_borrow<py::object>(cls)(text);
   error.attr("code") = code;
   error.attr("message") = text;

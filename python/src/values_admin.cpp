@@ -87,11 +87,18 @@ void RegisterLegacy(py::module_& m) {
 
 void RegisterCheckAndCopy(py::module_& m) {
   py::class_<CheckResult> check(m, "CheckResult", "One check of a store and what it found.");
-  DefineValues(check, Field{"name", &CheckResult::name}, Field{"summary", &CheckResult::summary},
+  // Messages, which may quote the store's path: bytes that are not UTF-8 as \xNN.
+  DefineValues(check, Field{"name", &CheckResult::name},
+               Field{"summary", [](const CheckResult& c) { return MessageText(c.summary); }},
                Field{"state", [](const CheckResult& c) { return Name(ToString(c.state)); }},
-               Field{"problems", &CheckResult::problems},
+               Field{"problems",
+                     [](const CheckResult& c) {
+                       py::list problems;
+                       for (const std::string& p : c.problems) problems.append(MessageText(p));
+                       return problems;
+                     }},
                Field{"problem_count", &CheckResult::problem_count},
-               Field{"fix", &CheckResult::fix});
+               Field{"fix", [](const CheckResult& c) { return MessageText(c.fix); }});
 
   py::class_<StoreCheckReport> report(m, "StoreCheckReport", "What `hwrec check` found.");
   DefineValues(

@@ -3,11 +3,12 @@ store URI's password, or a megabyte of text, must not reach the caller's logs.""
 
 import os
 import random
+import sqlite3
 
 import pytest
 
 import hwrec
-from conftest import WHISPER
+from conftest import WHISPER, observation
 
 SECRET = "S3cretValue"
 PYBIND11_WORDS = ("Invoked with", "incompatible function", "incompatible constructor",
@@ -174,6 +175,27 @@ def test_a_path_that_is_not_utf8_opens_the_file_it_names(tmp_path):
         summary = source.copy_to(destination)
     assert (summary.source, summary.destination) == (path, copy_path)
     assert repr(summary)
+    # A damaged store's report names its backup in the fix: readable, \x80 kept as such.
+    with hwrec.Store(path) as store:
+        store.ingest([observation("ex-1")])
+    raw = os.fsencode(path)
+    with open(raw + b".hp-v1-backup-20261206T000000Z", "wb") as backup:
+        backup.write(b"")
+    with sqlite3.connect(raw) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'observations'").fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    with open(raw, "r+b") as f:
+        f.seek((page - 1) * size)
+        byte = f.read(1)
+        f.seek((page - 1) * size)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    damaged = hwrec.check(path)
+    assert not damaged.sound
+    fixes = [c.fix for c in damaged.checks if c.state == "problem"]
+    assert any("\\x80store.db.hp-v1-backup" in fix for fix in fixes), fixes
+    assert "\\x80store.db.hp-v1-backup" in repr(damaged.to_dict())
 
 
 def test_argument_values_are_refused_by_name(loaded):
