@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
 #include "hwrec/catalog.h"
@@ -288,6 +289,31 @@ TEST_CASE("pools import: good lines are registered, bad ones reported with line 
   CHECK(ids == std::vector<std::string>{"a100-80", "arm", "a30-mig", "mystery"});
   CHECK(FindOrFail(*store, "a30-mig").hardware.gpu_brand == "NVIDIA");
   CHECK_FALSE(FindOrFail(*store, "mystery").gpu_model_known());
+}
+
+TEST_CASE("pools import: an id or name too long to key rows is one line's error",
+          "[pools][engine]") {
+  test::TempDir dir;
+  auto store = test::OpenStoreOrFail(test::NewStoreLocation(dir, "store.db"));
+  // Random letters: no compression shortens them below PostgreSQL's index limit.
+  std::mt19937 random(20261206);
+  const auto noise = [&](std::size_t bytes) {
+    std::string text;
+    for (std::size_t i = 0; i < bytes; ++i) text += static_cast<char>('a' + random() % 26);
+    return text;
+  };
+  const std::string good = R"({"site_id":"s","node_pool_id":"good","instance_type":"c6g.large"})";
+  const std::string long_id =
+      R"({"site_id":"s","node_pool_id":")" + noise(3000) + R"(","instance_type":"c6g.large"})";
+  const std::string long_type =
+      R"({"site_id":"s","node_pool_id":"wide","instance_type":")" + noise(3000) + R"("})";
+  const auto summary = ImportOrFail(*store, good + "\n" + long_id + "\n" + long_type + "\n");
+  CHECK(summary.registered == 1);
+  REQUIRE(summary.errors.size() == 2);
+  CHECK(summary.errors[0].field == "node_pool_id");
+  CHECK_THAT(summary.errors[0].reason, Catch::Contains("at most 256 bytes"));
+  CHECK(summary.errors[1].field == "instance_type");
+  CHECK(FindOrFail(*store, "good").node_pool_id == "good");
 }
 
 TEST_CASE("pools import: re-imported pools count as unchanged, changed ones as updated",
