@@ -1294,6 +1294,8 @@ TEST_CASE("placement: a MIG pool's free_partitions bounds it when free_gpu_share
     const PlacementResult fits = f.Place(one, {one_free});
     REQUIRE(fits.chosen);
     CHECK(fits.evaluations[0].gpu_cards.empty());  // partitions, not shares of a card
+    // Nor do the unused shares say what is left: 7 whole cards it is not.
+    CHECK_FALSE(fits.evaluations[0].waste.gpu_left.has_value());
     const std::vector<std::string>& notes = fits.evaluations[0].notes;
     CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
       return note.rfind("free_gpu_shares not used: this pool gives whole ", 0) == 0 &&

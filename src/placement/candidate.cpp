@@ -347,7 +347,9 @@ std::optional<FreeGpu> FreeGpuOf(const PoolFacts& pool, const PlacementCandidate
   free.cpu_millicores = CapacityOf(pool.pool.hardware.cpu_millicores, c.free_cpu_millicores).amount;
   const std::int64_t node_cards = pool.pool.hardware.gpu_count.value_or(0);
   if (node_cards == 0) return free;
-  if (!c.free_gpu_shares.empty()) {
+  // Shares of a card say what is free where cards are shared by share; a MIG
+  // pool gives partitions whole, and the shares listed go unused.
+  if (!c.free_gpu_shares.empty() && !SplitByMig(pool)) {
     free.shares = c.free_gpu_shares;
   } else if (c.free_partitions && pool.partition != nullptr &&
              pool.partition->compute_fraction >= 1 - kEpsilon) {
@@ -366,7 +368,9 @@ void ScoreCards(const ExecutionFacts& e, const PoolFacts& pool, const PlacementC
   if (!free) return;
   CardRequest request{e.shape.gpu_count, 1};
   if (free->shares.empty()) request.count = 0;
-  if (!c.free_gpu_shares.empty()) request = RequestOnCards(e, pool, out->needs);
+  if (!c.free_gpu_shares.empty() && !SplitByMig(pool)) {
+    request = RequestOnCards(e, pool, out->needs);
+  }
   double total = 0;
   for (const double s : free->shares) total += s;
   out->waste.gpu_left = RoundToDecimals(
