@@ -1796,5 +1796,22 @@ TEST_CASE(
   CHECK_THAT(ran.status().message(), Catch::Contains("its status is success, not oom or gpu_oom"));
 }
 
+TEST_CASE("placement: a retry floor beyond what a request can hold is refused, naming the field",
+          "[placement][engine]") {
+  Fixture f;
+  f.Register({CpuPool("cpu")});
+  // A request in the wrong unit: bumped by the OOM factor, past any int64.
+  Observation oom = Ran("cpu", 1, 0, 0, 2000, 16 * kGiB);
+  oom.execution_id = "huge";
+  oom.status = ExecutionStatus::kOom;
+  oom.requested.memory_bytes = std::int64_t{9000000000000000000};
+  f.Ingest({oom});
+  const auto floor = RetryFloorAfterOom(*f.store, "huge");
+  REQUIRE_FALSE(floor.ok());
+  CHECK(floor.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(floor.status().message(),
+             Catch::Contains("requested.memory_bytes") && Catch::Contains("unit"));
+}
+
 }  // namespace
 }  // namespace hwrec

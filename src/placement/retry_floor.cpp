@@ -134,6 +134,14 @@ Result<OomRetryFloor> RetryFloorAfterOom(const Store& store, const std::string& 
           "must carry one to set a retry floor",
           execution_id, gpu ? "GPU memory" : "memory"));
     }
+    // A byte count past 2^63 is a request in the wrong unit: no floor holds it.
+    if (!gpu && !(*bump < 9.2e18)) {
+      return Status::InvalidArgument(fmt::format(
+          "execution_id '{}': its requested.memory_bytes × {:g} is {:.3g} bytes, more than any "
+          "request can hold: the record's request is likely in the wrong unit (bytes are "
+          "expected); place the retry with its memory_bytes declared instead",
+          execution_id, factor, *bump));
+    }
     OomRetryFloor out;
     out.execution_id = execution_id;
     out.workload = record->workload;
