@@ -134,6 +134,14 @@ std::string HoursText(double hours) {
   return text == "-0" ? "0" : text;
 }
 
+std::optional<std::string> KeyLengthProblem(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::nullopt;
+  return fmt::format(
+      "is {} bytes, more than the {} hwrec keys its rows by: send at most {} bytes (e.g. a hash "
+      "of a longer value)",
+      text.size(), max_bytes, max_bytes);
+}
+
 std::optional<std::string> TextProblem(std::string_view text) {
   if (!IsValidUtf8(text)) return "is not valid UTF-8: send UTF-8 text";
   for (char c : text) {

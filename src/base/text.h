@@ -2,6 +2,7 @@
 // distance for "did you mean" suggestions.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,14 @@ std::string HoursText(double hours);
 // Why `text` cannot be stored as an id, image or other text field: invalid
 // UTF-8, or a control character (U+0000-U+001F, U+007F); nullopt when fine.
 std::optional<std::string> TextProblem(std::string_view text);
+
+// The most bytes of a text that keys the store's rows (a PostgreSQL index
+// entry holds 2704 bytes at most): one over-long id must be its own record's
+// or line's error, not the failure of the batch it is written in.
+inline constexpr std::size_t kMaxIdBytes = 1024;      // an execution id, an image
+inline constexpr std::size_t kMaxKeyNameBytes = 256;  // a pool's ids, a hardware key's names
+// Why `text` is too long to key the store's rows, or nullopt.
+std::optional<std::string> KeyLengthProblem(std::string_view text, std::size_t max_bytes);
 // The entry of `candidates` closest to `word` by edit distance, when close
 // enough to be a likely misspelling; nullopt otherwise.
 std::optional<std::string> ClosestSpelling(std::string_view word,

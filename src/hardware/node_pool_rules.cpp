@@ -24,19 +24,16 @@ std::optional<RecordError> CheckIdsAndSizes(const NodePool& pool) {
     if (auto problem = TextProblem(*id)) return RecordError{field, std::move(*problem)};
   }
   const HardwareProfile& h = pool.hardware;
-  // Names that key the store's rows (a PostgreSQL index entry holds 2704
-  // bytes at most): bounded as an observation's hardware names are.
-  constexpr std::size_t kMaxNameBytes = 256;
+  // Names that key the store's rows: bounded as an observation's are.
   for (const auto& [field, name] :
        {std::pair<const char*, const std::string*>{"node_pool_id", &pool.node_pool_id},
         {"site_id", &pool.site_id},
         {"instance_type", h.instance_type ? &*h.instance_type : nullptr},
         {"gpu_brand", h.gpu_brand ? &*h.gpu_brand : nullptr},
         {"gpu_model", h.gpu_model ? &*h.gpu_model : nullptr}}) {
-    if (name != nullptr && name->size() > kMaxNameBytes) {
-      return RecordError{field, fmt::format("is {} bytes, more than the {} hwrec keys its rows "
-                                            "by: send at most {} bytes",
-                                            name->size(), kMaxNameBytes, kMaxNameBytes)};
+    if (name == nullptr) continue;
+    if (auto problem = KeyLengthProblem(*name, kMaxKeyNameBytes)) {
+      return RecordError{field, std::move(*problem)};
     }
   }
   const std::pair<const char*, const std::optional<std::int64_t>*> sizes[] = {

@@ -58,15 +58,11 @@ class Checker {
     }
     if (auto problem = internal::TextProblem(*value)) Fail(field, std::move(*problem));
   }
-  // Text that keys the store's history, at most `max_bytes`: a PostgreSQL
-  // index entry holds 2704 bytes at most, and one record's over-long id must
-  // be its own reject, not the failure of the batch it is written in.
+  // Text that keys the store's rows, at most `max_bytes` (KeyLengthProblem).
   void KeyText(std::string_view field, const std::optional<std::string>& value,
                std::size_t max_bytes) {
-    if (!value || value->size() <= max_bytes) return;
-    Fail(field, fmt::format("is {} bytes, more than the {} hwrec keys its history by: send at "
-                            "most {} bytes (e.g. a hash of a longer value)",
-                            value->size(), max_bytes, max_bytes));
+    if (!value) return;
+    if (auto problem = internal::KeyLengthProblem(*value, max_bytes)) Fail(field, *problem);
   }
   void NonNegative(std::string_view field, const std::optional<std::int64_t>& value) {
     if (value && *value < 0) Fail(field, fmt::format("is {}: it must be zero or more", *value));
@@ -102,9 +98,8 @@ class Checker {
   std::vector<RecordError> errors;
 };
 
-// The most bytes of an execution id or image, and of a hardware key's names.
-constexpr std::size_t kMaxIdBytes = 1024;
-constexpr std::size_t kMaxKeyNameBytes = 256;
+using internal::kMaxIdBytes;
+using internal::kMaxKeyNameBytes;
 
 void CheckHardware(const HardwareProfile& h, Checker& check) {
   check.Text("hardware.instance_type", h.instance_type);
