@@ -104,9 +104,17 @@ def check_edge(where, own, target, what):
     return None
 
 
+# The most lines a file of src/ may hold: a longer one is two concepts.
+MAX_SOURCE_LINES = 450
+
+
 def check_source(root, path, problems):
     rel = path.relative_to(root / "src")
     where = f"src/{rel.as_posix()}"
+    lines = path.read_text(encoding="utf-8").count("\n")
+    if lines > MAX_SOURCE_LINES:
+        problems.append(f"{where}: is {lines} lines, more than {MAX_SOURCE_LINES}: split it "
+                        f"along what it holds")
     if len(rel.parts) < 2:
         problems.append(f"{where}: is in no layer; move it into one of src/"
                         f"{', src/'.join(RANK.keys() - {'umbrella'})}")
