@@ -111,7 +111,8 @@ MAX_SOURCE_LINES = 450
 def check_source(root, path, problems):
     rel = path.relative_to(root / "src")
     where = f"src/{rel.as_posix()}"
-    lines = path.read_text(encoding="utf-8").count("\n")
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n")
     if lines > MAX_SOURCE_LINES:
         problems.append(f"{where}: is {lines} lines, more than {MAX_SOURCE_LINES}: split it "
                         f"along what it holds")
@@ -124,7 +125,7 @@ def check_source(root, path, problems):
         problems.append(f"{where}: src/{own}/ is not a layer; add it to LAYERS in "
                         f"scripts/check_layers.py and docs/ARCHITECTURE.md, or move the file")
         return
-    for bracket, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+    for bracket, name in INCLUDE.findall(text):
         if name.startswith(ENGINE_HEADERS):
             if own != ENGINE_FOLDER:
                 problems.append(f"{where}: includes <{name}>; only src/store/ reaches the database "

@@ -194,6 +194,28 @@ TEST_CASE("kept ingestor: a batch whose commit fails leaves no kept state behind
   CHECK(SamplesOnAnyHardware(*kept.store) == 3);
 }
 
+// A record of an execution on "late-pool", finished at `finished_at`.
+std::string OnLatePool(const std::string& id, double finished_at) {
+  return R"({"execution_id":")" + id +
+         R"(","action_image":"registry.example/train:1","site_id":"site-a",)" +
+         R"("node_pool_id":"late-pool","finished_at":)" + std::to_string(finished_at) + "}\n";
+}
+
+// The one reject of a record two hours past a clock skew narrowed to one.
+void CheckOnlyAheadRefused(const IngestSummary& summary) {
+  REQUIRE(summary.rejects.size() == 1);
+  CHECK(summary.rejects[0].execution_id == "ahead");
+  CHECK(summary.rejects[0].field == "finished_at");
+}
+
+// The instance type stored with an execution ("" when none is stored).
+std::string StoredInstanceType(Store& store, const std::string& execution_id) {
+  auto query = store::ConnectionOf(store).Prepare(
+      "SELECT instance_type FROM observations WHERE execution_id = ?");
+  query->Bind(1, execution_id);
+  return query->Step() ? query->String(0) : "";
+}
+
 // A CPU pool another connection registers while records of it arrive.
 NodePool LatePool() {
   NodePool pool;
@@ -211,11 +233,7 @@ TEST_CASE("kept ingestor: a pool another connection registers between calls is r
           "[ingest][engine]") {
   KeptStore kept("kept_pools");
   const double now = Now();
-  auto on_pool = [&](const std::string& id) {
-    return R"({"execution_id":")" + id +
-           R"(","action_image":"registry.example/train:1","site_id":"site-a",)" +
-           R"("node_pool_id":"late-pool","finished_at":)" + std::to_string(now) + "}\n";
-  };
+  auto on_pool = [&](const std::string& id) { return OnLatePool(id, now); };
   // Not registered yet: the record stands on its own hardware, which it lacks.
   CHECK(IngestOne(*kept.ingestor, on_pool("p-1")).unresolved_hardware == 1);
   {
@@ -225,19 +243,14 @@ TEST_CASE("kept ingestor: a pool another connection registers between calls is r
   const IngestSummary resolved = IngestOne(*kept.ingestor, on_pool("p-2"));
   CHECK(resolved.accepted == 1);
   CHECK(resolved.unresolved_hardware == 0);
-  CHECK(store::ConnectionOf(*kept.store)
-            .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'p-2'")
-            .value_or("") == "n2-standard-8");
+  CHECK(StoredInstanceType(*kept.store, "p-2") == "n2-standard-8");
 }
 
 TEST_CASE("ingest: a batch after another writer registered a pool or changed a setting uses them",
           "[ingest][engine]") {
   KeptStore kept("streamed_inputs");
   const double now = Now();
-  const std::string on_pool = R"({"execution_id":"late-1","action_image":"registry.example/)"
-                              R"(train:1","site_id":"site-a","node_pool_id":"late-pool",)"
-                              R"("finished_at":)" +
-                              std::to_string(now) + "}\n";
+  const std::string on_pool = OnLatePool("late-1", now);
   // One stream, a record per batch: between the first batch and the next,
   // another connection registers the pool the next record ran on and
   // narrows the clock skew the last one is two hours past.
@@ -260,12 +273,8 @@ TEST_CASE("ingest: a batch after another writer registered a pool or changed a s
   CHECK(changed == "ok / ok");
   CHECK(summary->accepted == 2);
   CHECK(summary->unresolved_hardware == 0);
-  REQUIRE(summary->rejects.size() == 1);
-  CHECK(summary->rejects[0].execution_id == "ahead");
-  CHECK(summary->rejects[0].field == "finished_at");
-  CHECK(store::ConnectionOf(*kept.store)
-            .QueryText("SELECT instance_type FROM observations WHERE execution_id = 'late-1'")
-            .value_or("") == "n2-standard-8");
+  CheckOnlyAheadRefused(*summary);
+  CHECK(StoredInstanceType(*kept.store, "late-1") == "n2-standard-8");
 }
 
 TEST_CASE("ingest: a stream that waited for its first line checks it with the settings then",
@@ -291,9 +300,7 @@ TEST_CASE("ingest: a stream that waited for its first line checks it with the se
   close(fds[0]);
   REQUIRE(summary.ok());
   CHECK(summary->accepted == 1);
-  REQUIRE(summary->rejects.size() == 1);
-  CHECK(summary->rejects[0].execution_id == "ahead");
-  CHECK(summary->rejects[0].field == "finished_at");
+  CheckOnlyAheadRefused(*summary);
 }
 
 TEST_CASE("kept ingestor: a store another writer put behind the schema is refused next call",

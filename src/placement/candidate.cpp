@@ -94,7 +94,8 @@ void CheckHistoryArchitecture(const ExecutionFacts& e, const HardwareProfile& h,
 // the catalog does not know still gives its partitions whole.
 bool SplitByMig(const PoolFacts& pool) {
   if (pool.partition != nullptr) return pool.partition->compute_fraction < 1 - kEpsilon;
-  return internal::MigComputeSlices(pool.pool.hardware.gpu_mode.value_or("")).has_value();
+  const std::optional<std::string>& mode = pool.pool.hardware.gpu_mode;
+  return mode && internal::MigComputeSlices(*mode).has_value();
 }
 
 // Whether free_gpu_shares place the execution on this pool's cards (else
